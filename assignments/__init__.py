@@ -1,0 +1,1 @@
+"""Instructor tooling for the course: release pipeline, grading engine, exports."""

@@ -1,0 +1,36 @@
+"""The nbgrader door: what a source notebook's hidden-test region calls.
+
+In the source notebook each autograded test cell ends with::
+
+    ### BEGIN HIDDEN TESTS
+    from assignments.grading.door import hidden_tests
+    hidden_tests("transformers", "attention_tests", globals())
+    ### END HIDDEN TESTS
+
+Under ``nbgrader autograde`` or ``nbgrader validate`` this runs that question's hidden pytest tests
+against the kernel's own namespace and leaves the earned points as the cell's value, which nbgrader reads
+as partial credit. The release never contains this region. This door runs inside the student's kernel,
+so it trusts the student's process; the standalone grader is the door that does not.
+"""
+
+from __future__ import annotations
+
+from .. import notebooks
+from .handle import LocalHandle
+from .suite import run_suite
+
+
+def hidden_tests(assignment: str, grade_id: str, namespace: dict, seed: int = 0) -> float:
+    question_list = notebooks.questions(notebooks.source_notebook(assignment))
+    maximum = {q.grade_id: q.points for q in question_list}[grade_id]
+    order = [q.grade_id for q in question_list if q.kind == "autograded"]
+    results, problems = run_suite(assignment, LocalHandle(namespace, assignment, seed), order, [grade_id])
+    for problem in problems:
+        print(f"[grader problem] {problem}")
+    for test in results:
+        mark = "ok  " if test.outcome == "passed" else "FAIL"
+        line = f"{mark} {test.name} ({test.points:g}/{test.max_points:g})"
+        print(line + (f": {test.message}" if test.message else ""))
+    earned = min(sum(test.points for test in results), maximum)
+    print(f"{grade_id}: {earned:g} / {maximum:g} points")
+    return float(round(earned, 4))

@@ -1,0 +1,130 @@
+"""The handle hidden tests use to reach student code, the same in both grading doors.
+
+A hidden test never imports student code. It asks the handle to run a short snippet in the student's
+namespace and gets plain data back::
+
+    out = student.run(
+        "values, attention = scaled_dot_product(q, k, v, attn_drop_rate=0.0, mask=mask)\\n"
+        "result = {'values': values, 'attention': attention}",
+        q=q, k=k, v=v, mask=mask,
+    )
+
+- ``inputs`` (keyword arguments) are tensors, numbers, strings, None, or lists/tuples/dicts of them.
+- The snippet sees the student's globals and the inputs, and must set ``result`` (same plain types).
+- ``stand_ins=("scaled_dot_product",)`` swaps in correct versions of earlier questions' definitions for
+  this call (from ``autograder/<assignment>/stand_ins.py``), so one mistake costs points once.
+- Before every snippet python, numpy and torch are seeded with ``handle.seed``: both doors agree.
+
+Two implementations: ``LocalHandle`` (the nbgrader door: the student's own kernel, in-process) and
+``KernelHandle`` in ``sandbox.py`` (the standalone door: a sandboxed child kernel).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import signal
+import threading
+import warnings
+
+from . import runtime
+from ..paths import AUTOGRADER_DIR
+
+DEFAULT_TIMEOUT = 60.0
+
+
+class StudentCodeError(Exception):
+    """Student code raised while a hidden test was calling it."""
+
+
+class StudentTimeout(Exception):
+    """Student code did not finish within the time allowed for one call."""
+
+
+class SandboxError(Exception):
+    """The sandboxed kernel died, ran out of memory, or returned something unreadable."""
+
+
+def stand_in_source(assignment: str) -> str:
+    path = AUTOGRADER_DIR / assignment / "stand_ins.py"
+    return path.read_text() if path.exists() else ""
+
+
+class StudentHandle:
+    """What a hidden test receives as its ``student`` fixture."""
+
+    def __init__(self, assignment: str, seed: int = 0):
+        self.assignment = assignment
+        self.seed = seed
+        self._stand_in_source = stand_in_source(assignment)
+
+    def run(self, code: str, *, stand_ins=(), timeout: float | None = None, **inputs):
+        unknown = [name for name in stand_ins if f"def {name}" not in self._stand_in_source
+                   and f"class {name}" not in self._stand_in_source]
+        if unknown:
+            raise KeyError(f"no stand-in named {unknown} in autograder/{self.assignment}/stand_ins.py")
+        return self._run(code, dict(inputs), tuple(stand_ins), timeout or DEFAULT_TIMEOUT)
+
+    def _run(self, code, inputs, stand_ins, timeout):
+        raise NotImplementedError
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float):
+    """Raise StudentTimeout after ``seconds`` (main thread only; elsewhere there is no limit)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise StudentTimeout(f"your code did not finish within {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class LocalHandle(StudentHandle):
+    """Runs snippets in this process, in ``namespace`` (the nbgrader door, and in-process grading).
+
+    Results make the same round trip through ``torch.save``/``torch.load(weights_only=True)`` as in the
+    standalone door, so a test sees identical data whichever door it runs behind.
+    """
+
+    def __init__(self, namespace: dict, assignment: str, seed: int = 0):
+        super().__init__(assignment, seed)
+        self.namespace = namespace
+
+    def _run(self, code, inputs, stand_ins, timeout):
+        sink = io.StringIO()
+        try:
+            with _alarm(timeout), warnings.catch_warnings(), \
+                    contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                warnings.simplefilter("ignore")
+                result = runtime.run_snippet(self.namespace, code, inputs, self._stand_in_source,
+                                             stand_ins, self.seed)
+        except StudentTimeout:
+            raise
+        except runtime.ResultTypeError as error:
+            raise StudentCodeError(str(error)) from None
+        except BaseException as error:  # SystemExit and KeyboardInterrupt from student code included
+            if isinstance(error, KeyboardInterrupt) and not isinstance(error, StudentTimeout):
+                raise
+            raise StudentCodeError(describe_exception(error)) from None
+        return runtime.from_bytes(runtime.to_bytes(result))
+
+
+def describe_exception(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    first = text[0] if text else ""
+    if len(first) > 300:
+        first = first[:300] + "..."
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
+
+
+__all__ = ["StudentHandle", "LocalHandle", "StudentCodeError", "StudentTimeout", "SandboxError",
+           "describe_exception", "DEFAULT_TIMEOUT", "stand_in_source"]

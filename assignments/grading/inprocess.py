@@ -1,0 +1,76 @@
+"""Grading trusted notebooks in this process: the reference solution, the mutants, and test authoring.
+
+Student submissions never come here; they go through the standalone door (``standalone.py``). This
+path exists because the self-test grades dozens of known notebooks and a fresh kernel for each would
+cost minutes: it runs the same cells and the same hidden suite through a ``LocalHandle``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import time
+import warnings
+
+from .. import notebooks
+from .handle import LocalHandle, describe_exception
+from .results import Finding, SubmissionResult, score_questions
+from .suite import run_suite
+
+GRADING_ENV = {"NBGRADER_EXECUTION": "autograde", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+               "TRANSFORMERS_OFFLINE": "1", "TQDM_DISABLE": "1"}
+
+
+@contextlib.contextmanager
+def grading_environment():
+    """Set the variables a notebook reads to know it is being graded (and must stay offline)."""
+    saved = {key: os.environ.get(key) for key in GRADING_ENV}
+    os.environ.update(GRADING_ENV)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def execute_cells(nb, namespace: dict | None = None) -> tuple[dict, list[Finding]]:
+    """Exec every non-test code cell into ``namespace``; a failing cell is recorded and skipped."""
+    namespace = {"__name__": "__main__"} if namespace is None else namespace
+    findings = []
+    sink = io.StringIO()
+    with grading_environment(), warnings.catch_warnings(), \
+            contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        warnings.simplefilter("ignore")
+        for index, cell in enumerate(notebooks.cells_to_run(nb)):
+            label = notebooks.grade_id(cell) or f"code cell {index + 1}"
+            try:
+                exec(compile(cell.source, f"<cell {label}>", "exec"), namespace)
+            except BaseException as error:  # noqa: BLE001 - a notebook cell may raise anything
+                if isinstance(error, KeyboardInterrupt):
+                    raise
+                findings.append(Finding("cell-error", f"cell {label} raised {describe_exception(error)}",
+                                        "warning", label))
+    return namespace, findings
+
+
+def grade_notebook(assignment: str, nb, student: str = "reference", seed: int = 0,
+                   selected: list[str] | None = None) -> SubmissionResult:
+    """Execute a trusted notebook here and run the hidden suite on it."""
+    start = time.perf_counter()
+    namespace, findings = execute_cells(nb)
+    executed = time.perf_counter()
+    question_list = notebooks.questions(notebooks.source_notebook(assignment))
+    order = [q.grade_id for q in question_list if q.kind == "autograded"]
+    handle = LocalHandle(namespace, assignment, seed=seed)
+    with grading_environment():
+        tests, problems = run_suite(assignment, handle, order, selected)
+    findings += [Finding("suite-problem", problem, "error") for problem in problems]
+    return SubmissionResult(
+        student=student, assignment=assignment, door="in-process",
+        questions=score_questions(question_list, tests), findings=findings,
+        timings={"execute_s": round(executed - start, 2), "tests_s": round(time.perf_counter() - executed, 2)},
+    )

@@ -1,0 +1,90 @@
+"""The results model: one record per student, with one entry per question. Every exporter reads this."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class TestResult:
+    name: str            # the test function's name, which says the behaviour it checks
+    question: str        # grade_id of the autograded test cell
+    points: float        # earned
+    max_points: float
+    outcome: str         # "passed" | "failed" | "error"
+    message: str = ""    # author-written, safe to show the student
+    seconds: float = 0.0
+
+
+@dataclass
+class QuestionResult:
+    grade_id: str
+    kind: str                      # "autograded" | "manual"
+    max_points: float
+    points: float | None = None    # None: waits for a person (manual) or was never graded
+    tests: list[TestResult] = field(default_factory=list)
+
+
+@dataclass
+class Finding:
+    code: str        # short stable tag, e.g. "test-cell-edited", "timeout", "invalid-json"
+    message: str     # what happened, for the student and the instructor
+    severity: str = "warning"   # "error" (grading was affected) | "warning" | "info"
+    cell: str | None = None     # grade_id or cell position it concerns
+
+
+@dataclass
+class SubmissionResult:
+    student: str
+    assignment: str
+    door: str                     # "standalone" | "nbgrader" | "in-process"
+    source_file: str = ""
+    status: str = "graded"        # "graded" | "rejected" (nothing could be run; all autograded = 0)
+    questions: list[QuestionResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
+
+    def question(self, grade_id: str) -> QuestionResult:
+        for entry in self.questions:
+            if entry.grade_id == grade_id:
+                return entry
+        raise KeyError(grade_id)
+
+    @property
+    def autograded_points(self) -> float:
+        return sum(q.points or 0.0 for q in self.questions if q.kind == "autograded")
+
+    @property
+    def autograded_max(self) -> float:
+        return sum(q.max_points for q in self.questions if q.kind == "autograded")
+
+    def scores(self) -> dict[str, float | None]:
+        return {q.grade_id: q.points for q in self.questions}
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "SubmissionResult":
+        questions = [QuestionResult(**{**q, "tests": [TestResult(**t) for t in q["tests"]]})
+                     for q in data.get("questions", [])]
+        findings = [Finding(**f) for f in data.get("findings", [])]
+        rest = {k: v for k, v in data.items() if k not in ("questions", "findings")}
+        return cls(questions=questions, findings=findings, **rest)
+
+
+def score_questions(question_list, tests: list[TestResult]) -> list[QuestionResult]:
+    """``question_list`` holds ``notebooks.Question`` entries. Sum the points of passed tests per question, capped at the cell's points."""
+    results = []
+    for q in question_list:
+        mine = [t for t in tests if t.question == q.grade_id]
+        if q.kind == "autograded":
+            earned = min(sum(t.points for t in mine), q.points)
+            results.append(QuestionResult(q.grade_id, "autograded", q.points, round(earned, 4), mine))
+        else:
+            results.append(QuestionResult(q.grade_id, "manual", q.points, None, []))
+    return results

@@ -1,0 +1,135 @@
+"""Runs an assignment's hidden pytest suite against a student handle and returns per-test results.
+
+The suite lives in ``autograder/<assignment>/test_*.py``. Each test carries
+``@question("<test cell grade_id>", points=N)`` and takes the ``student`` fixture (a handle). Tests run in
+the order of their questions in the notebook, so a stand-in for an earlier question is never in the
+student's namespace before that question's own tests have run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import time
+import warnings
+
+import pytest
+
+from ..paths import AUTOGRADER_DIR, REPO
+from .handle import StudentCodeError, StudentTimeout, SandboxError, describe_exception
+from .results import TestResult
+
+PYTEST_ARGS = [
+    "-p", "no:cacheprovider",
+    "-p", "no:terminal",     # the plugin reports; nothing of pytest's own output reaches students
+    "-p", "no:warnings",     # warnings never turn into failures or output
+    "-p", "no:randomly",
+    "--assert=plain",        # a bare assert shows its message only, never the test's expressions
+    "--import-mode=importlib",
+    "--capture=sys",
+    "-o", "python_files=test_*.py",
+    "-o", "addopts=",
+]
+
+
+def failure_message(error: BaseException | None) -> str:
+    """What the student reads when a test fails: never a traceback or the test's source."""
+    if error is None:
+        return ""
+    if isinstance(error, StudentTimeout):
+        return str(error)
+    if isinstance(error, StudentCodeError):
+        return f"your code raised {error}"
+    if isinstance(error, SandboxError):
+        return f"the grader could not run your code: {error}"
+    if isinstance(error, AssertionError):
+        text = str(error).strip()
+        return text or "a hidden check failed"
+    return f"the check could not run ({describe_exception(error)})"
+
+
+class GradingPlugin:
+    """Selects and orders the tests, provides the ``student`` fixture, records every outcome."""
+
+    def __init__(self, handle, question_order: list[str], selected: list[str] | None = None):
+        self.handle = handle
+        self.order = {grade_id: i for i, grade_id in enumerate(question_order)}
+        self.selected = set(selected) if selected else None
+        self.results: list[TestResult] = []
+        self.problems: list[str] = []
+        self._started: dict[str, float] = {}
+
+    @pytest.fixture
+    def student(self):
+        return self.handle
+
+    @staticmethod
+    def marker(item):
+        mark = item.get_closest_marker("question")
+        if mark is None or not mark.args:
+            return None, 0.0
+        return mark.args[0], float(mark.kwargs.get("points", 0))
+
+    def pytest_configure(self, config):
+        config.addinivalue_line("markers", "question(grade_id, points): the question a hidden test scores")
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        keep = []
+        for item in items:
+            grade_id, _ = self.marker(item)
+            if grade_id is None:
+                self.problems.append(f"{item.nodeid} has no @question marker")
+                continue
+            if grade_id not in self.order:
+                self.problems.append(f"{item.nodeid} names question {grade_id!r}, not in the notebook")
+                continue
+            if self.selected is None or grade_id in self.selected:
+                keep.append(item)
+        keep.sort(key=lambda item: self.order[self.marker(item)[0]])  # stable: file order within a question
+        items[:] = keep
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.problems.append(f"could not collect {report.nodeid}: {report.longreprtext[-500:]}")
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        self._started[nodeid] = time.perf_counter()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        grade_id, points = self.marker(item)
+        failed_setup = report.when == "setup" and not report.passed
+        if report.when != "call" and not failed_setup:
+            return
+        error = call.excinfo.value if call.excinfo is not None else None
+        if report.passed:
+            state, earned = "passed", points
+        else:
+            state = "failed" if isinstance(error, (AssertionError, StudentCodeError, StudentTimeout)) else "error"
+            earned = 0.0
+        seconds = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
+        self.results.append(TestResult(item.name, grade_id, earned, points, state,
+                                       failure_message(error), round(seconds, 3)))
+
+
+def suite_dir(assignment: str):
+    return AUTOGRADER_DIR / assignment
+
+
+def run_suite(assignment: str, handle, question_order: list[str],
+              selected: list[str] | None = None) -> tuple[list[TestResult], list[str]]:
+    """Run the hidden tests; return (results, problems with the suite itself)."""
+    plugin = GradingPlugin(handle, question_order, selected)
+    if str(REPO) not in sys.path:  # suites import their helpers as autograder.<assignment>.<module>
+        sys.path.insert(0, str(REPO))
+    sink = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        warnings.simplefilter("ignore")
+        code = pytest.main([*PYTEST_ARGS, str(suite_dir(assignment))], plugins=[plugin])
+    if code not in (0, 1) and not plugin.results:
+        plugin.problems.append(f"pytest exited with code {int(code)}: {sink.getvalue()[-800:]}")
+    return plugin.results, plugin.problems
+

@@ -1,0 +1,34 @@
+"""nbgrader configuration for this course (read by every `nbgrader` command run from this folder)."""
+
+import os
+import sys
+from pathlib import Path
+
+c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+
+COURSE_ROOT = Path(__file__).resolve().parent
+c.CourseDirectory.root = str(COURSE_ROOT)
+c.CourseDirectory.course_id = "nlp-transformers"
+
+# Hidden-test regions call `assignments.grading.door.hidden_tests`; kernels started by nbgrader inherit
+# this environment, so they can import the course package from the checkout.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(COURSE_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+if str(COURSE_ROOT) not in sys.path:
+    sys.path.insert(0, str(COURSE_ROOT))
+# Graded notebooks never reach the hub: they build their small local fallbacks instead.
+for _key in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+    os.environ.setdefault(_key, "1")
+os.environ.setdefault("TQDM_DISABLE", "1")
+
+# Written answers carry their mark scheme in the answer cell itself (removed from the release).
+c.ClearMarkScheme.enforce_metadata = False
+
+# A torch or transformers warning (or a progress bar) on stderr must never zero a correct answer:
+# the hidden-test call leaves the earned points as the cell's value, and errors still score 0.
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"[\s\S]"
+
+# Cell and notebook time limits for nbgrader's own execution (autograde and validate).
+c.ExecutePreprocessor.timeout = 300
+c.Execute.timeout = 300
