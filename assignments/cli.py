@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument("--repeats", type=int, default=1, help="grade the reference with seeds 0..N-1")
     selftest.add_argument("--skip-blank", action="store_true")
     selftest.set_defaults(func=cmd_selftest)
+
+    from . import exports, release
+    release.add_commands(sub)
+    exports.add_commands(sub)
     return parser
 
 

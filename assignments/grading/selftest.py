@@ -87,8 +87,19 @@ def check_reference(assignment: str, seed: int = 0) -> list[str]:
     return full_marks_problems(result, f"reference (seed {seed})")
 
 
+def blank_notebook(assignment: str):
+    """What students receive, made from the source by nbgrader's own preprocessors (no release/ needed)."""
+    from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme, ClearSolutions
+
+    nb = copy.deepcopy(notebooks.source_notebook(assignment))
+    resources = {}
+    for step in (ClearSolutions(), ClearHiddenTests(), ClearMarkScheme(enforce_metadata=False)):
+        nb, resources = step.preprocess(nb, resources)
+    return nb
+
+
 def check_blank(assignment: str) -> list[str]:
-    result = grade_notebook(assignment, notebooks.release_notebook(assignment), "blank")
+    result = grade_notebook(assignment, blank_notebook(assignment), "blank")
     return [f"blank release: {q.grade_id} scored {q.points}/{q.max_points}"
             for q in result.questions if q.kind == "autograded" and q.points]
 
