@@ -44,7 +44,9 @@ def failure_message(error: BaseException | None) -> str:
     if isinstance(error, SandboxError):
         return f"the grader could not run your code: {error}"
     if isinstance(error, AssertionError):
-        text = str(error).strip()
+        # Keep the author's message only: if assertion rewriting is active (pytest inside pytest), it
+        # appends the test's own expression after "\nassert", which students must not see.
+        text = str(error).split("\nassert ", 1)[0].strip()
         return text or "a hidden check failed"
     return f"the check could not run ({describe_exception(error)})"
 

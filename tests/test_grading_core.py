@@ -1,0 +1,146 @@
+"""The grading core on a toy suite: snippets, safe results, stand-ins, scoring, messages."""
+
+import textwrap
+
+import pytest
+import torch
+
+from assignments.grading import handle as handle_module
+from assignments.grading import runtime, suite
+from assignments.grading.handle import LocalHandle, StudentCodeError, StudentTimeout
+from assignments.grading.results import SubmissionResult, TestResult, score_questions
+from assignments.notebooks import Question
+
+TOY_TESTS = '''
+import torch
+from assignments.grading.checks import question, expect, expect_close
+
+@question("add_tests", points=2)
+def test_add_doubles_a_tensor(student):
+    a = torch.arange(6.0).reshape(2, 3)
+    out = student.run("result = add(a, a)", a=a)
+    expect_close(out, 2 * a, "add(a, a)")
+
+@question("add_tests", points=1)
+def test_add_of_ints_is_an_int(student):
+    out = student.run("result = add(1, 2)")
+    assert out == 3, f"add(1, 2) should be 3; got {out}"
+
+@question("twice_tests", points=3)
+def test_twice_uses_add(student):
+    out = student.run("result = twice(4)", stand_ins=("add",))
+    expect(out == 8, f"twice(4) should be 8; got {out}")
+'''
+
+
+@pytest.fixture
+def toy_suite(tmp_path, monkeypatch):
+    folder = tmp_path / "toy"
+    folder.mkdir()
+    (folder / "test_toy.py").write_text(TOY_TESTS)
+    (folder / "stand_ins.py").write_text("def add(a, b):\n    return a + b\n")
+    monkeypatch.setattr(suite, "AUTOGRADER_DIR", tmp_path)
+    monkeypatch.setattr(handle_module, "AUTOGRADER_DIR", tmp_path)
+    return ["add_tests", "twice_tests"]
+
+
+def student_namespace(code: str) -> dict:
+    namespace = {}
+    exec(textwrap.dedent(code), namespace)
+    return namespace
+
+
+def by_name(results):
+    return {r.name: r for r in results}
+
+
+def test_correct_student_passes_every_test(toy_suite):
+    ns = student_namespace("def add(a, b):\n    return a + b\ndef twice(x):\n    return add(x, x)\n")
+    results, problems = suite.run_suite("toy", LocalHandle(ns, "toy"), toy_suite)
+    assert problems == []
+    assert [r.outcome for r in results] == ["passed"] * 3
+    assert sum(r.points for r in results) == 6
+
+
+def test_a_mistake_costs_points_only_where_it_is_tested(toy_suite):
+    # add is wrong; twice is right but calls add: the stand-in keeps twice's score intact.
+    ns = student_namespace("def add(a, b):\n    return a * b\ndef twice(x):\n    return add(x, x)\n")
+    results = by_name(suite.run_suite("toy", LocalHandle(ns, "toy"), toy_suite)[0])
+    assert results["test_add_doubles_a_tensor"].outcome == "failed"
+    assert "largest difference" in results["test_add_doubles_a_tensor"].message
+    assert results["test_add_of_ints_is_an_int"].message == "add(1, 2) should be 3; got 2"
+    assert results["test_twice_uses_add"].outcome == "passed"
+    assert ns["add"](2, 3) == 6, "the student's own add must be put back after the stand-in call"
+
+
+def test_student_exceptions_become_readable_failures(toy_suite):
+    ns = student_namespace("def add(a, b):\n    raise ValueError('shapes do not match')\n")
+    results = by_name(suite.run_suite("toy", LocalHandle(ns, "toy"), toy_suite)[0])
+    assert results["test_add_of_ints_is_an_int"].message == "your code raised ValueError: shapes do not match"
+    assert results["test_twice_uses_add"].message.startswith("your code raised NameError")
+
+
+def test_selected_questions_only(toy_suite):
+    ns = student_namespace("def add(a, b):\n    return a + b\ndef twice(x):\n    return 2 * x\n")
+    results, _ = suite.run_suite("toy", LocalHandle(ns, "toy"), toy_suite, ["twice_tests"])
+    assert [r.question for r in results] == ["twice_tests"]
+
+
+def test_results_are_plain_data_even_when_students_return_subclasses():
+    class Sneaky(int):
+        def __eq__(self, other):
+            return True
+
+    ns = {"Sneaky": Sneaky, "param": torch.nn.Parameter(torch.ones(2))}
+    out = LocalHandle(ns, "toy").run("result = {'n': Sneaky(3), 'p': param, 'l': [1.5, (True, None)]}")
+    assert type(out["n"]) is int and out["n"] != 4
+    assert type(out["p"]) is torch.Tensor and not out["p"].requires_grad
+    assert out["l"] == [1.5, (True, None)]
+
+
+def test_objects_cannot_cross_the_boundary():
+    with pytest.raises(StudentCodeError, match="cannot receive"):
+        LocalHandle({}, "toy").run("result = object()")
+    with pytest.raises(StudentCodeError, match="did not set `result`"):
+        LocalHandle({}, "toy").run("x = 1")
+
+
+def test_snippets_are_seeded_the_same_way_every_time():
+    h = LocalHandle({}, "toy", seed=3)
+    first, second = (h.run("import torch\nresult = torch.rand(4)") for _ in range(2))
+    assert torch.equal(first, second)
+    other = LocalHandle({}, "toy", seed=4).run("import torch\nresult = torch.rand(4)")
+    assert not torch.equal(first, other)
+
+
+def test_slow_student_code_times_out():
+    ns = student_namespace("def spin():\n    while True:\n        pass\n")
+    with pytest.raises(StudentTimeout, match="did not finish within 0.5 s"):
+        LocalHandle(ns, "toy").run("result = spin()", timeout=0.5)
+
+
+def test_student_exit_is_a_failure_not_an_exit():
+    ns = student_namespace("import sys\ndef leave():\n    sys.exit(3)\n")
+    with pytest.raises(StudentCodeError, match="SystemExit"):
+        LocalHandle(ns, "toy").run("result = leave()")
+
+
+def test_question_score_is_capped_at_the_cells_points():
+    tests = [TestResult("a", "q", 3, 3, "passed"), TestResult("b", "q", 2, 2, "passed")]
+    scored = score_questions([Question("q", 4.0, "autograded"), Question("w", 2.0, "manual")], tests)
+    assert scored[0].points == 4.0 and scored[1].points is None
+
+
+def test_results_round_trip_through_json():
+    result = SubmissionResult("s1", "toy", "standalone",
+                              questions=score_questions([Question("q", 1.0, "autograded")],
+                                                        [TestResult("a", "q", 1, 1, "passed")]))
+    again = SubmissionResult.from_dict(__import__("json").loads(result.to_json()))
+    assert again == result and again.autograded_points == 1.0
+
+
+def test_runtime_has_no_dependency_on_this_package():
+    """The standalone door sends runtime.py's text into the student's kernel, which cannot import us."""
+    text = open(runtime.__file__).read()
+    assert "from ." not in text and "import assignments" not in text and "autograder" not in text.replace(
+        "graders", "")
