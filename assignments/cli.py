@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from . import notebooks
 
@@ -14,8 +15,7 @@ def cmd_selftest(args) -> int:
 
     problems = []
     for assignment in args.assignment or notebooks.assignment_names():
-        for seed in range(args.repeats):
-            problems += selftest.check_reference(assignment, seed)
+        problems += selftest.check_reference(assignment, range(args.repeats))
         if not args.skip_blank:
             problems += selftest.check_blank(assignment)
         for mutant in selftest.mutants(assignment):
@@ -30,6 +30,44 @@ def cmd_selftest(args) -> int:
     return 1 if problems else 0
 
 
+def cmd_grade(args) -> int:
+    """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
+    from .grading import batch, table
+    from .paths import GRADES_DIR
+    from .workflow import collect, export_all
+
+    out = Path(args.out or GRADES_DIR / args.assignment)
+    jobs = collect(args.assignment, Path(args.submissions), out)
+    results = batch.grade_batch(args.assignment, jobs, out, workers=args.workers)
+    print(table.score_table(results, f"{args.assignment}: standalone grader"))
+    export_all(args.assignment, out)
+    print(f"results: {out / 'results'}")
+    return 0
+
+
+def cmd_autograde(args) -> int:
+    """nbgrader door: real `nbgrader autograde` over the same inputs, read back from its gradebook."""
+    from .grading import batch, nbgrader_door, table
+    from .paths import GRADES_DIR
+
+    from .workflow import collect
+
+    out = Path(args.out or GRADES_DIR / args.assignment / "nbgrader")
+    jobs = collect(args.assignment, Path(args.submissions), out)
+    results = nbgrader_door.autograde(args.assignment, {job.student: Path(job.path) for job in jobs})
+    for result in results:
+        batch.save(result, out)
+    print(table.score_table(results, f"{args.assignment}: nbgrader autograde"))
+    print(f"results: {out / 'results'}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from .workflow import demo
+
+    return demo(workers=args.workers, skip_release=args.skip_release, buggy=args.buggy)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="course", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -40,6 +78,26 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument("--repeats", type=int, default=1, help="grade the reference with seeds 0..N-1")
     selftest.add_argument("--skip-blank", action="store_true")
     selftest.set_defaults(func=cmd_selftest)
+
+    grade = sub.add_parser("grade", help="grade submissions with the standalone (sandboxed) grader")
+    grade.add_argument("assignment")
+    grade.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
+    grade.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPU cores)")
+    grade.add_argument("--out", help="output folder (default: grades/<assignment>)")
+    grade.set_defaults(func=cmd_grade)
+
+    autograde = sub.add_parser("autograde", help="grade the same inputs through real `nbgrader autograde`")
+    autograde.add_argument("assignment")
+    autograde.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
+    autograde.add_argument("--out", help="output folder (default: grades/<assignment>/nbgrader)")
+    autograde.set_defaults(func=cmd_autograde)
+
+    demo = sub.add_parser("demo", help="the main job on bundled defaults: release, grade a demo class "
+                                       "through both doors, export everything")
+    demo.add_argument("--workers", type=int, default=None)
+    demo.add_argument("--buggy", type=int, default=3, help="buggy students per assignment")
+    demo.add_argument("--skip-release", action="store_true", help="use the committed release/ as is")
+    demo.set_defaults(func=cmd_demo)
 
     from . import exports, release
     release.add_commands(sub)

@@ -57,20 +57,26 @@ def execute_cells(nb, namespace: dict | None = None) -> tuple[dict, list[Finding
     return namespace, findings
 
 
+def grade_namespace(assignment: str, namespace: dict, findings: list[Finding] | None = None,
+                    student: str = "reference", seed: int = 0, selected: list[str] | None = None,
+                    execute_s: float = 0.0) -> SubmissionResult:
+    """Run the hidden suite against an already executed namespace (the self-test reuses one ten times)."""
+    start = time.perf_counter()
+    question_list = notebooks.questions(notebooks.source_notebook(assignment))
+    order = [q.grade_id for q in question_list if q.kind == "autograded"]
+    with grading_environment():
+        tests, problems = run_suite(assignment, LocalHandle(namespace, assignment, seed=seed), order, selected)
+    findings = list(findings or []) + [Finding("suite-problem", problem, "error") for problem in problems]
+    return SubmissionResult(
+        student=student, assignment=assignment, door="in-process",
+        questions=score_questions(question_list, tests), findings=findings,
+        timings={"execute_s": round(execute_s, 2), "tests_s": round(time.perf_counter() - start, 2)},
+    )
+
+
 def grade_notebook(assignment: str, nb, student: str = "reference", seed: int = 0,
                    selected: list[str] | None = None) -> SubmissionResult:
     """Execute a trusted notebook here and run the hidden suite on it."""
     start = time.perf_counter()
     namespace, findings = execute_cells(nb)
-    executed = time.perf_counter()
-    question_list = notebooks.questions(notebooks.source_notebook(assignment))
-    order = [q.grade_id for q in question_list if q.kind == "autograded"]
-    handle = LocalHandle(namespace, assignment, seed=seed)
-    with grading_environment():
-        tests, problems = run_suite(assignment, handle, order, selected)
-    findings += [Finding("suite-problem", problem, "error") for problem in problems]
-    return SubmissionResult(
-        student=student, assignment=assignment, door="in-process",
-        questions=score_questions(question_list, tests), findings=findings,
-        timings={"execute_s": round(executed - start, 2), "tests_s": round(time.perf_counter() - executed, 2)},
-    )
+    return grade_namespace(assignment, namespace, findings, student, seed, selected, time.perf_counter() - start)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .. import notebooks
 from ..paths import AUTOGRADER_DIR
-from .inprocess import grade_notebook
+from .inprocess import execute_cells, grade_namespace, grade_notebook
 from .results import SubmissionResult
 
 
@@ -82,9 +82,14 @@ def full_marks_problems(result: SubmissionResult, label: str) -> list[str]:
     return problems
 
 
-def check_reference(assignment: str, seed: int = 0) -> list[str]:
-    result = grade_notebook(assignment, reference_notebook(assignment), "reference", seed=seed)
-    return full_marks_problems(result, f"reference (seed {seed})")
+def check_reference(assignment: str, seeds=(0,)) -> list[str]:
+    """Grade the reference once per seed (the notebook runs once; each seed is a full grading)."""
+    namespace, findings = execute_cells(reference_notebook(assignment))
+    problems = []
+    for seed in seeds:
+        result = grade_namespace(assignment, namespace, findings, "reference", seed=seed)
+        problems += full_marks_problems(result, f"reference (seed {seed})")
+    return problems
 
 
 def blank_notebook(assignment: str):

@@ -1,0 +1,83 @@
+"""A small demo class made from the committed notebooks: what `make demo` grades.
+
+Submissions are built the way a student makes them: the release notebook with answer cells filled in.
+The reference student pastes the solution (without nbgrader's markers), the blank student uploads the
+release untouched, and each buggy student has one known mistake from ``autograder/<a>/mutants``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import zipfile
+from pathlib import Path
+
+import nbformat
+
+from . import notebooks
+from .grading import selftest
+
+SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
+MARK_SCHEME = re.compile(r"=== BEGIN MARK SCHEME ===.*?=== END MARK SCHEME ===", re.DOTALL)
+
+
+def student_text(cell) -> str:
+    """What a student would have typed: the solution without nbgrader's markers or the mark scheme."""
+    lines = [line for line in cell.source.splitlines() if not SOLUTION_MARKERS.match(line)]
+    return MARK_SCHEME.sub("", "\n".join(lines)).strip() + "\n"
+
+
+def filled_release(assignment: str, replacements: dict[str, str] | None = None):
+    """The release notebook with every answer cell filled from the source, except ``replacements``."""
+    answers = {notebooks.grade_id(c): student_text(c)
+               for c in notebooks.source_notebook(assignment).cells if notebooks.is_answer(c)}
+    nb = copy.deepcopy(notebooks.release_notebook(assignment))
+    for cell in nb.cells:
+        if notebooks.is_answer(cell):
+            gid = notebooks.grade_id(cell)
+            cell.source = (replacements or {}).get(gid, answers[gid])
+    return nb
+
+
+def pick_mutants(assignment: str, count: int) -> list[selftest.Mutant]:
+    """Mutants for ``count`` different questions, so the demo shows different kinds of lost points."""
+    chosen, questions = [], set()
+    for mutant in selftest.mutants(assignment):
+        if mutant.question not in questions:
+            chosen.append(mutant)
+            questions.add(mutant.question)
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def demo_class(assignment: str, buggy: int = 3) -> dict[str, object]:
+    """``{student: notebook}``: a reference, a blank and ``buggy`` students with one mistake each."""
+    students = {"reference": filled_release(assignment), "blank": copy.deepcopy(notebooks.release_notebook(assignment))}
+    for mutant in pick_mutants(assignment, buggy):
+        students[f"buggy-{mutant.name}"] = filled_release(assignment, {mutant.replaces: mutant.code})
+    return students
+
+
+def write_canvas_zip(assignment: str, students: dict[str, object], path: Path) -> dict[str, str]:
+    """Package the class like a Canvas bulk download; returns {student: file name in the zip}."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    names = {}
+    original = notebooks.notebook_path(assignment).name
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for number, (student, nb) in enumerate(sorted(students.items()), start=1):
+            login = re.sub(r"[^a-z0-9]", "", student.lower())
+            names[student] = f"{login}_{1000 + number}_{50000 + number}_{original}"
+            info = zipfile.ZipInfo(names[student], date_time=(2026, 11, 1, 12, 0, 0))
+            archive.writestr(info, nbformat.writes(nb))
+    return names
+
+
+def write_folder(students: dict[str, object], folder: Path, notebook_name: str) -> dict[str, Path]:
+    paths = {}
+    for student, nb in students.items():
+        target = folder / student / notebook_name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(nbformat.writes(nb))
+        paths[student] = target
+    return paths

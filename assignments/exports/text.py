@@ -1,0 +1,71 @@
+"""Wording shared by the student-facing exports: readable names, numbers, and safe messages."""
+
+from __future__ import annotations
+
+import re
+
+from ..grading.results import Finding, SubmissionResult
+
+MAX_MESSAGE = 600
+# Findings about the grader itself: their text may quote grader internals, so students get a fixed line.
+INTERNAL_CODES = {"suite-problem", "grader-crash", "grader-error", "internal-error"}
+INTERNAL_LINE = "the grader had an internal problem with this submission; course staff have been told"
+_FRAME = re.compile(r'^\s*File ".*", line \d+')
+
+
+def humanise_test(name: str) -> str:
+    """``test_padded_keys_get_zero_attention[seed1]`` -> ``Padded keys get zero attention (seed1)``."""
+    base, _, param = name.partition("[")
+    base = re.sub(r"^test_?", "", base).replace("_", " ").strip() or name
+    text = base[:1].upper() + base[1:]
+    return f"{text} ({param.rstrip(']')})" if param else text
+
+
+def humanise_question(grade_id: str) -> str:
+    """``scaled_dot_product_tests`` -> ``Scaled dot product``; ``attention_written`` -> ``Attention (written)``."""
+    text = grade_id
+    suffix = ""
+    if text.endswith("_tests"):
+        text = text[: -len("_tests")]
+    elif text.endswith("_written"):
+        text, suffix = text[: -len("_written")], " (written)"
+    text = text.replace("_", " ").strip() or grade_id
+    return text[:1].upper() + text[1:] + suffix
+
+
+def points(value: float | None) -> str:
+    """2.0 -> "2", 1.5 -> "1.5", None -> "–"."""
+    if value is None:
+        return "–"
+    text = f"{round(float(value), 4):.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def safe_message(text: str) -> str:
+    """A test or finding message as students may read it: no traceback frames, bounded length."""
+    if not text:
+        return ""
+    if "Traceback (most recent call last)" in text:
+        lines = [line for line in text.strip().splitlines() if line.strip()]
+        text = lines[-1] if lines else ""
+    text = "\n".join(line for line in text.splitlines() if not _FRAME.match(line)).strip()
+    if len(text) > MAX_MESSAGE:
+        text = text[: MAX_MESSAGE - 1].rstrip() + "…"
+    return text
+
+
+def student_findings(result: SubmissionResult) -> list[Finding]:
+    """The record's findings with grader-internal wording replaced by a fixed line."""
+    shown = []
+    for finding in result.findings:
+        message = INTERNAL_LINE if finding.code in INTERNAL_CODES else safe_message(finding.message)
+        shown.append(Finding(finding.code, message, finding.severity, finding.cell))
+    return shown
+
+
+def execution_seconds(result: SubmissionResult) -> float:
+    """Total grading time from the record's timings (``total_s`` if present, else the sum of ``*_s``)."""
+    timings = result.timings or {}
+    if isinstance(timings.get("total_s"), (int, float)):
+        return float(timings["total_s"])
+    return float(sum(v for k, v in timings.items() if k.endswith("_s") and isinstance(v, (int, float))))

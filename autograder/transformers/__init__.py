@@ -1,0 +1,1 @@
+"""Hidden tests for the transformers assignment (attention up to MiniBERT, MLM, frozen-BERT sentiment)."""
