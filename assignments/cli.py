@@ -32,31 +32,28 @@ def cmd_selftest(args) -> int:
 
 def cmd_grade(args) -> int:
     """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
-    from .grading import batch, table
+    from .grading import table
     from .paths import GRADES_DIR
-    from .workflow import collect, export_all
+    from .workflow import export_all, grade_class
 
     out = Path(args.out or GRADES_DIR / args.assignment)
-    jobs = collect(args.assignment, Path(args.submissions), out)
-    results = batch.grade_batch(args.assignment, jobs, out, workers=args.workers)
+    results = grade_class(args.assignment, Path(args.submissions), out, workers=args.workers)
     print(table.score_table(results, f"{args.assignment}: standalone grader"))
     export_all(args.assignment, out)
-    print(f"results: {out / 'results'}")
+    print(f"results: {out / 'results'}\nexports: {out / 'exports'}")
     return 0
 
 
 def cmd_autograde(args) -> int:
     """nbgrader door: real `nbgrader autograde` over the same inputs, read back from its gradebook."""
-    from .grading import batch, nbgrader_door, table
+    from .grading import nbgrader_door, table
     from .paths import GRADES_DIR
-
-    from .workflow import collect
+    from .workflow import attach_intake, collect
 
     out = Path(args.out or GRADES_DIR / args.assignment / "nbgrader")
-    jobs = collect(args.assignment, Path(args.submissions), out)
+    jobs, found = collect(args.assignment, Path(args.submissions), out)
     results = nbgrader_door.autograde(args.assignment, {job.student: Path(job.path) for job in jobs})
-    for result in results:
-        batch.save(result, out)
+    results = attach_intake(results, found, out, door="nbgrader")
     print(table.score_table(results, f"{args.assignment}: nbgrader autograde"))
     print(f"results: {out / 'results'}")
     return 0

@@ -32,9 +32,15 @@ def default_workers() -> int:
 
 def grade_one(assignment: str, job: Job) -> SubmissionResult:
     """Runs in a worker process; never raises (grade_submission reports problems as findings)."""
+    import resource
+
     from .standalone import grade_submission
 
-    return grade_submission(assignment, Path(job.path), job.student, seed=job.seed)
+    result = grade_submission(assignment, Path(job.path), job.student, seed=job.seed)
+    # Peak resident memory so far of this worker and of the largest kernel it has reaped (kB on Linux).
+    result.timings["worker_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    result.timings["kernel_peak_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+    return result
 
 
 def _crashed(assignment: str, job: Job, error: BaseException) -> SubmissionResult:

@@ -1,0 +1,89 @@
+"""The instructor's jobs end to end: intake → grade → results → exports, and the demo that shows them."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from . import intake, notebooks
+from .grading import batch
+from .grading.results import Finding, SubmissionResult
+from .paths import BUILD_DIR, GRADES_DIR
+
+
+def collect(assignment: str, source: Path, out: Path) -> tuple[list[batch.Job], intake.IntakeResult]:
+    """Read an LMS download into one grading job per student, and keep the intake manifest."""
+    found = intake.collect(Path(source), assignment, Path(out) / "submissions")
+    found.save(Path(out) / "intake.json")
+    print(found.summary())
+    jobs = [batch.Job(s.student, s.path) for s in sorted(found.submissions, key=lambda s: s.student)]
+    return jobs, found
+
+
+def attach_intake(results: list[SubmissionResult], found: intake.IntakeResult, out: Path,
+                  door: str = "standalone") -> list[SubmissionResult]:
+    """Put each student's intake findings (late, duplicates) into their record; add the missing ones."""
+    by_student = {r.student: r for r in results}
+    for finding in found.findings:
+        if finding.student in by_student:
+            by_student[finding.student].findings.append(
+                Finding(f"intake-{finding.code}", finding.message, finding.severity))
+    for missing in found.missing:
+        record = SubmissionResult(missing.student, found.assignment, door, status="rejected", findings=[
+            Finding("missing-notebook", f"no notebook for this assignment was found among the files this "
+                    f"student submitted ({missing.original_name}); autograded questions score 0", "error")])
+        record.questions = zero_questions(found.assignment)
+        results.append(record)
+    for result in results:
+        batch.save(result, out)
+    return sorted(results, key=lambda r: r.student)
+
+
+def zero_questions(assignment: str):
+    from .grading.results import score_questions
+
+    return score_questions(notebooks.questions(notebooks.source_notebook(assignment)), [])
+
+
+def grade_class(assignment: str, source: Path, out: Path, workers: int | None = None) -> list[SubmissionResult]:
+    jobs, found = collect(assignment, source, out)
+    results = batch.grade_batch(assignment, jobs, out, workers=workers)
+    return attach_intake(results, found, out)
+
+
+def export_all(assignment: str, out: Path) -> None:
+    from .exports import export_results
+
+    export_results(assignment, Path(out) / "results", Path(out) / "exports")
+
+
+def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3) -> int:
+    """Release, then grade a demo class of every assignment through both doors and export everything."""
+    from . import demo_class, release
+    from .grading import nbgrader_door, table
+
+    started = time.perf_counter()
+    if not skip_release:
+        release.release_all()
+    disagreements = []
+    for assignment in notebooks.assignment_names():
+        students = demo_class.demo_class(assignment, buggy)
+        download = BUILD_DIR / "demo" / assignment / "canvas_download.zip"
+        demo_class.write_canvas_zip(assignment, students, download)
+        out = GRADES_DIR / assignment
+        standalone = grade_class(assignment, download, out, workers)
+        export_all(assignment, out)
+        print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
+
+        staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(out / "intake.json").submissions}
+        through_nbgrader = nbgrader_door.autograde(assignment, staged)
+        for result in through_nbgrader:
+            batch.save(result, out / "nbgrader")
+        print(table.score_table(through_nbgrader, f"{assignment}: nbgrader autograde"))
+        differences = table.compare_doors(standalone, through_nbgrader)
+        print("both doors agree on every question" if not differences
+              else "DOORS DISAGREE:\n  " + "\n  ".join(differences))
+        disagreements += differences
+        print(f"grade files: {out}/ (results/, exports/, nbgrader/results/, intake.json)")
+    print(f"\ndemo finished in {time.perf_counter() - started:.0f} s")
+    return 1 if disagreements else 0
