@@ -35,6 +35,9 @@ MAX_TOTAL_BYTES = 1024 * 2**20        # everything read from one archive
 MAX_RATIO = 200                       # uncompressed / compressed size of one entry
 
 CANVAS = re.compile(r"^(?P<name>[^_\s/]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<sub>\d+)_(?P<original>.+)$")
+# Canvas' text-entry and website-URL submissions carry no attachment id: doejane_12345_text.html
+CANVAS_INLINE = re.compile(
+    r"^(?P<name>[^_\s/]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<original>(?:text|link|url)\.html?)$")
 MOODLE = re.compile(r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?:file|onlinetext)_(?P<original>.*)$")
 COPY_SUFFIX = re.compile(r"(?:-\d+|\s*\(\d+\))$")   # Canvas "-1", browsers " (1)"
 IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints", ".DS_Store", "Thumbs.db", "desktop.ini"}
@@ -147,10 +150,11 @@ def parse_name(relative: str) -> dict:
     """Who sent this file, from its LMS name. ``relative`` uses '/' separators."""
     parts = [p for p in relative.split("/") if p]
     base = parts[-1] if parts else relative
-    match = CANVAS.match(base)
+    match = CANVAS.match(base) or CANVAS_INLINE.match(base)
     if match:
         return {"lms": "canvas", "name": match["name"], "user_id": match["user"],
-                "submission_id": int(match["sub"]), "late": bool(match["late"]),
+                "submission_id": int(match["sub"]) if "sub" in match.groupdict() else None,
+                "late": bool(match["late"]),
                 "original_name": match["original"], "student": match["user"]}
     for part in reversed(parts):   # Moodle: in the base name, or in the folder "…_assignsubmission_file_"
         match = MOODLE.match(part)
@@ -211,10 +215,11 @@ def _grade_ids(data: bytes) -> set[str]:
     return ids
 
 
-def _known_assignments(fingerprints: dict[str, set[str]]) -> set[str]:
-    from .catalog import COURSE_ORDER
+KNOWN_ASSIGNMENTS = ("transformers", "rnn_attention", "transfer_lm")   # catalog.COURSE_ORDER, kept light
 
-    return set(COURSE_ORDER) | set(fingerprints)
+
+def _known_assignments(fingerprints: dict[str, set[str]]) -> set[str]:
+    return set(KNOWN_ASSIGNMENTS) | set(fingerprints)
 
 
 def _which_assignment(candidate: _Candidate, assignment: str, fingerprints: dict[str, set[str]],
@@ -228,11 +233,13 @@ def _which_assignment(candidate: _Candidate, assignment: str, fingerprints: dict
             ids = _grade_ids(candidate.read())
         except (ValueError, UnicodeDecodeError, _EntryError):
             return None   # unreadable JSON is the grader's diagnosis, not intake's
-        if not ids or ids & fingerprints[assignment]:
-            return None
-        best = max(((len(ids & other), name) for name, other in fingerprints.items() if name != assignment),
-                   default=(0, None))
-        if best[0] >= max(2, len(ids) // 2):
+        # Only grade_ids that belong to one assignment count (every notebook has "setup", say).
+        score = {}
+        for name, own in fingerprints.items():
+            others = set().union(*(fp for other, fp in fingerprints.items() if other != name))
+            score[name] = len(ids & (own - others))
+        best = max((n, name) for name, n in score.items() if name != assignment) if len(score) > 1 else (0, None)
+        if best[0] >= 2 and best[0] > score[assignment]:
             return best[1]
     return None
 
@@ -398,6 +405,8 @@ def collect(source: Path, assignment: str, dest: Path, *, fingerprints: dict[str
         entries = _scan_folder(source, findings, max_entries, max_entry_bytes, skip=dest)
     elif source.is_file() and zipfile.is_zipfile(source) and source.suffix.lower() != ".ipynb":
         archive, entries = _scan_zip(source, findings, max_entries, max_entry_bytes, max_total_bytes)
+    elif source.is_file() and source.suffix.lower() == ".zip":
+        raise IntakeError(f"{source} is not a readable zip file")
     elif source.is_file():
         entries = [(source.name, source.stat().st_mtime, _file_reader(source, max_entry_bytes))]
     else:

@@ -1,5 +1,178 @@
-"""Exporters that read the results model (placeholder; being written)."""
+"""Exports from the results model: Gradescope, Canvas CSV, nbgrader gradebook, feedback, class report.
+
+Every exporter reads ``SubmissionResult`` records (``grades/<assignment>/results/<student>.json``,
+see ``store``); none re-parses logs or notebooks. Command line:
+
+    course intake ASSIGNMENT INPUT [--dest DIR]            LMS download -> one notebook per student
+    course export ASSIGNMENT [--results DIR] [--out DIR] [--formats gradescope,canvas,...]
+    course gradescope-zip ASSIGNMENT [--out dist/gradescope/ASSIGNMENT.zip]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FORMATS = ("gradescope", "canvas", "nbgrader", "feedback", "report")
+
+
+def export(assignment: str, results_folder: Path | None = None, out: Path | None = None,
+           formats=FORMATS, roster_path: Path | None = None, db_url: str | None = None,
+           course_root: Path | None = None, strict: bool = True,
+           problems: list[str] | None = None) -> dict[str, list[Path]]:
+    """Write the chosen exports for ``assignment``; returns format -> files written.
+
+    The roster (LMS names and ids) is ``roster_path``, else ``intake.json`` beside the results folder,
+    else ``grades/<assignment>/intake.json``. When the gradebook lacks the assignment, the nbgrader
+    format is skipped: with ``strict`` a ``LookupError`` follows once the other formats are written,
+    without it the reason goes to ``problems`` (or is printed when no list is given).
+    """
+    from ..paths import REPO
+    from . import store
+
+    results_folder = Path(results_folder) if results_folder else store.results_dir(assignment)
+    out = Path(out) if out else store.exports_dir(assignment)
+    results = store.load_results(results_folder, assignment)
+    if not results:
+        raise FileNotFoundError(f"no results for {assignment} in {results_folder}")
+    if roster_path is None:
+        beside = results_folder.parent / "intake.json"
+        roster_path = beside if beside.is_file() else store.intake_manifest(assignment)
+    roster = store.load_roster(Path(roster_path))
+    written: dict[str, list[Path]] = {}
+    deferred = None
+    for name in formats:
+        if name == "gradescope":
+            from .gradescope import write_all
+
+            written[name] = write_all(results, out / "gradescope")
+        elif name == "canvas":
+            from .canvas import write_canvas_csv
+
+            written[name] = [write_canvas_csv(results, out / "canvas" / f"{assignment}_canvas.csv", assignment,
+                                              roster)]
+        elif name == "feedback":
+            from .feedback import write_feedback
+
+            written[name] = write_feedback(results, out / "feedback")
+        elif name == "report":
+            from .report import write_report
+
+            written[name] = write_report(results, out / "report", assignment)
+        elif name == "nbgrader":
+            from .nbgrader_gradebook import nbgrader_export, write_gradebook
+
+            root = Path(course_root) if course_root else REPO
+            try:
+                report = write_gradebook(results, assignment, db_url, roster)
+                for problem in report.problems:
+                    print(f"nbgrader: {problem}")
+                written[name] = [nbgrader_export(root, out / "nbgrader" / "grades.csv", db_url, assignment)]
+            except (LookupError, RuntimeError) as error:
+                deferred = error
+        else:
+            raise ValueError(f"unknown export format {name!r}; choose from {', '.join(FORMATS)}")
+    if deferred is not None:
+        if strict:
+            raise deferred
+        if problems is None:
+            print(f"nbgrader export skipped: {deferred}")
+        else:
+            problems.append(f"nbgrader export skipped: {deferred}")
+    return written
+
+
+def export_results(assignment: str, results_folder: Path, out: Path, formats=FORMATS) -> dict[str, list[Path]]:
+    """Every export of ``assignment`` from ``results_folder`` into ``out``; prints where files went."""
+    written = export(assignment, results_folder, out, formats, strict=False)
+    print_written(written)
+    return written
+
+
+def print_written(written: dict[str, list[Path]]) -> None:
+    for name, paths in written.items():
+        folders = sorted({str(p.parent) for p in paths})
+        print(f"{name}: {len(paths)} file(s) in {', '.join(folders)}")
+
+
+def _formats(text: str) -> list[str]:
+    chosen = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [name for name in chosen if name not in FORMATS]
+    if unknown:
+        raise SystemExit(f"unknown export format(s): {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    return chosen
+
+
+def cmd_export(args) -> int:
+    problems: list[str] = []
+    try:
+        written = export(args.assignment, args.results, args.out, _formats(args.formats), args.roster, args.db,
+                         strict=False, problems=problems)
+    except (FileNotFoundError, LookupError, RuntimeError) as error:
+        print(f"export failed: {error}")
+        return 1
+    print_written(written)
+    for problem in problems:
+        print(problem)
+    return 1 if problems else 0
+
+
+def cmd_gradescope_zip(args) -> int:
+    from ..paths import DIST_DIR
+    from .gradescope import build_autograder_zip
+
+    out = args.out or DIST_DIR / "gradescope" / f"{args.assignment}.zip"
+    try:
+        build_autograder_zip(args.assignment, out)
+    except FileNotFoundError as error:
+        print(f"cannot build the Gradescope zip: {error}")
+        return 1
+    print(f"wrote {out} (upload it as the autograder of a Gradescope programming assignment)")
+    return 0
+
+
+def cmd_intake(args) -> int:
+    from .. import intake
+    from . import store
+
+    dest = args.dest or store.grades_dir(args.assignment) / "submissions"
+    try:
+        result = intake.collect(args.input, args.assignment, dest)
+    except intake.IntakeError as error:
+        print(f"intake failed: {error}")
+        return 1
+    manifest = result.save(args.manifest or store.intake_manifest(args.assignment))
+    for finding in result.findings:
+        who = f"{finding.student}: " if finding.student else ""
+        print(f"[{finding.severity}] {finding.code}: {who}{finding.message}")
+    print(result.summary())
+    print(f"notebooks in {dest}; manifest {manifest}")
+    return 0
 
 
 def add_commands(sub) -> None:
-    """Register `course export` (argparse subparsers)."""
+    """Register `course intake`, `course export` and `course gradescope-zip` (argparse subparsers)."""
+    intake = sub.add_parser("intake", help="turn an LMS download (zip, folder or .ipynb) into one notebook "
+                                           "per student and report duplicates, late and wrong files")
+    intake.add_argument("assignment")
+    intake.add_argument("input", type=Path, help="a .ipynb, a folder, or a Canvas/Moodle bulk-download zip")
+    intake.add_argument("--dest", type=Path, default=None, help="default: grades/<assignment>/submissions")
+    intake.add_argument("--manifest", type=Path, default=None, help="default: grades/<assignment>/intake.json")
+    intake.set_defaults(func=cmd_intake)
+
+    export_cmd = sub.add_parser("export", help="write Gradescope, Canvas, nbgrader, feedback and report "
+                                               "exports from stored results")
+    export_cmd.add_argument("assignment")
+    export_cmd.add_argument("--results", type=Path, default=None, help="default: grades/<assignment>/results")
+    export_cmd.add_argument("--out", type=Path, default=None, help="default: grades/<assignment>/exports")
+    export_cmd.add_argument("--formats", default=",".join(FORMATS), help=f"comma-separated; default: all "
+                                                                        f"({','.join(FORMATS)})")
+    export_cmd.add_argument("--roster", type=Path, default=None, help="intake manifest with LMS names and ids; "
+                                                                      "default: grades/<assignment>/intake.json")
+    export_cmd.add_argument("--db", default=None, help="nbgrader gradebook URL; default: sqlite:///gradebook.db "
+                                                       "in the course root")
+    export_cmd.set_defaults(func=cmd_export)
+
+    zip_cmd = sub.add_parser("gradescope-zip", help="build the Gradescope autograder zip for an assignment")
+    zip_cmd.add_argument("assignment")
+    zip_cmd.add_argument("--out", type=Path, default=None, help="default: dist/gradescope/<assignment>.zip")
+    zip_cmd.set_defaults(func=cmd_gradescope_zip)

@@ -8,7 +8,9 @@ from ..grading.results import Finding, SubmissionResult
 
 MAX_MESSAGE = 600
 # Findings about the grader itself: their text may quote grader internals, so students get a fixed line.
-INTERNAL_CODES = {"suite-problem", "grader-crash", "grader-error", "internal-error"}
+INTERNAL_CODES = {"suite-problem", "grader-crash", "grader-error", "internal-error", "kernel-start-failed"}
+# Findings about the grading machine, for staff only: left out of what students read.
+STAFF_ONLY_CODES = {"sandbox-degraded", "nbgrader-autograde"}
 INTERNAL_LINE = "the grader had an internal problem with this submission; course staff have been told"
 _FRAME = re.compile(r'^\s*File ".*", line \d+')
 
@@ -55,9 +57,12 @@ def safe_message(text: str) -> str:
 
 
 def student_findings(result: SubmissionResult) -> list[Finding]:
-    """The record's findings with grader-internal wording replaced by a fixed line."""
+    """The record's findings as students see them: grader internals become a fixed line, staff-only
+    notes are left out."""
     shown = []
     for finding in result.findings:
+        if finding.code in STAFF_ONLY_CODES:
+            continue
         message = INTERNAL_LINE if finding.code in INTERNAL_CODES else safe_message(finding.message)
         shown.append(Finding(finding.code, message, finding.severity, finding.cell))
     return shown

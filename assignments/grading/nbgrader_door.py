@@ -10,6 +10,7 @@ runs the hidden-test regions in the student's kernel), and its gradebook.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -27,8 +28,11 @@ c.CourseDirectory.root = {root!r}
 
 
 def nbgrader(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+    """Run the nbgrader CLI of this interpreter; its own helpers (alembic) must be on PATH too."""
     command = [sys.executable, "-m", "nbgrader", *args]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def prepare_course(assignment: str, root: Path | None = None) -> Path:

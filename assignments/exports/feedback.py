@@ -1,0 +1,126 @@
+"""Per-student feedback as Markdown and HTML.
+
+Built only from the results record: per question the points, each hidden test's readable name, its
+points and the author's message, and the grader's findings. The record holds no hidden code or
+expected values by construction; messages still go through ``safe_message`` (no traceback frames,
+bounded length) and grader-internal findings are replaced by a fixed line.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from ..grading.results import SubmissionResult
+from .text import humanise_question, humanise_test, points, safe_message, student_findings
+
+MARK = {"passed": "✓", "failed": "✗", "error": "✗"}
+
+
+def _question_status(question) -> str:
+    if question.kind == "manual":
+        return "graded by hand" if question.points is not None else "waiting for a hand grade"
+    return ""
+
+
+def _total_line(result: SubmissionResult) -> str:
+    line = f"Autograded: {points(result.autograded_points)} / {points(result.autograded_max)} points"
+    manual = [q for q in result.questions if q.kind == "manual"]
+    if manual:
+        done = sum(q.points or 0 for q in manual if q.points is not None)
+        pending = [q for q in manual if q.points is None]
+        line += f"; written: {points(done)} / {points(sum(q.max_points for q in manual))}"
+        if pending:
+            line += f" ({len(pending)} still to be graded by hand)"
+    return line
+
+
+def feedback_markdown(result: SubmissionResult, title: str | None = None) -> str:
+    title = title or f"Feedback: {result.assignment}"
+    out = [f"# {title}", "", f"Student: `{result.student}`", "", f"**{_total_line(result)}**", ""]
+    if result.status == "rejected":
+        out += ["> Your notebook could not be graded, so every autograded question scores 0. "
+                "The notes below say why.", ""]
+    for question in result.questions:
+        heading = f"## {humanise_question(question.grade_id)}: {points(question.points)} / " \
+                  f"{points(question.max_points)}"
+        status = _question_status(question)
+        out += [heading + (f" ({status})" if status else ""), ""]
+        for test in question.tests:
+            mark = MARK.get(test.outcome, "•")
+            line = f"- {mark} {humanise_test(test.name)}: {points(test.points)} / {points(test.max_points)}"
+            message = safe_message(test.message) if test.outcome != "passed" else ""
+            if message:
+                line += " — " + message.replace("\n", " ")
+            out.append(line)
+        if question.kind == "autograded" and not question.tests:
+            out.append("- no hidden test ran for this question")
+        if out[-1] != "":
+            out.append("")
+    findings = student_findings(result)
+    if findings:
+        out += ["## Notes from the grader", ""]
+        for finding in findings:
+            where = f" ({finding.cell})" if finding.cell else ""
+            out.append(f"- **{finding.severity}**{where}: {finding.message.replace(chr(10), ' ')}")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+STYLE = """body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;width:100%;margin-bottom:1.5rem}td,th{border-bottom:1px solid #ddd;
+padding:.35rem .5rem;text-align:left;vertical-align:top}.passed{color:#1a7f37}.failed,.error{color:#cf222e}
+.pts{white-space:nowrap;text-align:right}.note{background:#fff8c5;padding:.6rem;border-radius:4px}
+.rejected{background:#ffebe9;padding:.6rem;border-radius:4px}"""
+
+
+def feedback_html(result: SubmissionResult, title: str | None = None) -> str:
+    e = html.escape
+    title = title or f"Feedback: {result.assignment}"
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{e(title)}</title>",
+           f"<style>{STYLE}</style></head><body>", f"<h1>{e(title)}</h1>",
+           f"<p>Student: <code>{e(result.student)}</code></p>", f"<p><strong>{e(_total_line(result))}</strong></p>"]
+    if result.status == "rejected":
+        out.append('<p class="rejected">Your notebook could not be graded, so every autograded question '
+                   "scores 0. The notes below say why.</p>")
+    for question in result.questions:
+        status = _question_status(question)
+        out.append(f"<h2>{e(humanise_question(question.grade_id))}: {e(points(question.points))} / "
+                   f"{e(points(question.max_points))}{e(f' ({status})') if status else ''}</h2>")
+        if question.tests:
+            out.append("<table><tr><th></th><th>Check</th><th class=pts>Points</th><th>Message</th></tr>")
+            for test in question.tests:
+                message = safe_message(test.message) if test.outcome != "passed" else ""
+                out.append(f'<tr class="{e(test.outcome)}"><td>{MARK.get(test.outcome, "•")}</td>'
+                           f"<td>{e(humanise_test(test.name))}</td>"
+                           f'<td class="pts">{e(points(test.points))} / {e(points(test.max_points))}</td>'
+                           f"<td>{e(message)}</td></tr>")
+            out.append("</table>")
+        elif question.kind == "autograded":
+            out.append("<p>No hidden test ran for this question.</p>")
+    findings = student_findings(result)
+    if findings:
+        out.append("<h2>Notes from the grader</h2><ul>")
+        for finding in findings:
+            where = f" ({finding.cell})" if finding.cell else ""
+            out.append(f"<li class=note><strong>{e(finding.severity)}</strong>{e(where)}: {e(finding.message)}</li>")
+        out.append("</ul>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def write_feedback(results: list[SubmissionResult], folder: Path, formats=("md", "html")) -> list[Path]:
+    """``<folder>/<student>.md`` and ``.html`` for every record."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for result in results:
+        if "md" in formats:
+            path = folder / f"{result.student}.md"
+            path.write_text(feedback_markdown(result), encoding="utf-8")
+            written.append(path)
+        if "html" in formats:
+            path = folder / f"{result.student}.html"
+            path.write_text(feedback_html(result), encoding="utf-8")
+            written.append(path)
+    return written

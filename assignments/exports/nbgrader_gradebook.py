@@ -1,0 +1,149 @@
+"""Standalone results into nbgrader's gradebook, so formgrader and ``nbgrader export`` see them.
+
+The assignment must already be in the gradebook with its grade cells: ``course release`` runs
+``nbgrader generate_assignment``, which records them. For each record this module creates the student
+and the submission if needed, then sets ``auto_score`` on every autograded test cell (by grade_id).
+Written answers keep ``auto_score`` empty and stay "needs manual grade", so graders score them in
+formgrader; hand grades (``manual_score``) already in the gradebook are never touched, so exporting
+again after a re-grade keeps them. An autograded cell with an error-level finding is also flagged for a
+look in formgrader.
+
+Formgrader shows a submission's notebook from ``autograded/<student>/<assignment>/<notebook>.ipynb``;
+``place_notebook`` copies a notebook there (the grader's restored copy is the right one to show).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..grading.results import SubmissionResult
+from ..paths import REPO
+
+
+def default_db_url(course_root: Path = REPO) -> str:
+    return f"sqlite:///{Path(course_root).resolve() / 'gradebook.db'}"
+
+
+@dataclass
+class GradebookReport:
+    students: int = 0
+    grades_set: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def _split_name(name: str) -> tuple[str | None, str | None]:
+    """'Jane Doe' -> ('Jane', 'Doe'); commas are dropped (nbgrader's CSV export does not quote)."""
+    parts = name.replace(",", " ").split()
+    if len(parts) >= 2:
+        return " ".join(parts[:-1]), parts[-1]
+    return (parts[0], None) if parts else (None, None)
+
+
+@contextlib.contextmanager
+def open_gradebook(db_url: str):
+    """nbgrader's Gradebook; a new database is stamped by running ``alembic``, so this interpreter's
+    scripts folder goes first on PATH while it opens."""
+    from nbgrader.api import Gradebook
+
+    saved = os.environ.get("PATH")
+    os.environ["PATH"] = nbgrader_env()["PATH"]
+    try:
+        gb = Gradebook(db_url)
+    finally:
+        if saved is None:
+            os.environ.pop("PATH", None)
+        else:
+            os.environ["PATH"] = saved
+    try:
+        yield gb
+    finally:
+        gb.close()
+
+
+def write_gradebook(results: list[SubmissionResult], assignment: str, db_url: str | None = None,
+                    roster: dict[str, dict] | None = None) -> GradebookReport:
+    """Record the autograded scores of ``results`` in the gradebook at ``db_url``."""
+    from nbgrader.api import MissingEntry
+
+    roster = roster or {}
+    report = GradebookReport()
+    db_url = db_url or default_db_url()
+    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).is_file():
+        raise LookupError(f"no gradebook at {db_url}; `course release` (nbgrader generate_assignment) creates it")
+    # nbgrader's add_submission trips SQLAlchemy autoflush warnings that say nothing about our data.
+    with warnings.catch_warnings(), open_gradebook(db_url) as gb:
+        warnings.simplefilter("ignore")
+        try:
+            record = gb.find_assignment(assignment)
+        except MissingEntry:
+            raise LookupError(f"assignment {assignment!r} is not in the gradebook {db_url};"
+                              " generate it first (`course release` runs nbgrader generate_assignment)") from None
+        cell_notebook = {}
+        for notebook in record.notebooks:
+            for cell in notebook.grade_cells:
+                cell_notebook[cell.name] = notebook.name
+        for result in results:
+            if result.assignment != assignment:
+                report.problems.append(f"{result.student}: record is for {result.assignment}, skipped")
+                continue
+            first, last = _split_name(roster.get(result.student, {}).get("name", ""))
+            details = {k: v for k, v in (("first_name", first), ("last_name", last)) if v}
+            gb.update_or_create_student(result.student, **details)
+            gb.update_or_create_submission(assignment, result.student)
+            flagged = {f.cell for f in result.findings if f.severity == "error" and f.cell}
+            for question in result.questions:
+                if question.kind != "autograded":
+                    continue
+                notebook = cell_notebook.get(question.grade_id)
+                if notebook is None:
+                    report.problems.append(f"{result.student}: question {question.grade_id} is not a grade "
+                                           f"cell of {assignment} in the gradebook")
+                    continue
+                grade = gb.find_grade(question.grade_id, notebook, assignment, result.student)
+                grade.auto_score = float(question.points or 0.0)
+                grade.needs_manual_grade = grade.manual_score is not None or question.grade_id in flagged \
+                    or result.status == "rejected"
+                report.grades_set += 1
+            gb.db.commit()
+            report.students += 1
+    return report
+
+
+def place_notebook(course_root: Path, assignment: str, student: str, notebook: Path,
+                   notebook_name: str | None = None) -> Path:
+    """Copy ``notebook`` to where formgrader looks for a graded submission."""
+    name = notebook_name or assignment
+    target = Path(course_root) / "autograded" / student / assignment / f"{name}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(notebook, target)
+    return target
+
+
+def nbgrader_env() -> dict:
+    """nbgrader shells out to ``alembic``: put this interpreter's scripts folder first on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
+
+
+def nbgrader_export(course_root: Path, out_csv: Path, db_url: str | None = None,
+                    assignment: str | None = None, timeout: float = 300) -> Path:
+    """Run the real ``nbgrader export`` (CSV) in ``course_root``; returns the CSV path."""
+    out_csv = Path(out_csv).resolve()
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "nbgrader", "export", f"--to={out_csv}",
+               f"--db={db_url or default_db_url(course_root)}"]
+    if assignment:
+        command.append(f"--assignment=[{assignment!r}]")
+    done = subprocess.run(command, cwd=course_root, env=nbgrader_env(), capture_output=True, text=True,
+                          timeout=timeout)
+    if done.returncode != 0 or not out_csv.is_file():
+        raise RuntimeError(f"nbgrader export failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+    return out_csv

@@ -1,0 +1,124 @@
+"""The class report: a per-question score histogram (PNG) and a Markdown summary."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from pathlib import Path
+
+from ..grading.results import SubmissionResult
+from .text import humanise_question, humanise_test, points
+
+
+def _question_order(results: list[SubmissionResult]) -> list[tuple[str, str, float]]:
+    order: dict[str, tuple[str, float]] = {}
+    for result in results:
+        for q in result.questions:
+            order.setdefault(q.grade_id, (q.kind, q.max_points))
+    return [(grade_id, kind, maximum) for grade_id, (kind, maximum) in order.items()]
+
+
+def _scores(results: list[SubmissionResult], grade_id: str) -> list[float]:
+    found = []
+    for result in results:
+        try:
+            value = result.question(grade_id).points
+        except KeyError:
+            continue
+        if value is not None:
+            found.append(float(value))
+    return found
+
+
+def histogram_png(results: list[SubmissionResult], path: Path, assignment: str | None = None) -> Path:
+    """One subplot per question (plus the autograded total): how many students got each score."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    assignment = assignment or (results[0].assignment if results else "")
+    panels = [(humanise_question(g), kind, m, _scores(results, g)) for g, kind, m in _question_order(results)]
+    panels.append(("Autograded total", "total", max((r.autograded_max for r in results), default=0.0),
+                   [r.autograded_points for r in results]))
+    ncols = min(3, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.2 * nrows), squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (title, kind, maximum, scores) in zip(axes.flat, panels):
+        top = max(maximum, max(scores, default=0.0), 1.0)
+        step = 0.5 if top <= 5 else (1.0 if top <= 20 else top / 20)
+        bins = [i * step for i in range(int(math.ceil(top / step)) + 2)]
+        ax.hist(scores, bins=bins, align="left", rwidth=0.85, color="#4c72b0" if kind != "manual" else "#dd8452")
+        label = " (written)" if kind == "manual" and not title.endswith("(written)") else ""
+        ax.set_title(f"{title}{label}\nmax {points(maximum)}, n = {len(scores)}", fontsize=10)
+        ax.set_xlabel("points")
+        ax.set_ylabel("students")
+        ax.set_xlim(-step, top + step)
+        ax.yaxis.get_major_locator().set_params(integer=True)
+        if not scores:
+            ax.set_ylim(0, 1)
+            ax.set_yticks([])
+            ax.text(0.5, 0.5, "not graded yet", transform=ax.transAxes, ha="center", va="center", color="gray")
+    fig.suptitle(f"{assignment}: score per question ({len(results)} submissions)", fontsize=12)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))   # leave room for the title above the panels
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def summary_markdown(results: list[SubmissionResult], assignment: str | None = None) -> str:
+    """Mean, median and maximum per question; submissions by status; findings by code; hardest tests."""
+    assignment = assignment or (results[0].assignment if results else "")
+    out = [f"# Class report: {assignment}", "", f"{len(results)} submission(s)"]
+    statuses = Counter(r.status for r in results)
+    if statuses:
+        out[-1] += ": " + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+    out += ["", "## Scores per question", "",
+            "| question | kind | max | graded | mean | median | max scored | full marks |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    rows = [(g, kind, m, _scores(results, g)) for g, kind, m in _question_order(results)]
+    rows.append(("autograded total", "total", max((r.autograded_max for r in results), default=0.0),
+                 [r.autograded_points for r in results]))
+    for grade_id, kind, maximum, scores in rows:
+        if scores:
+            stats = [points(statistics.fmean(scores)), points(statistics.median(scores)), points(max(scores)),
+                     str(sum(1 for s in scores if s >= maximum - 1e-9))]
+        else:
+            stats = ["–", "–", "–", "–"]
+        out.append(f"| {grade_id} | {kind} | {points(maximum)} | {len(scores)} | " + " | ".join(stats) + " |")
+    findings = Counter(f.code for r in results for f in r.findings)
+    students = {code: len({r.student for r in results if any(f.code == code for f in r.findings)})
+                for code in findings}
+    out += ["", "## Findings", ""]
+    if findings:
+        out += ["| code | count | students |", "| --- | ---: | ---: |"]
+        out += [f"| {code} | {n} | {students[code]} |" for code, n in sorted(findings.items())]
+    else:
+        out.append("No findings.")
+    tests: dict[tuple[str, str], list[bool]] = {}
+    for result in results:
+        for q in result.questions:
+            for t in q.tests:
+                tests.setdefault((q.grade_id, t.name), []).append(t.outcome == "passed")
+    if tests:
+        out += ["", "## Hidden tests by pass rate (lowest first)", "",
+                "| question | test | passed |", "| --- | --- | ---: |"]
+        ranked = sorted(tests.items(), key=lambda item: (sum(item[1]) / len(item[1]), item[0]))
+        for (grade_id, name), passed in ranked[:15]:
+            out.append(f"| {grade_id} | {humanise_test(name)} | {sum(passed)} / {len(passed)} |")
+    return "\n".join(out) + "\n"
+
+
+def write_report(results: list[SubmissionResult], folder: Path, assignment: str | None = None) -> list[Path]:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    png = histogram_png(results, folder / "histograms.png", assignment)
+    md = folder / "summary.md"
+    text = summary_markdown(results, assignment) + f"\n![score per question]({png.name})\n"
+    md.write_text(text, encoding="utf-8")
+    return [png, md]

@@ -1,0 +1,325 @@
+"""Exports from synthetic results records: Gradescope, Canvas, nbgrader gradebook, feedback, report."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from assignments.cli import main as course
+from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, store
+from assignments.grading.results import Finding, QuestionResult, SubmissionResult, TestResult
+
+A = "transformers"
+SECRET = "expected = torch.tensor([0.1234])"   # stands for grader internals that must never reach students
+
+
+def record(student: str, padded_ok: bool = False, status: str = "graded") -> SubmissionResult:
+    attention = [
+        TestResult("test_rows_sum_to_one", "attention_tests", 1.0, 1.0, "passed", "", 0.01),
+        TestResult("test_padded_keys_get_zero_attention", "attention_tests", 2.0 if padded_ok else 0.0, 2.0,
+                   "passed" if padded_ok else "failed",
+                   "" if padded_ok else "attention to padded keys must be 0; got up to 0.31 <b>", 0.02),
+    ]
+    mha = [TestResult("test_output_shape[batch3]", "mha_tests", 2.0, 2.0, "passed", "", 0.01)]
+    questions = [
+        QuestionResult("attention_tests", "autograded", 3.0, 3.0 if padded_ok else 1.0, attention),
+        QuestionResult("mha_tests", "autograded", 2.0, 2.0, mha),
+        QuestionResult("attention_written", "manual", 3.0, None, []),
+    ]
+    findings = [Finding("test-cell-edited", "test cell mha_tests was edited; the grader restored it", "warning",
+                        "mha_tests"),
+                Finding("suite-problem", f"could not collect autograder/{A}/test_secret.py: {SECRET}", "error"),
+                Finding("sandbox-degraded", "this machine could not give the sandbox: network isolation", "info")]
+    if status == "rejected":
+        for q in questions:
+            q.tests, q.points = [], (0.0 if q.kind == "autograded" else None)
+        findings = [Finding("invalid-json", "the notebook is not valid JSON (line 3)", "error")]
+    return SubmissionResult(student, A, "standalone", f"/tmp/{student}.ipynb", status, questions, findings,
+                            {"execute_s": 3.2, "tests_s": 1.4})
+
+
+@pytest.fixture
+def results():
+    return [record("111"), record("222", padded_ok=True), record("333", status="rejected")]
+
+
+def forbidden(text: str) -> list[str]:
+    return [bad for bad in (SECRET, "autograder/", "test_secret", "def test_", "Traceback", 'File "')
+            if bad in text]
+
+
+# ---------------------------------------------------------------- store
+
+
+def test_store_round_trip(tmp_path, results):
+    for result in reversed(results):
+        store.save_result(result, tmp_path / "results")
+    loaded = store.load_results(tmp_path / "results")
+    assert [r.to_dict() for r in loaded] == [r.to_dict() for r in results]
+    assert store.load_results(tmp_path / "results", assignment="other") == []
+    assert not list((tmp_path / "results").glob("*.tmp"))
+    with pytest.raises(ValueError):
+        store.save_result(SubmissionResult("../escape", A, "standalone"), tmp_path / "results")
+    with pytest.raises(FileNotFoundError):
+        store.load_results(tmp_path / "nowhere")
+
+
+# ---------------------------------------------------------------- Gradescope
+
+
+def test_gradescope_results_json_schema(results):
+    data = gradescope.results_json(results[0])
+    json.dumps(data)
+    assert set(data) >= {"score", "execution_time", "output", "tests", "visibility", "stdout_visibility"}
+    assert data["score"] == 3.0 and data["execution_time"] == 5
+    assert len(data["tests"]) == 3   # the written question is graded by hand, not here
+    for test in data["tests"]:
+        assert set(test) >= {"name", "score", "max_score", "output", "visibility", "status"}
+        assert isinstance(test["score"], float) and isinstance(test["max_score"], float)
+        assert test["visibility"] == "visible" and test["status"] in ("passed", "failed")
+    failed = next(t for t in data["tests"] if t["status"] == "failed")
+    assert failed["name"] == "Attention: Padded keys get zero attention" and failed["score"] == 0.0
+    assert failed["output"].startswith("attention to padded keys must be 0")
+    assert "Mha: Output shape (batch3)" in [t["name"] for t in data["tests"]]
+    assert sum(t["max_score"] for t in data["tests"]) == results[0].autograded_max
+    assert "graded by hand" in data["output"] and "restored" in data["output"]
+    assert "network isolation" not in data["output"]
+    assert forbidden(json.dumps(data)) == []
+
+
+def test_gradescope_rejected_submission_scores_zero_with_a_reason(results):
+    data = gradescope.results_json(results[2])
+    assert data["score"] == 0.0
+    assert [t["max_score"] for t in data["tests"]] == [3.0, 2.0]
+    assert all(t["score"] == 0.0 for t in data["tests"])
+    assert "not valid JSON" in data["output"]
+
+
+def test_gradescope_run_path(tmp_path, results):
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    (submission / f"{A}.ipynb").write_text("{}")
+    (submission / "notes.txt").write_text("hi")
+    (tmp_path / "submission_metadata.json").write_text(json.dumps({"users": [{"email": "jd@uni.edu"}]}))
+    seen = []
+
+    def fake_grade(assignment, path, student):
+        seen.append((assignment, Path(path).name, student))
+        return record(student, padded_ok=True)
+
+    out = tmp_path / "results" / "results.json"
+    gradescope.run(A, submission, out, grade=fake_grade)
+    assert seen == [(A, f"{A}.ipynb", "jd@uni.edu")]
+    written = json.loads(out.read_text())
+    assert written["score"] == 5.0 and "notes.txt" in written["output"]
+
+    def broken_grade(assignment, path, student):
+        raise RuntimeError(SECRET)
+
+    gradescope.run(A, submission, out, grade=broken_grade)
+    written = json.loads(out.read_text())
+    assert written["score"] == 0.0 and "internal problem" in written["output"]
+    assert forbidden(json.dumps(written)) == []
+
+    (submission / f"{A}.ipynb").unlink()
+    gradescope.run(A, submission, out, grade=fake_grade)
+    written = json.loads(out.read_text())
+    assert written["score"] == 0.0 and "no .ipynb file was uploaded" in written["output"]
+    assert len(seen) == 1
+
+
+def fake_repo(root: Path) -> Path:
+    for name in ("toy", "other"):
+        for kind in ("source", "release"):
+            (root / kind / name).mkdir(parents=True)
+            (root / kind / name / f"{name}.ipynb").write_text("{}")
+        (root / "autograder" / name / "mutants").mkdir(parents=True)
+        (root / "autograder" / name / "__init__.py").write_text("")
+        (root / "autograder" / name / f"test_{name}.py").write_text("def test_x(student): pass\n")
+        (root / "autograder" / name / "mutants" / "wrong.py").write_text("")
+        (root / "autograder" / name / "__pycache__").mkdir()
+        (root / "autograder" / name / "__pycache__" / "x.pyc").write_bytes(b"")
+    (root / "autograder" / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text(Path(__file__).resolve().parent.parent.joinpath("pyproject.toml").read_text())
+    return root
+
+
+def test_gradescope_autograder_zip(tmp_path):
+    repo = fake_repo(tmp_path / "repo")
+    out = gradescope.build_autograder_zip("toy", tmp_path / "dist" / "toy.zip", repo=repo)
+    with zipfile.ZipFile(out) as archive:
+        names = set(archive.namelist())
+        modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
+        setup = archive.read("setup.sh").decode()
+        runner = archive.read("run_autograder").decode()
+        requirements = archive.read("requirements.txt").decode()
+        archive.extractall(tmp_path / "unpacked")
+    for script in ("setup.sh", "run_autograder"):
+        assert modes[script] & stat.S_IXUSR and stat.S_ISREG(modes[script])
+    assert {"assignments/__init__.py", "assignments/exports/gradescope.py", "assignments/grading/results.py",
+            "autograder/__init__.py", "autograder/toy/__init__.py", "autograder/toy/test_toy.py",
+            "source/toy/toy.ipynb", "release/toy/toy.ipynb", "pyproject.toml", "requirements.txt"} <= names
+    assert not [n for n in names if "other" in n or "mutants" in n or "__pycache__" in n or n.endswith(".pyc")]
+    assert "download.pytorch.org/whl/cpu" in setup and "requirements.txt" in setup
+    assert "torch" not in requirements and "nbgrader" in requirements
+    assert "--assignment toy" in runner and "/autograder/results/results.json" in runner
+    assert subprocess.run(["bash", "-n", str(tmp_path / "unpacked" / "run_autograder")]).returncode == 0
+    # The zip's own entry point starts from the unpacked files alone.
+    done = subprocess.run([sys.executable, "-m", "assignments.exports.gradescope", "run", "--help"],
+                          cwd=tmp_path / "unpacked", env={**os.environ, "PYTHONPATH": str(tmp_path / "unpacked")},
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "--submission-dir" in done.stdout
+    again = gradescope.build_autograder_zip("toy", tmp_path / "dist" / "again.zip", repo=repo)
+    assert again.read_bytes() == out.read_bytes()   # same inputs, same bytes
+    with pytest.raises(FileNotFoundError, match="release"):
+        (repo / "release" / "toy" / "toy.ipynb").unlink()
+        gradescope.build_autograder_zip("toy", tmp_path / "dist" / "broken.zip", repo=repo)
+
+
+# ---------------------------------------------------------------- Canvas
+
+
+def test_canvas_csv_header_and_rows(tmp_path, results):
+    roster = {"111": {"name": "doejane", "user_id": "111"}, "222": {"name": "Jane Roe", "user_id": "222"}}
+    path = canvas.write_canvas_csv(results, tmp_path / "canvas.csv", A, roster)
+    with open(path, newline="", encoding="utf-8") as handle:
+        table = list(csv.reader(handle))
+    assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                        f"{A}: attention_tests", f"{A}: mha_tests", f"{A}: attention_written",
+                        f"{A}: autograded total", f"{A}: total"]
+    assert table[1] == ["Points Possible", "", "", "", "", "3", "2", "3", "5", "8"]
+    assert table[2] == ["doejane", "111", "", "", "", "1", "2", "", "3", ""]
+    assert table[3] == ["Jane Roe", "222", "", "", "", "3", "2", "", "5", ""]
+    assert table[4] == ["333", "333", "", "", "", "0", "0", "", "0", ""]
+    graded = record("444", padded_ok=True)
+    graded.questions[2].points = 2.5
+    row = canvas.rows([graded], A, points_possible=False)[1]
+    assert row[-1] == "7.5" and row[1] == "444"
+
+
+# ---------------------------------------------------------------- nbgrader gradebook
+
+
+def toy_course(root: Path) -> str:
+    """A small nbgrader course whose assignment "toy" has the questions of ``record``.
+
+    The gradebook gets what ``nbgrader generate_assignment`` records for such a source notebook (its
+    SaveCells step), through nbgrader's API: the CLI would cost tens of seconds here.
+    """
+    root.mkdir(parents=True)
+    (root / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n")
+    db = f"sqlite:///{root / 'gradebook.db'}"
+    with nbgrader_gradebook.open_gradebook(db) as gb:
+        gb.update_or_create_assignment("toy")
+        gb.update_or_create_notebook("toy", "toy")
+        gb.update_or_create_solution_cell("attention", "toy", "toy")
+        gb.update_or_create_grade_cell("attention_tests", "toy", "toy", max_score=3.0, cell_type="code")
+        gb.update_or_create_grade_cell("mha_tests", "toy", "toy", max_score=2.0, cell_type="code")
+        gb.update_or_create_grade_cell("attention_written", "toy", "toy", max_score=3.0, cell_type="markdown")
+        gb.update_or_create_solution_cell("attention_written", "toy", "toy")
+    return db
+
+
+def test_gradebook_round_trip_through_nbgrader_export(tmp_path, results):
+    from nbgrader.api import Gradebook
+
+    root = tmp_path / "course"
+    db = toy_course(root)
+    for r in results:
+        r.assignment = "toy"
+    roster = {"111": {"name": "Jane Doe"}}
+    summary = nbgrader_gradebook.write_gradebook(results, "toy", db, roster)
+    assert summary.students == 3 and summary.grades_set == 6 and summary.problems == []
+    with Gradebook(db) as gb:   # a hand grade for a written answer, as formgrader would save it
+        grade = gb.find_grade("attention_written", "toy", "toy", "222")
+        assert grade.needs_manual_grade and grade.auto_score is None
+        grade.manual_score = 2.5
+        assert gb.find_grade("mha_tests", "toy", "toy", "111").needs_manual_grade is False
+        gb.db.commit()
+    results[1].questions[0].points = 3.0
+    nbgrader_gradebook.write_gradebook(results, "toy", db, roster)   # exporting again keeps the hand grade
+    path = nbgrader_gradebook.nbgrader_export(root, tmp_path / "out" / "grades.csv", db, "toy")
+    with open(path, newline="") as handle:
+        rows = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert set(rows) == {"111", "222", "333"}
+    assert float(rows["111"]["raw_score"]) == 3.0 and float(rows["111"]["max_score"]) == 8.0
+    assert (rows["111"]["first_name"], rows["111"]["last_name"]) == ("Jane", "Doe")
+    assert float(rows["222"]["raw_score"]) == 5.0 + 2.5
+    assert float(rows["333"]["raw_score"]) == 0.0
+    with pytest.raises(LookupError, match="not in the gradebook"):
+        nbgrader_gradebook.write_gradebook(results, "missing", db)
+
+
+# ---------------------------------------------------------------- feedback and report
+
+
+def test_feedback_markdown_and_html(tmp_path, results):
+    md = feedback.feedback_markdown(results[0])
+    assert "## Attention: 1 / 3" in md
+    assert "✗ Padded keys get zero attention: 0 / 2 — attention to padded keys must be 0; got up to 0.31" in md
+    assert "✓ Rows sum to one: 1 / 1" in md and "Output shape (batch3)" in md
+    assert "Attention (written): – / 3 (waiting for a hand grade)" in md
+    assert "test cell mha_tests was edited" in md and "internal problem" in md
+    assert "network isolation" not in md   # notes about the grading machine are for staff
+    page = feedback.feedback_html(results[0])
+    assert page.startswith("<!DOCTYPE html>") and "&lt;b&gt;" in page and "<b>" not in page
+    assert "0.31 <b>" not in page
+    rejected = feedback.feedback_markdown(results[2])
+    assert "could not be graded" in rejected and "not valid JSON" in rejected
+    written = feedback.write_feedback(results, tmp_path / "feedback")
+    assert sorted(p.name for p in written) == ["111.html", "111.md", "222.html", "222.md", "333.html", "333.md"]
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        assert forbidden(text) == [], path.name
+        assert "/tmp/" not in text   # the grader's file paths are not the student's business
+
+
+def test_feedback_strips_traceback_frames():
+    result = record("555")
+    result.questions[0].tests[1].message = ('Traceback (most recent call last):\n  File "/srv/autograder/x.py",'
+                                            ' line 3, in test\n    ' + SECRET + "\nValueError: shapes differ")
+    md = feedback.feedback_markdown(result)
+    assert "ValueError: shapes differ" in md and forbidden(md) == []
+
+
+def test_class_report(tmp_path, results):
+    files = report.write_report(results, tmp_path / "report", A)
+    png, md = files
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    text = md.read_text()
+    assert "| attention_tests | autograded | 3 | 3 | 1.3333 | 1 | 3 | 1 |" in text
+    assert "| attention_written | manual | 3 | 0 | – | – | – | – |" in text
+    assert "| suite-problem | 2 | 2 |" in text and "| invalid-json | 1 | 1 |" in text
+    assert "Padded keys get zero attention | 1 / 2" in text
+    assert "1 rejected" in text and "2 graded" in text
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_course_export_command(tmp_path, results, capsys):
+    for r in results:
+        store.save_result(r, tmp_path / "grades" / "results")
+    (tmp_path / "grades" / "intake.json").write_text(json.dumps({
+        "assignment": A, "source": "x.zip", "findings": [], "missing": [],
+        "submissions": [{"student": "111", "path": None, "original_name": "t.ipynb", "name": "doejane",
+                         "lms": "canvas", "user_id": "111"}]}))
+    out = tmp_path / "exports"
+    code = course(["export", A, "--results", str(tmp_path / "grades" / "results"), "--out", str(out),
+                   "--formats", "gradescope,canvas,feedback,report"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert f"canvas: 1 file(s) in {out / 'canvas'}" in printed
+    assert sorted(p.name for p in (out / "gradescope").iterdir()) == ["111.json", "222.json", "333.json"]
+    assert "doejane,111" in (out / "canvas" / f"{A}_canvas.csv").read_text()
+    assert (out / "report" / "histograms.png").stat().st_size > 0
+    assert len(list((out / "feedback").glob("*.html"))) == 3
+    assert course(["export", A, "--results", str(tmp_path / "none"), "--out", str(out)]) == 1
