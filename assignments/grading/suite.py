@@ -122,15 +122,15 @@ def suite_dir(assignment: str):
 
 
 def run_suite(assignment: str, handle, question_order: list[str],
-              selected: list[str] | None = None) -> tuple[list[TestResult], list[str]]:
-    """Run the hidden tests; return (results, problems with the suite itself)."""
+              selected: list[str] | None = None, tests_dir=None) -> tuple[list[TestResult], list[str]]:
+    """Run the hidden tests (``tests_dir``, default autograder/<assignment>); return (results, problems)."""
     plugin = GradingPlugin(handle, question_order, selected)
     if str(REPO) not in sys.path:  # suites import their helpers as autograder.<assignment>.<module>
         sys.path.insert(0, str(REPO))
     sink = io.StringIO()
     with warnings.catch_warnings(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
         warnings.simplefilter("ignore")
-        code = pytest.main([*PYTEST_ARGS, str(suite_dir(assignment))], plugins=[plugin])
+        code = pytest.main([*PYTEST_ARGS, str(tests_dir or suite_dir(assignment))], plugins=[plugin])
     if code not in (0, 1) and not plugin.results:
         plugin.problems.append(f"pytest exited with code {int(code)}: {sink.getvalue()[-800:]}")
     return plugin.results, plugin.problems

@@ -1,0 +1,224 @@
+"""Start one sandboxed Jupyter kernel: run as a script by ``sandbox.py``, never imported by the grader.
+
+    python sandbox_launch.py '<json config>'
+
+Standard library only, because it runs before (and around) the student's kernel. Three processes:
+
+- **launcher** (this script): enters new Linux namespaces (mount, network, PID, IPC; plus a user namespace
+  when not root), hides the repository, the grader's home, the submissions folder and the system's
+  temporary folders under empty tmpfs mounts, binds back only what the kernel needs (the Python
+  installation and the scratch folder), makes every other mount read-only, then forks
+- **init** (PID 1 of the new PID namespace): mounts a fresh ``/proc`` that shows only the sandbox's own
+  processes, forwards SIGINT to the kernel, reaps orphans; when it exits the kernel dies with it
+- **kernel**: resource limits, drops to an unprivileged user (``nobody`` when the grader is root; an
+  empty capability set in a user namespace otherwise), writes a status report for the grader on an
+  inherited pipe, and execs ``python -m ipykernel_launcher``.
+
+Each step that the machine refuses (no user namespaces, no mount_setattr, ...) is skipped and reported in
+the status, so the grader can record exactly what protection the student's code ran under.
+"""
+
+import ctypes
+import errno
+import json
+import os
+import resource
+import signal
+import sys
+
+CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MOUNT_ATTR_RDONLY, AT_RECURSIVE, AT_FDCWD = 0x1, 0x8000, -100
+SYS_MOUNT_SETATTR = 442          # the same number on every architecture (generic syscall table)
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+class MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+
+
+def _check(result, what):
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def mount(source, target, fstype, flags, data=None):
+    _check(libc.mount(source.encode() if source else None, target.encode(),
+                      fstype.encode() if fstype else None, ctypes.c_ulong(flags),
+                      data.encode() if data else None), f"mount {target}")
+
+
+def set_readonly(path, readonly):
+    attr = MountAttr(MOUNT_ATTR_RDONLY if readonly else 0, 0 if readonly else MOUNT_ATTR_RDONLY, 0, 0)
+    _check(libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), AT_RECURSIVE,
+                        ctypes.byref(attr), ctypes.sizeof(attr)), f"mount_setattr {path}")
+
+
+def prctl(option, value):
+    return libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0)
+
+
+def inside(path, root):
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def enter_namespaces(status):
+    """Unshare as much as this machine allows; record what we got."""
+    root = os.geteuid() == 0
+    uid, gid = os.geteuid(), os.getegid()
+    wanted = [("mount", CLONE_NEWNS), ("network", CLONE_NEWNET), ("pid", CLONE_NEWPID), ("ipc", CLONE_NEWIPC)]
+    attempts = [wanted, wanted[:1] + wanted[2:], wanted[:1], []]
+    for attempt in attempts:
+        flags = 0 if root else CLONE_NEWUSER
+        for _, flag in attempt:
+            flags |= flag
+        if not attempt:
+            status["notes"].append("no Linux namespaces available: the kernel runs unisolated")
+            return set()
+        if libc.unshare(ctypes.c_int(flags)) == 0:
+            if not root:
+                for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+                    with open(f"/proc/self/{name}", "w") as handle:
+                        handle.write(text)
+            got = {name for name, _ in attempt}
+            status["user_namespace"] = not root
+            return got
+        status["notes"].append(f"unshare({'+'.join(n for n, _ in attempt)}) refused: "
+                               f"{os.strerror(ctypes.get_errno())}")
+    return set()
+
+
+def hide_and_keep(cfg, status):
+    """Empty tmpfs over everything hidden; bind back what the kernel needs; the rest read-only."""
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    keeps = [p for p in cfg["keep"] if os.path.isdir(p)]
+    fds = {path: os.open(path, os.O_RDONLY | os.O_DIRECTORY) for path in keeps}
+    hidden = []
+    for path in sorted(set(cfg["hide"]) | set(cfg["private_tmp"]), key=len):
+        if any(inside(path, done) for done in hidden) or not os.path.isdir(path):
+            continue
+        writable = path in cfg["private_tmp"]
+        options = f"mode={'1777' if writable else '0755'},size={cfg['tmp_size'] if writable else '1m'}"
+        mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options)
+        hidden.append(path)
+    for path, fd in fds.items():
+        os.makedirs(path, exist_ok=True)
+        mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        os.close(fd)
+    for path in cfg["hide"]:  # a secret inside something kept (e.g. a repository inside the venv)
+        if os.path.isdir(path) and any(inside(path, k) for k in keeps) and path not in hidden:
+            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+            hidden.append(path)
+    status["hidden"] = hidden
+    try:
+        set_readonly("/", True)
+        for path in [cfg["scratch"]] + [p for p in cfg["private_tmp"] if p in hidden]:
+            set_readonly(path, False)
+        status["readonly_root"] = True
+    except OSError as error:
+        status["notes"].append(f"file system left writable ({error})")
+
+
+def become_kernel(cfg, status, status_fd):
+    """Last steps in the kernel's own process, then exec ipykernel."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    limits = cfg["rlimits"]
+    for name, value in limits.items():
+        try:
+            resource.setrlimit(getattr(resource, name), (value, value))
+        except (ValueError, OSError) as error:
+            status["notes"].append(f"{name} not set ({error})")
+    drop = cfg.get("drop_to")
+    if drop and os.geteuid() == 0 and status.get("mount") and not status.get("user_namespace"):
+        os.setgroups([])
+        os.setgid(drop[1])
+        os.setuid(drop[0])
+        status["uid"] = drop[0]
+    elif os.geteuid() == 0:
+        for cap in range(64):
+            if prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EINVAL:
+                break
+        status["uid"] = os.geteuid()
+        status["capabilities_dropped"] = True
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    os.chdir(cfg["scratch"])
+    os.write(status_fd, json.dumps(status).encode())
+    os.close(status_fd)
+    os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
+
+
+def _exit_code(wait_status):
+    """Shell convention: 128 + N when the process was killed by signal N."""
+    code = os.waitstatus_to_exitcode(wait_status)
+    return 128 - code if code < 0 else code & 0xFF
+
+
+def run_init(cfg, status, status_fd):
+    """PID 1 of the sandbox: fresh /proc, then the kernel as its only child."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if status.get("pid") and status.get("mount"):
+        try:
+            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            status["proc"] = True
+        except OSError as error:
+            status["notes"].append(f"private /proc not mounted ({error}); other processes stay visible")
+    kernel = os.fork()
+    if kernel == 0:
+        try:
+            become_kernel(cfg, status, status_fd)
+        except BaseException as error:  # noqa: BLE001 - report and leave; nothing else can run here
+            os.write(2, f"sandbox launcher: {error!r}\n".encode())
+        os._exit(127)
+    os.close(status_fd)
+    signal.signal(signal.SIGINT, lambda *_: os.kill(kernel, signal.SIGINT))
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(kernel, signal.SIGKILL))
+    while True:
+        try:
+            pid, code = os.wait()
+        except ChildProcessError:
+            os._exit(1)
+        except InterruptedError:
+            continue
+        if pid == kernel:
+            os._exit(_exit_code(code))
+
+
+def main():
+    cfg = json.loads(sys.argv[1])
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    status_fd = cfg["status_fd"]
+    status = {"notes": [], "hidden": [], "readonly_root": False, "proc": False, "user_namespace": False}
+    got = enter_namespaces(status) if cfg["isolate"] else set()
+    if not cfg["isolate"]:
+        status["notes"].append("isolation switched off by the grader")
+    for name in ("mount", "network", "pid", "ipc"):
+        status[name] = name in got
+    if status["mount"]:
+        try:
+            hide_and_keep(cfg, status)
+        except OSError as error:
+            status["notes"].append(f"could not hide files ({error})")
+            status["mount"] = False
+    child = os.fork()
+    if child == 0:
+        run_init(cfg, status, status_fd)
+    os.close(status_fd)
+    signal.signal(signal.SIGINT, lambda *_: os.kill(child, signal.SIGINT))
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
+    while True:
+        try:
+            _, code = os.waitpid(child, 0)
+            break
+        except InterruptedError:
+            continue
+    sys.exit(_exit_code(code))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+"""The standalone door: grade ONE submission with no student code in this process. Never raises.
+
+    result = grade_submission("transformers", Path("alice.ipynb"), "alice")
+
+1. **Read** the file defensively: missing file, not UTF-8, invalid JSON, not a notebook, an nbformat older
+   than 4 (converted, and noted) or newer than this grader knows: each is a clear finding and a
+   ``rejected`` result with zero autograded points.
+2. **Check** it is this assignment's notebook (``restore.check_assignment``), then **restore** locked
+   and test cells from the template by grade_id (``restore.restore``): a student cannot change which
+   tests run or what they are worth; every change is a finding.
+3. **Audit** the student's cells statically for things worth telling an instructor about (leaving the
+   kernel, monkeypatching torch/builtins/pytest, reaching for grader files, defining grader names). The
+   audit decides nothing; the sandbox is what makes these harmless.
+4. **Execute** the restored cells in a sandboxed kernel (``sandbox.Sandbox``), then **test**: the hidden
+   pytest suite runs here, in this trusted process, and reaches student code only through
+   ``KernelHandle``. Scores come from ``results.score_questions``; printed output is never read as one.
+
+Overrides (``template``, ``question_list``, ``tests_dir``, ``stand_in_source``) exist so tests can grade
+a toy assignment; real grading uses the release notebook (or, before a release exists, the same blank
+notebook made from the source with nbgrader's preprocessors) and the source notebook's points.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import time
+from pathlib import Path
+
+import nbformat
+
+from .. import notebooks
+from .handle import SandboxError, describe_exception
+from .restore import check_assignment, restore
+from .results import Finding, SubmissionResult, score_questions
+from .sandbox import KernelHandle, Limits, Sandbox, score_like_output
+from .suite import run_suite
+
+MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
+
+
+def grade_submission(assignment: str, submission, student: str = "student", *, seed: int = 0,
+                     limits: Limits | None = None, template=None, question_list=None, tests_dir=None,
+                     stand_in_source: str | None = None, hide: tuple = (),
+                     source_file: str | None = None) -> SubmissionResult:
+    """Grade one submission (a path to an .ipynb, or its bytes). Always returns a SubmissionResult."""
+    started = time.perf_counter()
+    if source_file is None:
+        source_file = str(submission) if isinstance(submission, (str, Path)) else ""
+    result = SubmissionResult(student=student, assignment=assignment, door="standalone",
+                              source_file=source_file)
+    try:
+        _grade(result, assignment, submission, seed=seed, limits=limits or Limits(), template=template,
+               question_list=question_list, tests_dir=tests_dir, stand_in_source=stand_in_source,
+               hide=hide)
+    except BaseException as error:  # noqa: BLE001 - the batch must go on whatever happened here
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        result.status = "rejected"
+        result.findings.append(Finding("grader-error",
+                                       f"the grader failed on this submission ({describe_exception(error)}); "
+                                       "this is not the student's fault: grade it again or by hand", "error"))
+        if not result.questions and question_list is not None:
+            result.questions = score_questions(question_list, [])
+    result.timings["total_s"] = round(time.perf_counter() - started, 2)
+    return result
+
+
+def _reject(result: SubmissionResult, question_list, finding: Finding) -> None:
+    result.status = "rejected"
+    result.findings.append(finding)
+    result.questions = score_questions(question_list, [])
+
+
+def _grade(result, assignment, submission, *, seed, limits, template, question_list, tests_dir,
+           stand_in_source, hide):
+    if question_list is None:
+        try:
+            question_list = notebooks.questions(notebooks.source_notebook(assignment))
+        except (OSError, ValueError) as error:
+            result.status = "rejected"
+            result.findings.append(Finding("unknown-assignment",
+                                           f"no source notebook for assignment {assignment!r} ({error})", "error"))
+            return
+    result.questions = score_questions(question_list, [])   # zero until the tests have run
+    nb, raw, problem = load_submission(submission)
+    result.findings += [f for f in problem if f.severity != "error"]
+    errors = [f for f in problem if f.severity == "error"]
+    if nb is None:
+        _reject(result, question_list, errors[0] if errors else
+                Finding("not-a-notebook", "the submission could not be read as a notebook", "error"))
+        result.findings += errors[1:]
+        return
+    if template is None:
+        template = default_template(assignment)
+    wrong = check_assignment(nb, template)
+    if wrong is not None:
+        _reject(result, question_list, wrong)
+        return
+    restored, findings = restore(nb, template)
+    result.findings += findings
+    result.findings += audit(restored)
+
+    order = [q.grade_id for q in question_list if q.kind == "autograded"]
+    cells = [(notebooks.grade_id(cell) or f"code cell {index + 1}", _text(cell.get("source")))
+             for index, cell in enumerate(notebooks.cells_to_run(restored))]
+    if isinstance(submission, (str, Path)):
+        hide = (*hide, str(Path(submission).resolve().parent))
+    began = time.perf_counter()
+    sandbox = Sandbox(raw, Path(result.source_file).name or "submission.ipynb", limits=limits, hide=hide)
+    try:
+        try:
+            sandbox.start()
+        except SandboxError as error:
+            _reject(result, question_list, Finding("kernel-start-failed", str(error), "error"))
+            return
+        sandbox.execute_cells(cells)
+        executed = time.perf_counter()
+        handle = KernelHandle(sandbox, assignment, seed=seed, stand_in_source=stand_in_source)
+        tests, problems = run_suite(assignment, handle, order, tests_dir=tests_dir)
+        finished = time.perf_counter()
+    finally:
+        sandbox.close()
+    result.findings += sandbox.findings + score_like_output(sandbox.cell_outputs)
+    result.findings += [Finding("suite-problem", p, "error") for p in problems]
+    result.questions = score_questions(question_list, tests)
+    result.timings.update({"kernel_start_s": round(sandbox.start_seconds, 2),
+                           "execute_s": round(executed - began, 2), "tests_s": round(finished - executed, 2),
+                           "kernel_peak_mb": round(sandbox.peak_rss / 2 ** 20), "restarts": sandbox.restarts})
+
+
+def default_template(assignment: str):
+    """The release notebook; before ``course release`` has run, the same thing built from the source."""
+    try:
+        return notebooks.release_notebook(assignment)
+    except (OSError, ValueError):
+        from .selftest import blank_notebook
+        return blank_notebook(assignment)
+
+
+def _text(source) -> str:
+    return "".join(source) if isinstance(source, list) else str(source or "")
+
+
+def load_submission(submission) -> tuple[object | None, bytes | None, list[Finding]]:
+    """(nbformat-4 notebook or None, the raw bytes, findings). Errors have severity "error"."""
+    findings: list[Finding] = []
+    if isinstance(submission, (bytes, bytearray)):
+        raw = bytes(submission)
+    elif not isinstance(submission, (str, Path)) or not str(submission):
+        return None, None, [Finding("missing-file", f"no submission file was given "
+                                    f"(got {type(submission).__name__})", "error")]
+    else:
+        path = Path(submission)
+        if not path.is_file():
+            what = "is a folder, not a notebook file" if path.is_dir() else "does not exist"
+            return None, None, [Finding("missing-file", f"the submission {path.name!r} {what}", "error")]
+        if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+            return None, None, [Finding("too-large", f"the notebook is {path.stat().st_size / 1e6:.0f} MB, "
+                                        f"more than the {MAX_NOTEBOOK_BYTES // 2 ** 20} MB accepted; "
+                                        "clear the outputs and submit again", "error")]
+        raw = path.read_bytes()
+    if len(raw) > MAX_NOTEBOOK_BYTES:
+        return None, None, [Finding("too-large", "the notebook is too large to grade", "error")]
+    if not raw.strip():
+        return None, None, [Finding("empty-file", "the submitted file is empty", "error")]
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return None, None, [Finding("invalid-json", "the file is not text (is it a notebook?)", "error")]
+    except ValueError as error:
+        return None, None, [Finding("invalid-json", f"the notebook file is not valid JSON ({error}); it may "
+                                    "have been cut off or edited by hand", "error")]
+    if not isinstance(data, dict) or not isinstance(data.get("nbformat"), int):
+        return None, None, [Finding("not-a-notebook", "the file is JSON but not a Jupyter notebook", "error")]
+    major = data["nbformat"]
+    if major > 4:
+        return None, None, [Finding("unsupported-nbformat", f"nbformat {major} is newer than this grader "
+                                    "reads (4)", "error")]
+    try:
+        nb = nbformat.reads(json.dumps(data), as_version=4)
+    except Exception as error:  # noqa: BLE001 - nbformat raises many kinds
+        return None, None, [Finding("not-a-notebook", f"the notebook could not be read "
+                                    f"({describe_exception(error)})", "error")]
+    if major < 4:
+        findings.append(Finding("old-nbformat", f"the notebook was saved as nbformat {major}; it was "
+                                "converted to nbformat 4 for grading", "info"))
+    if not isinstance(nb.get("cells"), list):
+        return None, None, [Finding("not-a-notebook", "the notebook has no cells", "error")]
+    nb.cells = [c for c in nb.cells if isinstance(c, dict) and c.get("cell_type") in ("code", "markdown", "raw")]
+    for index, cell in enumerate(nb.cells):
+        if not isinstance(cell.get("metadata"), dict):
+            cell["metadata"] = nbformat.NotebookNode()
+        meta = cell["metadata"].get("nbgrader")
+        if meta is not None and (not isinstance(meta, dict) or not isinstance(meta.get("grade_id", ""), str)):
+            del cell["metadata"]["nbgrader"]
+            findings.append(Finding("metadata-invalid", f"cell {index + 1} has malformed nbgrader metadata; "
+                                    "it was treated as a cell you added", "warning", f"cell {index + 1}"))
+        if not isinstance(cell.get("source"), (str, list)):
+            cell["source"] = ""
+        elif isinstance(cell["source"], list):
+            cell["source"] = "".join(str(part) for part in cell["source"])
+    return nb, raw, findings
+
+
+# ------------------------------------------------------------------------------------------ audit
+GRADER_MODULES = {"pytest", "_pytest", "assignments", "autograder", "nbgrader", "pluggy"}
+GRADER_NAMES = {"hidden_tests", "run_suite", "score_questions", "grade_submission", "_course_grader_runtime"}
+PATCHED_MODULES = {"torch", "builtins", "__builtins__", "pytest", "sys", "os", "numpy", "np", "F", "nn",
+                   "math", "random"}
+EXIT_CALLS = {"os._exit", "sys.exit", "exit", "quit", "os.kill", "os.abort", "os.killpg", "signal.signal",
+              "os.fork", "ctypes.CDLL"}
+GRADER_PATHS = ("autograder", "source/", "solutions", "grades", "/root", "/home/", "/etc/", "/proc/", "../")
+
+
+def _dotted(node) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def audit_source(source: str) -> list[str]:
+    """Notes about one student cell: what it does that an honest answer has no reason to do."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    notes = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            notes += [f"imports {n}" for n in names if n.split(".")[0] in GRADER_MODULES]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in GRADER_NAMES:
+            notes.append(f"defines {node.name}")
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                name = _dotted(target) if isinstance(target, ast.Attribute) else ""
+                if name and name.split(".")[0] in PATCHED_MODULES and not name.startswith("torch.backends."):
+                    notes.append(f"replaces {name}")
+                elif isinstance(target, ast.Name) and target.id in GRADER_NAMES:
+                    notes.append(f"defines {target.id}")
+                elif isinstance(target, ast.Subscript) and _dotted(target.value) in ("sys.modules", "__builtins__"):
+                    notes.append(f"replaces an entry of {_dotted(target.value)}")
+        elif isinstance(node, ast.Call):
+            name = _dotted(node.func)
+            if name in EXIT_CALLS:
+                notes.append(f"calls {name}")
+            elif name in ("setattr", "delattr") and node.args and _dotted(node.args[0]).split(".")[0] in PATCHED_MODULES:
+                notes.append(f"calls {name} on {_dotted(node.args[0])}")
+            for arg in node.args[:1]:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and \
+                        name.split(".")[-1] in ("open", "Path", "listdir", "read_text", "scandir", "walk", "glob") and \
+                        any(p in arg.value for p in GRADER_PATHS):
+                    notes.append(f"opens {arg.value[:80]!r}")
+    seen, unique = set(), []
+    for note in notes:
+        if note not in seen:
+            seen.add(note)
+            unique.append(note)
+    return unique
+
+
+def audit(restored) -> list[Finding]:
+    """One ``suspicious-code`` finding per student cell with notes (answer cells and added cells)."""
+    findings = []
+    for index, cell in enumerate(restored.cells):
+        if cell.get("cell_type") != "code" or notebooks.is_locked(cell):
+            continue
+        notes = audit_source(_text(cell.get("source")))
+        if notes:
+            label = notebooks.grade_id(cell) or f"added cell {index + 1}"
+            findings.append(Finding("suspicious-code",
+                                    f"cell {label}: {'; '.join(notes[:6])} (this has no effect on the score; "
+                                    "an instructor may look at it)", "warning", label))
+    return findings
+
+
+__all__ = ["grade_submission", "load_submission", "default_template", "audit", "audit_source", "Limits",
+           "MAX_NOTEBOOK_BYTES"]

@@ -1,0 +1,218 @@
+"""The standalone door end to end: a class of honest, tampered and hostile submissions graded in one
+batch of worker processes, then checked one by one.
+
+- The toy assignment (``autograder/fixtures/toy.py``) takes every hostile payload in
+  ``autograder/fixtures/hostile/``: each must yield its diagnostic, never score above the honest
+  reference, and never stop the batch.
+- A real assignment (the first whose source notebook exists; ``COURSE_STANDALONE_ASSIGNMENT`` picks one)
+  checks the reference gets full marks, the blank release 0, and that the standalone door and the
+  in-process door give the same per-question scores. Skipped, with the reason, while none exists.
+"""
+
+import os
+import sys
+
+import nbformat
+import psutil
+import pytest
+
+from assignments import notebooks
+from assignments.grading.results import SubmissionResult
+from assignments.grading.sandbox import Limits
+from assignments.paths import AUTOGRADER_DIR, REPO, SOURCE_DIR
+
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from autograder.fixtures import batch, payloads, structural, toy  # noqa: E402
+
+TOY_LIMITS = Limits(cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2 ** 30,
+                    max_restarts=2, total_timeout=120)
+FAST_LOOP = Limits(**{**batch.limits_dict(TOY_LIMITS), "cell_timeout": 3})
+PAYLOADS = payloads.payloads()
+
+
+def real_assignment() -> str | None:
+    wanted = os.environ.get("COURSE_STANDALONE_ASSIGNMENT")
+    for name in ([wanted] if wanted else ["transfer_lm", "rnn_attention", "transformers"]):
+        if (SOURCE_DIR / name / f"{name}.ipynb").exists() and any((AUTOGRADER_DIR / name).glob("test_*.py")):
+            return name
+    return None
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Every job of the class, graded once by three workers; label -> SubmissionResult."""
+    root = tmp_path_factory.mktemp("standalone")
+    the_toy = toy.build(root / "toy")
+    jobs = []
+    real = real_assignment()
+    if real:
+        folder = root / "real"
+        folder.mkdir()
+        source = folder / "reference.ipynb"
+        source.write_text(nbformat.writes(notebooks.source_notebook(real)))
+        from assignments.grading.selftest import blank_notebook
+        blank = folder / "blank.ipynb"
+        blank.write_text(nbformat.writes(blank_notebook(real)))
+        default = batch.limits_dict(Limits())
+        jobs += [("real:reference", None, real, str(source), default),
+                 ("real:in-process", "in-process", real, str(source), default),
+                 ("real:blank", None, real, str(blank), default)]
+
+    def add(label, nb_or_bytes, limits=TOY_LIMITS):
+        if isinstance(nb_or_bytes, bytes):
+            path = the_toy.folder / "submissions" / f"{label}.ipynb"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(nb_or_bytes)
+        else:
+            path = the_toy.write(nb_or_bytes, f"{label}.ipynb")
+        jobs.append((label, str(the_toy.folder), toy.NAME, str(path), batch.limits_dict(limits)))
+
+    for payload in PAYLOADS:
+        add(f"hostile:{payload.name}", payloads.inject(the_toy.reference(), payload, REPO),
+            FAST_LOOP if payload.name == "infinite_loop" else TOY_LIMITS)
+    add("toy:reference", the_toy.reference())
+    add("toy:blank", the_toy.release)
+    add("toy:tampered", structural.all_tampering(the_toy.reference()))
+    add("toy:nbformat3", structural.nbformat3(the_toy.reference()))
+    add("toy:invalid_json", structural.invalid_json(the_toy.reference()))
+    add("toy:reference-again", the_toy.reference())   # graded after hostile ones in the same workers
+
+    sandboxes = root / "tmp"
+    sandboxes.mkdir()
+    saved = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(sandboxes)   # workers make their sandboxes here, so leftovers are visible
+    try:
+        results = batch.grade_all(jobs, workers=3)
+    finally:
+        if saved is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = saved
+    return {"results": {k: SubmissionResult.from_dict(v) for k, v in results.items()},
+            "labels": [job[0] for job in jobs], "sandboxes": sandboxes, "real": real}
+
+
+def codes(result):
+    return {f.code for f in result.findings}
+
+
+def failures(result):
+    return [t.message for q in result.questions for t in q.tests if t.outcome != "passed"]
+
+
+def test_every_submission_got_a_result_and_nothing_was_left_behind(graded):
+    assert set(graded["results"]) == set(graded["labels"])
+    left = [p.name for p in graded["sandboxes"].glob("course-sandbox-*")]
+    assert left == [], f"sandbox work folders were not removed: {left}"
+    for process in psutil.process_iter(["cmdline"]):
+        assert str(graded["sandboxes"]) not in " ".join(process.info["cmdline"] or []), \
+            f"sandbox process {process.pid} outlived its grading"
+
+
+def test_toy_reference_gets_full_marks_blank_gets_zero(graded):
+    for label in ("toy:reference", "toy:reference-again"):
+        result = graded["results"][label]
+        assert result.status == "graded" and result.door == "standalone"
+        assert result.scores() == {"add_tests": 2.0, "scale_tests": 3.0, "scale_written": None}, failures(result)
+        assert [f for f in result.findings if f.severity != "info"] == []
+        assert {"execute_s", "tests_s", "total_s"} <= set(result.timings)
+    blank = graded["results"]["toy:blank"]
+    assert blank.autograded_points == 0 and blank.status == "graded"
+    assert all("NotImplementedError" in message for message in failures(blank))
+
+
+def test_tampered_test_cells_are_restored_and_reported(graded):
+    result = graded["results"]["toy:tampered"]
+    assert structural.EXPECTED["all_tampering"] <= codes(result)
+    assert result.scores() == graded["results"]["toy:reference"].scores()
+    assert result.question("add_tests").max_points == 2.0   # the points metadata said 100
+
+
+def test_old_nbformat_is_graded_after_conversion(graded):
+    result = graded["results"]["toy:nbformat3"]
+    assert "old-nbformat" in codes(result)
+    assert result.scores() == graded["results"]["toy:reference"].scores()
+
+
+def test_invalid_json_is_rejected_in_the_batch(graded):
+    result = graded["results"]["toy:invalid_json"]
+    assert result.status == "rejected" and "invalid-json" in codes(result) and result.autograded_points == 0
+
+
+@pytest.mark.parametrize("payload", PAYLOADS, ids=[p.name for p in PAYLOADS])
+def test_hostile_submission(graded, payload):
+    result = graded["results"][f"hostile:{payload.name}"]
+    honest = graded["results"]["toy:reference"]
+    assert result.status == "graded", result.findings
+    assert payload.expect <= codes(result), (payload.mistake, [(f.code, f.message) for f in result.findings])
+    for question in result.questions:
+        if question.kind == "autograded":
+            assert question.points <= honest.question(question.grade_id).points, \
+                f"{payload.name} inflated {question.grade_id}"
+            assert question.max_points == honest.question(question.grade_id).max_points
+    if payload.message:
+        assert any(payload.message in message for message in failures(result)), failures(result)
+    for finding in result.findings:
+        assert "Traceback" not in finding.message and len(finding.message) < 1200
+
+
+def test_killed_and_exploded_kernels_cost_only_the_cells_that_did_it(graded):
+    for name in ("os_exit", "kill_kernel", "memory_blowup"):
+        result = graded["results"][f"hostile:{name}"]
+        assert result.question("scale_tests").points == 3.0, (name, failures(result))
+        assert result.timings["restarts"] >= 1
+
+
+def test_memory_cap_held(graded):
+    result = graded["results"]["hostile:memory_blowup"]
+    # the watchdog samples every 50 ms; allow what a fast allocator adds between two samples
+    assert result.timings["kernel_peak_mb"] < TOY_LIMITS.memory_bytes / 2 ** 20 + 600
+
+
+def test_reading_grader_files_changes_nothing(graded):
+    # what the payload managed to read (nothing) is checked in test_standalone_sandbox.py
+    result = graded["results"]["hostile:read_files"]
+    assert result.scores() == graded["results"]["toy:reference"].scores()
+
+
+def _real(graded):
+    if not graded["real"]:
+        pytest.skip("no assignment has a source notebook and hidden tests yet "
+                    "(source/<a>/<a>.ipynb and autograder/<a>/test_*.py)")
+    return graded["results"]
+
+
+def test_real_reference_gets_full_marks(graded):
+    results = _real(graded)
+    result = results["real:reference"]
+    assert result.status == "graded"
+    missing = {q.grade_id: (q.points, q.max_points, [t.message for t in q.tests if t.outcome != "passed"])
+               for q in result.questions if q.kind == "autograded" and q.points != q.max_points}
+    assert missing == {}
+    assert [f for f in result.findings if f.severity == "error"] == []
+
+
+def test_real_blank_release_gets_zero(graded):
+    result = _real(graded)["real:blank"]
+    assert result.status == "graded" and result.autograded_points == 0, result.scores()
+
+
+def test_real_standalone_agrees_with_in_process(graded):
+    results = _real(graded)
+    standalone, in_process = results["real:reference"], results["real:in-process"]
+    differ = {q.grade_id: {"standalone": (q.points, failures_of(q)),
+                           "in-process": (in_process.question(q.grade_id).points,
+                                          failures_of(in_process.question(q.grade_id)))}
+              for q in standalone.questions if q.points != in_process.question(q.grade_id).points}
+    timed_out = bool(differ) and all(
+        any("did not finish within" in message for side in entry.values() for message in side[1])
+        for entry in differ.values())
+    if timed_out:
+        pytest.skip(f"the machine was too busy for the hidden tests' own timeouts; differences: {differ}")
+    assert differ == {}, "the two doors disagree on the reference"
+
+
+def failures_of(question):
+    return [f"{t.name}: {t.message}" for t in question.tests if t.outcome != "passed"]
