@@ -27,7 +27,7 @@ def review(rng, label):
     words = [rng.choice(NEUTRAL) for _ in range(rng.randint(6, 16))]
     for _ in range(rng.randint(2, 3)):
         words.insert(rng.randrange(len(words) + 1), rng.choice(own))
-    if rng.random() < 0.4:
+    if rng.random() < 0.2:
         words.insert(rng.randrange(len(words) + 1), rng.choice(other))
     return " ".join(words)
 

@@ -1,0 +1,19 @@
+"""Selects tokens for masking without excluding the padding positions.
+
+question: mask_inputs_tests
+replaces: mask_inputs
+"""
+import torch
+
+
+def mask_inputs(tokens, vocab_size, mask_token_id, pad_token_id=0, mask_rate=0.15, only_mask=False,
+                generator=None):
+    selected = torch.rand(tokens.shape, generator=generator) < mask_rate
+    labels = torch.where(selected, tokens, torch.full_like(tokens, -100))
+    choice = torch.rand(tokens.shape, generator=generator)
+    if only_mask:
+        choice = torch.zeros_like(choice)
+    random_tokens = torch.randint(1, vocab_size, tokens.shape, generator=generator)
+    masked = torch.where(selected & (choice < 0.8), torch.full_like(tokens, mask_token_id), tokens)
+    masked = torch.where(selected & (choice >= 0.8) & (choice < 0.9), random_tokens, masked)
+    return masked, labels

@@ -1,0 +1,21 @@
+"""Draws the random replacement tokens from the batch's own tokens instead of the whole vocabulary.
+
+question: mask_inputs_tests
+replaces: mask_inputs
+"""
+import torch
+
+
+def mask_inputs(tokens, vocab_size, mask_token_id, pad_token_id=0, mask_rate=0.15, only_mask=False,
+                generator=None):
+    real = tokens != pad_token_id
+    selected = (torch.rand(tokens.shape, generator=generator) < mask_rate) & real
+    labels = torch.where(selected, tokens, torch.full_like(tokens, -100))
+    choice = torch.rand(tokens.shape, generator=generator)
+    if only_mask:
+        choice = torch.zeros_like(choice)
+    pool = tokens[real]
+    random_tokens = pool[torch.randint(0, len(pool), tokens.shape, generator=generator)]
+    masked = torch.where(selected & (choice < 0.8), torch.full_like(tokens, mask_token_id), tokens)
+    masked = torch.where(selected & (choice >= 0.8) & (choice < 0.9), random_tokens, masked)
+    return masked, labels

@@ -1,0 +1,18 @@
+"""Divides the attention scores by head_dim instead of sqrt(head_dim).
+
+question: scaled_dot_product_tests
+replaces: scaled_dot_product
+"""
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def scaled_dot_product(q, k, v, attn_drop_rate=0.1, mask=None):
+    scores = q @ k.transpose(-2, -1) / q.size(-1)
+    if mask is not None:
+        scores = scores.masked_fill(mask.bool()[:, None, None, :], float("-inf"))
+    attention = torch.softmax(scores, dim=-1)
+    attention = F.dropout(attention, p=attn_drop_rate)
+    return attention @ v, attention

@@ -1,0 +1,171 @@
+"""Hidden tests: scaled dot-product attention and multi-head attention.
+
+Oracles: ``F.scaled_dot_product_attention`` (with an explicit softmax for the weights) and
+``nn.MultiheadAttention(E, H, batch_first=True)`` with the student's weights copied in.
+Shapes are (batch, heads, seq, head_dim) with every dimension different so transposes cannot hide.
+"""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from assignments.grading.checks import expect, expect_close, expect_shape, question
+from autograder.transformers.helpers import padding_mask
+
+SHAPES = [(2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8)]   # batch, heads, seq, head_dim
+
+
+def reference_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask[:, None, None, :], float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    keep = None if mask is None else ~mask[:, None, None, :]
+    values = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+    return values, weights
+
+
+CALL = ("values, attention = scaled_dot_product(q, k, v, attn_drop_rate=0.0, mask=mask)\n"
+        "result = {'values': values, 'attention': attention}")
+
+
+@question("scaled_dot_product_tests", points=2)
+def test_matches_reference_without_mask(student):
+    g = torch.Generator().manual_seed(101)
+    for shape in SHAPES:
+        q, k, v = (torch.randn(*shape, generator=g) for _ in range(3))
+        out = student.run(CALL, q=q, k=k, v=v, mask=None)
+        expected_values, expected_weights = reference_attention(q, k, v)
+        B, H, S, D = shape
+        expect_shape(out["attention"], (B, H, S, S), f"attention for q of shape {shape}")
+        expect_close(out["attention"], expected_weights, f"attention weights for shape {shape} "
+                     "(softmax over keys of q·kᵀ/sqrt(head_dim))", rtol=1e-4, atol=1e-5)
+        expect_close(out["values"], expected_values, f"values for shape {shape}", rtol=1e-4, atol=1e-5)
+
+
+@question("scaled_dot_product_tests", points=2)
+def test_padding_mask(student):
+    g = torch.Generator().manual_seed(202)
+    for shape in SHAPES:
+        B, H, S, D = shape
+        q, k, v = (torch.randn(*shape, generator=g) for _ in range(3))
+        mask = padding_mask(B, S, g)
+        changed_v = torch.where(mask[:, None, :, None], torch.randn(*shape, generator=g) * 100, v)
+        out = student.run(CALL, q=q, k=k, v=v, mask=mask)
+        again = student.run(CALL, q=q, k=k, v=changed_v, mask=mask)
+        attention = expect_shape(out["attention"], (B, H, S, S), f"attention for shape {shape}")
+        to_pads = attention.masked_select(mask[:, None, None, :].expand(B, H, S, S))
+        worst = to_pads.abs().max().item() if to_pads.numel() else 0.0
+        expect(worst == 0.0, f"padded keys (mask == True, the key columns) must get exactly 0 attention "
+                             f"from every query; got up to {worst:.3g}")
+        sums = attention.sum(-1)
+        expect(torch.allclose(sums, torch.ones_like(sums), atol=1e-5),
+               f"each query's attention must sum to 1 over the keys; got sums between "
+               f"{sums.min().item():.4f} and {sums.max().item():.4f}")
+        expected_values, expected_weights = reference_attention(q, k, v, mask)
+        expect_close(out["attention"], expected_weights, f"masked attention for shape {shape}")
+        expect_close(out["values"], expected_values, f"masked values for shape {shape}")
+        expect_close(again["values"], out["values"],
+                     "values after changing only the padded positions of v (they must not matter)")
+
+
+@question("scaled_dot_product_tests", points=1)
+def test_dropout_on_weights(student):
+    # 2*2*64*64 = 16,384 weights, each dropped with p = 0.3: sigma of the dropped fraction is
+    # sqrt(0.3 * 0.7 / 16384) = 0.0036, so 5 sigma is 0.018; the bound below is 0.02.
+    g = torch.Generator().manual_seed(303)
+    q, k, v = (torch.randn(2, 2, 64, 8, generator=g) for _ in range(3))
+    code = ("values, attention = scaled_dot_product(q, k, v, attn_drop_rate=0.3, mask=None)\n"
+            "result = {'values': values, 'attention': attention}")
+    out = student.run(code, q=q, k=k, v=v)
+    attention = expect_shape(out["attention"], (2, 2, 64, 64), "attention with dropout")
+    _, weights = reference_attention(q, k, v)
+    dropped = (attention == 0).float().mean().item()
+    expect(abs(dropped - 0.3) < 0.02, f"with attn_drop_rate=0.3 about 30% of the attention weights should be "
+                                      f"zeroed; got {100 * dropped:.1f}%")
+    kept = attention != 0
+    expect_close(attention[kept], weights[kept] / 0.7,
+                 "kept attention weights (dropout must rescale them by 1/(1-p))", rtol=1e-4, atol=1e-6)
+    expect_close(out["values"], attention @ v, "values (they must be the dropped-out attention times v)",
+                 rtol=1e-4, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------- multi-head attention
+
+MHA_CASES = [(2, 5, 12, 3), (3, 7, 16, 4), (1, 6, 8, 1)]   # batch, seq, embed_dim, heads
+
+
+def oracle_mha(E, H, generator):
+    oracle = nn.MultiheadAttention(E, H, batch_first=True)
+    with torch.no_grad():
+        for p in oracle.parameters():
+            p.copy_(torch.randn(p.shape, generator=generator) * 0.3)
+    oracle.eval()
+    state = {"qkv_proj.weight": oracle.in_proj_weight.detach().clone(),
+             "qkv_proj.bias": oracle.in_proj_bias.detach().clone(),
+             "o_proj.weight": oracle.out_proj.weight.detach().clone(),
+             "o_proj.bias": oracle.out_proj.bias.detach().clone()}
+    return oracle, state
+
+
+MHA_CALL = ("mha = MultiHeadAttention(E, H, rate)\n"
+            "mha.load_state_dict(state)\n"
+            "mha.eval()\n"
+            "with torch.no_grad():\n"
+            "    result = mha(x, mask)\n")
+
+
+@question("multi_head_attention_tests", points=2)
+def test_mha_matches_pytorch(student):
+    g = torch.Generator().manual_seed(404)
+    for B, S, E, H in MHA_CASES:
+        oracle, state = oracle_mha(E, H, g)
+        x = torch.randn(B, S, E, generator=g)
+        mask = padding_mask(B, S, g)
+        for m in (None, mask):
+            out = student.run(MHA_CALL, stand_ins=("scaled_dot_product",), E=E, H=H, rate=0.0,
+                              state=state, x=x, mask=m)
+            with torch.no_grad():
+                expected, _ = oracle(x, x, x, key_padding_mask=m, need_weights=False)
+            what = f"output for batch={B}, seq={S}, embed_dim={E}, heads={H}, " + \
+                   ("with padding" if m is not None else "no mask")
+            expect_close(out, expected, what, rtol=1e-4, atol=1e-5)
+
+
+@question("multi_head_attention_tests", points=1)
+def test_mha_dropout_only_in_training(student):
+    g = torch.Generator().manual_seed(505)
+    B, S, E, H = 2, 9, 16, 4
+    oracle, state = oracle_mha(E, H, g)
+    x = torch.randn(B, S, E, generator=g)
+    code = ("mha = MultiHeadAttention(E, H, 0.5)\n"
+            "mha.load_state_dict(state)\n"
+            "mha.eval()\n"
+            "with torch.no_grad():\n"
+            "    eval_a, eval_b = mha(x, None), mha(x, None)\n"
+            "mha.train()\n"
+            "with torch.no_grad():\n"
+            "    train_a, train_b = mha(x, None), mha(x, None)\n"
+            "result = [eval_a, eval_b, train_a, train_b]")
+    eval_a, eval_b, train_a, train_b = student.run(code, stand_ins=("scaled_dot_product",), E=E, H=H,
+                                                   state=state, x=x)
+    with torch.no_grad():
+        expected, _ = oracle(x, x, x, need_weights=False)
+    expect_close(eval_a, expected, "output in eval mode with attn_drop_rate=0.5 (dropout must be off)")
+    expect_close(eval_b, eval_a, "a second eval-mode call (must be deterministic)")
+    expect(not torch.allclose(train_a, train_b),
+           "in training mode with attn_drop_rate=0.5 two calls should differ (attention dropout is on)")
+
+
+@question("multi_head_attention_tests", points=1)
+def test_mha_parameters(student):
+    code = ("mha = MultiHeadAttention(20, 5, 0.1)\n"
+            "result = {name: torch.tensor(list(p.shape)) for name, p in mha.named_parameters()}")
+    shapes = student.run(code)
+    expected = {"qkv_proj.weight": [60, 20], "qkv_proj.bias": [60], "o_proj.weight": [20, 20], "o_proj.bias": [20]}
+    got = {name: shape.tolist() for name, shape in shapes.items()}
+    expect(got == expected, f"MultiHeadAttention(20, 5, 0.1) should have exactly the parameters "
+                            f"{sorted(expected)} with shapes (3E, E), (3E,), (E, E), (E,); got "
+                            f"{ {k: tuple(v) for k, v in got.items()} }")

@@ -1,0 +1,225 @@
+"""Hidden tests: BERT's masked-LM corruption (mask_inputs) and one pre-training step (mlm_step).
+
+Statistical bounds. Each seed corrupts N = 64 * 1024 = 65,536 real tokens (plus 64 * 256 pads). For a
+binomial proportion p over n trials sigma = sqrt(p (1 - p) / n); the bounds are about 5 sigma, so the
+reference fails a bound with probability below 1e-6 per check (three seeds, a few checks each):
+  selected (labelled)  p = 0.15   sigma = 0.00139  bound 0.0070
+  replaced by [MASK]   p = 0.12   sigma = 0.00127  bound 0.0065
+  changed at all       p = 0.135  sigma = 0.00134  bound 0.0067 (0.12 + 0.015 * 998/999 with V = 1000)
+  among ~9,830 selected: random p = 0.0999, kept p = 0.1001, sigma = 0.0030, bound 0.015
+  [MASK] among the ~980 selected tokens of one tenth of the positions: p = 0.8, sigma = 0.0128, bound 0.07
+"""
+
+import math
+
+import torch
+
+from assignments.grading.checks import expect, expect_between, expect_close, question
+from autograder.transformers.helpers import reference
+
+V, MASK_ID, PAD = 1000, 1000, 0
+ROWS, REAL, PADS = 64, 1024, 256
+SEEDS = (11, 12, 13)
+
+CALL = ("g = torch.Generator().manual_seed(seed)\n"
+        "before = tokens.clone()\n"
+        "masked, labels = mask_inputs(tokens, vocab, mask_id, pad_token_id=pad, mask_rate=rate,\n"
+        "                             only_mask=only_mask, generator=g)\n"
+        "result = {'masked': masked, 'labels': labels, 'unchanged': bool(torch.equal(before, tokens))}")
+
+
+def batch(seed, low=1, high=V):
+    g = torch.Generator().manual_seed(seed)
+    tokens = torch.randint(low, high, (ROWS, REAL + PADS), generator=g)
+    tokens[:, REAL:] = PAD
+    return tokens
+
+
+def corrupt(student, tokens, seed, vocab=V, mask_id=MASK_ID, pad=PAD, rate=0.15, only_mask=False):
+    out = student.run(CALL, tokens=tokens, seed=seed, vocab=vocab, mask_id=mask_id, pad=pad, rate=rate,
+                      only_mask=only_mask)
+    for key in ("masked", "labels"):
+        expect(isinstance(out[key], torch.Tensor) and out[key].shape == tokens.shape,
+               f"mask_inputs must return two tensors shaped like the input {tuple(tokens.shape)} ({key})")
+    return out
+
+
+@question("mask_inputs_tests", points=1)
+def test_rates(student):
+    for seed in SEEDS:
+        tokens = batch(seed)
+        out = corrupt(student, tokens, seed)
+        real = tokens != PAD
+        n = real.sum().item()
+        selected = ((out["labels"] != -100) & real).sum().item() / n
+        masked = ((out["masked"] == MASK_ID) & real).sum().item() / n
+        changed = ((out["masked"] != tokens) & real).sum().item() / n
+        expect(abs(selected - 0.15) < 0.0070, f"about 15% of real tokens should be selected (labelled); "
+                                              f"got {100 * selected:.2f}%")
+        expect(abs(masked - 0.12) < 0.0065, f"about 12% of real tokens should become [MASK] (80% of 15%); "
+                                            f"got {100 * masked:.2f}%")
+        expect(abs(changed - 0.135) < 0.0067, f"about 13.5% of real tokens should change (12% [MASK] + 1.5% "
+                                              f"random); got {100 * changed:.2f}%")
+
+
+@question("mask_inputs_tests", points=1)
+def test_invariants(student):
+    tokens = batch(21)
+    out = corrupt(student, tokens, 21)
+    labels, masked = out["labels"], out["masked"]
+    expect(out["unchanged"], "mask_inputs must not modify its input tensor (work on a copy)")
+    expect(masked.dtype == tokens.dtype and labels.dtype == tokens.dtype,
+           f"masked tokens and labels should keep the input's dtype ({tokens.dtype}); got {masked.dtype} and "
+           f"{labels.dtype}")
+    selected = labels != -100
+    expect(bool((labels[selected] == tokens[selected]).all()),
+           "where a token is selected its label must be the original token id")
+    expect(bool((masked[~selected] == tokens[~selected]).all()),
+           "tokens that were not selected (label -100) must stay as they were")
+    expect(not bool(selected[:, REAL:].any()), "padding tokens must never be selected (their label stays -100)")
+    # a different pad id, and only_mask=True: every selected token becomes [MASK]
+    other = batch(22)
+    other[other == 7] = 8          # id 7 becomes the pad id: it must occur only in the padding
+    other[:, REAL:] = 7
+    out = corrupt(student, other, 22, pad=7, only_mask=True)
+    selected = out["labels"] != -100
+    expect(not bool(selected[:, REAL:].any()), "with pad_token_id=7 the pads (id 7) must never be selected")
+    expect(bool((out["masked"][:, REAL:] == 7).all()), "padding tokens must come back unchanged")
+    expect(bool((out["masked"][selected] == MASK_ID).all()) and bool((out["masked"][~selected] == other[~selected]).all()),
+           "with only_mask=True every selected token must become [MASK] and nothing else may change")
+    fraction = selected.sum().item() / (ROWS * REAL)
+    expect(abs(fraction - 0.15) < 0.0070, f"with only_mask=True about 15% of real tokens should still be "
+                                          f"selected; got {100 * fraction:.2f}%")
+
+
+@question("mask_inputs_tests", points=1)
+def test_choices_independent_of_position(student):
+    # Each selected token picks [MASK]/random/keep on its own; so [MASK] is ~80% of the selected tokens
+    # in any region of the batch, for example the last rows and the last columns.
+    for seed in SEEDS:
+        tokens = batch(seed + 30)
+        out = corrupt(student, tokens, seed + 30)
+        selected = out["labels"] != -100
+        is_mask = out["masked"] == MASK_ID
+        regions = {"the last 6 rows": (slice(ROWS - 6, ROWS), slice(0, REAL)),
+                   "the last 102 real columns": (slice(0, ROWS), slice(REAL - 102, REAL)),
+                   "the first 102 columns": (slice(0, ROWS), slice(0, 102))}
+        for name, (rows, cols) in regions.items():
+            n = selected[rows, cols].sum().item()
+            expect(n > 0, f"no token was selected in {name} of a 64 x 1024 batch")
+            share = (is_mask[rows, cols] & selected[rows, cols]).sum().item() / n
+            expect(abs(share - 0.8) < 0.07, f"in {name} of the batch {100 * share:.1f}% of the selected tokens "
+                                            f"became [MASK]; every selected token should choose independently "
+                                            f"(80% [MASK] everywhere)")
+
+
+@question("mask_inputs_tests", points=1)
+def test_random_replacements(student):
+    for seed in SEEDS:
+        tokens = batch(seed + 40, low=1, high=11)   # the batch only uses ids 1..10 of a vocabulary of 1000
+        out = corrupt(student, tokens, seed + 40)
+        selected = out["labels"] != -100
+        masked = out["masked"]
+        replaced = selected & (masked != MASK_ID) & (masked != tokens)
+        kept = selected & (masked == tokens)
+        n = selected.sum().item()
+        expect(abs(replaced.sum().item() / n - 0.0999) < 0.015,
+               f"about 10% of selected tokens should become a random token; got {100 * replaced.sum().item() / n:.1f}%")
+        expect(abs(kept.sum().item() / n - 0.1001) < 0.015,
+               f"about 10% of selected tokens should stay unchanged; got {100 * kept.sum().item() / n:.1f}%")
+        values = masked[replaced]
+        expect(bool(((values >= 0) & (values < V) & (values != PAD)).all()),
+               "random replacements must be real token ids: in [0, vocab_size), never the pad id or [MASK]")
+        outside = (values > 10).float().mean().item()
+        # uniform over the 998 other real ids: 989 of them lie above 10 (p = 0.991, n ~ 980)
+        expect(outside > 0.95, f"random replacements should be drawn uniformly from the whole vocabulary; only "
+                               f"{100 * outside:.1f}% were outside the ids that occur in the batch")
+
+
+@question("mask_inputs_tests", points=1)
+def test_seeds(student):
+    tokens = batch(50)[:8]
+    code = ("outs = []\n"
+            "for s in (1, 1, 2):\n"
+            "    g = torch.Generator().manual_seed(s)\n"
+            "    outs.append(mask_inputs(tokens, 1000, 1000, generator=g))\n"
+            "result = [list(o) for o in outs]")
+    (m1, l1), (m1b, l1b), (m2, l2) = student.run(code, tokens=tokens)
+    expect(torch.equal(m1, m1b) and torch.equal(l1, l1b),
+           "two calls with generators seeded alike must give the same result (draw every random number "
+           "from `generator`)")
+    expect(not torch.equal(l1, l2), "different generator seeds must select different tokens")
+
+
+# --------------------------------------------------------------------------------------- mlm_step
+
+MODEL = ("scaled_dot_product", "MultiHeadAttention", "TransformerBlock", "MiniBERT", "mask_inputs")
+
+
+def mlm_tokens(seed, vocab, rows=16, cols=24):
+    g = torch.Generator().manual_seed(seed)
+    tokens = torch.randint(1, vocab, (rows, cols), generator=g)
+    lengths = torch.randint(cols // 2, cols + 1, (rows,), generator=g)
+    return tokens.masked_fill(torch.arange(cols)[None, :] >= lengths[:, None], 0)
+
+
+@question("mlm_step_tests", points=1)
+def test_initial_loss_and_update(student):
+    # Calibration (reference, MiniBERT(2, 100, 32, 4, 0.1, 0.1) at init, grading seeds 0..9): the first loss
+    # was 4.606 (lowest) .. 4.898 (highest), ln 100 = 4.605; the bounds ln(V) - 0.4 .. ln(V) + 0.6 leave
+    # about 0.4 on both sides (a loss over all tokens or a missing -100 still lands near ln V; the
+    # two-step oracle test below is the one that tells them apart).
+    tokens = mlm_tokens(60, 100)
+    code = ("model = MiniBERT(2, 100, 32, 4, 0.1, 0.1)\n"
+            "before = [p.detach().clone() for p in model.parameters()]\n"
+            "optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+            "loss = mlm_step(model, optimizer, tokens, 100, 100, 0, 0.15, torch.Generator().manual_seed(3))\n"
+            "moved = sum(int(not torch.equal(b, p.detach())) for b, p in zip(before, model.parameters()))\n"
+            "result = {'loss': loss, 'moved': moved, 'total': len(before)}")
+    out = student.run(code, stand_ins=MODEL, tokens=tokens)
+    expect(isinstance(out["loss"], float), f"mlm_step must return the loss as a Python float; got "
+                                           f"{type(out['loss']).__name__}")
+    expect_between(out["loss"], math.log(100) - 0.4, math.log(100) + 0.6,
+                   "the first masked-LM loss of a fresh model with 100 tokens (about ln 100 = 4.6)")
+    expect(out["moved"] > out["total"] // 2, f"after one mlm_step the parameters must change; only "
+                                             f"{out['moved']} of {out['total']} did")
+
+
+@question("mlm_step_tests", points=2)
+def test_two_steps_match_reference(student):
+    ref = reference()
+    vocab = 37
+    tokens = mlm_tokens(61, vocab, rows=12, cols=15)
+    torch.manual_seed(61)
+    model = ref.MiniBERT(2, vocab, 16, 2, 0.0, 0.0)
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    code = ("model = MiniBERT(2, vocab, 16, 2, 0.0, 0.0)\n"
+            "model.load_state_dict(state)\n"
+            "optimizer = torch.optim.SGD(model.parameters(), lr=0.5)\n"
+            "g = torch.Generator().manual_seed(5)\n"
+            "losses = [mlm_step(model, optimizer, tokens, vocab, vocab, 0, 0.3, g) for _ in range(2)]\n"
+            "result = {'losses': losses, 'state': dict(model.state_dict())}")
+    out = student.run(code, stand_ins=MODEL, vocab=vocab, state=state, tokens=tokens)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    g = torch.Generator().manual_seed(5)
+    losses = []
+    for _ in range(2):
+        masked, labels = ref.mask_inputs(tokens, vocab, vocab, 0, 0.3, generator=g)
+        logits = model(masked, pad_mask=tokens == 0)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, vocab), labels.reshape(-1), ignore_index=-100)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    got = out["losses"]
+    expect(isinstance(got, list) and len(got) == 2 and all(isinstance(x, float) for x in got),
+           "mlm_step must return the loss as a float")
+    for step, (mine, theirs) in enumerate(zip(got, losses), 1):
+        expect(abs(mine - theirs) <= 1e-4 * abs(theirs) + 1e-5,
+               f"loss of step {step} differs from the reference by {abs(mine - theirs):.3g} (mask with "
+               f"mask_inputs and the generator, pad_mask = tokens == pad, cross-entropy over the selected "
+               f"tokens only)")
+    for name, tensor in model.state_dict().items():
+        expect(name in out["state"], f"parameter {name} is missing after mlm_step")
+        expect_close(out["state"][name], tensor, f"parameter {name} after two SGD steps (zero the gradients, "
+                     f"backward, step)", rtol=1e-4, atol=1e-5)

@@ -1,0 +1,326 @@
+"""Hidden tests: frozen-BERT + GRU sentiment model, binary accuracy, training/evaluation loops, prediction.
+
+BERT is a tiny ``transformers.BertModel`` with an odd-sized config built in both processes from the
+same state dict. The GRU oracle is ``nn.GRU`` over packed sequences with the student's weights copied.
+For the accuracy threshold only frozen-BERT features and token masks go into the student's process;
+held-out labels stay here.
+"""
+
+import torch
+import torch.nn as nn
+
+from assignments.grading.checks import expect, expect_close, expect_shape, question
+from autograder.transformers import data
+
+TINY = dict(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
+            max_position_embeddings=64, hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)
+
+BUILD = ("from transformers import BertConfig, BertModel\n"
+         "bert = BertModel(BertConfig(**config))\n"
+         "bert.load_state_dict(bert_state)\n"
+         "model = BERTGRUSentiment(bert, hidden, 1, layers, bidirectional, 0.5)\n")
+
+
+def tiny_bert(seed, **changes):
+    from transformers import BertConfig, BertModel
+    config = dict(TINY, **changes)
+    torch.manual_seed(seed)
+    bert = BertModel(BertConfig(**config)).eval()
+    return bert, config, {k: v.clone() for k, v in bert.state_dict().items()}
+
+
+def ids_and_mask(seed, lengths, seq, vocab=99):
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(4, vocab, (len(lengths), seq), generator=g)
+    mask = (torch.arange(seq)[None, :] < torch.tensor(lengths)[:, None]).long()
+    return ids * mask, mask
+
+
+def oracle_logits(bert, gru_state, out_state, hidden, layers, bidirectional, ids, mask):
+    gru = nn.GRU(bert.config.hidden_size, hidden, num_layers=layers, bidirectional=bidirectional, batch_first=True)
+    gru.load_state_dict(gru_state)
+    out = nn.Linear(hidden * (2 if bidirectional else 1), 1)
+    out.load_state_dict(out_state)
+    with torch.no_grad():
+        features = bert(input_ids=ids, attention_mask=mask).last_hidden_state
+        packed = nn.utils.rnn.pack_padded_sequence(features, mask.sum(1), batch_first=True, enforce_sorted=False)
+        _, h = gru(packed)
+        final = torch.cat([h[-2], h[-1]], dim=-1) if bidirectional else h[-1]
+        return out(final)
+
+
+@question("bert_gru_sentiment_tests", points=1)
+def test_bert_frozen_head_learns(student):
+    bert, config, state = tiny_bert(1)
+    ids, mask = ids_and_mask(2, [7, 5, 3], 7)
+    code = BUILD + (
+        "model.train()\n"
+        "logits = model(input_ids=ids, attention_mask=mask)\n"
+        "logits.sum().backward()\n"
+        "result = {'frozen': all(not p.requires_grad for p in model.bert.parameters()),\n"
+        "          'bert_grads': sum(int(p.grad is not None) for p in model.bert.parameters()),\n"
+        "          'head_grads': sum(int(p.grad is not None and bool(p.grad.abs().sum() > 0))\n"
+        "                            for n, p in model.named_parameters() if not n.startswith('bert.')),\n"
+        "          'head_params': sum(1 for n, p in model.named_parameters() if not n.startswith('bert.')),\n"
+        "          'shape': list(logits.shape)}")
+    out = student.run(code, config=config, bert_state=state, hidden=8, layers=2, bidirectional=True, ids=ids, mask=mask)
+    expect(out["shape"] == [3, 1], f"logits should have shape (batch, output_dim) = (3, 1); got {tuple(out['shape'])}")
+    expect(out["frozen"], "every BERT parameter must have requires_grad=False (BERT stays frozen)")
+    expect(out["bert_grads"] == 0, f"no gradient may reach BERT; {out['bert_grads']} BERT tensors got one")
+    expect(out["head_params"] > 0 and out["head_grads"] == out["head_params"],
+           f"every GRU and output-layer parameter should get a gradient; {out['head_grads']} of "
+           f"{out['head_params']} did")
+
+
+@question("bert_gru_sentiment_tests", points=2)
+def test_matches_gru_oracle(student):
+    cases = [(8, 2, True, [9, 4, 6, 2]), (6, 1, False, [5, 9, 3])]
+    for index, (hidden, layers, bidirectional, lengths) in enumerate(cases):
+        bert, config, state = tiny_bert(10 + index)
+        ids, mask = ids_and_mask(20 + index, lengths, 9)
+        code = BUILD + (
+            "g = torch.Generator().manual_seed(0)\n"
+            "with torch.no_grad():\n"
+            "    for p in list(model.rnn.parameters()) + list(model.out.parameters()):\n"
+            "        p.copy_(torch.randn(p.shape, generator=g) * 0.4)\n"
+            "model.eval()\n"
+            "with torch.no_grad():\n"
+            "    logits = model(input_ids=ids, attention_mask=mask)\n"
+            "result = {'logits': logits, 'rnn': dict(model.rnn.state_dict()), 'out': dict(model.out.state_dict())}")
+        out = student.run(code, config=config, bert_state=state, hidden=hidden, layers=layers,
+                          bidirectional=bidirectional, ids=ids, mask=mask)
+        what = (f"logits ({layers}-layer {'bidirectional' if bidirectional else 'unidirectional'} GRU, "
+                f"hidden {hidden}, padded batch of lengths {lengths})")
+        try:
+            expected = oracle_logits(bert, out["rnn"], out["out"], hidden, layers, bidirectional, ids, mask)
+        except (RuntimeError, KeyError) as error:
+            raise AssertionError("self.rnn must be nn.GRU(bert hidden size, hidden_dim, n_layers, "
+                                 "bidirectional=..., batch_first=True) and self.out nn.Linear(hidden_dim x "
+                                 "directions, output_dim)") from None
+        expect_close(out["logits"], expected, what + ": GRU over the real tokens of BERT's last hidden states, "
+                     "final hidden state of the last layer (both directions), then the output layer",
+                     rtol=1e-4, atol=1e-5)
+
+
+@question("bert_gru_sentiment_tests", points=1)
+def test_cached_features_path(student):
+    bert, config, state = tiny_bert(30)
+    ids, mask = ids_and_mask(31, [6, 8, 3], 8)
+    code = BUILD + (
+        "model.eval()\n"
+        "features = model.encode(ids, mask)\n"
+        "with torch.no_grad():\n"
+        "    direct = model(input_ids=ids, attention_mask=mask)\n"
+        "    cached = model(features=features, attention_mask=mask)\n"
+        "result = {'features': features, 'grad': features.requires_grad, 'direct': direct, 'cached': cached}")
+    out = student.run(code, config=config, bert_state=state, hidden=8, layers=1, bidirectional=True, ids=ids, mask=mask)
+    with torch.no_grad():
+        expected = bert(input_ids=ids, attention_mask=mask).last_hidden_state
+    expect_close(out["features"], expected, "encode(input_ids, attention_mask): BERT's last hidden states "
+                 "(BERT in eval mode)", rtol=1e-4, atol=1e-5)
+    expect(not out["grad"], "encode must not build a graph through BERT (use torch.no_grad())")
+    expect_close(out["cached"], out["direct"], "model(features=encode(...)) must equal model(input_ids=...)")
+
+
+# ---------------------------------------------------------------------------------- binary_accuracy
+
+@question("binary_accuracy_tests", points=2)
+def test_binary_accuracy(student):
+    g = torch.Generator().manual_seed(70)
+    for n in (7, 50, 333):
+        logits = torch.randn(n, generator=g) * 0.8          # many logits in (-0.5, 0.5)
+        y = torch.randint(0, 2, (n,), generator=g).float()
+        got = student.run("result = binary_accuracy(logits, y)", logits=logits, y=y)
+        expect(isinstance(got, (float, torch.Tensor)), f"binary_accuracy should return a number; got "
+                                                       f"{type(got).__name__}")
+        got = float(got)
+        expected = ((torch.sigmoid(logits) > 0.5).float() == y).float().mean().item()
+        expect(abs(got - expected) < 1e-6, f"accuracy of {n} logits: got {got:.4f}, expected {expected:.4f} "
+                                           f"(the inputs are logits: apply a sigmoid, round at 0.5, and return "
+                                           f"the fraction correct)")
+
+
+# ------------------------------------------------------------------------------- training loops
+
+HEAD = ("BERTGRUSentiment", "binary_accuracy")
+LOADER = ("items = [{'features': f, 'attention_mask': m, 'labels': y} for f, m, y in zip(features, masks, labels)]\n"
+          "loader = torch.utils.data.DataLoader(items, batch_size=batch_size, shuffle=shuffle)\n")
+SMALL = ("from transformers import BertConfig, BertModel\n"
+         "bert = BertModel(BertConfig(vocab_size=8, hidden_size=width, num_hidden_layers=1, num_attention_heads=2,\n"
+         "                            intermediate_size=8, max_position_embeddings=8))\n"
+         "model = BERTGRUSentiment(bert, hidden, 1, 1, True, dropout)\n"
+         "model.load_state_dict(head_state, strict=False)\n")
+
+
+def head_problem(seed, n=24, seq=6, width=12, hidden=5):
+    ref = __import__("autograder.transformers.helpers", fromlist=["reference"]).reference()
+    from transformers import BertConfig, BertModel
+    g = torch.Generator().manual_seed(seed)
+    features = torch.randn(n, seq, width, generator=g)
+    lengths = torch.randint(2, seq + 1, (n,), generator=g)
+    masks = (torch.arange(seq)[None, :] < lengths[:, None]).long()
+    labels = torch.randint(0, 2, (n,), generator=g).float()
+    torch.manual_seed(seed)
+    bert = BertModel(BertConfig(vocab_size=8, hidden_size=width, num_hidden_layers=1, num_attention_heads=2,
+                                intermediate_size=8, max_position_embeddings=8))
+    model = ref.BERTGRUSentiment(bert, hidden, 1, 1, True, 0.0)
+    head_state = {k: v.clone() for k, v in model.state_dict().items() if not k.startswith("bert.")}
+    return ref, model, head_state, features, masks, labels
+
+
+@question("train_eval_loops_tests", points=1)
+def test_train_epoch_matches_reference(student):
+    ref, model, head_state, features, masks, labels = head_problem(80)
+    code = SMALL + LOADER + (
+        "optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.3)\n"
+        "loss, acc = train_epoch(model, loader, optimizer, nn.BCEWithLogitsLoss())\n"
+        "result = {'loss': float(loss), 'acc': float(acc),\n"
+        "          'state': {k: v for k, v in model.state_dict().items() if not k.startswith('bert.')}}")
+    out = student.run(code, stand_ins=HEAD, width=12, hidden=5, dropout=0.0, head_state=head_state,
+                      features=features, masks=masks, labels=labels, batch_size=8, shuffle=False)
+    optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.3)
+    criterion = nn.BCEWithLogitsLoss()
+    model.train()
+    losses, accs = [], []
+    for start in range(0, len(labels), 8):
+        logits = model(features=features[start:start + 8], attention_mask=masks[start:start + 8]).squeeze(1)
+        loss = criterion(logits, labels[start:start + 8])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        accs.append(ref.binary_accuracy(logits.detach(), labels[start:start + 8]).item())
+    expect(abs(out["loss"] - sum(losses) / 3) < 1e-4,
+           f"train_epoch's loss should be the mean of the batch losses: got {out['loss']:.4f}, expected "
+           f"{sum(losses) / 3:.4f}")
+    expect(abs(out["acc"] - sum(accs) / 3) < 1e-4,
+           f"train_epoch's accuracy should be the mean of the batch accuracies: got {out['acc']:.4f}, "
+           f"expected {sum(accs) / 3:.4f}")
+    for name, tensor in model.state_dict().items():
+        if not name.startswith("bert."):
+            expect_close(out["state"][name], tensor, f"head parameter {name} after one epoch of SGD (for each "
+                         "batch: zero the gradients, forward, loss, backward, step)", rtol=1e-4, atol=1e-5)
+
+
+@question("train_eval_loops_tests", points=1)
+def test_evaluate_matches_reference(student):
+    ref, model, head_state, features, masks, labels = head_problem(81)
+    code = SMALL + LOADER + (
+        "before = {k: v.clone() for k, v in model.state_dict().items()}\n"
+        "model.train()\n"
+        "loss, acc = evaluate(model, loader, nn.BCEWithLogitsLoss())\n"
+        "same = all(torch.equal(before[k], v) for k, v in model.state_dict().items())\n"
+        "result = {'loss': float(loss), 'acc': float(acc), 'same': same}")
+    out = student.run(code, stand_ins=HEAD, width=12, hidden=5, dropout=0.7, head_state=head_state,
+                      features=features, masks=masks, labels=labels, batch_size=8, shuffle=False)
+    model.eval()
+    criterion = nn.BCEWithLogitsLoss()
+    with torch.no_grad():
+        batches = [(model(features=features[s:s + 8], attention_mask=masks[s:s + 8]).squeeze(1), labels[s:s + 8])
+                   for s in range(0, len(labels), 8)]
+    loss = sum(criterion(lg, y).item() for lg, y in batches) / len(batches)
+    acc = sum(ref.binary_accuracy(lg, y).item() for lg, y in batches) / len(batches)
+    expect(out["same"], "evaluate must not change the model's parameters")
+    expect(abs(out["loss"] - loss) < 1e-4 and abs(out["acc"] - acc) < 1e-4,
+           f"evaluate returned loss {out['loss']:.4f} and accuracy {out['acc']:.4f}; expected {loss:.4f} and "
+           f"{acc:.4f} (the model in eval mode, dropout off, means over batches)")
+
+
+@question("train_eval_loops_tests", points=2)
+def test_trained_head_beats_threshold(student):
+    # Calibration: the reference loop with exactly these settings under grading seeds 0..9 (the seed is
+    # applied before the snippet runs, so it sets the head's initial weights and the shuffling) reached
+    # held-out accuracy 1.000, 0.993, 0.980, 0.998, 0.990, 0.990, 0.995, 0.957, 0.998, 0.995: worst 0.957
+    # (seed 7), median 0.994. The bar is 0.90; an untrained head scores about 0.5. About 1 s on one core.
+    from transformers import BertConfig, BertModel
+    train_texts, train_labels = data.reviews(256, 1000)
+    test_texts, test_labels = data.reviews(400, 2000)
+    train_ids, train_mask = data.encode(train_texts)
+    test_ids, test_mask = data.encode(test_texts)
+    # A frozen "pretrained" encoder: a tiny random BERT whose word embeddings carry a sentiment direction.
+    torch.manual_seed(123)
+    bert = BertModel(BertConfig(vocab_size=len(data.VOCAB), hidden_size=32, num_hidden_layers=1,
+                                num_attention_heads=2, intermediate_size=64, max_position_embeddings=32)).eval()
+    g = torch.Generator().manual_seed(7)
+    direction = torch.randn(32, generator=g)
+    direction = 0.4 * direction / direction.norm()
+    with torch.no_grad():
+        for word in data.POSITIVE:
+            bert.embeddings.word_embeddings.weight[data.WORD_ID[word]] += direction
+        for word in data.NEGATIVE:
+            bert.embeddings.word_embeddings.weight[data.WORD_ID[word]] -= direction
+        features = bert(input_ids=train_ids, attention_mask=train_mask).last_hidden_state
+        held_out = bert(input_ids=test_ids, attention_mask=test_mask).last_hidden_state
+    code = ("from transformers import BertConfig, BertModel\n"
+            "bert = BertModel(BertConfig(vocab_size=8, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,\n"
+            "                            intermediate_size=8, max_position_embeddings=8))\n"
+            "model = BERTGRUSentiment(bert, 16, 1, 1, True, 0.1)\n" + LOADER +
+            "optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-2)\n"
+            "for epoch in range(3):\n"
+            "    train_epoch(model, loader, optimizer, nn.BCEWithLogitsLoss())\n"
+            "model.eval()\n"
+            "with torch.no_grad():\n"
+            "    result = (model(features=held_out, attention_mask=held_out_mask).squeeze(1) > 0).long()\n")
+    predictions = student.run(code, stand_ins=HEAD, features=features, masks=train_mask,
+                              labels=torch.tensor(train_labels, dtype=torch.float), batch_size=32, shuffle=True,
+                              held_out=held_out, held_out_mask=test_mask, timeout=60)
+    predictions = expect_shape(predictions, (len(test_labels),), "predictions")
+    accuracy = (predictions == torch.tensor(test_labels)).float().mean().item()
+    expect(accuracy >= 0.90, f"after 3 epochs with your train_epoch the model reached {accuracy:.3f} accuracy "
+                             f"on held-out reviews; at least 0.90 is expected")
+
+
+# ---------------------------------------------------------------------------------- predict_sentiment
+
+PREDICT = ("from transformers import BertConfig, BertModel\n"
+           "torch.manual_seed(0)\n"
+           "bert = BertModel(BertConfig(vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=1,\n"
+           "                            num_attention_heads=2, intermediate_size=20, max_position_embeddings=512))\n"
+           "model = BERTGRUSentiment(bert, 6, 1, 1, True, 0.5)\n"
+           "with torch.no_grad():\n"
+           "    model.out.bias.fill_(bias)\n"
+           "model.train()\n"
+           "state = {k: v.clone() for k, v in model.state_dict().items()}\n"
+           "probabilities = [predict_sentiment(model, tokenizer, s) for s in sentences]\n"
+           "again = predict_sentiment(model, tokenizer, sentences[0])\n"
+           "ids = [torch.tensor(tokenizer(s)['input_ids']) for s in sentences]\n"
+           "result = {'p': probabilities, 'again': again, 'ids': ids, 'state': state, 'vocab': len(tokenizer)}")
+SENTENCES = ["this film is great", "a dull and boring movie with a weak plot", "the acting"]
+
+
+def predict_oracle(out, bias):
+    from transformers import BertConfig, BertModel
+    ref = __import__("autograder.transformers.helpers", fromlist=["reference"]).reference()
+    bert = BertModel(BertConfig(vocab_size=out["vocab"], hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                                intermediate_size=20, max_position_embeddings=512))
+    model = ref.BERTGRUSentiment(bert, 6, 1, 1, True, 0.5)
+    model.load_state_dict(out["state"])
+    model.eval()
+    with torch.no_grad():
+        return [torch.sigmoid(model(input_ids=i[None], attention_mask=torch.ones_like(i)[None])).item()
+                for i in out["ids"]]
+
+
+@question("predict_sentiment_tests", points=1)
+def test_returns_probability(student):
+    for bias in (1.5, -2.0):
+        out = student.run(PREDICT, stand_ins=("BERTGRUSentiment",), bias=bias, sentences=SENTENCES)
+        got = out["p"]
+        expect(all(isinstance(p, float) for p in got), "predict_sentiment must return a Python float")
+        expect(all(0.0 <= p <= 1.0 for p in got), f"predict_sentiment must return a probability in [0, 1] "
+                                                  f"(apply a sigmoid to the logit); got {[round(p, 3) for p in got]}")
+        expected = predict_oracle(out, bias)
+        worst = max(abs(a - b) for a, b in zip(got, expected))
+        expect(worst < 1e-5, f"predicted probabilities differ from the reference by up to {worst:.3g} "
+                             f"(tokenize the sentence, run the model, sigmoid)")
+
+
+@question("predict_sentiment_tests", points=1)
+def test_eval_mode(student):
+    out = student.run(PREDICT, stand_ins=("BERTGRUSentiment",), bias=0.3, sentences=SENTENCES)
+    expected = predict_oracle(out, 0.3)
+    expect(isinstance(out["again"], float) and abs(out["again"] - out["p"][0]) < 1e-6,
+           "two predictions for the same sentence differ: predict_sentiment must put the model in eval mode")
+    worst = max(abs(float(a) - b) for a, b in zip(out["p"], expected))
+    expect(worst < 1e-5, f"predictions differ from the eval-mode reference by up to {worst:.3g} "
+                         f"(model.eval() turns dropout off)")
