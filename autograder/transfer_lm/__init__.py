@@ -1,0 +1,1 @@
+"""Hidden tests of the transfer_lm assignment (causal transformer LM, head replacement, transfer)."""

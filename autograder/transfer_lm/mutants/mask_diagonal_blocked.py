@@ -1,0 +1,25 @@
+"""Puts -inf on the diagonal as well (triu without diagonal=1), so a position cannot attend to itself
+and the first row is blocked entirely.
+
+question: square_mask_tests
+replaces: square_mask
+"""
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from tqdm.auto import tqdm
+
+
+def generate_square_subsequent_mask(size):
+    """Causal attention mask for a sequence of `size` tokens.
+
+    Returns a float tensor of shape (size, size): entry [i, j] is 0.0 where query position i may attend
+    to key position j (j <= i: itself and the past) and float('-inf') where it may not (j > i: the
+    future). The mask is added to the attention scores before the softmax, so -inf becomes weight 0.
+    Build it yourself; do not call nn.Transformer.generate_square_subsequent_mask.
+    Our solution is 2 lines.
+    """
+    blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=0)   # True strictly above the diagonal
+    return torch.zeros(size, size).masked_fill(blocked, float("-inf"))     # (size, size) float

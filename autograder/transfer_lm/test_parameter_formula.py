@@ -1,0 +1,42 @@
+"""parameter_formula_tests: the closed-form count against counted models and the assignment's numbers."""
+
+from assignments.grading.checks import expect, question
+from autograder.transfer_lm.synthetic import reference_model
+
+CONFIGS = [  # (ntoken, nhid, nlayers, nhead, nclasses)
+    (53, 10, 2, 2, 4),
+    (101, 24, 3, 3, 101),
+    (17, 8, 1, 4, 5),
+    (7, 6, 5, 1, 2),
+]
+
+
+def _counted(ntoken, nhid, nlayers, nhead, nclasses):
+    model = reference_model(ntoken, nhead, nhid, nlayers, nclasses)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def _formula(student, configs):
+    return student.run("result = [formula_parameter_count(*c) for c in configs]", configs=[list(c) for c in configs])
+
+
+@question("parameter_formula_tests", points=1)
+def test_formula_matches_counted_models(student):
+    answers = _formula(student, CONFIGS)
+    for config, answer in zip(CONFIGS, answers):
+        expected = _counted(*config)
+        expect(isinstance(answer, int) and not isinstance(answer, bool),
+               f"the formula should return an int; got {type(answer).__name__}")
+        expect(answer == expected, f"for (ntoken, nhid, nlayers, nhead, nclasses) = {config} the model has "
+                                   f"{expected} trainable parameters; your formula gives {answer} "
+                                   f"(off by {answer - expected:+d})")
+
+
+@question("parameter_formula_tests", points=1)
+def test_formula_assignment_numbers(student):
+    # The numbers of the written question: 50,001 words, nhid 200, 4 layers, 2 heads, feed-forward 200.
+    configs = [(50001, 200, 4, 2, 50001), (50001, 200, 4, 2, 2), (50001, 200, 4, 8, 2)]
+    lm, clf, clf8 = _formula(student, configs)
+    expect(lm == 21018401, f"the language model should have 21,018,401 trainable parameters; your formula gives {lm}")
+    expect(clf == 10968602, f"the 2-class classifier should have 10,968,602 trainable parameters; your formula gives {clf}")
+    expect(clf8 == clf, "the number of heads does not change the parameter count; your formula says it does")

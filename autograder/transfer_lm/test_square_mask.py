@@ -1,0 +1,54 @@
+"""square_mask_tests: generate_square_subsequent_mask against PyTorch's own causal mask."""
+
+import torch
+import torch.nn.functional as F
+
+from assignments.grading.checks import expect, expect_shape, question
+from autograder.transfer_lm.synthetic import causal_mask
+
+SIZES = [1, 2, 3, 6, 11]
+
+
+def _masks(student):
+    return student.run("result = [generate_square_subsequent_mask(n) for n in sizes]", sizes=SIZES)
+
+
+@question("square_mask_tests", points=1)
+def test_mask_equals_pytorch_causal_mask(student):
+    masks = _masks(student)
+    for size, mask in zip(SIZES, masks):
+        mask = expect_shape(mask, (size, size), f"the mask for size {size}")
+        expect(mask.dtype.is_floating_point,
+               f"the mask must be a float tensor (0.0 where attention is allowed, -inf where it is not); "
+               f"got dtype {mask.dtype}")
+        oracle = causal_mask(size)
+        blocked, allowed = torch.isneginf(oracle), oracle == 0
+        wrong_blocked = int((~torch.isneginf(mask) & blocked).sum())
+        wrong_allowed = int((mask != 0)[allowed].sum())
+        expect(wrong_allowed == 0,
+               f"size {size}: {wrong_allowed} entries on or below the diagonal (j <= i) are not 0.0; "
+               f"a position must be allowed to see itself and the past")
+        expect(wrong_blocked == 0,
+               f"size {size}: {wrong_blocked} entries above the diagonal (j > i) are not -inf; "
+               f"the future must be blocked")
+
+
+@question("square_mask_tests", points=1)
+def test_mask_makes_attention_causal(student):
+    # Use the student's mask in real attention (batch 2, heads 3, seq 9, head_dim 4): every row of the
+    # attention weights must sum to 1 and put exactly zero weight on later positions.
+    size = 9
+    mask = student.run("result = generate_square_subsequent_mask(9)")
+    mask = expect_shape(mask, (size, size), "the mask for size 9")
+    expect(mask.dtype.is_floating_point, f"the mask must be a float tensor; got dtype {mask.dtype}")
+    g = torch.Generator().manual_seed(7)
+    q, k = torch.randn(2, 3, size, 4, generator=g), torch.randn(2, 3, size, 4, generator=g)
+    weights = F.softmax(q @ k.transpose(-1, -2) / 2.0 + mask.float(), dim=-1)
+    expect(bool(torch.isfinite(weights).all()),
+           "with your mask some position cannot attend to anything (a row that is all -inf gives NaN)")
+    future = weights.masked_select(torch.ones(size, size, dtype=torch.bool).triu(1).expand_as(weights))
+    expect(future.abs().max().item() == 0,
+           f"with your mask positions attend to later positions (weight up to {future.abs().max().item():.2g}; "
+           f"expected exactly 0)")
+    present = weights.masked_select(torch.ones(size, size, dtype=torch.bool).tril().expand_as(weights))
+    expect(present.min().item() > 0, "with your mask some position is blocked from itself or from the past")

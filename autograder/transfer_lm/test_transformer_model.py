@@ -1,0 +1,116 @@
+"""transformer_model_tests: TransformerBase, ClassificationHead and Model against a reference model.
+
+Tiny odd-sized configuration: vocabulary 37, nhid 12, 3 heads, 2 layers, 5 classes, batch 3, seq 7.
+The student's PositionalEncoding is replaced by the correct one for these tests, and the mask is
+PyTorch's own, sent as an input, so only this question's code is under test.
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from assignments.grading.checks import expect, expect_close, expect_shape, question
+from autograder.transfer_lm.synthetic import causal_mask, key_problems, reference_model
+
+NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES, BATCH, SEQ = 37, 3, 12, 2, 5, 3, 7
+STAND_INS = ("PositionalEncoding",)
+
+
+def _inputs():
+    g = torch.Generator().manual_seed(5)
+    src = torch.randint(1, NTOKEN, (BATCH, SEQ), generator=g)
+    lengths = torch.tensor([SEQ, 3, 1])
+    return src, lengths
+
+
+BUILD = ("model = Model(ntoken, nhead, nhid, nlayers, nclasses, dropout=0.1)\n"
+         "model.eval()\n")
+
+
+def _run(student, nclasses, extra=""):
+    src, lengths = _inputs()
+    code = BUILD + ("with torch.no_grad():\n"
+                    "    full = model(src, mask)\n"
+                    "    last = model(src, mask, lengths)\n"
+                    + extra +
+                    "result = {'state': model.state_dict(), 'full': full, 'last': last}")
+    return student.run(code, stand_ins=STAND_INS, ntoken=NTOKEN, nhead=NHEAD, nhid=NHID, nlayers=NLAYERS,
+                       nclasses=nclasses, src=src, lengths=lengths, mask=causal_mask(SEQ))
+
+
+@question("transformer_model_tests", points=1)
+def test_parameter_names_shapes_and_outputs(student):
+    out = _run(student, NCLASSES)
+    expected = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES).state_dict()
+    problems = key_problems(out["state"], expected)
+    expect(not problems, "the model's state dict names differ from the ones the skeleton asks for "
+                         f"(embedding, pos_encoder, encoder, head.decoder): {problems}")
+    for name, tensor in expected.items():
+        expect_shape(out["state"][name], tensor.shape, f"state dict entry {name}")
+    expect_shape(out["full"], (BATCH, SEQ, NCLASSES), "model(src, mask) with src of shape (batch 3, seq 7)")
+    expect_shape(out["last"], (BATCH, NCLASSES), "model(src, mask, lengths)")
+
+
+@question("transformer_model_tests", points=1)
+def test_language_model_forward_matches_reference(student):
+    # The student's weights are loaded into the reference model; both run the same batch in eval mode.
+    out = _run(student, NTOKEN)
+    state = out["state"]
+    reference = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NTOKEN)
+    expect(not key_problems(state, reference.state_dict()),
+           "the state dict names differ from the skeleton's, so the forward pass cannot be compared")
+    reference.load_state_dict(state)
+    src, _ = _inputs()
+    with torch.no_grad():
+        expected = reference(src, causal_mask(SEQ))
+    expect_close(out["full"], expected,
+                 "language-model scores (embedding * sqrt(nhid), plus positions, through the encoder, then the head)",
+                 rtol=1e-4, atol=1e-4)
+
+
+@question("transformer_model_tests", points=1)
+def test_classifier_reads_last_real_position(student):
+    # Independent of the rest of the model: with lengths, the scores must equal the per-position scores
+    # of the same model taken at position lengths[b] - 1.
+    out = _run(student, NCLASSES)
+    full = expect_shape(out["full"], (BATCH, SEQ, NCLASSES), "model(src, mask)")
+    last = expect_shape(out["last"], (BATCH, NCLASSES), "model(src, mask, lengths)")
+    _, lengths = _inputs()
+    picked = full[torch.arange(BATCH), lengths - 1]
+    for row in range(BATCH):
+        expect(torch.allclose(last[row], picked[row], atol=1e-5),
+               f"row {row} (length {int(lengths[row])}): the classification scores are not the head applied "
+               f"at the last real token, position {int(lengths[row]) - 1}")
+
+
+@question("transformer_model_tests", points=1)
+def test_causal_and_uncertain_at_initialization(student):
+    # Causality: change tokens 4..6 and the scores at positions 0..3 must not move (tolerance 1e-5).
+    src, _ = _inputs()
+    changed = src.clone()
+    changed[:, 4:] = changed[:, 4:] % (NTOKEN - 1) + 1
+    g = torch.Generator().manual_seed(9)
+    tokens = torch.randint(1, 97, (8, 20), generator=g)
+    out = student.run(
+        "model = Model(ntoken, nhead, nhid, nlayers, ntoken, dropout=0.1).eval()\n"
+        "with torch.no_grad():\n"
+        "    a, b = model(src, mask), model(changed, mask)\n"
+        "    big = Model(97, 2, 24, 2, 97, dropout=0.1).eval()\n"
+        "    init = big(tokens, mask20)\n"
+        "result = {'a': a, 'b': b, 'init': init}",
+        stand_ins=STAND_INS, ntoken=NTOKEN, nhead=NHEAD, nhid=NHID, nlayers=NLAYERS, src=src, changed=changed,
+        mask=causal_mask(SEQ), tokens=tokens, mask20=causal_mask(20))
+    a = expect_shape(out["a"], (BATCH, SEQ, NTOKEN), "model(src, mask)")
+    b = expect_shape(out["b"], (BATCH, SEQ, NTOKEN), "model(src, mask)")
+    moved = (a[:, :4] - b[:, :4]).abs().max().item()
+    expect(moved < 1e-5, f"the scores at positions 0..3 changed by {moved:.3g} when only tokens 4..6 changed; "
+                         "the model must not see the future (pass src_mask to the encoder)")
+    # Loss at initialization on random targets: ln(97) = 4.575. The reference gives 4.58-4.65 over seeds
+    # 0..19; PyTorch's default initialization gives about ln(97) + 0.2. Allowed: within 0.5 nats.
+    init = expect_shape(out["init"], (8, 20, 97), "scores of Model(97, 2, 24, 2, 97) for (batch 8, seq 20)")
+    targets = torch.randint(1, 97, (8, 20), generator=g)
+    loss = F.cross_entropy(init.float().flatten(0, 1), targets.flatten()).item()
+    expect(math.isfinite(loss) and abs(loss - math.log(97)) < 0.5,
+           f"a freshly built language model should be close to a uniform guess: loss near ln(97) = 4.57 "
+           f"(within 0.5); got {loss:.3f}")
