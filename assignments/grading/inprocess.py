@@ -16,7 +16,7 @@ import warnings
 from .. import notebooks
 from .handle import LocalHandle, describe_exception
 from .results import Finding, SubmissionResult, score_questions
-from .suite import run_suite
+from .suite import run_suite, single_threaded_torch
 
 GRADING_ENV = {"NBGRADER_EXECUTION": "autograde", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
                "TRANSFORMERS_OFFLINE": "1", "TQDM_DISABLE": "1"}
@@ -42,7 +42,7 @@ def execute_cells(nb, namespace: dict | None = None) -> tuple[dict, list[Finding
     namespace = {"__name__": "__main__"} if namespace is None else namespace
     findings = []
     sink = io.StringIO()
-    with grading_environment(), warnings.catch_warnings(), \
+    with grading_environment(), warnings.catch_warnings(), single_threaded_torch(), \
             contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
         warnings.simplefilter("ignore")
         for index, cell in enumerate(notebooks.cells_to_run(nb)):
