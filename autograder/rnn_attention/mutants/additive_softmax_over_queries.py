@@ -1,0 +1,21 @@
+"""Takes the softmax over the query axis (dim=1) instead of over the keys.
+
+question: additive_attention_tests
+replaces: additive_attention
+"""
+
+
+class AdditiveAttention(nn.Module):
+    def __init__(self, hidden_size):
+        super().__init__()
+        self.hidden_size = hidden_size
+        self.Wq = nn.Linear(hidden_size, hidden_size, bias=False)
+        self.Wk = nn.Linear(hidden_size, hidden_size)
+        self.v = nn.Linear(hidden_size, 1, bias=False)
+
+    def forward(self, queries, keys, values):
+        q = self.Wq(queries).unsqueeze(2)
+        k = self.Wk(keys).unsqueeze(1)
+        scores = self.v(torch.tanh(q + k)).squeeze(-1)
+        weights = torch.softmax(scores, dim=1)
+        return weights @ values, weights

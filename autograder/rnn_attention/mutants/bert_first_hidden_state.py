@@ -1,0 +1,18 @@
+"""Feeds the classifier the first token's last hidden state instead of pooler_output.
+
+question: bert_classifier_tests
+replaces: bert_classifier
+"""
+
+
+class BertForSentenceClassification(BertModel):
+    def __init__(self, config):
+        super().__init__(config)
+        self.classifier = nn.Linear(config.hidden_size, config.num_labels)
+
+    def forward(self, labels=None, **kwargs):
+        outputs = super().forward(**kwargs)
+        logits = self.classifier(outputs.last_hidden_state[:, 0])
+        if labels is None:
+            return (logits,)
+        return (logits, F.cross_entropy(logits, labels))

@@ -1,0 +1,24 @@
+"""Runs the cell over the characters from last to first but stores the states in reading order.
+
+question: gru_encoder_tests
+replaces: gru_encoder
+"""
+
+
+class GRUEncoder(nn.Module):
+    def __init__(self, vocab_size, hidden_size):
+        super().__init__()
+        self.vocab_size = vocab_size
+        self.hidden_size = hidden_size
+        self.embedding = nn.Embedding(vocab_size, hidden_size)
+        self.gru = MyGRUCell(hidden_size, hidden_size)
+
+    def forward(self, inputs):
+        B, S = inputs.shape
+        embedded = self.embedding(inputs)
+        hidden = embedded.new_zeros(B, self.hidden_size)
+        states = []
+        for t in reversed(range(S)):
+            hidden = self.gru(embedded[:, t], hidden)
+            states.append(hidden)
+        return torch.stack(states, dim=1), hidden

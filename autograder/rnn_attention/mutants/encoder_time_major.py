@@ -1,0 +1,24 @@
+"""Stacks the hidden states along dimension 0, returning annotations as (seq, batch, hidden).
+
+question: gru_encoder_tests
+replaces: gru_encoder
+"""
+
+
+class GRUEncoder(nn.Module):
+    def __init__(self, vocab_size, hidden_size):
+        super().__init__()
+        self.vocab_size = vocab_size
+        self.hidden_size = hidden_size
+        self.embedding = nn.Embedding(vocab_size, hidden_size)
+        self.gru = MyGRUCell(hidden_size, hidden_size)
+
+    def forward(self, inputs):
+        B, S = inputs.shape
+        embedded = self.embedding(inputs)
+        hidden = embedded.new_zeros(B, self.hidden_size)
+        states = []
+        for t in range(S):
+            hidden = self.gru(embedded[:, t], hidden)
+            states.append(hidden)
+        return torch.stack(states), hidden

@@ -1,0 +1,89 @@
+"""Independent references for the rnn_attention hidden tests; they run in the grader, never in student code."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+GATES = ("r", "z", "n")  # the order in which nn.GRUCell / nn.GRU stack their weight blocks
+
+
+def seeded(shape, generator, scale=1.0):
+    return torch.randn(shape, generator=generator) * scale
+
+
+def gru_cell_state(weight_ih, weight_hh, bias_ih, bias_hh, prefix=""):
+    """Split PyTorch's stacked (r, z, n) GRU weights into MyGRUCell's six nn.Linear layers."""
+    state = {}
+    for block, gate in enumerate(GATES):
+        rows = slice(block * weight_hh.shape[1], (block + 1) * weight_hh.shape[1])
+        state[f"{prefix}Wi{gate}.weight"] = weight_ih[rows].detach().clone()
+        state[f"{prefix}Wi{gate}.bias"] = bias_ih[rows].detach().clone()
+        state[f"{prefix}Wh{gate}.weight"] = weight_hh[rows].detach().clone()
+        state[f"{prefix}Wh{gate}.bias"] = bias_hh[rows].detach().clone()
+    return state
+
+
+def additive_attention(state, queries, keys, values):
+    """v . tanh(Wq q + Wk k + b_k), softmax over keys; written independently of the notebook."""
+    projected_q = torch.einsum("bkh,oh->bko", queries, state["Wq.weight"])
+    projected_k = torch.einsum("bsh,oh->bso", keys, state["Wk.weight"]) + state["Wk.bias"]
+    hidden = torch.tanh(projected_q[:, :, None, :] + projected_k[:, None, :, :])   # (B, k, S, H)
+    scores = torch.einsum("bksh,h->bks", hidden, state["v.weight"][0])              # (B, k, S)
+    weights = torch.softmax(scores, dim=-1)
+    return torch.einsum("bks,bsh->bkh", weights, values), weights
+
+
+def dot_attention(state, queries, keys, values, causal=False, scale=True):
+    """Projections with the Wq/Wk/Wv state, then F.scaled_dot_product_attention (and its weights)."""
+    q = F.linear(queries, state["Wq.weight"], state["Wq.bias"])
+    k = F.linear(keys, state["Wk.weight"], state["Wk.bias"])
+    v = F.linear(values, state["Wv.weight"], state["Wv.bias"])
+    factor = 1 / math.sqrt(q.shape[-1]) if scale else 1.0
+    context = F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=factor)
+    scores = q @ k.transpose(1, 2) * factor
+    if causal:
+        future = torch.ones(scores.shape[-2:], dtype=torch.bool).triu(1)
+        scores = scores.masked_fill(future, float("-inf"))
+    return context, torch.softmax(scores, dim=-1)
+
+
+def random_dot_state(hidden, generator):
+    state = {}
+    for name in ("Wq", "Wk", "Wv"):
+        state[f"{name}.weight"] = seeded((hidden, hidden), generator, 1 / math.sqrt(hidden))
+        state[f"{name}.bias"] = seeded((hidden,), generator, 0.1)
+    return state
+
+
+# A BertModelTester-style tiny configuration: odd sizes so shape bugs cannot hide; no dropout.
+TINY_BERT = dict(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                 intermediate_size=37, max_position_embeddings=16, type_vocab_size=2, num_labels=3,
+                 hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+
+
+def tiny_bert_state(seed=1234):
+    """(state dict with a random classifier, oracle BertModel in eval mode), independent of global RNG."""
+    from transformers import BertConfig, BertModel
+
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        oracle = BertModel(BertConfig(**TINY_BERT)).eval()
+        generator = torch.Generator().manual_seed(seed)
+        weight = seeded((TINY_BERT["num_labels"], TINY_BERT["hidden_size"]), generator, 0.3)
+        bias = seeded((TINY_BERT["num_labels"],), generator, 0.1)
+    state = {k: v.clone() for k, v in oracle.state_dict().items()}
+    state["classifier.weight"], state["classifier.bias"] = weight, bias
+    return state, oracle
+
+
+def tiny_bert_batch(seed=5, batch=4, seq=7):
+    generator = torch.Generator().manual_seed(seed)
+    ids = torch.randint(1, TINY_BERT["vocab_size"], (batch, seq), generator=generator)
+    mask = torch.ones(batch, seq, dtype=torch.long)
+    mask[0, 5:] = 0  # one padded sentence
+    ids[0, 5:] = 0
+    labels = torch.randint(0, TINY_BERT["num_labels"], (batch,), generator=generator)
+    return ids, mask, labels

@@ -1,0 +1,60 @@
+"""CausalScaledDotAttention: exact zeros above the diagonal, outputs at position i independent of
+inputs after i, and values against F.scaled_dot_product_attention(is_causal=True)."""
+
+import torch
+
+from assignments.grading.checks import expect, expect_close, question
+from autograder.rnn_attention.attention_checks import expect_normalised, run_attention
+from autograder.rnn_attention.oracles import dot_attention, random_dot_state, seeded
+
+SHAPES = [(2, 6, 5), (3, 4, 7)]   # (batch, seq, hidden)
+
+RUN_TWICE = """
+attention = CausalScaledDotAttention(hidden_size)
+attention.load_state_dict(state)
+first, _ = attention(x, x, x)
+second, _ = attention(changed, changed, changed)
+result = {"first": first, "second": second}
+"""
+
+
+@question("causal_attention_tests", points=1)
+def test_causal_weights_are_exactly_zero_after_the_query(student):
+    for seed, (batch, seq, hidden) in enumerate(SHAPES):
+        x = seeded((batch, seq, hidden), torch.Generator().manual_seed(80 + seed))
+        out = run_attention(student, "CausalScaledDotAttention", x, x, x)
+        _, weights = expect_normalised(out, batch, seq, seq, hidden)
+        future = torch.ones(seq, seq, dtype=torch.bool).triu(1)
+        leaked = weights[:, future].abs().max().item()
+        expect(leaked == 0, f"query i must give exactly zero weight to keys j > i (seq {seq}); found weight "
+                            f"{leaked:.3g} on a later key")
+        expect(bool((weights.diagonal(dim1=1, dim2=2) > 0).all()),
+               "each query must be allowed to attend to its own position (j == i)")
+
+
+@question("causal_attention_tests", points=1)
+def test_causal_outputs_ignore_later_inputs(student):
+    batch, seq, hidden = 2, 7, 5
+    g = torch.Generator().manual_seed(90)
+    state = random_dot_state(hidden, g)
+    x = seeded((batch, seq, hidden), g)
+    for position in (0, 3, 5):
+        changed = x.clone()
+        changed[:, position + 1:] = seeded((batch, seq - position - 1, hidden), g)
+        out = student.run(RUN_TWICE, hidden_size=hidden, state=state, x=x, changed=changed)
+        kept = (out["first"][:, :position + 1] - out["second"][:, :position + 1]).abs().max().item()
+        expect(kept < 1e-6, f"changing the inputs after position {position} changed the output at positions "
+                            f"0..{position} by up to {kept:.3g}; they must not depend on later inputs")
+
+
+@question("causal_attention_tests", points=1)
+def test_causal_matches_reference(student):
+    for seed, (batch, seq, hidden) in enumerate(SHAPES):
+        g = torch.Generator().manual_seed(100 + seed)
+        state = random_dot_state(hidden, g)
+        x = seeded((batch, seq, hidden), g) * 2
+        expected_context, expected_weights = dot_attention(state, x, x, x, causal=True)
+        out = run_attention(student, "CausalScaledDotAttention", x, x, x, state)
+        shape = f"batch {batch}, seq {seq}, hidden {hidden}"
+        expect_close(out["weights"], expected_weights, f"weights ({shape})", atol=1e-5)
+        expect_close(out["context"], expected_context, f"context ({shape})", atol=1e-5)

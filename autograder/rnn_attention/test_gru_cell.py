@@ -1,0 +1,49 @@
+"""MyGRUCell against torch.nn.GRUCell with copied weights, on several random shapes."""
+
+import torch
+from torch import nn
+
+from assignments.grading.checks import expect, expect_close, question
+from autograder.rnn_attention.oracles import gru_cell_state, seeded
+
+SHAPES = [(1, 3, 2), (4, 7, 5), (9, 2, 11)]   # (batch, input_size, hidden_size), all different
+
+RUN_CELL = """
+cell = MyGRUCell(input_size, hidden_size)
+cell.load_state_dict(state)
+x_before, h_before = x.clone(), h.clone()
+h_new = cell(x, h)
+result = {"h_new": h_new, "inputs_unchanged": bool(torch.equal(x, x_before) and torch.equal(h, h_before))}
+"""
+
+
+@question("gru_cell_tests", points=1)
+def test_gru_cell_has_the_six_linear_layers(student):
+    out = student.run(
+        "cell = MyGRUCell(7, 5)\n"
+        "result = {name: [list(getattr(cell, name).weight.shape), getattr(cell, name).bias is not None]\n"
+        "          for name in ['Wir', 'Wiz', 'Win', 'Whr', 'Whz', 'Whn']}")
+    for name in ("Wir", "Wiz", "Win", "Whr", "Whz", "Whn"):
+        shape, has_bias = out[name]
+        wanted = [5, 7] if name.startswith("Wi") else [5, 5]
+        expect(shape == wanted, f"MyGRUCell(7, 5).{name}.weight should have shape {tuple(wanted)} "
+                                f"(an nn.Linear from {wanted[1]} to {wanted[0]}); got {tuple(shape)}")
+        expect(has_bias, f"{name} should have a bias")
+
+
+@question("gru_cell_tests", points=2)
+def test_gru_cell_matches_nn_grucell_on_random_shapes(student):
+    for index, (batch, input_size, hidden_size) in enumerate(SHAPES):
+        g = torch.Generator().manual_seed(100 + index)
+        oracle = nn.GRUCell(input_size, hidden_size)
+        with torch.no_grad():
+            for parameter in oracle.parameters():
+                parameter.copy_(seeded(parameter.shape, g, 0.6))
+        x, h = seeded((batch, input_size), g), seeded((batch, hidden_size), g)
+        with torch.no_grad():
+            expected = oracle(x, h)
+        state = gru_cell_state(oracle.weight_ih, oracle.weight_hh, oracle.bias_ih, oracle.bias_hh)
+        out = student.run(RUN_CELL, input_size=input_size, hidden_size=hidden_size, state=state, x=x, h=h)
+        what = f"h_new for batch {batch}, input_size {input_size}, hidden_size {hidden_size}"
+        expect_close(out["h_new"], expected, what, rtol=1e-4, atol=1e-5)
+        expect(out["inputs_unchanged"], "forward must not modify x or h_prev in place")

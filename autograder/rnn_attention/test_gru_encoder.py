@@ -1,0 +1,47 @@
+"""GRUEncoder: shapes, and equality with nn.Embedding + nn.GRU given the same weights (correct cell swapped in)."""
+
+import torch
+from torch import nn
+
+from assignments.grading.checks import expect, expect_close, expect_shape, question
+from autograder.rnn_attention.oracles import gru_cell_state, seeded
+
+RUN_ENCODER = """
+encoder = GRUEncoder(vocab_size, hidden_size)
+if state is not None:
+    encoder.load_state_dict(state)
+annotations, hidden = encoder(ids)
+result = {"annotations": annotations, "hidden": hidden}
+"""
+
+
+@question("gru_encoder_tests", points=1)
+def test_encoder_returns_all_states_and_the_last(student):
+    ids = torch.randint(0, 13, (3, 7), generator=torch.Generator().manual_seed(21))   # batch 3, seq 7
+    out = student.run(RUN_ENCODER, stand_ins=("MyGRUCell",), vocab_size=13, hidden_size=6, ids=ids, state=None)
+    annotations = expect_shape(out["annotations"], (3, 7, 6), "annotations (batch, seq, hidden)")
+    hidden = expect_shape(out["hidden"], (3, 6), "hidden (batch, hidden)")
+    expect(torch.allclose(hidden, annotations[:, -1], atol=1e-6),
+           "hidden should be the state after the last character, i.e. annotations[:, -1]")
+    expect(not torch.allclose(annotations[:, 0], annotations[:, -1], atol=1e-4),
+           "all annotations are equal: each position should hold the state after that character")
+
+
+@question("gru_encoder_tests", points=1)
+def test_encoder_matches_nn_gru(student):
+    for index, (vocab, hidden_size, batch, seq) in enumerate([(13, 6, 3, 7), (8, 10, 2, 4)]):
+        g = torch.Generator().manual_seed(30 + index)
+        embedding = nn.Embedding(vocab, hidden_size)
+        gru = nn.GRU(hidden_size, hidden_size, batch_first=True)
+        with torch.no_grad():
+            for parameter in [*embedding.parameters(), *gru.parameters()]:
+                parameter.copy_(seeded(parameter.shape, g, 0.5))
+            ids = torch.randint(0, vocab, (batch, seq), generator=g)
+            expected, h_n = gru(embedding(ids))
+        state = {"embedding.weight": embedding.weight.detach().clone(),
+                 **gru_cell_state(gru.weight_ih_l0, gru.weight_hh_l0, gru.bias_ih_l0, gru.bias_hh_l0, "gru.")}
+        out = student.run(RUN_ENCODER, stand_ins=("MyGRUCell",), vocab_size=vocab, hidden_size=hidden_size,
+                          ids=ids, state=state)
+        shape = f"vocab {vocab}, hidden {hidden_size}, batch {batch}, seq {seq}"
+        expect_close(out["annotations"], expected, f"annotations ({shape}) compared with nn.GRU", atol=1e-5)
+        expect_close(out["hidden"], h_n[0], f"hidden ({shape}) compared with nn.GRU's last state", atol=1e-5)

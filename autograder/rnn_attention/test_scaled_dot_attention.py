@@ -1,0 +1,42 @@
+"""ScaledDotAttention: shapes and normalisation over the keys, and values against
+F.scaled_dot_product_attention with copied projections (which fixes the 1/sqrt(hidden) scaling)."""
+
+import torch
+
+from assignments.grading.checks import GradingFailure, expect_close, question
+from autograder.rnn_attention.attention_checks import expect_normalised, run_attention
+from autograder.rnn_attention.oracles import dot_attention, random_dot_state, seeded
+
+SHAPES = [(3, 2, 7, 5), (2, 4, 3, 6)]   # (batch, k, seq, hidden): k != seq so a wrong axis shows
+
+
+def _inputs(seed, batch, k, seq, hidden):
+    g = torch.Generator().manual_seed(seed)
+    return seeded((batch, k, hidden), g), seeded((batch, seq, hidden), g), seeded((batch, seq, hidden), g), g
+
+
+@question("scaled_dot_attention_tests", points=1)
+def test_scaled_dot_shapes_and_weights_sum_to_one_over_keys(student):
+    for seed, (batch, k, seq, hidden) in enumerate(SHAPES):
+        q, keys, values, _ = _inputs(60 + seed, batch, k, seq, hidden)
+        expect_normalised(run_attention(student, "ScaledDotAttention", q, keys, values), batch, k, seq, hidden)
+
+
+@question("scaled_dot_attention_tests", points=1)
+def test_scaled_dot_matches_reference_with_scaling(student):
+    for seed, (batch, k, seq, hidden) in enumerate(SHAPES):
+        q, keys, values, g = _inputs(70 + seed, batch, k, seq, hidden)
+        state = random_dot_state(hidden, g)
+        # Larger inputs make a missing or wrong scale factor change the weights clearly.
+        q, keys = q * 2, keys * 2
+        expected_context, expected_weights = dot_attention(state, q, keys, values)
+        out = run_attention(student, "ScaledDotAttention", q, keys, values, state)
+        shape = f"batch {batch}, k {k}, seq {seq}, hidden {hidden}"
+        try:
+            expect_close(out["weights"], expected_weights, f"weights ({shape})", atol=1e-5)
+        except GradingFailure as failure:
+            _, unscaled = dot_attention(state, q, keys, values, scale=False)
+            if out["weights"].shape == unscaled.shape and torch.allclose(out["weights"].float(), unscaled, atol=1e-5):
+                raise GradingFailure(f"weights ({shape}) look unscaled: divide the scores by sqrt(hidden_size)") from None
+            raise failure
+        expect_close(out["context"], expected_context, f"context ({shape})", atol=1e-5)
