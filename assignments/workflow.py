@@ -64,7 +64,10 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
 
     started = time.perf_counter()
     if not skip_release:
-        release.release_all()
+        outcome = release.release()
+        if not outcome.ok:
+            print("\n".join(outcome.problems) + "\nrelease refused; the demo stops here")
+            return 1
     disagreements = []
     for assignment in notebooks.assignment_names():
         students = demo_class.demo_class(assignment, buggy)

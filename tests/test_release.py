@@ -1,0 +1,393 @@
+"""The release pipeline (issue items 4 and "Bad input").
+
+Real assignments (skipped per assignment while its source notebook does not exist yet):
+  (a) drift: what `course release` regenerates from source equals the committed release/ byte for byte
+      and solutions/ ignoring outputs; the regeneration runs the pipeline once per test session
+      (hygiene, nbgrader generate_assignment, leak scan, nbgrader validate on the source and --invert on
+      the release, solutions) in a scratch folder, shared between xdist workers;
+  (b) leaks: nothing in release/ carries markers, hidden tests, mark schemes, grading imports, or any
+      reference solution line of the source;
+  (d) points: each notebook's graded cells add up to the catalog's declared total;
+  solutions/ holds executed notebooks without hidden tests and the model answers of every written question.
+A toy course in tmp_path checks the pipeline itself: bad input is refused with file, cell and problem,
+failures after nbgrader ran leave release/ and solutions/ untouched, and a second run is byte-identical.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from assignments import catalog, cli, hygiene, lms, notebooks, release
+from assignments.paths import RELEASE_DIR, REPO, SOLUTIONS_DIR, SOURCE_DIR
+
+
+def source_or_skip(assignment: str) -> Path:
+    try:
+        return notebooks.notebook_path(assignment, SOURCE_DIR)
+    except FileNotFoundError:
+        pytest.skip(f"source/{assignment}/{assignment}.ipynb is not written yet")
+
+
+def committed_or_fail(folder: Path, assignment: str) -> Path:
+    path = folder / assignment / f"{assignment}.ipynb"
+    assert path.exists(), f"{path.relative_to(REPO)} is missing: run `course release {assignment}` and commit it"
+    return path
+
+
+# --- the real assignments ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def regenerated(tmp_path_factory):
+    """The full pipeline from the real sources into a scratch folder, once per session (and per xdist run)."""
+    names, _ = release.available(release.Course())
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # shared by every worker of this run
+    area = base / "course-release-regenerated"
+    with open(base / "course-release-regenerated.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        record = area / "outcome.json"
+        if not record.exists():
+            if area.exists():
+                shutil.rmtree(area)
+            # Solutions are compared without outputs, so they are not re-executed here (the source already
+            # runs twice under nbgrader validate; test_committed_solutions checks the committed execution).
+            # COURSE_TEST_EXECUTE_SOLUTIONS=1 executes them too, as `course release` does.
+            execute = os.environ.get("COURSE_TEST_EXECUTE_SOLUTIONS") == "1"
+            outcome = release.release(names, release.Course(), commit_output=False, stage_into=area,
+                                      execute_solutions=execute, sync=False, bundles=False, log=lambda *_: None)
+            record.write_text(json.dumps({"names": names, "problems": outcome.problems}))
+        data = json.loads(record.read_text())
+    return area, data
+
+
+def problems_of(assignment: str, problems: list[str]) -> list[str]:
+    return [p for p in problems if p.startswith(f"{assignment}:") or f"/{assignment}/" in p.split(":")[0]]
+
+
+@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+def test_pipeline_succeeds_on_the_source(assignment, regenerated):
+    """Hygiene, generate_assignment, leak scan, validate (all pass) and --invert (none pass), solutions."""
+    source_or_skip(assignment)
+    area, data = regenerated
+    mine = problems_of(assignment, data["problems"])
+    assert not mine, "\n".join(mine)
+    staged_release, staged_solutions = release.staged_folders(area, assignment)
+    assert staged_release.is_dir() and staged_solutions.is_dir(), \
+        "the pipeline stopped before this assignment was done:\n" + "\n".join(data["problems"])
+
+
+@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+def test_no_drift(assignment, regenerated):
+    source_or_skip(assignment)
+    area, data = regenerated
+    staged_release, staged_solutions = release.staged_folders(area, assignment)
+    if problems_of(assignment, data["problems"]) or not staged_solutions.is_dir():
+        pytest.fail("the pipeline failed, nothing to compare:\n" + "\n".join(data["problems"]))
+    committed_or_fail(RELEASE_DIR, assignment)
+    committed_or_fail(SOLUTIONS_DIR, assignment)
+    problems = release.drift(release.Course(), area, [assignment])
+    assert not problems, "\n".join(problems) + "\nrun `course release` and commit release/ and solutions/"
+
+
+def test_release_folders_have_sources():
+    """release/ and solutions/ hold nothing but generated assignment folders."""
+    for folder in (RELEASE_DIR, SOLUTIONS_DIR):
+        for path in folder.iterdir():
+            if path.name.startswith(".") or path.name == "README.md":
+                continue
+            assert path.is_dir() and (SOURCE_DIR / path.name).is_dir(), \
+                f"{path.relative_to(REPO)} has no source/{path.name}/: remove it"
+
+
+@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+def test_release_has_no_leaks(assignment):
+    source = source_or_skip(assignment)
+    committed_or_fail(RELEASE_DIR, assignment)
+    source_nb = notebooks.read(source)
+    assert release.secret_lines(source_nb), "the source has no solution lines: is the leak scan blind?"
+    problems = release.leaks(RELEASE_DIR / assignment, source_nb, f"release/{assignment}")
+    assert not problems, "\n".join(problems)
+
+
+def test_leak_scan_finds_planted_leaks(tmp_path):
+    source = new_notebook(cells=toy_cells())
+    planted = new_notebook(cells=toy_cells())
+    planted.cells[3].source = 'def double(x):\n    """Return 2 * x."""\n    doubled = x + x\n    raise NotImplementedError()'
+    planted.cells[4].source = 'assert double(2) == 4\nassert double(-7) == -14'
+    planted.cells[6].source = "One point for linearity."
+    planted.cells[5].source = "## Question (hint: Multiplication by 2 is linear, so it commutes with multiplying by -1.)"
+    planted.cells[2].source = "## Task 1\n\n```python\nfrom autograder.toy import checks\n```"
+    (tmp_path / "toy").mkdir()
+    (tmp_path / "toy" / "toy.ipynb").write_text(nbformat.writes(planted))
+    (tmp_path / "toy" / "notes.txt").write_text("=== BEGIN MARK SCHEME ===\n")
+    found = "\n".join(release.leaks(tmp_path / "toy", source, "release/toy"))
+    assert "release/toy/toy.ipynb: cell 3 (double): reference solution line 'doubled = x + x'" in found
+    assert "release/toy/toy.ipynb: cell 4 (double_tests): reference solution line 'assert double(-7) == -14'" in found
+    assert "cell 6 (why_written): reference solution line 'One point for linearity.'" in found
+    assert "cell 2 (double_prose): contains an import of autograder" in found
+    assert ("cell 5 (why_prose): contains the reference solution line 'Multiplication by 2 is linear, so it "
+            "commutes with multiplying by -1.'") in found
+    assert "release/toy/notes.txt: contains a mark-scheme marker ('BEGIN MARK SCHEME')" in found
+    # lines the release legitimately shares with the source (skeleton, visible checks, stubs) are not leaks
+    assert "Return 2 * x" not in found and "assert double(2) == 4" not in found and "NotImplementedError" not in found
+
+
+@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+def test_points_match_catalog(assignment):
+    source_or_skip(assignment)
+    info = catalog.points(assignment)
+    assert info.questions, f"{assignment}: no graded cells"
+    assert info.matches, (f"{assignment}: graded cells add up to {info.total:g}, the catalog "
+                          f"(assignments/catalog.py) declares {info.declared:g}")
+
+
+@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+def test_committed_solutions(assignment):
+    """Executed in grading mode with outputs, no hidden tests, solutions and model answers present."""
+    source = notebooks.read(source_or_skip(assignment))
+    nb = notebooks.read(committed_or_fail(SOLUTIONS_DIR, assignment))
+    text = nbformat.writes(nb)
+    assert "BEGIN HIDDEN TESTS" not in text and "hidden_tests(" not in text
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code[0].outputs, "the solution notebook was not executed (run `course release` without --no-execute)"
+    errors = [f"cell {i} ({notebooks.grade_id(c)})" for i, c in enumerate(nb.cells) if c.cell_type == "code"
+              and any(o.output_type == "error" for o in c.outputs)]
+    assert not errors, f"cells raised in the solution run: {errors}"
+    assert any(hygiene.has_marker(c.source, hygiene.SOLUTION) for c in nb.cells), "solutions were removed"
+    answers = (SOLUTIONS_DIR / assignment / "model_answers.md").read_text(encoding="utf-8")
+    for question in notebooks.questions(source):
+        if question.kind == "manual":
+            assert f"## {question.grade_id} (" in answers, f"model_answers.md lacks {question.grade_id}"
+
+
+def test_catalog_command_prints_questions_and_totals(capsys):
+    status = cli.main(["catalog"])
+    out = capsys.readouterr().out
+    for name in catalog.COURSE_ORDER:
+        assert f"{name}: {catalog.title(name)}" in out
+        try:
+            nb = notebooks.source_notebook(name)
+        except FileNotFoundError:
+            continue
+        for question in notebooks.questions(nb):
+            assert question.grade_id in out
+    assert "course total declared" in out
+    assert status == (0 if all(catalog.points(n).matches or catalog.points(n).questions is None
+                               for n in catalog.COURSE_ORDER) else 1)
+
+
+# --- a toy course --------------------------------------------------------------------------------------
+
+TOY_SETUP = '''import importlib.util, os, subprocess, sys
+# Install only what this runtime lacks.
+_missing = [pkg for pkg in ("tqdm",) if importlib.util.find_spec(pkg) is None]
+if _missing:
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", *_missing])
+GRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
+def cuda_is_available():  # a stand-in for torch.cuda.is_available() that keeps this toy fast
+    return os.path.exists("/dev/nvidia0")
+print("GPU:", "present" if cuda_is_available() else "none (CPU only)")'''
+
+
+def meta(grade_id, **flags):
+    nbg = {"schema_version": 3, "grade": False, "solution": False, "locked": False, "grade_id": grade_id}
+    nbg.update(flags)
+    return {"nbgrader": nbg}
+
+
+def toy_cells():
+    return [
+        new_markdown_cell("# Toy\n\n[Open in Colab](https://example.invalid/stale)",
+                          metadata=meta("colab_badge", locked=True)),
+        new_code_cell(TOY_SETUP, metadata=meta("setup", locked=True)),
+        new_markdown_cell("## Task 1: double a number", metadata=meta("double_prose", locked=True)),
+        new_code_cell('def double(x):\n    """Return 2 * x."""\n    ### BEGIN SOLUTION\n    doubled = x + x\n'
+                      '    return doubled\n    ### END SOLUTION', metadata=meta("double", solution=True)),
+        new_code_cell('assert double(2) == 4, "double(2) should be 4"\nprint("visible checks passed")\n'
+                      '### BEGIN HIDDEN TESTS\nassert double(-7) == -14\n### END HIDDEN TESTS',
+                      metadata=meta("double_tests", grade=True, locked=True, points=2)),
+        new_markdown_cell("## Question: why does doubling commute with negation?",
+                          metadata=meta("why_prose", locked=True)),
+        new_markdown_cell("Multiplication by 2 is linear, so it commutes with multiplying by -1.\n\n"
+                          "=== BEGIN MARK SCHEME ===\nOne point for linearity.\n=== END MARK SCHEME ===",
+                          metadata=meta("why_written", grade=True, solution=True, points=1)),
+    ]
+
+
+def write_toy(root: Path, cells=None, text: str | None = None, name: str = "toy") -> Path:
+    (root / "source" / name).mkdir(parents=True, exist_ok=True)
+    for config in ("pyproject.toml", "nbgrader_config.py"):
+        if not (root / config).exists():
+            shutil.copy(REPO / config, root / config)
+    path = root / "source" / name / f"{name}.ipynb"
+    if text is None:
+        nb = new_notebook(cells=cells or toy_cells(), metadata={
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}})
+        for index, cell in enumerate(nb.cells):
+            cell.id = f"cell-{index}"  # stable ids: the toy's release is then reproducible too
+        text = nbformat.writes(nb)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def committed_state(root: Path) -> dict:
+    """Every file under release/ and solutions/ with its bytes."""
+    state = {}
+    for folder in ("release", "solutions"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.is_file():
+                state[path.relative_to(root).as_posix()] = path.read_bytes()
+    return state
+
+
+def with_previous_release(root: Path) -> dict:
+    """A stand-in for what a previous release committed, to check it survives a refused release."""
+    for folder in ("release", "solutions"):
+        (root / folder / "toy").mkdir(parents=True, exist_ok=True)
+        (root / folder / "toy" / "toy.ipynb").write_text(f"previous {folder}\n")
+    return committed_state(root)
+
+
+def run_release(root: Path, capsys, *flags: str) -> tuple[int, str]:
+    status = cli.main(["release", "--root", str(root), "toy", *flags])
+    return status, capsys.readouterr().out
+
+
+def no_stage_left(root: Path) -> bool:
+    return not any((root / "build").glob("release-*")) if (root / "build").exists() else True
+
+
+def _cell(index: int, edit):
+    def apply(cells):
+        edit(cells[index])
+        return cells
+    return apply
+
+
+def _drop_line(marker):
+    def edit(cell):
+        cell.source = "\n".join(line for line in cell.source.split("\n") if marker not in line)
+    return edit
+
+
+BAD_INPUT = {
+    "duplicate grade_id": (_cell(4, lambda c: c.metadata["nbgrader"].update(grade_id="double")),
+                           "cell 4 (double): duplicate grade_id 'double' (first used by cell 3)"),
+    "graded cell without points": (_cell(4, lambda c: c.metadata["nbgrader"].pop("points")),
+                                   "cell 4 (double_tests): graded cell has no points"),
+    "solution marker without end": (_cell(3, _drop_line("END SOLUTION")),
+                                    "cell 3 (double): solution markers: 'BEGIN SOLUTION' on line 3 has no "
+                                    "matching 'END SOLUTION'"),
+    "hidden-test marker without end": (_cell(4, _drop_line("END HIDDEN TESTS")),
+                                       "cell 4 (double_tests): hidden tests markers: 'BEGIN HIDDEN TESTS' on "
+                                       "line 3 has no matching 'END HIDDEN TESTS'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUT))
+def test_release_rejects_bad_input(case, tmp_path, capsys):
+    edit, expected = BAD_INPUT[case]
+    write_toy(tmp_path, edit(toy_cells()))
+    before = with_previous_release(tmp_path)
+    status, out = run_release(tmp_path, capsys)
+    assert status == 1
+    assert f"source/toy/toy.ipynb: {expected}" in out, out
+    assert "release refused" in out
+    assert committed_state(tmp_path) == before
+    assert no_stage_left(tmp_path)
+
+
+def test_release_rejects_unparseable_json(tmp_path, capsys):
+    good = write_toy(tmp_path).read_text()
+    broken = good.replace('"## Task 1: double a number"', '"## Task 1: double a number',  1)
+    assert broken != good
+    write_toy(tmp_path, text=broken)
+    before = with_previous_release(tmp_path)
+    status, out = run_release(tmp_path, capsys)
+    assert status == 1
+    assert "source/toy/toy.ipynb: cell 2 (line " in out and "unparseable JSON" in out, out
+    assert committed_state(tmp_path) == before
+    assert no_stage_left(tmp_path)
+
+
+def test_failure_after_nbgrader_leaves_folders_untouched(tmp_path, capsys):
+    """The staged release imports a module Colab lacks: found after generate_assignment ran; nothing moves."""
+    cells = toy_cells()
+    cells[3].source = "import not_on_colab_pkg\n" + cells[3].source
+    write_toy(tmp_path, cells)
+    before = with_previous_release(tmp_path)
+    status, out = run_release(tmp_path, capsys, "--no-validate", "--no-execute")
+    assert status == 1
+    assert "release/toy/toy.ipynb: cell 3 (double): line 1 imports 'not_on_colab_pkg', which Colab lacks" in out
+    assert committed_state(tmp_path) == before
+    assert no_stage_left(tmp_path)
+    assert not (tmp_path / "dist").exists()
+
+
+def test_validation_failures_refuse_the_release(tmp_path, capsys):
+    """Real nbgrader validate: a source test that fails, and a test the blank release passes."""
+    cells = toy_cells()
+    cells[4].source = cells[4].source.replace("double(-7) == -14", "double(-7) == 14")
+    cells.insert(5, new_code_cell('assert len("abc") == 3\nprint("this test does not look at the answer")',
+                                  metadata=meta("trivial_tests", grade=True, locked=True, points=1)))
+    write_toy(tmp_path, cells)
+    before = with_previous_release(tmp_path)
+    status, out = run_release(tmp_path, capsys, "--no-execute")
+    assert status == 1
+    assert "toy: nbgrader validate on the source failed (double_tests)" in out, out
+    assert "toy: the blank release passes tests it should fail (trivial_tests)" in out, out
+    assert committed_state(tmp_path) == before
+    assert no_stage_left(tmp_path)
+
+
+def test_toy_release_end_to_end_and_deterministic(tmp_path, capsys):
+    source = write_toy(tmp_path)
+    status, out = run_release(tmp_path, capsys)
+    assert status == 0, out
+    expected_url = lms.colab_url("toy", "toy.ipynb", tmp_path)
+    # the source's stale Colab link was synced (the only write to source/), and the release carries it
+    assert lms.colab_links(notebooks.read(source).cells[0].source) == [expected_url]
+    released = notebooks.read(tmp_path / "release" / "toy" / "toy.ipynb")
+    assert lms.colab_links(released.cells[0].source) == [expected_url]
+    assert "raise NotImplementedError()" in released.cells[3].source and "x + x" not in released.cells[3].source
+    assert release.leaks(tmp_path / "release" / "toy", notebooks.read(source)) == []
+    solution = notebooks.read(tmp_path / "solutions" / "toy" / "toy.ipynb")
+    assert "doubled = x + x" in solution.cells[3].source
+    assert "BEGIN HIDDEN TESTS" not in solution.cells[4].source
+    assert solution.cells[4].outputs[0].text == "visible checks passed\n"
+    assert solution.cells[1].outputs[0].text.startswith("GPU:")
+    answers = (tmp_path / "solutions" / "toy" / "model_answers.md").read_text()
+    assert "## why_written (1 point)" in answers and "why does doubling commute" in answers
+    assert "Multiplication by 2 is linear" in answers and "One point for linearity." in answers
+    assert (tmp_path / "dist" / "lms" / "toy.zip").exists()
+    assert no_stage_left(tmp_path)
+
+    first = committed_state(tmp_path)
+
+    # drift: a hand edit of release/ is reported; solutions/ (executed) match a quick regeneration
+    # ignoring outputs; --check changes nothing
+    hand_edited = tmp_path / "release" / "toy" / "toy.ipynb"
+    hand_edited.write_text(hand_edited.read_text().replace("double a number", "double a numbr"))
+    state = committed_state(tmp_path)
+    status, out = run_release(tmp_path, capsys, "--check", "--no-validate", "--no-execute")
+    assert status == 1 and "release/toy/toy.ipynb: differs from what `course release` generates" in out, out
+    assert "solutions/toy" not in out, out
+    assert committed_state(tmp_path) == state
+
+    # a second run (quick mode) regenerates byte-identical release/ and equal solutions/ (ignoring outputs)
+    status, out = run_release(tmp_path, capsys, "--no-validate", "--no-execute", "--no-lms")
+    assert status == 0, out
+    second = committed_state(tmp_path)
+    assert second["release/toy/toy.ipynb"] == first["release/toy/toy.ipynb"]
+    assert second["solutions/toy/model_answers.md"] == first["solutions/toy/model_answers.md"]
+    assert release.without_outputs(second["solutions/toy/toy.ipynb"].decode()) == \
+        release.without_outputs(first["solutions/toy/toy.ipynb"].decode())
