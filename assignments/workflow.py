@@ -51,10 +51,14 @@ def grade_class(assignment: str, source: Path, out: Path, workers: int | None = 
     return attach_intake(results, found, out)
 
 
-def export_all(assignment: str, out: Path) -> None:
-    from .exports import export_results
+def export_all(assignment: str, out: Path, course_root: Path | None = None) -> None:
+    """Every export from the stored results. ``course_root``: an nbgrader course folder whose gradebook
+    already knows the assignment (by default the repository's own gradebook.db)."""
+    from .exports import FORMATS, export, print_written
 
-    export_results(assignment, Path(out) / "results", Path(out) / "exports")
+    db_url = f"sqlite:///{Path(course_root) / 'gradebook.db'}" if course_root else None
+    print_written(export(assignment, Path(out) / "results", Path(out) / "exports", FORMATS,
+                         db_url=db_url, course_root=course_root, strict=False))
 
 
 def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3) -> int:
@@ -75,14 +79,16 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
         demo_class.write_canvas_zip(assignment, students, download)
         out = GRADES_DIR / assignment
         standalone = grade_class(assignment, download, out, workers)
-        export_all(assignment, out)
         print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
 
         staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(out / "intake.json").submissions}
-        through_nbgrader = nbgrader_door.autograde(assignment, staged)
+        course = BUILD_DIR / "nbgrader" / assignment
+        through_nbgrader = nbgrader_door.autograde(assignment, staged, root=course)
         for result in through_nbgrader:
             batch.save(result, out / "nbgrader")
         print(table.score_table(through_nbgrader, f"{assignment}: nbgrader autograde"))
+        # The standalone records go into the same gradebook nbgrader just filled (formgrader, export).
+        export_all(assignment, out, course_root=course)
         differences = table.compare_doors(standalone, through_nbgrader)
         print("both doors agree on every question" if not differences
               else "DOORS DISAGREE:\n  " + "\n  ".join(differences))
