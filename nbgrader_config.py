@@ -29,6 +29,19 @@ c.ClearMarkScheme.enforce_metadata = False
 c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"[\s\S]"
 
+# A failing visible check must not zero a test cell whose hidden tests give partial credit: under
+# autograde, visible checks report instead of raising (the standalone grader scores the same way).
+# It runs first in the execution pass, after the sanitize pass restored the test cells from the source.
+from assignments.grading.nbgrader_hooks import InformativeVisibleChecks  # noqa: E402
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,  # noqa: E402
+                                    LimitOutput, SaveAutoGrades)
+
+c.Autograde.autograde_preprocessors = [
+    InformativeVisibleChecks, Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+]
+
 # Cell and notebook time limits for nbgrader's own execution (autograde and validate).
 c.ExecutePreprocessor.timeout = 300
 c.Execute.timeout = 300

@@ -76,10 +76,13 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
     for assignment in notebooks.assignment_names():
         students = demo_class.demo_class(assignment, buggy)
         download = BUILD_DIR / "demo" / assignment / "canvas_download.zip"
-        demo_class.write_canvas_zip(assignment, students, download)
+        files = demo_class.write_canvas_zip(assignment, students, download)
         out = GRADES_DIR / assignment
         standalone = grade_class(assignment, download, out, workers)
         print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
+        # Canvas user ids key the records; say who is who (file name: login_userid_submissionid_name).
+        print("who is who: " + ", ".join(f"{name.split('_')[1]} = {student}"
+                                          for student, name in sorted(files.items(), key=lambda kv: kv[1].split('_')[1])))
 
         staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(out / "intake.json").submissions}
         course = BUILD_DIR / "nbgrader" / assignment
