@@ -37,9 +37,8 @@ def grade_one(assignment: str, job: Job) -> SubmissionResult:
     from .standalone import grade_submission
 
     result = grade_submission(assignment, Path(job.path), job.student, seed=job.seed)
-    # Peak resident memory so far of this worker and of the largest kernel it has reaped (kB on Linux).
+    # Peak resident memory of this worker so far (kB on Linux); the sandbox measures the kernel's own.
     result.timings["worker_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    result.timings["kernel_peak_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
     return result
 
 
