@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import signal
 import threading
 import warnings
@@ -118,13 +119,36 @@ class LocalHandle(StudentHandle):
         return runtime.from_bytes(runtime.to_bytes(result))
 
 
+# Text that student code can choose (exception messages, type names, anything the kernel reports) may
+# reach feedback and exports. Once a stand-in has been sent into a kernel, such text could carry the
+# answer key out, so it is cut to KERNEL_TEXT_CHARS in all: too short to carry a useful piece of a
+# stand-in or hidden test, long enough for "RuntimeError: mat1 and mat2 shapes...".
+KERNEL_TEXT_CHARS = 40
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,29}")
+
+
+def untrusted_text(kind: object, message: object = "") -> str:
+    """``Type: first line`` of text student code chose, printable ASCII only, at most KERNEL_TEXT_CHARS."""
+    kind = str(kind)
+    kind = kind if _NAME.fullmatch(kind) else "Exception"
+    lines = str(message).strip().splitlines()
+    first = "".join(c if " " <= c <= "~" else "?" for c in (lines[0] if lines else ""))
+    if not first:
+        return kind
+    room = KERNEL_TEXT_CHARS - len(kind) - 2
+    if len(first) > room:
+        first = first[:max(0, room - 3)] + "..."
+    return f"{kind}: {first}"
+
+
 def describe_exception(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    first = text[0] if text else ""
-    if len(first) > 300:
-        first = first[:300] + "..."
-    return f"{type(error).__name__}: {first}" if first else type(error).__name__
+    """An exception as untrusted text: it may have been raised by student code, or carry its values."""
+    try:
+        message = str(error)
+    except BaseException:  # noqa: BLE001 - a student's __str__ may raise anything
+        message = ""
+    return untrusted_text(type(error).__name__, message)
 
 
 __all__ = ["StudentHandle", "LocalHandle", "StudentCodeError", "StudentTimeout", "SandboxError",
-           "describe_exception", "DEFAULT_TIMEOUT", "stand_in_source"]
+           "describe_exception", "untrusted_text", "KERNEL_TEXT_CHARS", "DEFAULT_TIMEOUT", "stand_in_source"]

@@ -68,12 +68,21 @@ from pathlib import Path
 import psutil
 
 from . import runtime
-from .handle import SandboxError, StudentCodeError, StudentHandle, StudentTimeout
+from .handle import SandboxError, StudentCodeError, StudentHandle, StudentTimeout, untrusted_text
+from .reply import decode_reply
 from .results import Finding
 from ..paths import REPO
 
 GRADING_ENV = {"NBGRADER_EXECUTION": "autograde", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-               "TRANSFORMERS_OFFLINE": "1", "TQDM_DISABLE": "1"}
+               "TRANSFORMERS_OFFLINE": "1", "TQDM_DISABLE": "1",
+               # No accelerator for the student: the contracts move tensors to DEVICE, which would be CUDA
+               # on a GPU host while the hidden tests build their models on the CPU (issue #10).
+               "CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": "", "ROCR_VISIBLE_DEVICES": "",
+               "PYTORCH_MPS_DISABLE": "1"}
+# Path sockets and other users' runtime folders (D-Bus, systemd, docker, XDG_RUNTIME_DIR): covered with
+# empty tmpfs in the kernel's mount namespace, so a user-namespace kernel cannot talk to the grader's
+# session services.
+HIDDEN_SYSTEM_PATHS = ("/run", "/var/run", "/run/user", "/var/lib/docker", "/var/lib/dbus")
 LAUNCHER = Path(__file__).with_name("sandbox_launch.py")
 RUNTIME_MODULE = "_course_grader_runtime"
 MB = 1024 * 1024
@@ -92,6 +101,9 @@ class Limits:
     max_result_bytes: int = 256 * MB    # one snippet's result file
     max_output_chars: int = 10_000      # printed output kept per cell
     max_restarts: int = 3
+    scratch_bytes: int = 1024 * MB      # everything the kernel writes into its scratch folder
+    max_reply_items: int = 1_000_000     # values (tensors, numbers, strings) in one reply
+    max_reply_depth: int = 32           # nesting of lists/tuples/dicts in one reply
     threads: int = 1                    # torch/OpenMP threads in the kernel (workers run in parallel)
     isolate: bool = True                # namespaces; False only for debugging
 
@@ -185,6 +197,47 @@ def _python_roots() -> list[str]:
     return sorted(r for r in roots if r and os.path.isdir(r) and r != "/")
 
 
+def remove_entry(path: Path) -> None:
+    """Remove a file, link or folder the kernel may have put at ``path``, never following a link."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(path)   # rmtree works on file descriptors and does not follow links inside
+    else:
+        os.unlink(path)
+
+
+def write_new_file(path: Path, data: bytes, owner, mode: int) -> None:
+    """Create ``path`` (it must not exist: O_EXCL also refuses a link) and write ``data`` to it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    with os.fdopen(fd, "wb") as handle:
+        if owner:
+            os.fchown(handle.fileno(), *owner)
+        os.fchmod(handle.fileno(), mode)
+        handle.write(data)
+
+
+def tree_bytes(root: Path) -> int:
+    """Bytes allocated under ``root`` (links not followed; a vanishing entry counts as nothing)."""
+    total, stack = 0, [str(root)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            total += info.st_blocks * 512
+            if stat.S_ISDIR(info.st_mode):
+                stack.append(entry.path)
+    return total
+
+
 class Sandbox:
     """A child kernel for one submission: start, execute cells, serve snippets, tear down."""
 
@@ -223,17 +276,20 @@ class Sandbox:
 
     def start(self):
         self.deadline = time.monotonic() + self.limits.total_timeout
-        self.workdir = Path(tempfile.mkdtemp(prefix="course-sandbox-"))
-        self.scratch = self.workdir / "scratch"
-        self.scratch.mkdir()
-        (self.scratch / self.filename).write_bytes(self.submission)
         self._owner = _drop_user() if self.limits.isolate else None
-        if self._owner:
-            os.chown(self.scratch, *self._owner)
-            os.chown(self.scratch / self.filename, *self._owner)
         began = time.monotonic()
         try:
+            self.workdir = Path(tempfile.mkdtemp(prefix="course-sandbox-"))
+            self.scratch = self.workdir / "scratch"
+            self.scratch.mkdir()
+            write_new_file(self.scratch / self.filename, self.submission, self._owner, 0o644)
+            if self._owner:
+                os.chown(self.scratch, *self._owner)
             self._launch()
+        except OSError as error:  # disk full, no temporary folder, launcher could not be executed
+            self.close()
+            raise SandboxError(f"the sandbox could not be prepared on the grading machine "
+                               f"({type(error).__name__}: {error.strerror or error})") from None
         except BaseException:
             self.close()
             raise
@@ -273,18 +329,16 @@ class Sandbox:
         from jupyter_client import BlockingKernelClient
         import zmq
 
-        for stale in self.scratch.glob("k-*"):
-            stale.unlink()
+        for stale in os.listdir(self.scratch):  # the old kernel's sockets, or whatever it left there
+            if stale.startswith("k-") or stale == "kernel.json":
+                remove_entry(self.scratch / stale)
         key = secrets.token_hex(16)
         connection = {"transport": "ipc", "ip": str(self.scratch / "k"), "shell_port": 1, "iopub_port": 2,
                       "stdin_port": 3, "control_port": 4, "hb_port": 5, "key": key,
                       "signature_scheme": "hmac-sha256", "kernel_name": "python3"}
         conn_file = self.scratch / "kernel.json"
-        conn_file.write_text(json.dumps(connection))
-        if self._owner:
-            os.chown(conn_file, *self._owner)
-        conn_file.chmod(0o600)
-        hide = {str(REPO), os.path.expanduser("~"), *self.hide}
+        write_new_file(conn_file, json.dumps(connection).encode(), self._owner, 0o600)
+        hide = {str(REPO), os.path.expanduser("~"), *self.hide, *HIDDEN_SYSTEM_PATHS}
         cap = self.limits.memory_bytes
         config = {
             "isolate": self.limits.isolate, "scratch": str(self.scratch),
@@ -355,8 +409,8 @@ class Sandbox:
                         except queue.Empty:
                             return
         reason = self._death_reason() or f"no answer within {budget:g} s"
-        raise SandboxError(f"the sandboxed kernel did not start ({reason}); "
-                           f"kernel log: {self.kernel_log()[-300:]!r}")
+        # The kernel log is not quoted: after a restart it holds what student code wrote to stderr.
+        raise SandboxError(f"the sandboxed kernel did not start ({reason})")
 
     def _read_status(self, fd) -> dict:
         """The launcher's report of the isolation it obtained, written just before ipykernel starts."""
@@ -398,8 +452,15 @@ class Sandbox:
             return []
 
     def _watch(self, proc, stop: threading.Event):
-        """Memory watchdog over the kernel's whole process tree."""
+        """Memory watchdog over the kernel's whole process tree, and disk watchdog over its scratch."""
+        ticks = 0
         while not stop.is_set() and proc.poll() is None:
+            ticks += 1
+            if ticks % 5 == 0 and tree_bytes(self.scratch) > self.limits.scratch_bytes:
+                self._killed = (f"your code wrote more than {self.limits.scratch_bytes // MB} MB of files "
+                                "and the kernel was stopped")
+                self._kill_tree(proc)
+                return
             total = 0
             for member in self._tree(proc):
                 try:
@@ -528,9 +589,7 @@ class Sandbox:
         outcome.output = "".join(pieces)
         if reply is not None and reply.get("status") == "error":
             outcome.status = "error"
-            evalue = str(reply.get("evalue", "")).strip().splitlines()
-            first = (evalue[0][:300] if evalue else "")
-            outcome.error = f"{reply.get('ename', 'Error')}: {first}" if first else str(reply.get("ename"))
+            outcome.error = untrusted_text(reply.get("ename", "Error"), reply.get("evalue", ""))
         return outcome
 
     def _recover(self, why: str):
@@ -557,7 +616,15 @@ class Sandbox:
         self.restarts += 1
         self.findings.append(Finding("kernel-restarted", f"the kernel was restarted after {why}", "info"))
         try:
+            # Back to the starting scratch (the replay writes again whatever honest cells wrote): a
+            # scratch filled past its quota would otherwise stop the new kernel at once.
+            for entry in os.listdir(self.scratch):
+                if entry != self.filename:
+                    remove_entry(self.scratch / entry)
             self._launch()
+        except OSError as error:
+            self.broken = f"the kernel could not be restarted ({type(error).__name__})"
+            return
         except SandboxError as error:
             self.broken = str(error)
             return
@@ -649,12 +716,16 @@ class Sandbox:
         reply = self._read_reply(reply_path)
         if reply.get("ok") is True and "result" in reply:
             return reply["result"]
-        kind, error = reply.get("kind"), str(reply.get("error", ""))[:500]
-        if kind in ("code", "result"):
-            raise StudentCodeError(error)
+        kind = reply.get("kind")
+        if kind == "code":   # "Type: message" as the kernel's helper wrote it: student-chosen text
+            name, _, message = str(reply.get("error", "")).partition(": ")
+            raise StudentCodeError(untrusted_text(name, message))
+        if kind == "result":
+            raise StudentCodeError("the result holds something the grader cannot receive: only tensors, "
+                                   "numbers, strings, None and lists, tuples or dicts of them")
         if kind == "too-big":
-            raise SandboxError(f"{error}, more than the {self.limits.max_result_bytes // MB} MB allowed")
-        raise SandboxError(f"the kernel returned an unusable reply ({kind!r})")
+            raise SandboxError(f"the result is more than the {self.limits.max_result_bytes // MB} MB allowed")
+        raise SandboxError("the kernel returned an unusable reply")
 
     def _read_reply(self, path: Path) -> dict:
         """Open without following links, regular files only, size-capped, weights_only."""
@@ -677,15 +748,7 @@ class Sandbox:
                 path.unlink()
             except OSError:
                 pass
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                reply = runtime.from_bytes(data)
-        except Exception as error:  # noqa: BLE001 - anything unreadable is the sandbox's failure
-            raise SandboxError(f"the result could not be read safely ({type(error).__name__})") from None
-        if not isinstance(reply, dict):
-            raise SandboxError("the result has the wrong structure")
-        return reply
+        return decode_reply(data, self.limits)
 
 
 class KernelHandle(StudentHandle):

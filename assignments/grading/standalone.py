@@ -210,6 +210,7 @@ PATCHED_MODULES = {"torch", "builtins", "__builtins__", "pytest", "sys", "os", "
                    "math", "random"}
 EXIT_CALLS = {"os._exit", "sys.exit", "exit", "quit", "os.kill", "os.abort", "os.killpg", "signal.signal",
               "os.fork", "ctypes.CDLL"}
+MAX_AUDITED_CHARS = 1_000_000
 GRADER_PATHS = ("autograder", "source/", "solutions", "grades", "/root", "/home/", "/etc/", "/proc/", "../")
 
 
@@ -225,10 +226,21 @@ def _dotted(node) -> str:
 
 def audit_source(source: str) -> list[str]:
     """Notes about one student cell: what it does that an honest answer has no reason to do."""
+    if len(source) > MAX_AUDITED_CHARS:
+        return [f"is {len(source)} characters long; not audited"]
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
+    except (RecursionError, MemoryError):  # deeply nested expressions: the student's, not a grader error
+        return ["is nested too deeply to audit"]
+    try:
+        return _notes(tree)
+    except RecursionError:
+        return ["is nested too deeply to audit"]
+
+
+def _notes(tree) -> list[str]:
     notes = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):

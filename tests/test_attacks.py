@@ -1,0 +1,158 @@
+"""Attacks on the standalone door from inside the student's kernel (issue #15): each must end as a
+finding or a refused reply for that student, never as a grader crash, a file changed outside the
+scratch folder, or text of the answer key in feedback.
+
+One sandbox serves the module (a kernel start costs a few seconds); reply decoding is checked on
+crafted archives without a kernel.
+"""
+
+import io
+import os
+import tempfile
+import zipfile
+
+import pytest
+import torch
+
+from assignments.grading.handle import KERNEL_TEXT_CHARS, SandboxError, StudentCodeError, untrusted_text
+from assignments.grading.reply import check_value, decode_reply
+from assignments.grading.runtime import to_bytes
+from assignments.grading.sandbox import GRADING_ENV, KernelHandle, Limits, Sandbox
+from assignments.grading.standalone import audit_source, grade_submission
+from autograder.fixtures import toy
+
+LIMITS = Limits(cell_timeout=20, call_timeout=10, interrupt_grace=2, total_timeout=120,
+                max_result_bytes=4 * 2 ** 20, max_restarts=8, scratch_bytes=32 * 2 ** 20)
+
+SECRET = "def secret_answer(x):\n    return x * 2  # this line must never reach feedback\n"
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    box = Sandbox(b'{"cells": []}', "mallory.ipynb", limits=LIMITS)
+    box.start()
+    try:
+        yield box
+    finally:
+        box.close()
+
+
+@pytest.fixture(scope="module")
+def student(sandbox):
+    return KernelHandle(sandbox, "toy", seed=0, stand_in_source=SECRET)
+
+
+# ------------------------------------------------------------------ replies decoded with limits
+def test_a_stride_zero_tensor_claiming_1e18_elements_is_refused_before_use():
+    huge = torch.zeros(1).as_strided((10 ** 9, 10 ** 9), (0, 0))
+    with pytest.raises(SandboxError, match="elements"):
+        decode_reply(to_bytes({"ok": True, "result": huge}), LIMITS)
+
+
+def test_a_tensor_reaching_outside_its_storage_is_refused():
+    bad = torch.zeros(4)
+    bad.untyped_storage().resize_(4)   # four float32 elements over a storage of one
+    with pytest.raises(SandboxError, match="outside its storage"):
+        check_value(bad, 2 ** 20, 10, 4)
+
+
+def test_an_archive_that_expands_beyond_the_cap_is_refused_from_its_directory():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("archive/data.pkl", b"\0" * (LIMITS.max_result_bytes + 1))
+    assert len(buffer.getvalue()) < 64 * 1024   # small on the wire, big once inflated
+    with pytest.raises(SandboxError, match="expands to"):
+        decode_reply(buffer.getvalue(), LIMITS)
+
+
+def test_deeply_nested_and_oversized_replies_are_refused():
+    nested = 0
+    for _ in range(LIMITS.max_reply_depth + 2):
+        nested = [nested]
+    with pytest.raises(SandboxError, match="nested"):
+        decode_reply(to_bytes({"ok": True, "result": nested}), LIMITS)
+    with pytest.raises(SandboxError, match="more than 3 values"):
+        check_value([1, 2, 3, 4], 2 ** 20, 3, 4)
+
+
+def test_a_plain_reply_survives_decoding_unchanged():
+    x = torch.arange(6.0).reshape(2, 3).t()   # not contiguous: still a valid strided tensor
+    out = decode_reply(to_bytes({"ok": True, "result": {"x": x, "n": [1, 2.5, "s", None, (True,)]}}), LIMITS)
+    assert torch.equal(out["result"]["x"], x) and out["result"]["n"] == [1, 2.5, "s", None, (True,)]
+
+
+# ------------------------------------------------------------------ feedback carries grader text only
+def test_exception_text_from_the_kernel_is_cut_to_a_short_first_line(student):
+    student.sandbox.execute_cells([("smuggle", f"SECRET = {SECRET!r}\n"
+                                               "class Exfiltrate(Exception):\n    pass\n")])
+    with pytest.raises(StudentCodeError) as caught:
+        student.run("raise Exfiltrate(SECRET.replace(chr(10), ' ') * 20)", stand_ins=("secret_answer",))
+    message = str(caught.value)
+    assert len(message) <= KERNEL_TEXT_CHARS and "\n" not in message, message
+    with pytest.raises(StudentCodeError) as caught:
+        student.run("raise type(SECRET, (Exception,), {})('x')")
+    assert str(caught.value).startswith("Exception"), "a type name that is not an identifier is replaced"
+
+
+def test_untrusted_text_keeps_the_type_and_start_of_the_message():
+    assert untrusted_text("ZeroDivisionError", "division by zero") == "ZeroDivisionError: division by zero"
+    assert untrusted_text("ValueError", "a\x1b[2Jb\nsecond line") == "ValueError: a?[2Jb"
+    assert len(untrusted_text("ValueError", "x" * 500)) == KERNEL_TEXT_CHARS
+
+
+# ------------------------------------------------------------------ the sandbox's files
+def test_the_kernel_sees_no_accelerator(student):
+    assert GRADING_ENV["CUDA_VISIBLE_DEVICES"] == ""
+    out = student.run("import os, torch\n"
+                      "result = [os.environ.get('CUDA_VISIBLE_DEVICES'), torch.cuda.is_available()]")
+    assert out == ["", False]
+
+
+def test_restart_does_not_follow_a_link_or_trip_on_a_folder_in_place_of_kernel_json(sandbox, student):
+    with tempfile.NamedTemporaryFile("w", suffix=".grader-file", delete=False) as outside:
+        outside.write("grader data")
+    os.chmod(outside.name, 0o666)   # writable by the kernel's user: only the grader's own write is tested
+    try:
+        for planted in (f"os.symlink({outside.name!r}, 'kernel.json')", "os.mkdir('kernel.json')",
+                        "os.mkdir('k-1'); open('k-1/x', 'w').close()"):
+            sandbox.execute_cells([("plant", f"import os\nos.remove('kernel.json') if os.path.lexists("
+                                             f"'kernel.json') and not os.path.isdir('kernel.json') else None\n"
+                                             f"{planted}\n")])
+            sandbox.restart("a test of restart")
+            assert sandbox.broken is None, sandbox.broken
+            assert student.run("result = 40 + 2") == 42
+        with open(outside.name) as handle:
+            assert handle.read() == "grader data", "the grader wrote through a link in the scratch folder"
+    finally:
+        os.unlink(outside.name)
+
+
+def test_filling_the_scratch_folder_stops_the_kernel_with_a_finding(sandbox, student):
+    sandbox.execute_cells([("fill", "import time\nfor i in range(200):\n"
+                                    "    open(f'fill-{i}', 'wb').write(b'x' * 2 ** 20)\n    time.sleep(0.01)\n")])
+    assert any("MB of files" in f.message for f in sandbox.findings), \
+        [f.message for f in sandbox.findings]
+    assert student.run("result = 1") == 1   # restarted; the filled scratch went with the old kernel's files
+
+
+def test_system_sockets_and_runtime_folders_are_hidden(sandbox, student):
+    if not sandbox.status.get("mount"):
+        pytest.skip("no mount namespace on this machine (reported as sandbox-degraded)")
+    out = student.run("import os\nresult = {p: sorted(os.listdir(p)) if os.path.isdir(p) else [] "
+                      "for p in ('/run', '/var/run', '/var/lib/docker')}")
+    assert out == {"/run": [], "/var/run": [], "/var/lib/docker": []}, out
+
+
+def test_a_sandbox_that_cannot_be_prepared_is_that_students_finding(tmp_path, monkeypatch):
+    the_toy = toy.build(tmp_path / "toy")
+    path = the_toy.write(the_toy.reference(), "bob.ipynb")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    result = grade_submission("toy", path, "bob", limits=LIMITS, **the_toy.overrides())
+    codes = [f.code for f in result.findings]
+    assert "kernel-start-failed" in codes and "grader-error" not in codes, codes
+
+
+# ------------------------------------------------------------------ grader errors are the grader's
+def test_the_audit_survives_deep_nesting_and_huge_cells():
+    assert audit_source("x = " + "-" * 100_000 + "1") == ["is nested too deeply to audit"]
+    assert audit_source("x = 1\n" * 400_000)[0].endswith("not audited")
