@@ -16,7 +16,9 @@ def collect(assignment: str, source: Path, out: Path) -> tuple[list[batch.Job], 
     found = intake.collect(Path(source), assignment, Path(out) / "submissions")
     found.save(Path(out) / "intake.json")
     print(found.summary())
-    jobs = [batch.Job(s.student, s.path) for s in sorted(found.submissions, key=lambda s: s.student)]
+    # Every student's kernel has the whole class's submissions and results hidden, wherever --out points.
+    hide = (str(Path(source).resolve()), str(Path(out).resolve()))
+    jobs = [batch.Job(s.student, s.path, hide=hide) for s in sorted(found.submissions, key=lambda s: s.student)]
     return jobs, found
 
 

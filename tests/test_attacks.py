@@ -14,7 +14,8 @@ import zipfile
 import pytest
 import torch
 
-from assignments.grading.handle import KERNEL_TEXT_CHARS, SandboxError, StudentCodeError, untrusted_text
+from assignments.grading.handle import (KERNEL_TEXT_CHARS, SandboxError, StudentCodeError, answered_by,
+                                        extract_definitions, untrusted_text)
 from assignments.grading.reply import check_value, decode_reply
 from assignments.grading.runtime import to_bytes
 from assignments.grading.sandbox import GRADING_ENV, KernelHandle, Limits, Sandbox
@@ -156,3 +157,52 @@ def test_a_sandbox_that_cannot_be_prepared_is_that_students_finding(tmp_path, mo
 def test_the_audit_survives_deep_nesting_and_huge_cells():
     assert audit_source("x = " + "-" * 100_000 + "1") == ["is nested too deeply to audit"]
     assert audit_source("x = 1\n" * 400_000)[0].endswith("not audited")
+
+
+# ------------------------------------------------------------------ stand-ins: per call, after their question
+KEY = '''import math
+
+import torch
+
+SCALE = 2.0
+
+
+def helper(x):
+    return x * SCALE
+
+
+@staticmethod
+def first(x):
+    return helper(x)
+
+
+class Second:
+    pass
+
+
+def third(x):
+    return math.sqrt(x)
+'''
+
+
+def test_a_call_receives_only_the_definitions_it_asked_for_and_what_they_use():
+    sent = extract_definitions(KEY, ("first",))
+    assert "def first" in sent and "def helper" in sent and "SCALE = 2.0" in sent and "@staticmethod" in sent
+    assert "Second" not in sent and "third" not in sent
+    assert "import math" in sent   # imports always go with a definition
+    with pytest.raises(KeyError, match="nothing"):
+        extract_definitions(KEY, ("nothing",))
+
+
+def test_a_stand_in_is_refused_until_its_question_is_scored():
+    from assignments.grading.handle import LocalHandle, StandInRefused
+
+    the_toy_owners = answered_by(toy.release_notebook(toy.source_notebook()))
+    assert the_toy_owners["add"] == "add_tests" and the_toy_owners["scale"] == "scale_tests"
+    handle = LocalHandle({"add": lambda a, b: a - b, "scale": lambda x, k: 0}, "toy")
+    handle._stand_in_source = toy.STAND_INS
+    handle.owners, handle.order = the_toy_owners, {"add_tests": 0, "scale_tests": 1}
+    handle.question = "scale_tests"
+    assert handle.run("result = add(2, 3)", stand_ins=("add",)) == 5
+    with pytest.raises(StandInRefused, match="scale_tests"):
+        handle.run("result = scale(2, 3)", stand_ins=("scale",))

@@ -216,3 +216,48 @@ def test_real_standalone_agrees_with_in_process(graded):
 
 def failures_of(question):
     return [f"{t.name}: {t.message}" for t in question.tests if t.outcome != "passed"]
+
+
+def test_stashing_stand_ins_in_the_kernel_earns_nothing(graded):
+    """The stand_in_stash payload answers every question wrongly and replays every stand-in it sees into
+    its namespace: it must score what its wrong answers deserve, zero."""
+    result = graded["results"]["hostile:stand_in_stash"]
+    assert result.autograded_points == 0, failures(result)
+    assert not [f for f in result.findings if f.code in ("suite-problem", "grader-error")], result.findings
+
+
+def longest_shared_run(text: str, secret: str) -> int:
+    """Length of the longest substring of ``secret`` that also occurs in ``text`` (binary search)."""
+    def shared(n):
+        pieces = {secret[i:i + n] for i in range(len(secret) - n + 1)}
+        return any(text[i:i + n] in pieces for i in range(len(text) - n + 1))
+
+    low, high = 0, len(secret)
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if shared(middle) else (low, middle - 1)
+    return low
+
+
+def test_no_export_carries_answer_key_text(graded, tmp_path):
+    """Every hostile record (smuggle_key raises the hidden snippet and every stand-in it saw as its
+    exception text) goes through every exporter; no file written may hold more than KERNEL_TEXT_CHARS
+    consecutive characters of a stand-in or hidden-test file."""
+    from assignments.exports import FORMATS, export
+    from assignments.grading import batch as class_batch
+    from assignments.grading.handle import KERNEL_TEXT_CHARS
+
+    results = tmp_path / "results"
+    for label, result in graded["results"].items():
+        if label.startswith(("hostile:", "toy:")) and result.assignment == toy.NAME:
+            class_batch.save(result, tmp_path)
+    problems = []
+    written = export(toy.NAME, results, tmp_path / "exports", FORMATS, strict=False, problems=problems)
+    files = [p for paths in written.values() for p in paths if p.is_file()]
+    assert files, problems
+    secrets = [toy.STAND_INS, toy.HIDDEN_TESTS]
+    for path in files:
+        text = path.read_bytes().decode("utf-8", "replace")
+        for secret in secrets:
+            run = longest_shared_run(text, secret)
+            assert run <= KERNEL_TEXT_CHARS, f"{path.name} holds {run} consecutive characters of the answer key"

@@ -24,6 +24,7 @@ class Job:
     student: str
     path: str
     seed: int = 0
+    hide: tuple = ()   # folders the student's kernel must not see (the class's submissions, the results)
 
 
 def default_workers() -> int:
@@ -36,7 +37,7 @@ def grade_one(assignment: str, job: Job) -> SubmissionResult:
 
     from .standalone import grade_submission
 
-    result = grade_submission(assignment, Path(job.path), job.student, seed=job.seed)
+    result = grade_submission(assignment, Path(job.path), job.student, seed=job.seed, hide=job.hide)
     # Peak resident memory of this worker so far (kB on Linux); the sandbox measures the kernel's own.
     result.timings["worker_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return result

@@ -21,6 +21,7 @@ Two implementations: ``LocalHandle`` (the nbgrader door: the student's own kerne
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import re
@@ -51,22 +52,104 @@ def stand_in_source(assignment: str) -> str:
     return path.read_text() if path.exists() else ""
 
 
+class StandInRefused(Exception):
+    """A test asked for a stand-in before every test of the question it answers had finished."""
+
+
+def _defined_names(node) -> set[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return set()
+
+
+def extract_definitions(source: str, names) -> str:
+    """Only what defining ``names`` needs from ``source``: its imports, the requested definitions and
+    the module-level definitions they use (transitively), in file order. The rest of the answer key
+    stays in the grader. KeyError for a name ``source`` does not define at module level."""
+    body = ast.parse(source).body
+    defines = {}
+    for index, node in enumerate(body):
+        for name in _defined_names(node):
+            defines.setdefault(name, index)
+    unknown = [name for name in names if name not in defines]
+    if unknown:
+        raise KeyError(f"no stand-in named {unknown}")
+    keep, todo = set(), [defines[name] for name in names]
+    while todo:
+        index = todo.pop()
+        if index in keep:
+            continue
+        keep.add(index)
+        used = {n.id for n in ast.walk(body[index]) if isinstance(n, ast.Name)}
+        todo += [defines[name] for name in used if name in defines]
+    lines = source.splitlines(keepends=True)
+    parts = []
+    for index, node in enumerate(body):
+        if index in keep or isinstance(node, (ast.Import, ast.ImportFrom)):
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            parts.append("".join(lines[first - 1:node.end_lineno]))
+    return "\n".join(parts)
+
+
+def answered_by(notebook) -> dict[str, str]:
+    """Each name an answer cell defines -> the grade_id of the first autograded test cell after it."""
+    from .. import notebooks
+
+    owners, pending = {}, set()
+    for cell in notebook.cells:
+        if cell.get("cell_type") != "code":
+            continue
+        if notebooks.is_autograded_test(cell):
+            owners.update({name: notebooks.grade_id(cell) for name in pending if name not in owners})
+            pending = set()
+        elif notebooks.is_answer(cell):
+            try:
+                pending |= {n for node in ast.parse(str(cell.get("source", ""))).body for n in _defined_names(node)}
+            except (SyntaxError, ValueError, RecursionError):
+                continue
+    return owners
+
+
 class StudentHandle:
-    """What a hidden test receives as its ``student`` fixture."""
+    """What a hidden test receives as its ``student`` fixture.
+
+    Stand-ins are answer keys: a call receives only the definitions it asks for (``extract_definitions``)
+    and, once ``owners`` (definition -> question) and ``order`` (question -> position) are set, only
+    after every test of the question each one answers has finished. The suite runs tests in question
+    order and sets ``question`` before each test, so "finished" means "an earlier question".
+    """
 
     def __init__(self, assignment: str, seed: int = 0):
         self.assignment = assignment
         self.seed = seed
         self._stand_in_source = stand_in_source(assignment)
+        self.owners: dict[str, str] = {}
+        self.order: dict[str, int] = {}
+        self.question: str | None = None
 
     def run(self, code: str, *, stand_ins=(), timeout: float | None = None, **inputs):
-        unknown = [name for name in stand_ins if f"def {name}" not in self._stand_in_source
-                   and f"class {name}" not in self._stand_in_source]
-        if unknown:
-            raise KeyError(f"no stand-in named {unknown} in autograder/{self.assignment}/stand_ins.py")
-        return self._run(code, dict(inputs), tuple(stand_ins), timeout or DEFAULT_TIMEOUT)
+        stand_ins = tuple(stand_ins)
+        try:
+            source = extract_definitions(self._stand_in_source, stand_ins) if stand_ins else ""
+        except KeyError as error:
+            raise KeyError(f"{error.args[0]} in autograder/{self.assignment}/stand_ins.py") from None
+        self._check_order(stand_ins)
+        return self._run(code, dict(inputs), stand_ins, source, timeout or DEFAULT_TIMEOUT)
 
-    def _run(self, code, inputs, stand_ins, timeout):
+    def _check_order(self, stand_ins):
+        if self.question not in self.order:
+            return
+        now = self.order[self.question]
+        early = [name for name in stand_ins
+                 if name in self.owners and self.order.get(self.owners[name], -1) >= now]
+        if early:
+            raise StandInRefused(f"a test of {self.question} asked for the stand-in(s) {early} before "
+                                 f"their question(s) {sorted({self.owners[n] for n in early})} were scored")
+
+    def _run(self, code, inputs, stand_ins, stand_in_source, timeout):
         raise NotImplementedError
 
 
@@ -100,13 +183,13 @@ class LocalHandle(StudentHandle):
         super().__init__(assignment, seed)
         self.namespace = namespace
 
-    def _run(self, code, inputs, stand_ins, timeout):
+    def _run(self, code, inputs, stand_ins, stand_in_source, timeout):
         sink = io.StringIO()
         try:
             with _alarm(timeout), warnings.catch_warnings(), \
                     contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 warnings.simplefilter("ignore")
-                result = runtime.run_snippet(self.namespace, code, inputs, self._stand_in_source,
+                result = runtime.run_snippet(self.namespace, code, inputs, stand_in_source,
                                              stand_ins, self.seed)
         except StudentTimeout:
             raise
@@ -150,5 +233,5 @@ def describe_exception(error: BaseException) -> str:
     return untrusted_text(type(error).__name__, message)
 
 
-__all__ = ["StudentHandle", "LocalHandle", "StudentCodeError", "StudentTimeout", "SandboxError",
+__all__ = ["StudentHandle", "StandInRefused", "extract_definitions", "answered_by", "LocalHandle", "StudentCodeError", "StudentTimeout", "SandboxError",
            "describe_exception", "untrusted_text", "KERNEL_TEXT_CHARS", "DEFAULT_TIMEOUT", "stand_in_source"]

@@ -760,9 +760,8 @@ class KernelHandle(StudentHandle):
             self._stand_in_source = stand_in_source
         self.sandbox = sandbox
 
-    def _run(self, code, inputs, stand_ins, timeout):
-        return self.sandbox.call(code, inputs, self._stand_in_source if stand_ins else "", stand_ins,
-                                 self.seed, timeout)
+    def _run(self, code, inputs, stand_ins, stand_in_source, timeout):
+        return self.sandbox.call(code, inputs, stand_in_source, stand_ins, self.seed, timeout)
 
 
 SCORE_LIKE = re.compile(r"\b\d+(\.\d+)?\s*/\s*\d+(\.\d+)?\s*(points?|pts|marks?)\b|\bscore\s*[:=]|"

@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 
 from .. import notebooks
-from .handle import SandboxError, describe_exception
+from .handle import SandboxError, answered_by, describe_exception
 from .restore import check_assignment, restore
 from .results import Finding, SubmissionResult, score_questions
 from .sandbox import KernelHandle, Limits, Sandbox, score_like_output
@@ -117,6 +117,7 @@ def _grade(result, assignment, submission, *, seed, limits, template, question_l
         sandbox.execute_cells(cells)
         executed = time.perf_counter()
         handle = KernelHandle(sandbox, assignment, seed=seed, stand_in_source=stand_in_source)
+        handle.owners = answered_by(template)
         tests, problems = run_suite(assignment, handle, order, tests_dir=tests_dir)
         finished = time.perf_counter()
     finally:

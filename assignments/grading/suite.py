@@ -17,7 +17,7 @@ import warnings
 import pytest
 
 from ..paths import AUTOGRADER_DIR, REPO
-from .handle import StudentCodeError, StudentTimeout, SandboxError, describe_exception
+from .handle import StandInRefused, StudentCodeError, StudentTimeout, SandboxError, describe_exception
 from .results import TestResult
 
 PYTEST_ARGS = [
@@ -98,6 +98,11 @@ class GradingPlugin:
     def pytest_runtest_logstart(self, nodeid, location):
         self._started[nodeid] = time.perf_counter()
 
+    def pytest_runtest_setup(self, item):
+        """Tell the handle which question is being scored: it refuses that question's stand-ins."""
+        self.handle.question, _ = self.marker(item)
+        self.handle.order = self.order
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
@@ -107,6 +112,8 @@ class GradingPlugin:
         if report.when != "call" and not failed_setup:
             return
         error = call.excinfo.value if call.excinfo is not None else None
+        if isinstance(error, StandInRefused):
+            self.problems.append(f"{item.nodeid}: {error}")
         if report.passed:
             state, earned = "passed", points
         else:
