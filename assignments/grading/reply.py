@@ -28,18 +28,22 @@ from .handle import SandboxError
 MAX_ZIP_ENTRIES = 100_000
 
 
+class ReplyRefused(SandboxError):
+    """The kernel's reply broke a limit: the student's doing (a finding), never the grader's."""
+
+
 def check_archive(data: bytes, max_bytes: int) -> None:
     """Refuse an archive whose entries would expand beyond ``max_bytes`` (read from the directory only)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             entries = archive.infolist()
     except (zipfile.BadZipFile, ValueError, OSError):
-        raise SandboxError("the result is not a readable archive") from None
+        raise ReplyRefused("the result is not a readable archive") from None
     if len(entries) > MAX_ZIP_ENTRIES:
-        raise SandboxError(f"the result holds {len(entries)} records, more than {MAX_ZIP_ENTRIES}")
+        raise ReplyRefused(f"the result holds {len(entries)} records, more than {MAX_ZIP_ENTRIES}")
     total = sum(max(0, entry.file_size) for entry in entries)
     if total > max_bytes:
-        raise SandboxError(f"the result expands to {total / 1e6:.0f} MB, more than the "
+        raise ReplyRefused(f"the result expands to {total / 1e6:.0f} MB, more than the "
                            f"{max_bytes / 1e6:.0f} MB allowed")
 
 
@@ -47,20 +51,20 @@ def check_tensor(tensor: torch.Tensor, max_bytes: int) -> torch.Tensor:
     """A plain strided tensor whose every element lies inside its storage; otherwise SandboxError."""
     if type(tensor) is not torch.Tensor or tensor.layout != torch.strided or tensor.is_quantized \
             or tensor.device.type != "cpu":
-        raise SandboxError("the result holds a tensor of an unsupported kind")
+        raise ReplyRefused("the result holds a tensor of an unsupported kind")
     shape, strides = tuple(tensor.shape), tuple(tensor.stride())
     if any(n < 0 for n in shape) or any(s < 0 for s in strides) or tensor.storage_offset() < 0:
-        raise SandboxError("the result holds a tensor with a negative size or stride")
+        raise ReplyRefused("the result holds a tensor with a negative size or stride")
     count = 1
     for n in shape:  # python ints: no overflow, and no torch op on the tensor yet
         count *= n
     item = tensor.element_size()
     if count * item > max_bytes:
-        raise SandboxError(f"the result holds a tensor of {count} elements, more than the result cap allows")
+        raise ReplyRefused(f"the result holds a tensor of {count} elements, more than the result cap allows")
     if count:
         last = tensor.storage_offset() + sum((n - 1) * s for n, s in zip(shape, strides))
         if (last + 1) * item > tensor.untyped_storage().nbytes():
-            raise SandboxError("the result holds a tensor that reaches outside its storage")
+            raise ReplyRefused("the result holds a tensor that reaches outside its storage")
     return tensor.clone()   # our own compact copy: no shared or overlapping storage survives
 
 
@@ -71,9 +75,9 @@ def check_value(value, max_bytes: int, max_items: int, max_depth: int):
     def walk(item, depth):
         budget[0] -= 1
         if budget[0] < 0:
-            raise SandboxError(f"the result holds more than {max_items} values")
+            raise ReplyRefused(f"the result holds more than {max_items} values")
         if depth > max_depth:
-            raise SandboxError(f"the result is nested more than {max_depth} levels deep")
+            raise ReplyRefused(f"the result is nested more than {max_depth} levels deep")
         if item is None or type(item) in (bool, int, float, str):
             return item
         if isinstance(item, torch.Tensor):
@@ -83,9 +87,9 @@ def check_value(value, max_bytes: int, max_items: int, max_depth: int):
             return tuple(rebuilt) if type(item) is tuple else rebuilt
         if isinstance(item, dict):
             if not all(type(k) is str for k in item):
-                raise SandboxError("the result has a dictionary key that is not a string")
+                raise ReplyRefused("the result has a dictionary key that is not a string")
             return {k: walk(v, depth + 1) for k, v in item.items()}
-        raise SandboxError(f"the result holds a {type(item).__name__}, which the grader does not accept")
+        raise ReplyRefused(f"the result holds a {type(item).__name__}, which the grader does not accept")
 
     return walk(value, 0)
 
@@ -98,10 +102,10 @@ def decode_reply(data: bytes, limits) -> dict:
             warnings.simplefilter("ignore")
             reply = runtime.from_bytes(data)
     except Exception:  # noqa: BLE001 - anything unreadable is the sandbox's failure
-        raise SandboxError("the result could not be read safely") from None
+        raise ReplyRefused("the result could not be read safely") from None
     if not isinstance(reply, dict):
-        raise SandboxError("the result has the wrong structure")
+        raise ReplyRefused("the result has the wrong structure")
     return check_value(reply, limits.max_result_bytes, limits.max_reply_items, limits.max_reply_depth)
 
 
-__all__ = ["decode_reply", "check_archive", "check_tensor", "check_value"]
+__all__ = ["ReplyRefused", "decode_reply", "check_archive", "check_tensor", "check_value"]

@@ -123,7 +123,13 @@ def _grade(result, assignment, submission, *, seed, limits, template, question_l
     finally:
         sandbox.close()
     result.findings += sandbox.findings + score_like_output(sandbox.cell_outputs)
-    result.findings += [Finding("suite-problem", p, "error") for p in problems]
+    for problem in problems:
+        if problem.startswith("reply-refused "):   # the kernel's reply broke a limit: the student's doing
+            grade_id, _, why = problem[len("reply-refused "):].partition(": ")
+            result.findings.append(Finding("reply-refused", f"a test of {grade_id} scored 0: {why}", "error",
+                                           grade_id))
+        else:
+            result.findings.append(Finding("suite-problem", problem, "error"))
     result.questions = score_questions(question_list, tests)
     result.timings.update({"kernel_start_s": round(sandbox.start_seconds, 2),
                            "execute_s": round(executed - began, 2), "tests_s": round(finished - executed, 2),

@@ -18,6 +18,7 @@ import pytest
 
 from ..paths import AUTOGRADER_DIR, REPO
 from .handle import StandInRefused, StudentCodeError, StudentTimeout, SandboxError, describe_exception
+from .reply import ReplyRefused
 from .results import TestResult
 
 PYTEST_ARGS = [
@@ -60,6 +61,7 @@ class GradingPlugin:
         self.selected = set(selected) if selected else None
         self.results: list[TestResult] = []
         self.problems: list[str] = []
+        self.refused: list[tuple[str, str]] = []   # (question, why): replies that broke a limit
         self._started: dict[str, float] = {}
 
     @pytest.fixture
@@ -114,6 +116,8 @@ class GradingPlugin:
         error = call.excinfo.value if call.excinfo is not None else None
         if isinstance(error, StandInRefused):
             self.problems.append(f"{item.nodeid}: {error}")
+        if isinstance(error, ReplyRefused):
+            self.refused.append((grade_id, str(error)))
         if report.passed:
             state, earned = "passed", points
         else:
@@ -156,5 +160,6 @@ def run_suite(assignment: str, handle, question_order: list[str],
         code = pytest.main([*PYTEST_ARGS, str(tests_dir or suite_dir(assignment))], plugins=[plugin])
     if code not in (0, 1) and not plugin.results:
         plugin.problems.append(f"pytest exited with code {int(code)}: {sink.getvalue()[-800:]}")
-    return plugin.results, plugin.problems
+    problems = plugin.problems + [f"reply-refused {grade_id}: {why}" for grade_id, why in plugin.refused]
+    return plugin.results, problems
 
