@@ -41,8 +41,18 @@ becomes a ``sandbox-degraded`` finding):
   total budget per submission. At most ``Limits.max_restarts`` restarts.
 - **teardown**: the kernel is PID 2 under an init that dies with the launcher (``PR_SET_PDEATHSIG``),
   so killing the launcher ends every process the student started inside the PID namespace; the work
-  folder is removed whatever happened. Not limited: disk use inside scratch (bounded per file only) and
-  CPU use below the timeouts.
+  folder is removed whatever happened. Not limited: CPU use below the timeouts.
+- **disk**: the scratch folder stays on the host disk (the grader must read reply files from it, so a
+  tmpfs private to the kernel's namespace would not do); the watchdog sums its allocated blocks every
+  250 ms and kills the kernel above ``Limits.scratch_bytes``, ``RLIMIT_FSIZE`` bounds any one file, and a
+  restart empties scratch back to the submission alone. Overshoot is what the kernel writes in 250 ms.
+- **the grader's own writes** into scratch (submission, ``kernel.json``, request files) create new files
+  with ``O_EXCL | O_NOFOLLOW`` after removing, without following, whatever the kernel left at that name.
+- **replies** are decoded by ``reply.decode_reply`` with limits (archive size from the zip directory,
+  value count, nesting, tensor sizes, strides and storage bounds) before any torch operation.
+- **text**: everything the kernel reports (exception messages, type names) reaches feedback only through
+  ``handle.untrusted_text``: printable ASCII, first line, at most ``KERNEL_TEXT_CHARS`` in all.
+- **accelerators**: ``CUDA_VISIBLE_DEVICES`` (and the ROCm equivalents) are empty in the kernel.
 """
 
 from __future__ import annotations
