@@ -23,8 +23,9 @@ def test_predict_classes_matches_reference(student):
         inputs[row, int(lengths[row]):] = 0
     # Weights in, never out: the grader chooses the weights (seeded, head scaled by 20 so the classes are
     # well separated) and the kernel loads them; a kernel that forges its report can match only by
-    # returning the classes a correct predict_classes gives for these weights.
-    reference = reference_model(19, 2, 12, 1, 3, seed=17)
+    # returning the classes a correct predict_classes gives for these weights. With seed 21 the expected
+    # classes are 0, 1, 2, 2, 0, 1, 2, 2, 0, 0, 2: no constant answer matches.
+    reference = reference_model(19, 2, 12, 1, 3, seed=21)
     with torch.no_grad():
         for p in reference.head.parameters():
             p.mul_(20.0)

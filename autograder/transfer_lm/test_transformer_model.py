@@ -96,6 +96,11 @@ def test_classifier_reads_last_real_position(student):
     full = expect_shape(out["full"], (BATCH, SEQ, NCLASSES), "model(src, mask)")
     last = expect_shape(out["last"], (BATCH, NCLASSES), "model(src, mask, lengths)")
     _, lengths = _inputs()
+    # With the grader's weights the reference's scores differ from position to position by up to 0.46;
+    # scores that do not vary would hide which position was read.
+    spread = (full - full[:, :1]).abs().max().item()
+    expect(spread > 1e-3, "the model's scores are the same at every position, so which position the "
+                          "classifier reads cannot be told; the scores must depend on the tokens")
     picked = full[torch.arange(BATCH), lengths - 1]
     for row in range(BATCH):
         expect(torch.allclose(last[row], picked[row], atol=1e-5),
@@ -126,6 +131,11 @@ def test_causal_and_uncertain_at_initialization(student):
         mask=causal_mask(SEQ), tokens=tokens, mask20=causal_mask(20), state=_grader_state(NTOKEN))
     a = expect_shape(out["a"], (BATCH, SEQ, NTOKEN), "model(src, mask)")
     b = expect_shape(out["b"], (BATCH, SEQ, NTOKEN), "model(src, mask)")
+    # A model that ignores its input is trivially causal: the changed tokens must move their own scores
+    # (by up to 0.26 on the reference with the grader's weights).
+    later = (a[:, 4:] - b[:, 4:]).abs().max().item()
+    expect(later > 1e-3, "the scores at positions 4..6 did not change when tokens 4..6 changed; the model's "
+                         "scores must depend on its input")
     moved = (a[:, :4] - b[:, :4]).abs().max().item()
     expect(moved < 1e-5, f"the scores at positions 0..3 changed by {moved:.3g} when only tokens 4..6 changed; "
                          "the model must not see the future (pass src_mask to the encoder)")
