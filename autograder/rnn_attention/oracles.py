@@ -87,3 +87,24 @@ def tiny_bert_batch(seed=5, batch=4, seq=7):
     ids[0, 5:] = 0
     labels = torch.randint(0, TINY_BERT["num_labels"], (batch,), generator=generator)
     return ids, mask, labels
+
+
+def classifier_after_sgd_step(state, ids, mask, labels, lr, encoder_trainable):
+    """Logits (eval mode) of BertModel + linear classifier on pooler_output, after one SGD step on the
+    mean cross-entropy; the encoder's weights move only when ``encoder_trainable``. Built from the
+    grader's own state dict, so a test can check by behaviour which parameters a student's step moved."""
+    from transformers import BertConfig, BertModel
+
+    encoder = BertModel(BertConfig(**TINY_BERT))
+    encoder.load_state_dict({k: v for k, v in state.items() if not k.startswith("classifier.")})
+    weight = state["classifier.weight"].clone().requires_grad_(True)
+    bias = state["classifier.bias"].clone().requires_grad_(True)
+    parameters = [weight, bias] + (list(encoder.parameters()) if encoder_trainable else [])
+    encoder.requires_grad_(encoder_trainable)
+    optimizer = torch.optim.SGD(parameters, lr=lr)
+    logits = F.linear(encoder(input_ids=ids, attention_mask=mask).pooler_output, weight, bias)
+    F.cross_entropy(logits, labels).backward()
+    optimizer.step()
+    encoder.eval()
+    with torch.no_grad():
+        return F.linear(encoder(input_ids=ids, attention_mask=mask).pooler_output, weight, bias)

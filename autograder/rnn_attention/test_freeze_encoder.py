@@ -3,8 +3,8 @@
 
 import torch
 
-from assignments.grading.checks import expect, question
-from autograder.rnn_attention.oracles import TINY_BERT, tiny_bert_batch, tiny_bert_state
+from assignments.grading.checks import expect, expect_close, question
+from autograder.rnn_attention.oracles import TINY_BERT, classifier_after_sgd_step, tiny_bert_batch, tiny_bert_state
 
 CLASSIFIER = {"classifier.weight", "classifier.bias"}
 
@@ -15,14 +15,17 @@ model.load_state_dict(state)
 freeze_encoder(model)
 """
 
+# One SGD step over *all* of model.parameters(): a parameter left trainable gets a gradient and moves, a
+# frozen one has no gradient and stays. Only the logits after the step come back, compared with an
+# oracle that steps the classifier alone from the same grader-chosen weights.
 STEP = FREEZE + """
-before = {n: p.detach().clone() for n, p in model.named_parameters()}
-optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.5)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
 logits, loss = model(input_ids=ids, attention_mask=mask, labels=labels)
 loss.backward()
 optimizer.step()
-result = {"with_grad": sorted(n for n, p in model.named_parameters() if p.grad is not None and bool(p.grad.abs().sum() > 0)),
-          "changed": sorted(n for n, p in model.named_parameters() if not torch.equal(p.detach(), before[n]))}
+model.eval()
+with torch.no_grad():
+    result = model(input_ids=ids, attention_mask=mask)[0]
 """
 
 
@@ -33,6 +36,8 @@ def _describe(names):
 
 @question("freeze_encoder_tests", points=1)
 def test_only_classifier_requires_grad(student):
+    # The kernel reports names only; they are compared with the set the grader knows (the classifier's two
+    # tensors). Forging the list gains at most this point, and nothing else is computed from it.
     state, _ = tiny_bert_state()
     trainable = set(student.run(FREEZE + "result = [n for n, p in model.named_parameters() if p.requires_grad]",
                                 stand_ins=("BertForSentenceClassification",), config=TINY_BERT, state=state))
@@ -44,11 +49,12 @@ def test_only_classifier_requires_grad(student):
 
 @question("freeze_encoder_tests", points=1)
 def test_only_classifier_gets_gradients_and_changes(student):
+    # Checked by behaviour (the kernel's own list of changed parameters could be forged): a forging kernel
+    # passes only by reporting the logits a model with a frozen encoder and a learning classifier gives.
     state, _ = tiny_bert_state()
     ids, mask, labels = tiny_bert_batch()
-    out = student.run(STEP, stand_ins=("BertForSentenceClassification",), config=TINY_BERT, state=state,
-                      ids=ids, mask=mask, labels=labels)
-    expect(set(out["with_grad"]) == CLASSIFIER,
-           f"after backward only the classifier should have gradients; got gradients in: {_describe(out['with_grad']) or 'nothing'}")
-    expect(set(out["changed"]) == CLASSIFIER,
-           f"an optimiser step should change only the classifier; it changed: {_describe(out['changed']) or 'nothing'}")
+    after = student.run(STEP, stand_ins=("BertForSentenceClassification",), config=TINY_BERT, state=state,
+                        ids=ids, mask=mask, labels=labels)
+    expected = classifier_after_sgd_step(state, ids, mask, labels, lr=0.5, encoder_trainable=False)
+    expect_close(after, expected, "logits after one SGD step over all of model.parameters(): only the "
+                 "classifier may get gradients and change, the encoder must stay as loaded", rtol=1e-4, atol=1e-4)

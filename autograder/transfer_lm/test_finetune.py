@@ -8,7 +8,7 @@ import torch
 
 from assignments.grading.checks import expect, expect_shape, question
 from autograder.transfer_lm import synthetic
-from autograder.transfer_lm.synthetic import causal_mask, key_problems, reference_model
+from autograder.transfer_lm.synthetic import causal_mask, reference_model
 
 STAND_INS = ("generate_square_subsequent_mask", "PositionalEncoding", "Model", "load_pretrained_base")
 
@@ -21,19 +21,22 @@ def test_predict_classes_matches_reference(student):
     lengths = torch.randint(1, 9, (11,), generator=g)
     for row in range(11):
         inputs[row, int(lengths[row]):] = 0
+    # Weights in, never out: the grader chooses the weights (seeded, head scaled by 20 so the classes are
+    # well separated) and the kernel loads them; a kernel that forges its report can match only by
+    # returning the classes a correct predict_classes gives for these weights. With seed 21 the expected
+    # classes are 0, 1, 2, 2, 0, 1, 2, 2, 0, 0, 2: no constant answer matches.
+    reference = reference_model(19, 2, 12, 1, 3, seed=21)
+    with torch.no_grad():
+        for p in reference.head.parameters():
+            p.mul_(20.0)
+    state = {k: v.clone() for k, v in reference.state_dict().items()}
     out = student.run("model = Model(19, 2, 12, 1, 3, dropout=0.3)\n"
+                      "model.load_state_dict(state)\n"
                       "model.train()\n"
-                      "with torch.no_grad():\n"
-                      "    for p in model.head.parameters():\n"
-                      "        p.mul_(20.0)\n"
-                      "result = {'pred': predict_classes(model, inputs, lengths, batch_size=4),\n"
-                      "          'state': model.state_dict()}",
-                      stand_ins=STAND_INS, inputs=inputs, lengths=lengths)
+                      "result = {'pred': predict_classes(model, inputs, lengths, batch_size=4)}",
+                      stand_ins=STAND_INS, inputs=inputs, lengths=lengths, state=state)
     pred = expect_shape(out["pred"], (11,), "predict_classes for 11 reviews")
     expect(not pred.dtype.is_floating_point, f"predictions should be integer class ids; got dtype {pred.dtype}")
-    reference = reference_model(19, 2, 12, 1, 3)
-    expect(not key_problems(out["state"], reference.state_dict()), "unexpected model state")
-    reference.load_state_dict(out["state"])
     with torch.no_grad():
         expected = reference(inputs, causal_mask(8), lengths).argmax(dim=-1)
     wrong = int((pred.long() != expected).sum())

@@ -24,8 +24,24 @@ def _inputs():
     return src, lengths
 
 
+# Weights in, never out: the forward checks load weights the grader chose (reference_model with a seed)
+# into the student's Model under the skeleton's parameter names, and compare outputs with the reference
+# running the same weights here. The kernel reports its parameter names and shapes only for the structure
+# check, which compares them with the reference's; no reported number feeds an expected value.
 BUILD = ("model = Model(ntoken, nhead, nhid, nlayers, nclasses, dropout=0.1)\n"
+         "shapes = {name: list(tensor.shape) for name, tensor in model.state_dict().items()}\n"
+         "try:\n"
+         "    model.load_state_dict(state)\n"
+         "    loaded = True\n"
+         "except (RuntimeError, KeyError, TypeError):\n"
+         "    loaded = False\n"
          "model.eval()\n")
+NOT_LOADED = ("the grader could not load weights into your Model: its state dict names or shapes differ from the "
+              "skeleton's (embedding, pos_encoder, encoder, head.decoder)")
+
+
+def _grader_state(nclasses):
+    return {k: v.clone() for k, v in reference_model(NTOKEN, NHEAD, NHID, NLAYERS, nclasses, seed=31).state_dict().items()}
 
 
 def _run(student, nclasses, extra=""):
@@ -34,33 +50,34 @@ def _run(student, nclasses, extra=""):
                     "    full = model(src, mask)\n"
                     "    last = model(src, mask, lengths)\n"
                     + extra +
-                    "result = {'state': model.state_dict(), 'full': full, 'last': last}")
+                    "result = {'shapes': shapes, 'loaded': loaded, 'full': full, 'last': last}")
     return student.run(code, stand_ins=STAND_INS, ntoken=NTOKEN, nhead=NHEAD, nhid=NHID, nlayers=NLAYERS,
-                       nclasses=nclasses, src=src, lengths=lengths, mask=causal_mask(SEQ))
+                       nclasses=nclasses, src=src, lengths=lengths, mask=causal_mask(SEQ),
+                       state=_grader_state(nclasses))
 
 
 @question("transformer_model_tests", points=1)
 def test_parameter_names_shapes_and_outputs(student):
     out = _run(student, NCLASSES)
     expected = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES).state_dict()
-    problems = key_problems(out["state"], expected)
+    problems = key_problems(out["shapes"], expected)
     expect(not problems, "the model's state dict names differ from the ones the skeleton asks for "
                          f"(embedding, pos_encoder, encoder, head.decoder): {problems}")
     for name, tensor in expected.items():
-        expect_shape(out["state"][name], tensor.shape, f"state dict entry {name}")
+        got = tuple(out["shapes"][name])
+        expect(got == tuple(tensor.shape), f"state dict entry {name} should have shape {tuple(tensor.shape)}; "
+                                           f"got {got}")
     expect_shape(out["full"], (BATCH, SEQ, NCLASSES), "model(src, mask) with src of shape (batch 3, seq 7)")
     expect_shape(out["last"], (BATCH, NCLASSES), "model(src, mask, lengths)")
 
 
 @question("transformer_model_tests", points=1)
 def test_language_model_forward_matches_reference(student):
-    # The student's weights are loaded into the reference model; both run the same batch in eval mode.
+    # The grader's weights are loaded into the student's model and the reference; both run the same batch
+    # in eval mode.
     out = _run(student, NTOKEN)
-    state = out["state"]
-    reference = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NTOKEN)
-    expect(not key_problems(state, reference.state_dict()),
-           "the state dict names differ from the skeleton's, so the forward pass cannot be compared")
-    reference.load_state_dict(state)
+    expect(out["loaded"] is True, NOT_LOADED)
+    reference = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NTOKEN, state=_grader_state(NTOKEN))
     src, _ = _inputs()
     with torch.no_grad():
         expected = reference(src, causal_mask(SEQ))
@@ -72,11 +89,18 @@ def test_language_model_forward_matches_reference(student):
 @question("transformer_model_tests", points=1)
 def test_classifier_reads_last_real_position(student):
     # Independent of the rest of the model: with lengths, the scores must equal the per-position scores
-    # of the same model taken at position lengths[b] - 1.
+    # of the same model taken at position lengths[b] - 1. The grader's weights are loaded so that the
+    # positions differ (a model whose scores are the same at every position would hide a wrong position).
     out = _run(student, NCLASSES)
+    expect(out["loaded"] is True, NOT_LOADED)
     full = expect_shape(out["full"], (BATCH, SEQ, NCLASSES), "model(src, mask)")
     last = expect_shape(out["last"], (BATCH, NCLASSES), "model(src, mask, lengths)")
     _, lengths = _inputs()
+    # With the grader's weights the reference's scores differ from position to position by up to 0.46;
+    # scores that do not vary would hide which position was read.
+    spread = (full - full[:, :1]).abs().max().item()
+    expect(spread > 1e-3, "the model's scores are the same at every position, so which position the "
+                          "classifier reads cannot be told; the scores must depend on the tokens")
     picked = full[torch.arange(BATCH), lengths - 1]
     for row in range(BATCH):
         expect(torch.allclose(last[row], picked[row], atol=1e-5),
@@ -86,7 +110,10 @@ def test_classifier_reads_last_real_position(student):
 
 @question("transformer_model_tests", points=1)
 def test_causal_and_uncertain_at_initialization(student):
-    # Causality: change tokens 4..6 and the scores at positions 0..3 must not move (tolerance 1e-5).
+    # Causality: change tokens 4..6 and the scores at positions 0..3 must not move (tolerance 1e-5); the
+    # grader's weights are loaded so that a model which ignores its input cannot pass. The loss at
+    # initialization necessarily uses the student's own initialization: it is a report checked against a
+    # fixed band around ln(97), never used to build an expected value.
     src, _ = _inputs()
     changed = src.clone()
     changed[:, 4:] = changed[:, 4:] % (NTOKEN - 1) + 1
@@ -94,15 +121,21 @@ def test_causal_and_uncertain_at_initialization(student):
     tokens = torch.randint(1, 97, (8, 20), generator=g)
     out = student.run(
         "model = Model(ntoken, nhead, nhid, nlayers, ntoken, dropout=0.1).eval()\n"
+        "model.load_state_dict(state)\n"
         "with torch.no_grad():\n"
         "    a, b = model(src, mask), model(changed, mask)\n"
         "    big = Model(97, 2, 24, 2, 97, dropout=0.1).eval()\n"
         "    init = big(tokens, mask20)\n"
         "result = {'a': a, 'b': b, 'init': init}",
         stand_ins=STAND_INS, ntoken=NTOKEN, nhead=NHEAD, nhid=NHID, nlayers=NLAYERS, src=src, changed=changed,
-        mask=causal_mask(SEQ), tokens=tokens, mask20=causal_mask(20))
+        mask=causal_mask(SEQ), tokens=tokens, mask20=causal_mask(20), state=_grader_state(NTOKEN))
     a = expect_shape(out["a"], (BATCH, SEQ, NTOKEN), "model(src, mask)")
     b = expect_shape(out["b"], (BATCH, SEQ, NTOKEN), "model(src, mask)")
+    # A model that ignores its input is trivially causal: the changed tokens must move their own scores
+    # (by up to 0.26 on the reference with the grader's weights).
+    later = (a[:, 4:] - b[:, 4:]).abs().max().item()
+    expect(later > 1e-3, "the scores at positions 4..6 did not change when tokens 4..6 changed; the model's "
+                         "scores must depend on its input")
     moved = (a[:, :4] - b[:, :4]).abs().max().item()
     expect(moved < 1e-5, f"the scores at positions 0..3 changed by {moved:.3g} when only tokens 4..6 changed; "
                          "the model must not see the future (pass src_mask to the encoder)")

@@ -36,40 +36,92 @@ def ids_and_mask(seed, lengths, seq, vocab=99):
     return ids * mask, mask
 
 
-def oracle_logits(bert, gru_state, out_state, hidden, layers, bidirectional, ids, mask):
-    gru = nn.GRU(bert.config.hidden_size, hidden, num_layers=layers, bidirectional=bidirectional, batch_first=True)
-    gru.load_state_dict(gru_state)
+# Weights in, never out: every oracle below is built from weights this process chose and loaded into the
+# student's model through the contracted attributes (model.rnn is an nn.GRU, model.out an nn.Linear). The
+# kernel only reports outputs on inputs chosen here; a kernel that forges its reports can match an oracle
+# only by producing the outputs a correct model would, and no reported number ever shapes an expected value.
+
+LOAD_HEAD = ("try:\n"
+             "    model.rnn.load_state_dict(gru_state)\n"
+             "    model.out.load_state_dict(out_state)\n"
+             "    loaded = True\n"
+             "except (AttributeError, RuntimeError, KeyError, TypeError):\n"
+             "    loaded = False\n")
+CONTRACT = ("self.rnn must be nn.GRU(bert hidden size, hidden_dim, n_layers, bidirectional=..., batch_first=True) "
+            "and self.out nn.Linear(hidden_dim x directions, output_dim): the grader could not load weights into them")
+
+
+def with_head(body):
+    """BUILD, then the grader's head weights loaded; `body` runs only when they loaded."""
+    indented = "".join("    " + line + "\n" for line in body.splitlines())
+    return BUILD + LOAD_HEAD + "if loaded:\n" + indented + "else:\n    result = {'loaded': False}\n"
+
+
+def oracle_head(seed, input_size, hidden, layers, bidirectional):
+    """The grader's choice of GRU and output-layer weights (spread wider than the default init)."""
+    torch.manual_seed(seed)
+    gru = nn.GRU(input_size, hidden, num_layers=layers, bidirectional=bidirectional, batch_first=True)
     out = nn.Linear(hidden * (2 if bidirectional else 1), 1)
-    out.load_state_dict(out_state)
+    with torch.no_grad():
+        for p in list(gru.parameters()) + list(out.parameters()):
+            p.copy_(torch.randn(p.shape) * 0.4)
+    return gru, out
+
+
+def head_states(gru, out):
+    return ({k: v.detach().clone() for k, v in gru.state_dict().items()},
+            {k: v.detach().clone() for k, v in out.state_dict().items()})
+
+
+def oracle_from_features(gru, out, features, mask):
+    packed = nn.utils.rnn.pack_padded_sequence(features, mask.sum(1), batch_first=True, enforce_sorted=False)
+    _, h = gru(packed)
+    final = torch.cat([h[-2], h[-1]], dim=-1) if gru.bidirectional else h[-1]
+    return out(final)
+
+
+def oracle_logits(bert, gru, out, ids, mask):
     with torch.no_grad():
         features = bert(input_ids=ids, attention_mask=mask).last_hidden_state
-        packed = nn.utils.rnn.pack_padded_sequence(features, mask.sum(1), batch_first=True, enforce_sorted=False)
-        _, h = gru(packed)
-        final = torch.cat([h[-2], h[-1]], dim=-1) if bidirectional else h[-1]
-        return out(final)
+        return oracle_from_features(gru, out, features, mask)
 
 
 @question("bert_gru_sentiment_tests", points=1)
 def test_bert_frozen_head_learns(student):
+    # Checked by behaviour: the grader's BERT and head weights go in, one SGD step over *all* of
+    # model.parameters() on logits.sum() runs in the kernel, and the logits after the step must equal an
+    # oracle that steps the head only, with BERT's weights unchanged. A trainable BERT moves (and the
+    # logits with it); a head without gradients does not. The requires_grad report is compared with the
+    # value the grader knows (all False) and never used to compute anything. What a forging kernel can
+    # still get: this point, by reporting the logits a frozen BERT and a learning head would give.
     bert, config, state = tiny_bert(1)
     ids, mask = ids_and_mask(2, [7, 5, 3], 7)
-    code = BUILD + (
-        "model.train()\n"
-        "logits = model(input_ids=ids, attention_mask=mask)\n"
-        "logits.sum().backward()\n"
-        "result = {'frozen': all(not p.requires_grad for p in model.bert.parameters()),\n"
-        "          'bert_grads': sum(int(p.grad is not None) for p in model.bert.parameters()),\n"
-        "          'head_grads': sum(int(p.grad is not None and bool(p.grad.abs().sum() > 0))\n"
-        "                            for n, p in model.named_parameters() if not n.startswith('bert.')),\n"
-        "          'head_params': sum(1 for n, p in model.named_parameters() if not n.startswith('bert.')),\n"
-        "          'shape': list(logits.shape)}")
-    out = student.run(code, config=config, bert_state=state, hidden=8, layers=2, bidirectional=True, ids=ids, mask=mask)
+    gru, out_layer = oracle_head(3, 32, 8, 2, True)
+    gru_state, out_state = head_states(gru, out_layer)
+    body = ("model.eval()\n"
+            "optimizer = torch.optim.SGD(model.parameters(), lr=0.5)\n"
+            "logits = model(input_ids=ids, attention_mask=mask)\n"
+            "optimizer.zero_grad()\n"
+            "logits.sum().backward()\n"
+            "optimizer.step()\n"
+            "with torch.no_grad():\n"
+            "    after = model(input_ids=ids, attention_mask=mask)\n"
+            "result = {'loaded': True, 'after': after, 'shape': list(logits.shape),\n"
+            "          'frozen': all(not p.requires_grad for p in model.bert.parameters())}")
+    out = student.run(with_head(body), config=config, bert_state=state, hidden=8, layers=2, bidirectional=True,
+                      ids=ids, mask=mask, gru_state=gru_state, out_state=out_state)
+    expect(out["loaded"] is True, CONTRACT)
     expect(out["shape"] == [3, 1], f"logits should have shape (batch, output_dim) = (3, 1); got {tuple(out['shape'])}")
-    expect(out["frozen"], "every BERT parameter must have requires_grad=False (BERT stays frozen)")
-    expect(out["bert_grads"] == 0, f"no gradient may reach BERT; {out['bert_grads']} BERT tensors got one")
-    expect(out["head_params"] > 0 and out["head_grads"] == out["head_params"],
-           f"every GRU and output-layer parameter should get a gradient; {out['head_grads']} of "
-           f"{out['head_params']} did")
+    expect(out["frozen"] is True, "every BERT parameter must have requires_grad=False (BERT stays frozen)")
+    optimizer = torch.optim.SGD(list(gru.parameters()) + list(out_layer.parameters()), lr=0.5)
+    with torch.no_grad():
+        features = bert(input_ids=ids, attention_mask=mask).last_hidden_state
+    oracle_from_features(gru, out_layer, features, mask).sum().backward()
+    optimizer.step()
+    with torch.no_grad():
+        expected = oracle_from_features(gru, out_layer, features, mask)
+    expect_close(out["after"], expected, "logits after one SGD step over all of model.parameters(): BERT must "
+                 "not change and every GRU and output-layer parameter must get a gradient", rtol=1e-4, atol=1e-4)
 
 
 @question("bert_gru_sentiment_tests", points=2)
@@ -78,25 +130,18 @@ def test_matches_gru_oracle(student):
     for index, (hidden, layers, bidirectional, lengths) in enumerate(cases):
         bert, config, state = tiny_bert(10 + index)
         ids, mask = ids_and_mask(20 + index, lengths, 9)
-        code = BUILD + (
-            "g = torch.Generator().manual_seed(0)\n"
-            "with torch.no_grad():\n"
-            "    for p in list(model.rnn.parameters()) + list(model.out.parameters()):\n"
-            "        p.copy_(torch.randn(p.shape, generator=g) * 0.4)\n"
-            "model.eval()\n"
-            "with torch.no_grad():\n"
-            "    logits = model(input_ids=ids, attention_mask=mask)\n"
-            "result = {'logits': logits, 'rnn': dict(model.rnn.state_dict()), 'out': dict(model.out.state_dict())}")
-        out = student.run(code, config=config, bert_state=state, hidden=hidden, layers=layers,
-                          bidirectional=bidirectional, ids=ids, mask=mask)
+        gru, out_layer = oracle_head(40 + index, 32, hidden, layers, bidirectional)
+        gru_state, out_state = head_states(gru, out_layer)
+        body = ("model.eval()\n"
+                "with torch.no_grad():\n"
+                "    logits = model(input_ids=ids, attention_mask=mask)\n"
+                "result = {'loaded': True, 'logits': logits}")
+        out = student.run(with_head(body), config=config, bert_state=state, hidden=hidden, layers=layers,
+                          bidirectional=bidirectional, ids=ids, mask=mask, gru_state=gru_state, out_state=out_state)
+        expect(out["loaded"] is True, CONTRACT)
         what = (f"logits ({layers}-layer {'bidirectional' if bidirectional else 'unidirectional'} GRU, "
                 f"hidden {hidden}, padded batch of lengths {lengths})")
-        try:
-            expected = oracle_logits(bert, out["rnn"], out["out"], hidden, layers, bidirectional, ids, mask)
-        except (RuntimeError, KeyError) as error:
-            raise AssertionError("self.rnn must be nn.GRU(bert hidden size, hidden_dim, n_layers, "
-                                 "bidirectional=..., batch_first=True) and self.out nn.Linear(hidden_dim x "
-                                 "directions, output_dim)") from None
+        expected = oracle_logits(bert, gru, out_layer, ids, mask)
         expect_close(out["logits"], expected, what + ": GRU over the real tokens of BERT's last hidden states, "
                      "final hidden state of the last layer (both directions), then the output layer",
                      rtol=1e-4, atol=1e-5)
@@ -106,20 +151,26 @@ def test_matches_gru_oracle(student):
 def test_cached_features_path(student):
     bert, config, state = tiny_bert(30)
     ids, mask = ids_and_mask(31, [6, 8, 3], 8)
-    code = BUILD + (
-        "model.eval()\n"
-        "features = model.encode(ids, mask)\n"
-        "with torch.no_grad():\n"
-        "    direct = model(input_ids=ids, attention_mask=mask)\n"
-        "    cached = model(features=features, attention_mask=mask)\n"
-        "result = {'features': features, 'grad': features.requires_grad, 'direct': direct, 'cached': cached}")
-    out = student.run(code, config=config, bert_state=state, hidden=8, layers=1, bidirectional=True, ids=ids, mask=mask)
+    gru, out_layer = oracle_head(32, 32, 8, 1, True)
+    gru_state, out_state = head_states(gru, out_layer)
+    body = ("model.eval()\n"
+            "features = model.encode(ids, mask)\n"
+            "with torch.no_grad():\n"
+            "    direct = model(input_ids=ids, attention_mask=mask)\n"
+            "    cached = model(features=features, attention_mask=mask)\n"
+            "result = {'loaded': True, 'features': features, 'grad': features.requires_grad,\n"
+            "          'direct': direct, 'cached': cached}")
+    out = student.run(with_head(body), config=config, bert_state=state, hidden=8, layers=1, bidirectional=True,
+                      ids=ids, mask=mask, gru_state=gru_state, out_state=out_state)
+    expect(out["loaded"] is True, CONTRACT)
     with torch.no_grad():
         expected = bert(input_ids=ids, attention_mask=mask).last_hidden_state
     expect_close(out["features"], expected, "encode(input_ids, attention_mask): BERT's last hidden states "
                  "(BERT in eval mode)", rtol=1e-4, atol=1e-5)
-    expect(not out["grad"], "encode must not build a graph through BERT (use torch.no_grad())")
-    expect_close(out["cached"], out["direct"], "model(features=encode(...)) must equal model(input_ids=...)")
+    expect(out["grad"] is False, "encode must not build a graph through BERT (use torch.no_grad())")
+    logits = oracle_logits(bert, gru, out_layer, ids, mask)
+    expect_close(out["cached"], logits, "model(features=encode(...)) must give the logits of "
+                 "model(input_ids=...)", rtol=1e-4, atol=1e-5)
 
 
 # ---------------------------------------------------------------------------------- binary_accuracy
@@ -205,12 +256,15 @@ def test_train_epoch_matches_reference(student):
 @question("train_eval_loops_tests", points=1)
 def test_evaluate_matches_reference(student):
     ref, model, head_state, features, masks, labels = head_problem(81)
+    # "evaluate must not change the parameters" is checked by behaviour: after evaluate, the logits of the
+    # first batch (eval mode, grader's features) must still be those of the grader's head_state.
     code = SMALL + LOADER + (
-        "before = {k: v.clone() for k, v in model.state_dict().items()}\n"
         "model.train()\n"
         "loss, acc = evaluate(model, loader, nn.BCEWithLogitsLoss())\n"
-        "same = all(torch.equal(before[k], v) for k, v in model.state_dict().items())\n"
-        "result = {'loss': float(loss), 'acc': float(acc), 'same': same}")
+        "model.eval()\n"
+        "with torch.no_grad():\n"
+        "    probe = model(features=features[:8], attention_mask=masks[:8])\n"
+        "result = {'loss': float(loss), 'acc': float(acc), 'probe': probe}")
     out = student.run(code, stand_ins=HEAD, width=12, hidden=5, dropout=0.7, head_state=head_state,
                       features=features, masks=masks, labels=labels, batch_size=8, shuffle=False)
     model.eval()
@@ -218,9 +272,11 @@ def test_evaluate_matches_reference(student):
     with torch.no_grad():
         batches = [(model(features=features[s:s + 8], attention_mask=masks[s:s + 8]).squeeze(1), labels[s:s + 8])
                    for s in range(0, len(labels), 8)]
+        probe = model(features=features[:8], attention_mask=masks[:8])
     loss = sum(criterion(lg, y).item() for lg, y in batches) / len(batches)
     acc = sum(ref.binary_accuracy(lg, y).item() for lg, y in batches) / len(batches)
-    expect(out["same"], "evaluate must not change the model's parameters")
+    expect_close(out["probe"], probe, "the model's logits after evaluate: evaluate must not change the model's "
+                 "parameters", rtol=1e-4, atol=1e-5)
     expect(abs(out["loss"] - loss) < 1e-4 and abs(out["acc"] - acc) < 1e-4,
            f"evaluate returned loss {out['loss']:.4f} and accuracy {out['acc']:.4f}; expected {loss:.4f} and "
            f"{acc:.4f} (the model in eval mode, dropout off, means over batches)")
@@ -272,55 +328,75 @@ def test_trained_head_beats_threshold(student):
 
 # ---------------------------------------------------------------------------------- predict_sentiment
 
-PREDICT = ("from transformers import BertConfig, BertModel\n"
-           "torch.manual_seed(0)\n"
-           "bert = BertModel(BertConfig(vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=1,\n"
-           "                            num_attention_heads=2, intermediate_size=20, max_position_embeddings=512))\n"
+# The grader chooses everything predict_sentiment's answer depends on: a word-level tokenizer over its own
+# vocabulary (real `tokenizers`/`transformers` classes, built from the same source text in both processes),
+# BERT's weights and the head's weights. The kernel reports only probabilities.
+TOKENIZER = ("from tokenizers import Tokenizer, models, pre_tokenizers\n"
+             "from transformers import PreTrainedTokenizerFast\n"
+             "core = Tokenizer(models.WordLevel(vocab, unk_token='[UNK]'))\n"
+             "core.pre_tokenizer = pre_tokenizers.Whitespace()\n"
+             "tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token='[UNK]', pad_token='[PAD]')\n")
+PREDICT_BERT = dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=20,
+                    max_position_embeddings=64)
+PREDICT = (TOKENIZER +
+           "from transformers import BertConfig, BertModel\n"
+           "bert = BertModel(BertConfig(**config))\n"
+           "bert.load_state_dict(bert_state)\n"
            "model = BERTGRUSentiment(bert, 6, 1, 1, True, 0.5)\n"
-           "with torch.no_grad():\n"
-           "    model.out.bias.fill_(bias)\n"
+           "model.load_state_dict(head_state, strict=False)\n"
            "model.train()\n"
-           "state = {k: v.clone() for k, v in model.state_dict().items()}\n"
            "probabilities = [predict_sentiment(model, tokenizer, s) for s in sentences]\n"
            "again = predict_sentiment(model, tokenizer, sentences[0])\n"
-           "ids = [torch.tensor(tokenizer(s)['input_ids']) for s in sentences]\n"
-           "result = {'p': probabilities, 'again': again, 'ids': ids, 'state': state, 'vocab': len(tokenizer)}")
+           "result = {'p': probabilities, 'again': again}")
 SENTENCES = ["this film is great", "a dull and boring movie with a weak plot", "the acting"]
 
 
-def predict_oracle(out, bias):
+def predict_problem(bias):
+    """(inputs for PREDICT, expected probabilities), every weight and token id chosen here."""
     from transformers import BertConfig, BertModel
     ref = __import__("autograder.transformers.helpers", fromlist=["reference"]).reference()
-    bert = BertModel(BertConfig(vocab_size=out["vocab"], hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                                intermediate_size=20, max_position_embeddings=512))
-    model = ref.BERTGRUSentiment(bert, 6, 1, 1, True, 0.5)
-    model.load_state_dict(out["state"])
-    model.eval()
+    words = sorted({w for s in SENTENCES for w in s.split()})
+    vocab = {"[PAD]": 0, "[UNK]": 1, **{w: i + 2 for i, w in enumerate(words)}}
+    namespace = {"vocab": vocab}
+    exec(TOKENIZER, namespace)
+    config = dict(PREDICT_BERT, vocab_size=len(vocab))
+    torch.manual_seed(17)
+    model = ref.BERTGRUSentiment(BertModel(BertConfig(**config)), 6, 1, 1, True, 0.5)
     with torch.no_grad():
-        return [torch.sigmoid(model(input_ids=i[None], attention_mask=torch.ones_like(i)[None])).item()
-                for i in out["ids"]]
+        model.out.bias.fill_(bias)
+    bert_state = {k: v.clone() for k, v in model.bert.state_dict().items()}
+    head_state = {k: v.clone() for k, v in model.state_dict().items() if not k.startswith("bert.")}
+    model.eval()
+    expected = []
+    with torch.no_grad():
+        for sentence in SENTENCES:
+            ids = torch.tensor(namespace["tokenizer"](sentence)["input_ids"])[None]
+            expected.append(torch.sigmoid(model(input_ids=ids, attention_mask=torch.ones_like(ids))).item())
+    inputs = dict(vocab=vocab, config=config, bert_state=bert_state, head_state=head_state, sentences=SENTENCES)
+    return inputs, expected
 
 
 @question("predict_sentiment_tests", points=1)
 def test_returns_probability(student):
     for bias in (1.5, -2.0):
-        out = student.run(PREDICT, stand_ins=("BERTGRUSentiment",), bias=bias, sentences=SENTENCES)
+        inputs, expected = predict_problem(bias)
+        out = student.run(PREDICT, stand_ins=("BERTGRUSentiment",), **inputs)
         got = out["p"]
         expect(all(isinstance(p, float) for p in got), "predict_sentiment must return a Python float")
         expect(all(0.0 <= p <= 1.0 for p in got), f"predict_sentiment must return a probability in [0, 1] "
                                                   f"(apply a sigmoid to the logit); got {[round(p, 3) for p in got]}")
-        expected = predict_oracle(out, bias)
         worst = max(abs(a - b) for a, b in zip(got, expected))
-        expect(worst < 1e-5, f"predicted probabilities differ from the reference by up to {worst:.3g} "
-                             f"(tokenize the sentence, run the model, sigmoid)")
+        expect(len(got) == len(expected) and worst < 1e-5,
+               f"predicted probabilities differ from the reference by up to {worst:.3g} "
+               f"(tokenize the sentence, run the model, sigmoid)")
 
 
 @question("predict_sentiment_tests", points=1)
 def test_eval_mode(student):
-    out = student.run(PREDICT, stand_ins=("BERTGRUSentiment",), bias=0.3, sentences=SENTENCES)
-    expected = predict_oracle(out, 0.3)
+    inputs, expected = predict_problem(0.3)
+    out = student.run(PREDICT, stand_ins=("BERTGRUSentiment",), **inputs)
     expect(isinstance(out["again"], float) and abs(out["again"] - out["p"][0]) < 1e-6,
            "two predictions for the same sentence differ: predict_sentiment must put the model in eval mode")
     worst = max(abs(float(a) - b) for a, b in zip(out["p"], expected))
-    expect(worst < 1e-5, f"predictions differ from the eval-mode reference by up to {worst:.3g} "
-                         f"(model.eval() turns dropout off)")
+    expect(len(out["p"]) == len(expected) and worst < 1e-5,
+           f"predictions differ from the eval-mode reference by up to {worst:.3g} (model.eval() turns dropout off)")
