@@ -130,12 +130,16 @@ def autograde_one(assignment: str, root: Path, student: str, notebook: Path, tim
     stage(root, assignment, student, notebook)
     done = nbgrader(["autograde", assignment, "--student", student, "--create", "--force"], root, timeout=timeout)
     result = read_gradebook(root, assignment, [student])[0]
+    log = root / "logs" / f"{student}.log"
+    log.parent.mkdir(exist_ok=True)
+    log.write_text(f"exit status {done.returncode}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}\n")
     if done.returncode == DEADLINE_EXIT:
         result.findings.append(Finding("nbgrader-timeout", f"nbgrader autograde ran past {timeout:g} s on this "
                                        "notebook and was stopped; what it did not record scores 0", "error"))
     elif done.returncode != 0:
-        result.findings.append(Finding("nbgrader-autograde", "nbgrader autograde reported errors; see "
-                                       f"{root / 'autograded' / student} and its log", "warning"))
+        result.findings.append(Finding("nbgrader-autograde", "nbgrader autograde failed on this notebook "
+                                       f"(exit status {done.returncode}); questions it did not grade score 0; "
+                                       f"its log: {log}", "error"))
     if result.status == "rejected" and not result.questions:
         result.questions = _zero_questions(assignment)
     result.source_file = str(notebook)
@@ -150,21 +154,19 @@ def _zero_questions(assignment: str) -> list[QuestionResult]:
 
 # --- second opinion: the standalone door on the same notebooks ------------------------------------------
 
-def cross_check(assignment: str, results: list[SubmissionResult], submissions: dict[str, Path],
-                progress: bool = True) -> list[str]:
-    """Regrade every submission with the standalone door and add a finding to the nbgrader record for
-    each question where the doors disagree; returns one printable line per disagreement."""
-    from tqdm.auto import tqdm
+def cross_check(assignment: str, results: list[SubmissionResult], submissions: dict[str, Path], out: Path,
+                workers: int | None = None, progress: bool = True) -> list[str]:
+    """Regrade every submission with the standalone door (its parallel batch; records under ``out``) and
+    add a finding to the nbgrader record for each question where the doors disagree; returns one
+    printable line per disagreement."""
+    from . import batch
 
-    from .standalone import grade_submission
-
+    jobs = [batch.Job(student, str(path)) for student, path in sorted(submissions.items())]
+    others = {r.student: r for r in batch.grade_batch(assignment, jobs, out, workers=workers, progress=progress)}
     lines = []
-    for result in tqdm(results, desc=f"standalone second opinion {assignment}", unit="submission",
-                       disable=not progress):
-        if result.student not in submissions:
-            continue
-        other = grade_submission(assignment, Path(submissions[result.student]), result.student)
-        lines += flag_disagreements(result, other)
+    for result in results:
+        if result.student in others:
+            lines += flag_disagreements(result, others[result.student])
     return lines
 
 
@@ -176,10 +178,11 @@ def flag_disagreements(nbgrader_result: SubmissionResult, standalone_result: Sub
     for question in nbgrader_result.questions:
         if question.kind != "autograded":
             continue
-        other = theirs.get(question.grade_id)
-        if other is None or question.points is None or abs(other - question.points) > 1e-6:
-            message = (f"{question.grade_id}: nbgrader gave {question.points}, the standalone door gave "
-                       f"{other} (of {question.max_points:g}); trust the standalone door and check the notebook")
+        # An autograded question that a door could not grade (rejected notebook) scored 0 there.
+        mine, other = question.points or 0.0, theirs.get(question.grade_id) or 0.0
+        if abs(other - mine) > 1e-6:
+            message = (f"{question.grade_id}: nbgrader gave {mine:g}, the standalone door gave {other:g} "
+                       f"(of {question.max_points:g}); trust the standalone door and check the notebook")
             nbgrader_result.findings.append(Finding("doors-disagree", message, "warning", question.grade_id))
             lines.append(f"{nbgrader_result.student} {message}")
     return lines
