@@ -21,7 +21,6 @@ nbgrader read a non-numeric or missing value as full credit) cannot raise the sc
 from __future__ import annotations
 
 from .. import notebooks
-from .nbgrader_hooks import POINTS_MIME
 from .handle import LocalHandle
 from .suite import run_suite
 
@@ -52,4 +51,6 @@ def publish_points(grade_id: str, points: float, maximum: float) -> None:
     except ImportError:
         return
     if get_ipython() is not None:
+        from .nbgrader_hooks import POINTS_MIME   # only under Jupyter, where nbgrader reads it
+
         display({POINTS_MIME: {"grade_id": grade_id, "points": points, "max_points": maximum}}, raw=True)
