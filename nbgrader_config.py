@@ -32,13 +32,16 @@ c.IgnorePattern.pattern = r"[\s\S]"
 # A failing visible check must not zero a test cell whose hidden tests give partial credit: under
 # autograde, visible checks report instead of raising (the standalone grader scores the same way).
 # It runs first in the execution pass, after the sanitize pass restored the test cells from the source.
-from assignments.grading.nbgrader_hooks import InformativeVisibleChecks  # noqa: E402
+# Right after execution, HonestPoints replaces each hidden-test cell's result with the points the
+# hidden-test call published (0 when there are none): nbgrader reads a non-numeric or missing result as
+# full credit, and the student's kernel decides what it displays.
+from assignments.grading.nbgrader_hooks import HonestPoints, InformativeVisibleChecks  # noqa: E402
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,  # noqa: E402
                                     LimitOutput, SaveAutoGrades)
 
 c.Autograde.autograde_preprocessors = [
-    InformativeVisibleChecks, Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+    InformativeVisibleChecks, Execute, HonestPoints, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
     SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
 ]
 

@@ -45,17 +45,26 @@ def cmd_grade(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    """nbgrader door: real `nbgrader autograde` over the same inputs, read back from its gradebook."""
+    """nbgrader door: real `nbgrader autograde` per student, read back from its gradebook, then (unless
+    --no-cross-check) a second opinion from the standalone door on every question."""
     from .grading import nbgrader_door, table
     from .paths import GRADES_DIR
     from .workflow import attach_intake, collect
 
     out = Path(args.out or GRADES_DIR / args.assignment / "nbgrader")
     jobs, found = collect(args.assignment, Path(args.submissions), out)
-    results = nbgrader_door.autograde(args.assignment, {job.student: Path(job.path) for job in jobs})
+    submissions = {job.student: Path(job.path) for job in jobs}
+    course = out / "course"   # nbgrader's own course folder (gradebook.db, autograded/), kept for a look
+    results = nbgrader_door.autograde(args.assignment, submissions, root=course,
+                                      timeout=args.timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S)
+    disagreements = [] if args.no_cross_check else nbgrader_door.cross_check(
+        args.assignment, results, submissions, out / "standalone", workers=args.workers)
     results = attach_intake(results, found, out, door="nbgrader")
     print(table.score_table(results, f"{args.assignment}: nbgrader autograde"))
-    print(f"results: {out / 'results'}")
+    if not args.no_cross_check:
+        print("the standalone door agrees on every question" if not disagreements
+              else "DOORS DISAGREE (the standalone door is the trusted one):\n  " + "\n  ".join(disagreements))
+    print(f"results: {out / 'results'}\nnbgrader course folder: {course}")
     return 0
 
 
@@ -87,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     autograde.add_argument("assignment")
     autograde.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
     autograde.add_argument("--out", help="output folder (default: grades/<assignment>/nbgrader)")
+    autograde.add_argument("--timeout", type=float, default=None,
+                           help="seconds one student's nbgrader run may take (default: "
+                                "nbgrader_door.NOTEBOOK_TIMEOUT_S)")
+    autograde.add_argument("--workers", type=int, default=None,
+                           help="parallel workers of the standalone second opinion (default: CPU cores)")
+    autograde.add_argument("--no-cross-check", action="store_true",
+                           help="skip the standalone door's second opinion (faster; no disagreement check)")
     autograde.set_defaults(func=cmd_autograde)
 
     demo = sub.add_parser("demo", help="the main job on bundled defaults: release, grade a demo class "

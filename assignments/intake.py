@@ -150,19 +150,22 @@ def parse_name(relative: str) -> dict:
     """Who sent this file, from its LMS name. ``relative`` uses '/' separators."""
     parts = [p for p in relative.split("/") if p]
     base = parts[-1] if parts else relative
-    match = CANVAS.match(base) or CANVAS_INLINE.match(base)
+    # Moodle names the student's folder "…_assignsubmission_file_" (or a flat file the same way). The
+    # outermost such folder is the LMS's own; anything inside it is the student's, including a file name
+    # that imitates a classmate's folder or a Canvas name, so a folder's identity always wins.
+    folder = next((m for m in map(MOODLE.match, parts[:-1]) if m), None)
+    canvas = None if folder else CANVAS.match(base) or CANVAS_INLINE.match(base)
+    if canvas:
+        return {"lms": "canvas", "name": canvas["name"], "user_id": canvas["user"],
+                "submission_id": int(canvas["sub"]) if "sub" in canvas.groupdict() else None,
+                "late": bool(canvas["late"]),
+                "original_name": canvas["original"], "student": canvas["user"]}
+    match = folder or MOODLE.match(base)
     if match:
-        return {"lms": "canvas", "name": match["name"], "user_id": match["user"],
-                "submission_id": int(match["sub"]) if "sub" in match.groupdict() else None,
-                "late": bool(match["late"]),
-                "original_name": match["original"], "student": match["user"]}
-    for part in reversed(parts):   # Moodle: in the base name, or in the folder "…_assignsubmission_file_"
-        match = MOODLE.match(part)
-        if match:
-            original = match["original"] if part == base else base
-            return {"lms": "moodle", "name": match["name"].strip(), "user_id": match["user"],
-                    "submission_id": None, "late": False, "original_name": original or base,
-                    "student": match["user"]}
+        original = base if folder else match["original"]
+        return {"lms": "moodle", "name": match["name"].strip(), "user_id": match["user"],
+                "submission_id": None, "late": False, "original_name": original or base,
+                "student": match["user"]}
     stem = PurePosixPath(base).stem
     return {"lms": "plain", "name": stem, "user_id": None, "submission_id": None, "late": False,
             "original_name": base, "student": safe_key(stem)}
@@ -205,14 +208,45 @@ def assignment_fingerprints(root: Path | None = None) -> dict[str, set[str]]:
     return found
 
 
+class MalformedNotebook(ValueError):
+    """An entry that is not a notebook's JSON (undecodable, too deep, wrong shapes)."""
+
+
 def _grade_ids(data: bytes) -> set[str]:
-    nb = json.loads(data.decode("utf-8"))
+    """grade_ids of a notebook's cells; MalformedNotebook for anything that is not notebook-shaped JSON."""
+    try:
+        nb = json.loads(data.decode("utf-8"))
+    except RecursionError:   # json's C decoder recurses once per nesting level
+        raise MalformedNotebook("its JSON is nested too deeply to read") from None
+    except UnicodeDecodeError as error:
+        raise MalformedNotebook(f"it is not UTF-8 text (byte {error.start})") from None
+    except ValueError as error:
+        raise MalformedNotebook(f"it is not valid JSON ({str(error)[:80]})") from None
+    if not isinstance(nb, dict):
+        raise MalformedNotebook(f"its JSON is a {type(nb).__name__}, not a notebook object")
+    cells = nb.get("cells", [])
+    if not isinstance(cells, list):
+        raise MalformedNotebook(f"its 'cells' is a {type(cells).__name__}, not a list")
     ids = set()
-    for cell in nb.get("cells", []) if isinstance(nb, dict) else []:
-        meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
-        if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str):
-            ids.add(meta["grade_id"])
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict):
+            raise MalformedNotebook(f"cell {index} is a {type(cell).__name__}, not an object")
+        meta = cell.get("metadata", {})
+        if not isinstance(meta, dict):
+            raise MalformedNotebook(f"cell {index}'s metadata is a {type(meta).__name__}, not an object")
+        grading = meta.get("nbgrader", {})
+        if isinstance(grading, dict) and isinstance(grading.get("grade_id"), str):
+            ids.add(grading["grade_id"])
     return ids
+
+
+def notebook_problem(data: bytes) -> str | None:
+    """Why these bytes are not a readable notebook (None: they are)."""
+    try:
+        _grade_ids(data)
+    except MalformedNotebook as error:
+        return str(error)
+    return None
 
 
 KNOWN_ASSIGNMENTS = ("transformers", "rnn_attention", "transfer_lm")   # catalog.COURSE_ORDER, kept light
@@ -231,8 +265,8 @@ def _which_assignment(candidate: _Candidate, assignment: str, fingerprints: dict
     if fingerprints and assignment in fingerprints:
         try:
             ids = _grade_ids(candidate.read())
-        except (ValueError, UnicodeDecodeError, _EntryError):
-            return None   # unreadable JSON is the grader's diagnosis, not intake's
+        except (MalformedNotebook, _EntryError):
+            return None   # reported by _collect as a malformed-notebook finding
         # Only grade_ids that belong to one assignment count (every notebook has "setup", say).
         score = {}
         for name, own in fingerprints.items():
@@ -449,7 +483,13 @@ def _collect(entries, source: str, assignment: str, dest: Path, fingerprints, fi
                 findings.append(IntakeFinding("unreadable-entry", f"{c.entry} {error}", student, c.entry,
                                               "error"))
                 continue
-            c.wrong_assignment = _which_assignment(c, assignment, fingerprints, known)
+            problem = notebook_problem(c.read())
+            if problem:
+                # Kept (a damaged notebook is still this student's submission, graded as sent), but
+                # said here, so one broken file is that student's finding and never the class's end.
+                findings.append(IntakeFinding("malformed-notebook", f"{c.original_name} is not a readable "
+                                              f"notebook: {problem}", student, c.entry, "error"))
+            c.wrong_assignment = None if problem else _which_assignment(c, assignment, fingerprints, known)
             readable.append(c)
         if not readable:
             first = (files or others[student])[0]

@@ -221,3 +221,55 @@ def test_canvas_text_entry_counts_as_that_student(tmp_path):
     result = run(source, tmp_path)
     assert [m.student for m in result.missing] == ["111"] and result.missing[0].name == "doejane"
     assert codes(result, "111") == ["missing-notebook", "not-a-notebook"]
+
+
+# --- hostile entries: identity and malformed notebooks (issue 15, deliverable 8) ---------------------
+
+def test_a_file_named_after_a_classmate_stays_in_its_senders_moodle_folder(tmp_path):
+    victim = notebook("attention", "attention_tests", marker="victim")
+    forged = notebook("attention", "attention_tests", marker="forged")
+    source = make_zip(tmp_path / "moodle.zip", {
+        "Bob Victim_222_assignsubmission_file_/transformers.ipynb": victim,
+        # Alice uploads files named like Bob's folder and like a Canvas entry for Bob.
+        "Alice Mallory_111_assignsubmission_file_/Bob Victim_222_assignsubmission_file_transformers.ipynb":
+            forged,
+        "Alice Mallory_111_assignsubmission_file_/bobvictim_222_999_transformers.ipynb": forged,
+        "Alice Mallory_111_assignsubmission_file_/Bob Victim_222_assignsubmission_file_/transformers.ipynb":
+            forged,
+    })
+    result = run(source, tmp_path)
+    by_student = {s.student: Path(s.path).read_bytes() for s in result.submissions}
+    assert by_student["222"] == victim, "a classmate's file replaced Bob's notebook"
+    assert by_student["111"] == forged
+    assert {f.student for f in result.findings} <= {"111"}, "Alice's duplicates were blamed on Bob"
+
+
+def test_parse_name_takes_identity_from_the_outermost_moodle_folder():
+    who = parse_name("export/Ann Lee_5_assignsubmission_file_/Zed_9_assignsubmission_file_/z_9_10_x.ipynb")
+    assert (who["lms"], who["student"], who["name"]) == ("moodle", "5", "Ann Lee")
+
+
+def deep_json(depth: int) -> bytes:
+    return b'{"cells": ' + b"[" * depth + b"]" * depth + b"}"
+
+
+MALFORMED = {
+    "deeply nested JSON": deep_json(200_000),
+    "cells is a number": b'{"cells": 5, "nbformat": 4}',
+    "cell metadata is a list": json.dumps({"nbformat": 4, "cells": [
+        {"cell_type": "code", "source": "", "metadata": ["nbgrader"], "outputs": []}]}).encode(),
+    "a cell is a string": b'{"nbformat": 4, "cells": ["x = 1"]}',
+    "undecodable bytes": b'{"cells": [], "x": "\xff\xfe\x80"}',
+    "a JSON list": b"[1, 2, 3]",
+}
+
+
+@pytest.mark.parametrize("damage", sorted(MALFORMED))
+def test_a_malformed_notebook_is_its_senders_finding_and_the_class_goes_on(tmp_path, damage):
+    source = make_zip(tmp_path / "canvas.zip", {"doejane_111_900_transformers.ipynb": MALFORMED[damage],
+                                                "smithjohn_222_901_transformers.ipynb": GOOD})
+    result = collect(source, "transformers", tmp_path / "out", fingerprints=FINGERPRINTS)
+    assert result.students() == ["111", "222"], "both students keep their slot"
+    assert codes(result, "111") == ["malformed-notebook"], f"{damage}: no finding for the damaged entry"
+    assert codes(result, "222") == []
+    assert Path(next(s.path for s in result.submissions if s.student == "222")).read_bytes() == GOOD

@@ -35,4 +35,66 @@ def test_cells_without_hidden_tests_are_left_alone():
 
 def test_the_course_config_puts_it_in_the_autograde_pipeline():
     config = (Path(__file__).resolve().parent.parent / "nbgrader_config.py").read_text()
-    assert "c.Autograde.autograde_preprocessors = [\n    InformativeVisibleChecks, Execute," in config
+    assert "c.Autograde.autograde_preprocessors = [\n    InformativeVisibleChecks, Execute, HonestPoints," in config
+
+
+# --- HonestPoints: nbgrader's own grade reading sees only what the hidden-test call published ----------
+
+import nbformat  # noqa: E402
+from nbgrader.utils import determine_grade  # noqa: E402
+
+from assignments.grading.nbgrader_hooks import POINTS_MIME, HonestPoints  # noqa: E402
+
+TEST_SOURCE = ("assert True\n### BEGIN HIDDEN TESTS\nfrom assignments.grading.door import hidden_tests\n"
+               "hidden_tests('transformers', 'attention_tests', globals())\n### END HIDDEN TESTS\n")
+
+
+def hidden_test_cell(*outputs):
+    cell = nbformat.v4.new_code_cell(TEST_SOURCE, execution_count=3)
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "points": 4,
+                                 "grade_id": "attention_tests", "schema_version": 3}
+    cell.outputs = [nbformat.from_dict(o) for o in outputs]
+    return cell
+
+
+def published(points, grade_id="attention_tests"):
+    return {"output_type": "display_data", "metadata": {},
+            "data": {POINTS_MIME: {"grade_id": grade_id, "points": points, "max_points": 4.0}}}
+
+
+def result(text):
+    return {"output_type": "execute_result", "execution_count": 3, "metadata": {}, "data": {"text/plain": text}}
+
+
+def graded(cell):
+    cell, _ = HonestPoints().preprocess_cell(cell, {}, 0)
+    return determine_grade(cell)[0], cell
+
+
+def test_a_formatter_that_prints_checked_gets_the_published_points():
+    points, cell = graded(hidden_test_cell(published(1.5), result("'checked'")))
+    assert points == 1.5, f"nbgrader read {points}; expected the 1.5 points the hidden tests published"
+    assert [o.output_type for o in cell.outputs].count("execute_result") == 1
+
+
+def test_no_displayed_result_still_gets_the_published_points():
+    # ast_node_interactivity = "none": the call's value is never displayed, its published points are.
+    assert graded(hidden_test_cell(published(2.0)))[0] == 2.0
+
+
+def test_no_published_points_scores_zero_with_a_visible_note():
+    points, cell = graded(hidden_test_cell(result("4.0")))
+    assert points == 0, f"a cell without published points scored {points}; expected 0"
+    assert "published no points" in "".join(o.get("text", "") for o in cell.outputs)
+
+
+def test_forged_extra_points_or_another_questions_points_are_not_trusted():
+    assert graded(hidden_test_cell(published(1.0), published(4.0)))[0] == 0, "two publications must score 0"
+    assert graded(hidden_test_cell(published(4.0, grade_id="mha_tests")))[0] == 0, "another question's points"
+    assert graded(hidden_test_cell(published(9.0)))[0] == 0, "points above the maximum must score 0"
+    assert graded(hidden_test_cell(published(float("nan"))))[0] == 0, "NaN points must score 0"
+
+
+def test_a_cell_that_raised_still_scores_zero():
+    error = {"output_type": "error", "ename": "RuntimeError", "evalue": "x", "traceback": []}
+    assert graded(hidden_test_cell(published(4.0), error))[0] == 0

@@ -44,3 +44,64 @@ class InformativeVisibleChecks(NbGraderPreprocessor):
         if is_autograded_test(cell):
             cell.source = informative_visible_checks(cell.source)
         return cell, resources
+
+
+# --- honest points: the cell's score comes from the hidden-test call, not from the kernel's display -----
+
+POINTS_MIME = "application/vnd.course-hidden-points+json"
+
+
+def published_points(cell, grade_id: str) -> list[dict]:
+    """The points records the hidden-test call published in this cell (for this grade_id)."""
+    found = []
+    for output in cell.get("outputs", []):
+        record = output.get("data", {}).get(POINTS_MIME) if output.get("output_type") == "display_data" else None
+        if isinstance(record, dict) and record.get("grade_id") == grade_id:
+            found.append(record)
+    return found
+
+
+def _valid_points(record: dict) -> float | None:
+    points, maximum = record.get("points"), record.get("max_points")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (points, maximum)):
+        return None
+    if not 0 <= points <= maximum:   # also rejects NaN
+        return None
+    return float(points)
+
+
+def honest_outputs(cell, grade_id: str, max_points: float) -> tuple[list, str | None]:
+    """The cell's outputs with exactly one execute_result holding the hidden tests' points, and a note
+    (None when the points were found). Errors stay, so a cell that raised still scores 0 in nbgrader."""
+    import nbformat
+
+    records = published_points(cell, grade_id)
+    points = _valid_points(records[0]) if len(records) == 1 else None
+    if points is not None:
+        points, note = min(points, max_points), None
+    elif not records:
+        note = (f"[grader] {grade_id}: the hidden tests published no points (they did not run to the end, "
+                "or the notebook interfered with them); this cell scores 0")
+    else:
+        note = (f"[grader] {grade_id}: the hidden tests' points were published {len(records)} times or "
+                "malformed, so they cannot be trusted; this cell scores 0")
+    kept = [o for o in cell.get("outputs", []) if o.get("output_type") != "execute_result"
+            and POINTS_MIME not in o.get("data", {})]
+    if note:
+        kept.append(nbformat.v4.new_output("stream", name="stdout", text=note + "\n"))
+    kept.append(nbformat.v4.new_output("execute_result", data={"text/plain": repr(float(points or 0.0))},
+                                       execution_count=cell.get("execution_count")))
+    return kept, note
+
+
+class HonestPoints(NbGraderPreprocessor):
+    """After execution, a hidden-test cell's result is the points its hidden-test call published (0 if
+    none), so nbgrader's own grade reading sees a number the kernel's display settings cannot change."""
+
+    def preprocess_cell(self, cell, resources, index):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if is_autograded_test(cell) and HIDDEN_BEGIN in cell.source:
+            cell.outputs, note = honest_outputs(cell, meta["grade_id"], float(meta.get("points", 0)))
+            if note:
+                self.log.warning(note)
+        return cell, resources

@@ -1,0 +1,53 @@
+"""`course autograde`: intake, real nbgrader per student with progress, a standalone second opinion.
+
+Kept small (two notebooks: a blank release and a damaged file) because each one runs real nbgrader and
+the standalone sandbox; the scoring itself is covered by tests/test_nbgrader_door.py.
+"""
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from assignments import cli, notebooks
+
+ASSIGNMENT = "transfer_lm"
+
+pytestmark = pytest.mark.skipif(not (notebooks.RELEASE_DIR / ASSIGNMENT).exists(),
+                                reason=f"{ASSIGNMENT} has no release notebook yet")
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory):
+    inbox, out = tmp_path_factory.mktemp("inbox"), tmp_path_factory.mktemp("out")
+    release = notebooks.notebook_path(ASSIGNMENT)
+    (inbox / "blank.ipynb").write_bytes((notebooks.RELEASE_DIR / ASSIGNMENT / release.name).read_bytes())
+    (inbox / "damaged.ipynb").write_bytes(b'{"nbformat": 4, "cells": 5}')
+    # capsys is function-scoped, so the module-scoped run captures its own output.
+    printed, progress = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(progress):
+        status = cli.main(["autograde", ASSIGNMENT, str(inbox), "--out", str(out), "--workers", "1"])
+    return status, printed.getvalue(), progress.getvalue(), out
+
+
+def test_every_student_gets_a_record_and_the_class_goes_on(ran):
+    status, printed, _, out = ran
+    assert status == 0
+    records = {p.stem: json.loads(p.read_text()) for p in (out / "results").glob("*.json")}
+    assert sorted(records) == ["blank", "damaged"], f"records written: {sorted(records)}"
+    damaged_codes = {f["code"] for f in records["damaged"]["findings"]}
+    assert {"intake-malformed-notebook", "nbgrader-autograde"} <= damaged_codes, damaged_codes
+    assert all(not q["points"] for q in records["damaged"]["questions"]), "a damaged notebook earned points"
+
+
+def test_progress_bar_and_a_line_for_the_student_that_failed(ran):
+    _, printed, progress, _ = ran
+    assert "nbgrader autograde transfer_lm" in progress and "submission" in progress, \
+        "no progress bar on stderr"
+    assert "damaged: nbgrader autograde failed on this notebook" in printed + progress
+
+
+def test_the_standalone_second_opinion_agrees_on_these_notebooks(ran):
+    _, printed, _, _ = ran
+    assert "the standalone door agrees on every question" in printed, printed[-1500:]
