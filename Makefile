@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 PYTEST_WORKERS ?= auto
 
-.PHONY: demo test venv release selftest clean
+.PHONY: demo test venv release selftest clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ test: venv
 
 release: venv
 	$(BIN)/course release
+
+# Chromium and chromedriver from apt for the formgrader browser test (CI calls it; needs root or sudo).
+browser:
+	.ci/install-browser
 
 selftest: venv
 	$(BIN)/course selftest --repeats 10
