@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -112,6 +113,8 @@ def cmd_formgrader(args) -> int:
     print(f"formgrader: {server.url('formgrader')}")
     print(f"grade written answers under Manual Grading > {args.assignment}; then run "
           f"`course export {args.assignment}`. Ctrl-C stops the server.", flush=True)
+    # A service manager stops with SIGTERM: leave through `finally` so the server stops too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         server.process.wait()
     except KeyboardInterrupt:

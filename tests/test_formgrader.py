@@ -184,3 +184,8 @@ def test_feedback_step_drops_hidden_code_and_grader_internals_but_keeps_outcomes
     text = nbformat.writes(shown)
     assert "secret_check" not in text and "HIDDEN TESTS" not in text and "autograder/x.py" not in text
     assert "assert f(1) == 2" in text and "ok   test_f (1/1)" in text and "ValueError: bad shape" in text
+
+
+def test_course_formgrader_says_why_it_cannot_start_without_a_gradebook(tmp_path, capsys):
+    assert course(["formgrader", ASSIGNMENT, "--root", str(tmp_path)]) == 1
+    assert f"no gradebook in {tmp_path}" in capsys.readouterr().out
