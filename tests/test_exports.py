@@ -286,6 +286,8 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
     out = tmp_path / "exports"
     folder = tmp_path / "results"
     for r in results:
+        r.source_file = str(tmp_path / f"{r.student}.ipynb")
+        Path(r.source_file).write_text("{}")
         store.save_result(r, folder)
     for _ in range(2):   # the second run is a regrade: the hand grade and comment must survive it
         written = exports.export("toy", folder, out, course_root=root, db_url=db)
@@ -308,6 +310,8 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
     scored = json.loads((out / "gradescope" / "222.json").read_text())
     assert all("(written)" not in test.get("name", "") for test in scored["tests"])
     assert scored["score"] == 5.0, "Gradescope grades written answers itself"
+    shown = root / "autograded" / "222" / "toy" / "toy.ipynb"
+    assert shown.read_text() == "{}", "formgrader needs the student's notebook to show beside the grades"
     stored = store.load_results(folder, "toy")[1]
     assert stored.question("attention_written").points is None, "exports must not rewrite the records"
     with nbgrader_gradebook.open_gradebook(db) as gb:

@@ -69,10 +69,11 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
 
             written[name] = write_report(results, out / "report", assignment)
         elif name == "nbgrader":
-            from .nbgrader_gradebook import nbgrader_export, write_gradebook
+            from .nbgrader_gradebook import nbgrader_export, place_missing_notebooks, write_gradebook
 
             try:
                 report = write_gradebook(graded, assignment, db_url, roster)
+                place_missing_notebooks(graded, assignment, root, db_url)
                 for problem in report.problems:
                     print(f"nbgrader: {problem}")
                 written[name] = [nbgrader_export(root, out / "nbgrader" / "grades.csv", db_url, assignment)]

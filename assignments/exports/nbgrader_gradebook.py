@@ -186,6 +186,29 @@ def place_notebook(course_root: Path, assignment: str, student: str, notebook: P
     return target
 
 
+def place_missing_notebooks(results: list[SubmissionResult], assignment: str, course_root: Path,
+                            db_url: str) -> list[Path]:
+    """Give formgrader a notebook to show for every record that nbgrader never autograded (a standalone
+    grade): the student's submitted file goes to ``autograded/``. A notebook already there (nbgrader's
+    own, or placed before) is kept. Only single-notebook assignments, as every one here is."""
+    from nbgrader.api import MissingEntry
+
+    with open_gradebook(db_url) as gb:
+        try:
+            names = [notebook.name for notebook in gb.find_assignment(assignment).notebooks]
+        except MissingEntry:
+            return []
+    if len(names) != 1:
+        return []
+    placed = []
+    for result in results:
+        source = Path(result.source_file) if result.source_file else None
+        target = Path(course_root) / "autograded" / result.student / assignment / f"{names[0]}.ipynb"
+        if source is not None and source.is_file() and not target.exists():
+            placed.append(place_notebook(course_root, assignment, result.student, source, names[0]))
+    return placed
+
+
 def nbgrader_env() -> dict:
     """nbgrader shells out to ``alembic``: put this interpreter's scripts folder first on PATH."""
     env = dict(os.environ)
