@@ -179,10 +179,12 @@ def test_feedback_step_drops_hidden_code_and_grader_internals_but_keeps_outcomes
         nbformat.v4.new_output("error", ename="ValueError", evalue="bad shape",
                                traceback=["Traceback", "----> 3 secret_check(f)", "ValueError: bad shape"]),
     ]
-    nb = nbformat.v4.new_notebook(cells=[cell])
+    student_cell = nbformat.v4.new_code_cell("x = 1\n### BEGIN HIDDEN TESTS\nmine = 2")   # no END: must not stop
+    nb = nbformat.v4.new_notebook(cells=[cell, student_cell])
     shown, _ = HideHiddenTests().preprocess(nb, {})
     text = nbformat.writes(shown)
     assert "secret_check" not in text and "HIDDEN TESTS" not in text and "autograder/x.py" not in text
+    assert "mine = 2" not in text
     assert "assert f(1) == 2" in text and "ok   test_f (1/1)" in text and "ValueError: bad shape" in text
 
 

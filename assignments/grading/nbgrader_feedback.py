@@ -17,14 +17,28 @@ GRADER_PROBLEM = "[grader problem]"
 GRADER_PROBLEM_LINE = "[grader problem] the grader had an internal problem here; course staff have been told"
 
 
+UNSHOWN = "# (this cell's code is not shown in feedback)"
+
+
 class HideHiddenTests(ClearHiddenTests):
-    """Feedback step: hidden-test regions out of the sources, their printed outcomes kept."""
+    """Feedback step: hidden-test regions out of the sources, their printed outcomes kept.
+
+    A student's own cell may hold the delimiters too (copied, or unbalanced on purpose): that must not
+    stop feedback for the class, so such a cell is not shown rather than raising like ``ClearHiddenTests``.
+    """
+
+    def __init__(self, **kw):
+        kw.setdefault("enforce_metadata", False)
+        super().__init__(**kw)
 
     def preprocess_cell(self, cell, resources, cell_index):
         if cell.cell_type != "code":
             return cell, resources
-        had_hidden = self.begin_test_delimeter in cell.source
-        cell, resources = super().preprocess_cell(cell, resources, cell_index)
+        had_hidden = self.begin_test_delimeter in cell.source or self.end_test_delimeter in cell.source
+        try:
+            cell, resources = super().preprocess_cell(cell, resources, cell_index)
+        except RuntimeError:   # nested or unterminated region
+            cell.source = UNSHOWN
         if had_hidden:
             cell.outputs = [_shown(output) for output in cell.get("outputs", [])]
         return cell, resources
