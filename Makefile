@@ -23,7 +23,7 @@ demo: venv
 	$(BIN)/course demo
 
 test: venv
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --durations=15 tests
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 tests
 
 release: venv
 	$(BIN)/course release

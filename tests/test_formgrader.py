@@ -33,8 +33,12 @@ CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = BUILD_DIR / "test-artifacts" / "formgrader"
 POINTS, COMMENT = "1.5", "(a) is right; in (b), say which order information the mask still gives."
 
-pytestmark = pytest.mark.skipif(not (notebooks.SOURCE_DIR / ASSIGNMENT).exists(),
-                                reason=f"{ASSIGNMENT} has no source notebook yet")
+pytestmark = [
+    pytest.mark.skipif(not (notebooks.SOURCE_DIR / ASSIGNMENT).exists(),
+                       reason=f"{ASSIGNMENT} has no source notebook yet"),
+    # One worker runs this module (with `--dist loadgroup`), so the class is autograded once, not per worker.
+    pytest.mark.xdist_group("formgrader"),
+]
 
 
 @pytest.fixture(scope="module")
