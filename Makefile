@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 PYTEST_WORKERS ?= auto
 
-.PHONY: demo test venv release selftest clean
+.PHONY: demo test venv release selftest clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,10 +23,14 @@ demo: venv
 	$(BIN)/course demo
 
 test: venv
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --durations=15 tests
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 tests
 
 release: venv
 	$(BIN)/course release
+
+# Chromium and chromedriver from apt for the formgrader browser test (CI calls it; needs root or sudo).
+browser:
+	.ci/install-browser
 
 selftest: venv
 	$(BIN)/course selftest --repeats 10

@@ -48,3 +48,11 @@ c.Autograde.autograde_preprocessors = [
 # Cell and notebook time limits for nbgrader's own execution (autograde and validate).
 c.ExecutePreprocessor.timeout = 300
 c.Execute.timeout = 300
+
+# Feedback (`nbgrader generate_feedback`) shows hidden-test outcomes but never the hidden-test code that
+# autograde restored into the test cells.
+from assignments.grading.nbgrader_feedback import HideHiddenTests  # noqa: E402
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import GetGrades  # noqa: E402
+
+c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]

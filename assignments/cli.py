@@ -112,9 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--skip-release", action="store_true", help="use the committed release/ as is")
     demo.set_defaults(func=cmd_demo)
 
-    from . import exports, release
+    from . import exports, formgrader, release
     release.add_commands(sub)
     exports.add_commands(sub)
+    formgrader.add_command(sub)
     return parser
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from assignments.cli import main as course
+from assignments import exports
 from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, store
 from assignments.grading.results import Finding, QuestionResult, SubmissionResult, TestResult
 
@@ -258,6 +259,75 @@ def test_gradebook_round_trip_through_nbgrader_export(tmp_path, results):
         nbgrader_gradebook.write_gradebook(results, "missing", db)
 
 
+def grade_by_hand(db: str, student: str, grade_id: str, score: float | None, comment: str) -> None:
+    """What formgrader saves when a grader enters points and a comment for one written answer."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db) as gb:
+        submission = gb.find_submission_notebook("toy", "toy", student)
+        grade = gb.find_grade(grade_id, "toy", "toy", student)
+        grade.manual_score = score
+        grade.needs_manual_grade = False
+        for entry in submission.comments:
+            if entry.name == grade_id:
+                entry.manual_comment = comment
+        gb.db.commit()
+
+
+def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
+    """A written answer graded in formgrader shows in Canvas (column and total), nbgrader's CSV, the
+    feedback (with the comment) and the class report; Gradescope leaves it out; regrading keeps it."""
+    root = tmp_path / "course"
+    db = toy_course(root)
+    for r in results:
+        r.assignment = "toy"
+    nbgrader_gradebook.write_gradebook(results, "toy", db)
+    grade_by_hand(db, "222", "attention_written", 2.5, "Good intuition; say why the scale is sqrt(d_k).")
+    out = tmp_path / "exports"
+    folder = tmp_path / "results"
+    for r in results:
+        r.source_file = str(tmp_path / f"{r.student}.ipynb")
+        Path(r.source_file).write_text("{}")
+        store.save_result(r, folder)
+    for _ in range(2):   # the second run is a regrade: the hand grade and comment must survive it
+        written = exports.export("toy", folder, out, course_root=root, db_url=db)
+        assert set(written) == set(exports.FORMATS)
+    with open(out / "canvas" / "toy_canvas.csv", newline="") as handle:
+        table = {row["Student"]: row for row in csv.DictReader(handle)}
+    assert table["222"]["toy: attention_written"] == "2.5", "the hand grade is missing from Canvas"
+    assert table["222"]["toy: total"] == "7.5", "Canvas total should add the hand grade to 5 autograded"
+    assert table["111"]["toy: attention_written"] == "" and table["111"]["toy: total"] == ""
+    with open(out / "nbgrader" / "grades.csv", newline="") as handle:
+        nb_rows = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert float(nb_rows["222"]["raw_score"]) == 7.5
+    md = (out / "feedback" / "222.md").read_text(encoding="utf-8")
+    assert "Attention (written): 2.5 / 3 (graded by hand)" in md
+    assert "Grader's comment:** Good intuition; say why the scale is sqrt(d_k)." in md
+    assert "written: 2.5 / 3" in md and "still to be graded" not in md
+    assert "say why the scale is sqrt(d_k)." in (out / "feedback" / "222.html").read_text(encoding="utf-8")
+    assert "| attention_written | manual | 3 | 1 | 2.5 | 2.5 | 2.5 | 0 |" in \
+        (out / "report" / "summary.md").read_text(encoding="utf-8")
+    scored = json.loads((out / "gradescope" / "222.json").read_text())
+    assert all("(written)" not in test.get("name", "") for test in scored["tests"])
+    assert scored["score"] == 5.0, "Gradescope grades written answers itself"
+    shown = root / "autograded" / "222" / "toy" / "toy.ipynb"
+    assert shown.read_text() == "{}", "formgrader needs the student's notebook to show beside the grades"
+    stored = store.load_results(folder, "toy")[1]
+    assert stored.question("attention_written").points is None, "exports must not rewrite the records"
+    with nbgrader_gradebook.open_gradebook(db) as gb:
+        grade = gb.find_grade("attention_written", "toy", "toy", "222")
+        assert grade.manual_score == 2.5 and grade.auto_score is None
+
+
+def test_merge_hand_grades_leaves_ungraded_questions_waiting(results):
+    hand = {"222": {"attention_written": nbgrader_gradebook.HandGrade(None, "see me")}}
+    merged = nbgrader_gradebook.merge_hand_grades(results, hand)
+    question = merged[1].question("attention_written")
+    assert question.points is None and question.comment == "see me"
+    assert "waiting for a hand grade" in feedback.feedback_markdown(merged[1])
+    assert results[1].question("attention_written").comment == "", "the input records must stay as they were"
+
+
 # ---------------------------------------------------------------- feedback and report
 
 
@@ -314,7 +384,7 @@ def test_course_export_command(tmp_path, results, capsys):
                          "lms": "canvas", "user_id": "111"}]}))
     out = tmp_path / "exports"
     code = course(["export", A, "--results", str(tmp_path / "grades" / "results"), "--out", str(out),
-                   "--formats", "gradescope,canvas,feedback,report"])
+                   "--formats", "gradescope,canvas,feedback,report", "--db", f"sqlite:///{tmp_path / 'none.db'}"])
     assert code == 0
     printed = capsys.readouterr().out
     assert f"canvas: 1 file(s) in {out / 'canvas'}" in printed

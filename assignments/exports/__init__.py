@@ -21,13 +21,16 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
            problems: list[str] | None = None) -> dict[str, list[Path]]:
     """Write the chosen exports for ``assignment``; returns format -> files written.
 
+    Hand grades and comments a grader entered in formgrader are read from the gradebook (``db_url``, else
+    the one in ``course_root``, else ``nbgrader_gradebook.course_folder``) and merged into every export;
+    the gradebook itself only ever receives the grader's automatic scores, so its hand grades stay.
     The roster (LMS names and ids) is ``roster_path``, else ``intake.json`` beside the results folder,
     else ``grades/<assignment>/intake.json``. When the gradebook lacks the assignment, the nbgrader
     format is skipped: with ``strict`` a ``LookupError`` follows once the other formats are written,
     without it the reason goes to ``problems`` (or is printed when no list is given).
     """
-    from ..paths import REPO
     from . import store
+    from .nbgrader_gradebook import course_folder, default_db_url, merge_hand_grades, read_hand_grades
 
     results_folder = Path(results_folder) if results_folder else store.results_dir(assignment)
     out = Path(out) if out else store.exports_dir(assignment)
@@ -38,6 +41,13 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
         beside = results_folder.parent / "intake.json"
         roster_path = beside if beside.is_file() else store.intake_manifest(assignment)
     roster = store.load_roster(Path(roster_path))
+    root = Path(course_root) if course_root else course_folder(assignment)
+    db_url = db_url or default_db_url(root)
+    graded = results   # the grader's own scores: what goes into the gradebook's auto_score
+    try:
+        results = merge_hand_grades(results, read_hand_grades(db_url, assignment)) if _exists(db_url) else results
+    except Exception as error:   # a damaged gradebook must not stop the other exports
+        _report(problems, f"hand grades not read from {db_url}: {error}")
     written: dict[str, list[Path]] = {}
     deferred = None
     for name in formats:
@@ -59,11 +69,11 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
 
             written[name] = write_report(results, out / "report", assignment)
         elif name == "nbgrader":
-            from .nbgrader_gradebook import nbgrader_export, write_gradebook
+            from .nbgrader_gradebook import nbgrader_export, place_missing_notebooks, write_gradebook
 
-            root = Path(course_root) if course_root else REPO
             try:
-                report = write_gradebook(results, assignment, db_url, roster)
+                report = write_gradebook(graded, assignment, db_url, roster)
+                place_missing_notebooks(graded, assignment, root, db_url)
                 for problem in report.problems:
                     print(f"nbgrader: {problem}")
                 written[name] = [nbgrader_export(root, out / "nbgrader" / "grades.csv", db_url, assignment)]
@@ -74,11 +84,20 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
     if deferred is not None:
         if strict:
             raise deferred
-        if problems is None:
-            print(f"nbgrader export skipped: {deferred}")
-        else:
-            problems.append(f"nbgrader export skipped: {deferred}")
+        _report(problems, f"nbgrader export skipped: {deferred}")
     return written
+
+
+def _exists(db_url: str) -> bool:
+    """A SQLite gradebook that is not there yet has no hand grades (and opening it would create it)."""
+    return not db_url.startswith("sqlite:///") or Path(db_url[len("sqlite:///"):]).is_file()
+
+
+def _report(problems: list[str] | None, line: str) -> None:
+    if problems is None:
+        print(line)
+    else:
+        problems.append(line)
 
 
 def export_results(assignment: str, results_folder: Path, out: Path, formats=FORMATS) -> dict[str, list[Path]]:
@@ -168,8 +187,8 @@ def add_commands(sub) -> None:
                                                                         f"({','.join(FORMATS)})")
     export_cmd.add_argument("--roster", type=Path, default=None, help="intake manifest with LMS names and ids; "
                                                                       "default: grades/<assignment>/intake.json")
-    export_cmd.add_argument("--db", default=None, help="nbgrader gradebook URL; default: sqlite:///gradebook.db "
-                                                       "in the course root")
+    export_cmd.add_argument("--db", default=None, help="nbgrader gradebook URL; default: the one in "
+                                                       "build/nbgrader/<assignment> if any, else the repository's")
     export_cmd.set_defaults(func=cmd_export)
 
     zip_cmd = sub.add_parser("gradescope-zip", help="build the Gradescope autograder zip for an assignment")

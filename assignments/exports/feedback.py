@@ -1,7 +1,7 @@
 """Per-student feedback as Markdown and HTML.
 
 Built only from the results record: per question the points, each hidden test's readable name, its
-points and the author's message, and the grader's findings. The record holds no hidden code or
+points and the author's message, the comment a grader wrote in formgrader, and the grader's findings. The record holds no hidden code or
 expected values by construction; messages still go through ``safe_message`` (no traceback frames,
 bounded length) and grader-internal findings are replaced by a fixed line.
 """
@@ -15,6 +15,13 @@ from ..grading.results import SubmissionResult
 from .text import humanise_question, humanise_test, points, safe_message, student_findings
 
 MARK = {"passed": "✓", "failed": "✗", "error": "✗"}
+MAX_COMMENT = 4000
+
+
+def safe_comment(text: str) -> str:
+    """A grader's comment as written (it is staff text, meant for the student), bounded in length."""
+    text = text.strip()
+    return text if len(text) <= MAX_COMMENT else text[: MAX_COMMENT - 1].rstrip() + "…"
 
 
 def _question_status(question) -> str:
@@ -55,6 +62,8 @@ def feedback_markdown(result: SubmissionResult, title: str | None = None) -> str
             out.append(line)
         if question.kind == "autograded" and not question.tests:
             out.append("- no hidden test ran for this question")
+        if question.comment:
+            out.append("> **Grader's comment:** " + safe_comment(question.comment).replace("\n", "\n> "))
         if out[-1] != "":
             out.append("")
     findings = student_findings(result)
@@ -71,7 +80,8 @@ STYLE = """body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem aut
 table{border-collapse:collapse;width:100%;margin-bottom:1.5rem}td,th{border-bottom:1px solid #ddd;
 padding:.35rem .5rem;text-align:left;vertical-align:top}.passed{color:#1a7f37}.failed,.error{color:#cf222e}
 .pts{white-space:nowrap;text-align:right}.note{background:#fff8c5;padding:.6rem;border-radius:4px}
-.rejected{background:#ffebe9;padding:.6rem;border-radius:4px}"""
+.rejected{background:#ffebe9;padding:.6rem;border-radius:4px}
+.comment{background:#ddf4ff;padding:.6rem;border-radius:4px}"""
 
 
 def feedback_html(result: SubmissionResult, title: str | None = None) -> str:
@@ -98,6 +108,9 @@ def feedback_html(result: SubmissionResult, title: str | None = None) -> str:
             out.append("</table>")
         elif question.kind == "autograded":
             out.append("<p>No hidden test ran for this question.</p>")
+        if question.comment:
+            out.append('<p class="comment"><strong>Grader\'s comment:</strong> '
+                       + e(safe_comment(question.comment)).replace("\n", "<br>") + "</p>")
     findings = student_findings(result)
     if findings:
         out.append("<h2>Notes from the grader</h2><ul>")

@@ -8,6 +8,9 @@ formgrader; hand grades (``manual_score``) already in the gradebook are never to
 again after a re-grade keeps them. An autograded cell with an error-level finding is also flagged for a
 look in formgrader.
 
+``read_hand_grades`` and ``merge_hand_grades`` go the other way: the points and comments a grader
+entered in formgrader come back into the records every other export reads.
+
 Formgrader shows a submission's notebook from ``autograded/<student>/<assignment>/<notebook>.ipynb``;
 ``place_notebook`` copies a notebook there (the grader's restored copy is the right one to show).
 """
@@ -24,11 +27,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..grading.results import SubmissionResult
-from ..paths import REPO
+from ..paths import BUILD_DIR, REPO
 
 
 def default_db_url(course_root: Path = REPO) -> str:
     return f"sqlite:///{Path(course_root).resolve() / 'gradebook.db'}"
+
+
+def course_folder(assignment: str) -> Path:
+    """The nbgrader course folder that holds ``assignment``'s gradebook: the nbgrader door's own folder
+    (``build/nbgrader/<assignment>``, which also holds the autograded notebooks formgrader shows) once
+    it has a gradebook, else the repository root (``course release`` generates the assignment there)."""
+    door = BUILD_DIR / "nbgrader" / assignment
+    return door if (door / "gradebook.db").is_file() else REPO
+
+
+@dataclass(frozen=True)
+class HandGrade:
+    score: float | None   # nbgrader's manual_score: None when the grader gave only a comment
+    comment: str
 
 
 @dataclass
@@ -116,6 +133,49 @@ def write_gradebook(results: list[SubmissionResult], assignment: str, db_url: st
     return report
 
 
+def read_hand_grades(db_url: str, assignment: str) -> dict[str, dict[str, HandGrade]]:
+    """student -> grade_id -> what a grader entered in formgrader (manual score and/or comment).
+
+    Empty when the gradebook lacks the assignment. Only the grader's own comments are read
+    (``manual_comment``), never nbgrader's automatic ones."""
+    from nbgrader.api import MissingEntry
+
+    found: dict[str, dict[str, HandGrade]] = {}
+    with warnings.catch_warnings(), open_gradebook(db_url) as gb:
+        warnings.simplefilter("ignore")
+        try:
+            submissions = gb.assignment_submissions(assignment)
+        except MissingEntry:
+            return found
+        for submission in submissions:
+            for notebook in submission.notebooks:
+                comments = {c.name: (c.manual_comment or "").strip() for c in notebook.comments}
+                for grade in notebook.grades:
+                    comment = comments.get(grade.name, "")
+                    if grade.manual_score is not None or comment:
+                        score = None if grade.manual_score is None else float(grade.manual_score)
+                        found.setdefault(submission.student.id, {})[grade.name] = HandGrade(score, comment)
+    return found
+
+
+def merge_hand_grades(results: list[SubmissionResult], hand: dict[str, dict[str, HandGrade]]
+                      ) -> list[SubmissionResult]:
+    """Copies of ``results`` with hand grades applied: a manual score sets the question's points (as in
+    nbgrader, it replaces an automatic score too) and the comment goes with the question."""
+    merged = []
+    for result in results:
+        copy = SubmissionResult.from_dict(result.to_dict())
+        for question in copy.questions:
+            entry = hand.get(result.student, {}).get(question.grade_id)
+            if entry is None:
+                continue
+            if entry.score is not None:
+                question.points = entry.score
+            question.comment = entry.comment
+        merged.append(copy)
+    return merged
+
+
 def place_notebook(course_root: Path, assignment: str, student: str, notebook: Path,
                    notebook_name: str | None = None) -> Path:
     """Copy ``notebook`` to where formgrader looks for a graded submission."""
@@ -124,6 +184,29 @@ def place_notebook(course_root: Path, assignment: str, student: str, notebook: P
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(notebook, target)
     return target
+
+
+def place_missing_notebooks(results: list[SubmissionResult], assignment: str, course_root: Path,
+                            db_url: str) -> list[Path]:
+    """Give formgrader a notebook to show for every record that nbgrader never autograded (a standalone
+    grade): the student's submitted file goes to ``autograded/``. A notebook already there (nbgrader's
+    own, or placed before) is kept. Only single-notebook assignments, as every one here is."""
+    from nbgrader.api import MissingEntry
+
+    with open_gradebook(db_url) as gb:
+        try:
+            names = [notebook.name for notebook in gb.find_assignment(assignment).notebooks]
+        except MissingEntry:
+            return []
+    if len(names) != 1:
+        return []
+    placed = []
+    for result in results:
+        source = Path(result.source_file) if result.source_file else None
+        target = Path(course_root) / "autograded" / result.student / assignment / f"{names[0]}.ipynb"
+        if source is not None and source.is_file() and not target.exists():
+            placed.append(place_notebook(course_root, assignment, result.student, source, names[0]))
+    return placed
 
 
 def nbgrader_env() -> dict:

@@ -25,6 +25,7 @@ class QuestionResult:
     max_points: float
     points: float | None = None    # None: waits for a person (manual) or was never graded
     tests: list[TestResult] = field(default_factory=list)
+    comment: str = ""              # a grader's comment (from nbgrader's formgrader), shown to the student
 
 
 @dataclass
