@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "benchmarks" / "student_gpu.py"
 
@@ -23,30 +25,36 @@ def load_benchmark():
     return module
 
 
-def test_quick_mode_on_cpu_prints_each_ratio_memory_and_cache_size(tmp_path):
-    out = tmp_path / "figures.json"
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """One quick run (about 10-20 s here), shared by the tests: (stdout, figures)."""
+    out = tmp_path_factory.mktemp("student_gpu") / "figures.json"
     # Hide any GPU so the test checks the CPU default; quick is what runs without --full.
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     result = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out)], capture_output=True, text=True,
                             env=env, cwd=REPO, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
-    figures = json.loads(out.read_text())
+    return result.stdout, json.loads(out.read_text())
+
+
+def test_quick_mode_on_cpu_prints_each_ratio_memory_and_cache_size(quick_run):
+    stdout, figures = quick_run
     assert figures["mode"] == "quick" and figures["device"] == "cpu"
     expected_ratios = {"fp32_over_fp16", "fixed512_over_sorted", "recomputed_over_cached_5_epochs",
                        "finetune_fp32_over_frozen", "finetune_fp32_over_fp16"}
     assert expected_ratios <= set(figures["ratios"])
     for name in expected_ratios:
         assert figures["ratios"][name] > 0, name
-        assert name in result.stdout, f"ratio {name} is not printed"
+        assert name in stdout, f"ratio {name} is not printed"
     assert figures["cache"]["nominal_bytes"] > 0
     assert figures["host_peak_rss_bytes"] > 0
-    assert "peak host RSS" in result.stdout and "feature cache of" in result.stdout
+    assert "peak host RSS" in stdout and "feature cache of" in stdout
 
 
-def test_t4_projection_runs_on_quick_figures_and_orders_its_ranges():
+def test_t4_projection_runs_on_quick_figures_and_orders_its_ranges(quick_run):
     # The projection only runs in --full mode on a GPU; feed it quick CPU figures so its code cannot rot.
     benchmark = load_benchmark()
-    figures = benchmark.main(["--quick", "--seed", "1"])
+    _, figures = quick_run
     lines = []
     projection = benchmark.project_t4(figures, "H100 SXM", lines.append)
     low, high = projection["total_seconds"]
