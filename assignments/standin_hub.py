@@ -149,7 +149,8 @@ def _vocabulary() -> list[str]:
             for text in _texts(spec.kind, n, seed)[0]:
                 words.update(text.lower().replace("'", " ' ").split())
     chars = sorted({c for w in words for c in w} | set("abcdefghijklmnopqrstuvwxyz0123456789.,!?'-=\""))
-    return ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars, *[f"##{c}" for c in chars], *sorted(words)]
+    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars, *[f"##{c}" for c in chars], *sorted(words)]
+    return list(dict.fromkeys(tokens))   # a single-letter word is also a character: one id each
 
 
 def _bert_tokenizer(vocabulary: list[str]):
