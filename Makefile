@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 PYTEST_WORKERS ?= auto
 
-.PHONY: demo test venv release selftest clean browser
+.PHONY: demo test venv release selftest clean browser venv-old rehearsal rehearsal-old
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,27 @@ demo: venv
 
 test: venv
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 tests
+
+# The oldest library versions a Colab runtime of the past year carried (README: supported versions).
+# torch stays at the CPU build of TORCH_SPEC: older torch wheels on PyPI are multi-GB CUDA builds.
+OLD_VENV ?= .venv-old
+OLD_LIBS ?= transformers==4.57.6 datasets==3.6.0 huggingface_hub<1.0
+
+$(OLD_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(OLD_VENV)
+	$(OLD_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(OLD_VENV)/bin/python -m pip install --quiet "$(TORCH_SPEC)"
+	$(OLD_VENV)/bin/python -m pip install --quiet -e . $(foreach lib,$(OLD_LIBS),"$(lib)")
+	touch $@
+
+venv-old: $(OLD_VENV)/.installed
+
+# The Colab rehearsal (tests/test_colab_rehearsal.py) at the newest and at the oldest supported versions.
+rehearsal: venv
+	$(BIN)/python -m pytest -n 0 tests/test_colab_rehearsal.py
+
+rehearsal-old: venv-old
+	$(OLD_VENV)/bin/python -m pytest -n 0 tests/test_colab_rehearsal.py
 
 release: venv
 	$(BIN)/course release

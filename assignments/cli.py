@@ -74,6 +74,12 @@ def cmd_demo(args) -> int:
     return demo(workers=args.workers, skip_release=args.skip_release, buggy=args.buggy)
 
 
+def cmd_stand_in_hub(args) -> int:
+    from .standin_hub import main as write_hub
+
+    return write_hub([str(args.directory)])
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="course", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -111,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--buggy", type=int, default=3, help="buggy students per assignment")
     demo.add_argument("--skip-release", action="store_true", help="use the committed release/ as is")
     demo.set_defaults(func=cmd_demo)
+
+    hub = sub.add_parser("stand-in-hub", help="write tiny models and small datasets under the notebooks' hub ids "
+                                              "into a local Hugging Face cache (for offline rehearsals)")
+    hub.add_argument("directory")
+    hub.set_defaults(func=cmd_stand_in_hub)
 
     from . import exports, formgrader, release
     release.add_commands(sub)
