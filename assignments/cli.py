@@ -48,13 +48,13 @@ def cmd_autograde(args) -> int:
     """nbgrader door: real `nbgrader autograde` per student, read back from its gradebook, then (unless
     --no-cross-check) a second opinion from the standalone door on every question."""
     from .grading import nbgrader_door, table
-    from .paths import GRADES_DIR
+    from .paths import nbgrader_course, nbgrader_door_dir
     from .workflow import attach_intake, collect
 
-    out = Path(args.out or GRADES_DIR / args.assignment / "nbgrader")
+    out = Path(args.out or nbgrader_door_dir(args.assignment))
     jobs, found = collect(args.assignment, Path(args.submissions), out)
     submissions = {job.student: Path(job.path) for job in jobs}
-    course = out / "course"   # nbgrader's own course folder (gradebook.db, autograded/), kept for a look
+    course = nbgrader_course(out)
     results = nbgrader_door.autograde(args.assignment, submissions, root=course,
                                       timeout=args.timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S)
     disagreements = [] if args.no_cross_check else nbgrader_door.cross_check(

@@ -129,7 +129,7 @@ def add_command(sub) -> None:
                                                "course folder holding the assignment's gradebook")
     parser.add_argument("assignment")
     parser.add_argument("--root", type=Path, default=None,
-                        help="nbgrader course folder; default: build/nbgrader/<assignment> if graded, "
+                        help="nbgrader course folder; default: grades/<assignment>/nbgrader/course if graded, "
                              "else the repository")
     parser.add_argument("--port", type=int, default=None, help="default: a free port")
     parser.set_defaults(func=cmd_formgrader)

@@ -10,3 +10,14 @@ AUTOGRADER_DIR = REPO / "autograder"
 BUILD_DIR = REPO / "build"
 GRADES_DIR = REPO / "grades"
 DIST_DIR = REPO / "dist"
+
+
+def nbgrader_door_dir(assignment: str) -> Path:
+    """Where the nbgrader door (``course autograde``, the demo) keeps its records by default."""
+    return GRADES_DIR / assignment / "nbgrader"
+
+
+def nbgrader_course(door_dir: Path) -> Path:
+    """nbgrader's own course folder inside a door folder: gradebook.db, submitted/ and autograded/, the
+    folder formgrader opens. Kept between runs so hand grades survive a regrade."""
+    return Path(door_dir) / "course"

@@ -8,7 +8,7 @@ from pathlib import Path
 from . import intake, notebooks
 from .grading import batch
 from .grading.results import Finding, SubmissionResult
-from .paths import BUILD_DIR, GRADES_DIR
+from .paths import BUILD_DIR, GRADES_DIR, nbgrader_course, nbgrader_door_dir
 
 
 def collect(assignment: str, source: Path, out: Path) -> tuple[list[batch.Job], intake.IntakeResult]:
@@ -87,10 +87,10 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
                                           for student, name in sorted(files.items(), key=lambda kv: kv[1].split('_')[1])))
 
         staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(out / "intake.json").submissions}
-        course = BUILD_DIR / "nbgrader" / assignment
+        course = nbgrader_course(nbgrader_door_dir(assignment))
         through_nbgrader = nbgrader_door.autograde(assignment, staged, root=course)
         for result in through_nbgrader:
-            batch.save(result, out / "nbgrader")
+            batch.save(result, nbgrader_door_dir(assignment))
         print(table.score_table(through_nbgrader, f"{assignment}: nbgrader autograde"))
         # The standalone records go into the same gradebook nbgrader just filled (formgrader, export).
         export_all(assignment, out, course_root=course)

@@ -195,3 +195,26 @@ def test_feedback_step_drops_hidden_code_and_grader_internals_but_keeps_outcomes
 def test_course_formgrader_says_why_it_cannot_start_without_a_gradebook(tmp_path, capsys):
     assert course(["formgrader", ASSIGNMENT, "--root", str(tmp_path)]) == 1
     assert f"no gradebook in {tmp_path}" in capsys.readouterr().out
+
+
+def test_a_regrade_after_hand_grading_keeps_the_hand_grades(graded, tmp_path):
+    """Runs after the browser test (same module, same worker): ada may already have a hand grade from it."""
+    root, _ = graded
+    db = f"sqlite:///{root / 'gradebook.db'}"
+    question = written_question()
+    notebook_name = notebooks.notebook_path(ASSIGNMENT)
+    with nbgrader_gradebook.open_gradebook(db) as gb:
+        grade = gb.find_grade(question.grade_id, notebook_name.stem, ASSIGNMENT, "ada")
+        comment = gb.find_comment(question.grade_id, notebook_name.stem, ASSIGNMENT, "ada")
+        if grade.manual_score is None:
+            grade.manual_score, comment.manual_comment = float(POINTS), COMMENT
+            gb.db.commit()
+    kept = hand_grade(db, "ada", question.grade_id)[1:]
+
+    again = tmp_path / notebook_name.name
+    shutil.copyfile(root / "submitted" / "ada" / ASSIGNMENT / notebook_name.name, again)
+    [result] = nbgrader_door.autograde(ASSIGNMENT, {"ada": again}, root=root, progress=False)
+
+    assert hand_grade(db, "ada", question.grade_id)[1:] == kept, "the regrade lost the hand grade or comment"
+    assert result.autograded_points == result.autograded_max, \
+        f"the regraded reference lost automatic points: {result.scores()}"

@@ -188,7 +188,7 @@ def add_commands(sub) -> None:
     export_cmd.add_argument("--roster", type=Path, default=None, help="intake manifest with LMS names and ids; "
                                                                       "default: grades/<assignment>/intake.json")
     export_cmd.add_argument("--db", default=None, help="nbgrader gradebook URL; default: the one in "
-                                                       "build/nbgrader/<assignment> if any, else the repository's")
+                                                       "grades/<assignment>/nbgrader/course if any, else the repository's")
     export_cmd.set_defaults(func=cmd_export)
 
     zip_cmd = sub.add_parser("gradescope-zip", help="build the Gradescope autograder zip for an assignment")

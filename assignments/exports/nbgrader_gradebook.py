@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..grading.results import SubmissionResult
-from ..paths import BUILD_DIR, REPO
+from ..paths import REPO, nbgrader_course, nbgrader_door_dir
 
 
 def default_db_url(course_root: Path = REPO) -> str:
@@ -36,9 +36,9 @@ def default_db_url(course_root: Path = REPO) -> str:
 
 def course_folder(assignment: str) -> Path:
     """The nbgrader course folder that holds ``assignment``'s gradebook: the nbgrader door's own folder
-    (``build/nbgrader/<assignment>``, which also holds the autograded notebooks formgrader shows) once
-    it has a gradebook, else the repository root (``course release`` generates the assignment there)."""
-    door = BUILD_DIR / "nbgrader" / assignment
+    (``grades/<assignment>/nbgrader/course``, which also holds the autograded notebooks formgrader shows)
+    once it has a gradebook, else the repository root (``course release`` generates the assignment there)."""
+    door = nbgrader_course(nbgrader_door_dir(assignment))
     return door if (door / "gradebook.db").is_file() else REPO
 
 

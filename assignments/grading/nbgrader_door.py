@@ -1,8 +1,8 @@
 """Grading through ``nbgrader autograde`` and reading its gradebook back into the results model.
 
 nbgrader keeps its course in one folder (source/, release/, submitted/, autograded/, gradebook.db). This
-module gives each assignment a private course folder under ``build/nbgrader/<assignment>`` so a demo or
-a test never touches the committed release/ or an instructor's own gradebook: the course's
+module gives each assignment a private course folder (``paths.nbgrader_course``, under ``grades/``) so a
+demo or a test never touches the committed release/ or an instructor's own gradebook: the course's
 ``nbgrader_config.py`` is loaded from there and only the root is moved. Everything else is nbgrader's
 own pipeline: generate_assignment, autograde (which restores locked and test cells from the source and
 runs the hidden-test regions in the student's kernel), and its gradebook.
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from .. import notebooks
-from ..paths import BUILD_DIR, REPO, SOURCE_DIR
+from ..paths import REPO, SOURCE_DIR, nbgrader_course, nbgrader_door_dir
 from .reaper import DEADLINE_EXIT
 from .results import Finding, QuestionResult, SubmissionResult
 
@@ -54,17 +54,26 @@ def nbgrader(args: list[str], cwd: Path, timeout: float) -> subprocess.Completed
 
 
 def prepare_course(assignment: str, root: Path | None = None) -> Path:
-    """A fresh nbgrader course folder holding this assignment's source, generated and in the gradebook."""
-    root = Path(root or BUILD_DIR / "nbgrader" / assignment)
-    if root.exists():
+    """An nbgrader course folder holding this assignment's current source, generated and in the gradebook.
+
+    A folder that already has a gradebook is kept, with its submissions and the hand grades a TA entered
+    in formgrader: nbgrader's autograde then rewrites only the automatic scores, so a regrade never
+    loses a hand grade. Anything else in the way is removed and the folder starts fresh."""
+    root = Path(root or nbgrader_course(nbgrader_door_dir(assignment)))
+    kept = (root / "gradebook.db").is_file()
+    if root.exists() and not kept:
         shutil.rmtree(root)
-    (root / "source").mkdir(parents=True)
+    shutil.rmtree(root / "source" / assignment, ignore_errors=True)
+    (root / "source").mkdir(parents=True, exist_ok=True)
     shutil.copytree(SOURCE_DIR / assignment, root / "source" / assignment)
     (root / "nbgrader_config.py").write_text(
         CONFIG_TEMPLATE.format(config=str(REPO / "nbgrader_config.py"), root=str(root)))
     done = nbgrader(["generate_assignment", assignment, "--force"], root, timeout=600)
     if done.returncode != 0:
-        raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{done.stderr[-2000:]}")
+        advice = (f"\n{root} keeps the gradebook of an earlier run (hand grades included); nbgrader refuses to "
+                  "regenerate an assignment whose graded cells changed once it has submissions. Export the "
+                  "hand grades, then move that folder away to start over." if kept else "")
+        raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{done.stderr[-2000:]}{advice}")
     return root
 
 
