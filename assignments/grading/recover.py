@@ -33,6 +33,8 @@ from .results import Finding
 MAGIC = re.compile(r"^[ \t]*[%!]", re.M)
 DEF_LINE = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.M)
 ASSIGN_LINE = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
+# A submission counts as this assignment's when at least 1 in FOREIGN_RATIO of its cells is found in it.
+FOREIGN_RATIO = 10
 HIDDEN_REGION = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*$", re.M | re.S)
 
 
@@ -88,6 +90,14 @@ class Recovery:
     graded: int = 0                                     # graded cells (code answers, tests) in the template
     graded_found: int = 0                               # how many of them were found, by any method
     foreign: list = field(default_factory=list)         # grade_ids the template lacks, on cells left unmatched
+    submitted: int = 0                                  # non-empty cells in the submission
+    evidence: int = 0                                   # of those, matched by id, text or definitions
+
+    def looks_foreign(self) -> bool:
+        """Another assignment's notebook can share a name or two with this one (a PositionalEncoding),
+        never most of its cells; an honest notebook, even with many cells of the student's own, is mostly
+        the assignment's cells or answers."""
+        return self.evidence * FOREIGN_RATIO < self.submitted
 
     def count(self, method: str) -> int:
         return sum(1 for m in self.how.values() if m == method)
@@ -169,6 +179,8 @@ def recover(submission, template) -> Recovery:
                               or notebooks.is_autograded_test(by_gid[gid]))
     result.foreign = sorted({notebooks.grade_id(c) for i, c in enumerate(cells)
                              if i not in matched and notebooks.grade_id(c) and notebooks.grade_id(c) not in by_gid})
+    result.submitted = sum(1 for c in cells if text(c).strip())
+    result.evidence = sum(1 for gid in matched.values() if result.how[gid] != "position")
     nb.cells = [c for i, c in enumerate(cells) if i not in joined]
     return result
 

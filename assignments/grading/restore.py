@@ -81,6 +81,10 @@ def check_assignment(submission, template) -> Finding | None:
                        f"this looks like another assignment's notebook: only {found.graded_found} of "
                        f"{found.graded} graded cells match and {len(found.foreign)} cells are unknown "
                        f"({', '.join(found.foreign[:5])})", "error")
+    if found.looks_foreign():
+        return Finding("wrong-assignment",
+                       f"this looks like another assignment's notebook: only {found.evidence} of its "
+                       f"{found.submitted} cells are cells or answers of this assignment", "error")
     return None
 
 
