@@ -19,6 +19,7 @@ import nbformat
 import pytest
 
 from assignments import demo_class, notebooks
+from assignments.demo_class import pasted_into_colab
 from assignments.grading import batch
 from assignments.grading.recover import definitions, recover
 from assignments.grading.restore import check_assignment, restore
@@ -56,20 +57,6 @@ def executed(nb, template):
 
 
 # --- damage, as students do it ---------------------------------------------------------------------------
-def pasted_into_colab(nb):
-    """Every cell's text copied into a fresh Colab notebook: no nbgrader metadata, Colab's own instead."""
-    fresh = nbformat.v4.new_notebook()
-    fresh.metadata = {"colab": {"provenance": [], "name": "Copy of notebook"}, "accelerator": "GPU",
-                      "kernelspec": {"name": "python3", "display_name": "Python 3"}}
-    for index, cell in enumerate(nb.cells):
-        meta = {"id": f"colab{index:04d}"}
-        if cell.cell_type == "code":
-            fresh.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={**meta, "colab": {}}))
-        else:
-            fresh.cells.append(nbformat.v4.new_markdown_cell(cell.source, metadata=meta))
-    return fresh
-
-
 def renamed(nb, which=lambda index: True, suffix="_v2"):
     """grade_ids renamed (all, or those ``which`` picks by position: an older release's names)."""
     out = copy.deepcopy(nb)

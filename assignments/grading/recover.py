@@ -33,6 +33,7 @@ from .results import Finding
 MAGIC = re.compile(r"^[ \t]*[%!]", re.M)
 DEF_LINE = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.M)
 ASSIGN_LINE = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
+MAX_PARSED_CHARS = 1_000_000
 # A submission counts as this assignment's when at least 1 in FOREIGN_RATIO of its cells is found in it.
 FOREIGN_RATIO = 10
 HIDDEN_REGION = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*$", re.M | re.S)
@@ -62,6 +63,8 @@ def definitions(source: str) -> Definitions:
     """What a code cell defines at top level; tolerant of syntax errors and Jupyter magics."""
     code = MAGIC.sub(lambda m: m.group(0).replace("%", "#").replace("!", "#"), source)
     try:
+        if len(code) > MAX_PARSED_CHARS:   # no answer is this long; reading lines is enough to place it
+            raise ValueError("too long to parse")
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         # Half-finished answers still name what they are an answer to.
