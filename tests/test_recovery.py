@@ -181,6 +181,15 @@ def test_a_pasted_twice_locked_cell_counts_once(original, template):
     assert "cell-duplicated" in codes(findings)
 
 
+def test_a_test_cell_pasted_again_into_an_intact_notebook_counts_once(original, template):
+    damaged = copy.deepcopy(original)
+    test_cell = next(i for i, c in enumerate(damaged.cells) if notebooks.is_autograded_test(c))
+    damaged.cells.append(nbformat.v4.new_code_cell(damaged.cells[test_cell].source))
+    _, findings = restore(damaged, template)
+    assert executed(damaged, template) == executed(original, template)
+    assert "cell-duplicated" in codes(findings), codes(findings)
+
+
 @pytest.mark.parametrize("other", OTHERS)
 def test_another_assignments_notebook_is_still_rejected(other, template):
     for label, nb in (("intact", demo_class.filled_release(other)),
@@ -289,3 +298,4 @@ def test_a_damaged_notebook_scores_what_the_original_scores(original, tmp_path):
     found = set(codes(after.findings))
     assert {"cells-recovered", "recovery-ambiguous", "text-encoding", "line-endings"} <= found, found
     assert "wrong-assignment" not in found and "answer-missing" not in found, found
+

@@ -150,7 +150,7 @@ def recover(submission, template) -> Recovery:
     # 2. by text: locked and test cells, whose text the student had no reason to change.
     wanted = {}
     for gid, cell in template_cells:
-        if gid not in result.how and _role(cell) == "locked":
+        if _role(cell) == "locked":
             wanted.setdefault((cell.get("cell_type"), normalized(cell.get("source"))), gid)
     for index in free:
         key = (cells[index].get("cell_type"), normalized(cells[index].get("source")))
@@ -158,7 +158,8 @@ def recover(submission, template) -> Recovery:
         if gid is None or not key[1]:
             continue
         if gid in result.how:
-            # The same locked cell pasted twice: labelled as that cell, so restore keeps one and says so.
+            # A locked cell pasted again: labelled as that cell, so restore keeps one and says so (run as
+            # the student's code, a pasted test cell would only repeat the visible checks).
             _label(cells[index], by_gid[gid])
             continue
         matched[index] = gid
