@@ -8,7 +8,8 @@
    is a clear finding and a ``rejected`` result with zero autograded points.
 2. **Check** it is this assignment's notebook (``restore.check_assignment``), then **restore** locked
    and test cells from the template by grade_id (``restore.restore``): a student cannot change which
-   tests run or what they are worth; every change is a finding.
+   tests run or what they are worth; every change is a finding. Cells whose grade_id was lost or
+   renamed are first found by content (``recover.recover``), and that recovery is a finding too.
 3. **Audit** the student's cells statically for things worth telling an instructor about (leaving the
    kernel, monkeypatching torch/builtins/pytest, reaching for grader files, defining grader names). The
    audit decides nothing; the sandbox is what makes these harmless.
