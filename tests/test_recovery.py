@@ -127,6 +127,15 @@ def test_every_grade_id_renamed_runs_as_the_original(original, template):
     assert f"{first}_v2 -> {first}" in summary.message, summary.message
 
 
+def test_points_raised_on_a_renamed_test_cell_are_reported_and_undone(original, template):
+    damaged = renamed(original)
+    test_cell = next(c for c in damaged.cells if notebooks.is_autograded_test(c))
+    test_cell.metadata["nbgrader"]["points"] = 100
+    assert executed(damaged, template) == executed(original, template)
+    _, findings = restore(damaged, template)
+    assert "metadata-changed" in codes(findings), "raising points should be reported even on a renamed cell"
+
+
 def test_an_older_releases_grade_ids_run_as_the_original(original, template):
     damaged = renamed(original, which=lambda index: index % 3 == 0, suffix="_2025")
     assert executed(damaged, template) == executed(original, template)

@@ -190,7 +190,14 @@ def recover(submission, template) -> Recovery:
 
 
 def _label(cell, template_cell) -> None:
-    cell.setdefault("metadata", {})["nbgrader"] = copy.deepcopy(notebooks.nbgrader(template_cell))
+    """Give ``cell`` the template cell's grade_id. Metadata it still has keeps the rest of what it claims
+    (raised points, say), so restore reports that as for any cell; a cell with none gets the template's."""
+    metadata = cell.setdefault("metadata", {})
+    claimed = metadata.get("nbgrader")
+    if isinstance(claimed, dict) and claimed:
+        claimed["grade_id"] = notebooks.grade_id(template_cell)
+    else:
+        metadata["nbgrader"] = copy.deepcopy(notebooks.nbgrader(template_cell))
 
 
 def _match_definitions(cells, free, template_cells, result: Recovery, matched: dict) -> None:
