@@ -143,6 +143,18 @@ def test_an_older_releases_grade_ids_run_as_the_original(original, template):
     assert found.count("id") and found.count("text"), dict(found.how)
 
 
+def test_test_cells_reworded_by_an_older_release_are_found_and_replaced(original, template):
+    damaged = renamed(original, suffix="_2025")
+    tests = [c for c in damaged.cells if notebooks.is_autograded_test(c)]
+    for cell in tests:   # an older release: the same checks, one line worded differently
+        cell.source = cell.source.replace("# Visible check", "# Visible checks", 1)
+    assert executed(damaged, template) == executed(original, template)
+    _, findings = restore(damaged, template)
+    summary = next(f for f in findings if f.code == "cells-recovered")
+    assert f"{len(tests)} by their similar text" in summary.message, summary.message
+    assert "test-cell-edited" in codes(findings) and "unknown-grade-id" not in codes(findings), codes(findings)
+
+
 def test_last_complete_definition_of_a_pasted_twice_answer_is_graded(original, template):
     answer = next(c for c in original.cells if notebooks.is_answer(c) and c.cell_type == "code")
     name = sorted(definitions(answer.source).names)[0]

@@ -9,11 +9,14 @@ each template cell (the release notebook) to a submission cell, in this order:
    the source's hidden-test region ignored);
 3. **by definitions**: an answer code cell defines (at top level, read with ``ast``) a function, class or
    name that the template's skeleton defines; a cell with a syntax error is read line by line instead;
-4. **by position**: a markdown answer sits between the cells matched to its neighbours in the template.
+4. **by similar text**: a locked or test cell with 80% of its lines alike (an older release); restore
+   then reports it as edited and uses the template's;
+5. **by position**: a markdown answer sits between the cells matched to its neighbours in the template.
 
-Matched cells get the template's nbgrader metadata, so ``restore.restore`` then rebuilds the notebook
-exactly as for an intact submission: the student cannot gain anything by dropping metadata, and loses
-nothing either. Unmatched cells keep what they claimed and are treated as cells the student added.
+Matched cells get the template's grade_id (and its nbgrader metadata when they had none), so
+``restore.restore`` then rebuilds the notebook exactly as for an intact submission: the student gains
+nothing by dropping metadata, and loses nothing either. Unmatched cells keep what they claimed and are
+treated as cells the student added.
 
 Conflicts are resolved the way a Jupyter "run all" would leave the kernel, and always reported: when
 several cells define the same answer, the last one that parses is the answer and the others run where
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import difflib
 import re
 from dataclasses import dataclass, field
 
@@ -34,6 +38,8 @@ MAGIC = re.compile(r"^[ \t]*[%!]", re.M)
 DEF_LINE = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.M)
 ASSIGN_LINE = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
 MAX_PARSED_CHARS = 1_000_000
+# Two cells with this share of lines alike (difflib's ratio) are one locked cell in two releases.
+SIMILAR = 0.8
 # A submission counts as this assignment's when at least 1 in FOREIGN_RATIO of its cells is found in it.
 FOREIGN_RATIO = 10
 HIDDEN_REGION = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*$", re.M | re.S)
@@ -83,11 +89,14 @@ def definitions(source: str) -> Definitions:
     return Definitions(frozenset(names), frozenset(assigned), frozenset(docs), True)
 
 
+METHODS = ("id", "text", "definitions", "similar text", "position")
+
+
 @dataclass
 class Recovery:
     """How each template cell was found in the submission, and the relabelled submission."""
     notebook: object                                    # the submission with template metadata restored
-    how: dict = field(default_factory=dict)             # template grade_id -> "id" | "text" | "definitions" | "position"
+    how: dict = field(default_factory=dict)             # template grade_id -> one of METHODS
     renamed: list = field(default_factory=list)         # (the grade_id the cell claimed, the template's)
     findings: list = field(default_factory=list)        # ambiguities, each a Finding
     graded: int = 0                                     # graded cells (code answers, tests) in the template
@@ -107,10 +116,10 @@ class Recovery:
 
     def summary(self) -> Finding | None:
         """The one finding that says what was recovered (None when every cell kept its grade_id)."""
-        recovered = {m: self.count(m) for m in ("text", "definitions", "position")}
+        recovered = {m: self.count(m) for m in METHODS[1:]}
         if not any(recovered.values()):
             return None
-        parts = [f"{n} by {'their ' if m != 'position' else ''}{m}" for m, n in recovered.items() if n]
+        parts = [f"{n} by {'position' if m == 'position' else 'their ' + m}" for m, n in recovered.items() if n]
         total = sum(recovered.values())
         message = (f"{total} cell(s) had lost or changed their nbgrader metadata and were matched to the "
                    f"assignment by content ({', '.join(parts)}; {self.count('id')} by grade_id); the "
@@ -168,6 +177,11 @@ def recover(submission, template) -> Recovery:
 
     # 3. by definitions: answer code cells, by the names the skeleton defines.
     _match_definitions(cells, free, template_cells, result, matched)
+    free = [i for i in free if i not in matched]
+
+    # 3b. by similar text: a locked cell an older release worded a little differently (after answers
+    # were placed, so an answer is never taken for a locked cell; restore reports the difference).
+    _match_similar(cells, free, template_cells, result, matched)
     free = [i for i in free if i not in matched]
 
     # 4. by position: markdown answers between matched neighbours.
@@ -240,6 +254,28 @@ def _match_definitions(cells, free, template_cells, result: Recovery, matched: d
                 f"({', '.join(sorted(skeleton.names | skeleton.assigned))}); {why} (cell {chosen + 1}) was "
                 f"graded as the answer, as a run-all would leave it; cell(s) {others} run where you put "
                 "them, as your own code", "warning", gid))
+
+
+def _match_similar(cells, free, template_cells, result: Recovery, matched: dict) -> None:
+    # Compared line by line: "most lines the same" is what an older wording looks like, and it is fast.
+    lines = {i: normalized(cells[i].get("source")).splitlines() for i in free}
+    for gid, cell in template_cells:
+        wanted = normalized(cell.get("source")).splitlines()
+        if gid in result.how or _role(cell) != "locked" or not wanted:
+            continue
+        matcher = difflib.SequenceMatcher(None, autojunk=False)
+        matcher.set_seq2(wanted)
+        best, best_ratio = None, SIMILAR
+        for index in free:
+            if index in matched or cells[index].get("cell_type") != cell.get("cell_type"):
+                continue
+            matcher.set_seq1(lines[index])
+            if matcher.real_quick_ratio() >= best_ratio and matcher.quick_ratio() >= best_ratio \
+                    and matcher.ratio() >= best_ratio:
+                best, best_ratio = index, matcher.ratio()
+        if best is not None:
+            matched[best] = gid
+            result.how[gid] = "similar text"
 
 
 def _match_positions(cells, free, template_cells, order, result: Recovery, matched: dict) -> set[int]:
