@@ -183,6 +183,20 @@ def test_a_later_copy_with_a_syntax_error_does_not_replace_a_complete_answer(ori
     assert "recovery-ambiguous" in codes(findings)
 
 
+def test_an_answer_duplicated_with_its_grade_id_runs_both_copies_in_order(original, template):
+    answer = next(i for i, c in enumerate(original.cells) if notebooks.is_answer(c) and c.cell_type == "code")
+    name = sorted(definitions(original.cells[answer].source).names)[0]
+    damaged = copy.deepcopy(original)
+    first_try = copy.deepcopy(damaged.cells[answer])
+    first_try.source = f"def {name}(*args):\n    return None  # my first try\n"
+    damaged.cells.insert(answer, first_try)   # same grade_id twice, the first try above the answer
+    restored, findings = restore(damaged, template)
+    sources = [c.source for c in notebooks.cells_to_run(restored)]
+    assert sources.index(first_try.source) < sources.index(original.cells[answer].source), \
+        "both copies should run in the student's order, so the later definition is the one tested"
+    assert "cell-duplicated" in codes(findings), codes(findings)
+
+
 def test_two_written_answers_between_the_same_cells_are_joined_and_reported(original, template):
     damaged = pasted_into_colab(original)
     written = next(i for i, c in enumerate(original.cells) if notebooks.is_answer(c) and c.cell_type == "markdown")
@@ -283,6 +297,15 @@ def test_a_colab_notebook_in_latin_1_runs_as_the_original(original, template):
     nb, findings = loaded(saved_as(pasted_into_colab(original), "latin-1", "\r\n"))
     assert executed(nb, template) == executed(original, template)
     assert {"text-encoding", "line-endings", "notebook-format"} <= set(codes(findings)), codes(findings)
+
+
+def test_intake_reads_a_utf_16_notebook_as_a_notebook(original, tmp_path):
+    from assignments.intake import collect
+
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "ada.ipynb").write_bytes(saved_as(original, "utf-16"))
+    found = collect(tmp_path / "class", ASSIGNMENT, tmp_path / "out")
+    assert found.students() == ["ada"] and found.findings == [], [f.message for f in found.findings]
 
 
 def test_binary_data_is_still_refused():
