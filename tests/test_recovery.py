@@ -155,6 +155,18 @@ def test_test_cells_reworded_by_an_older_release_are_found_and_replaced(original
     assert "test-cell-edited" in codes(findings) and "unknown-grade-id" not in codes(findings), codes(findings)
 
 
+def test_a_renamed_answer_is_placed_by_the_docstring_it_kept(original, template):
+    answer = next(c for c in original.cells if notebooks.is_answer(c) and c.cell_type == "code"
+                  and definitions(c.source).docstrings)
+    name = sorted(definitions(answer.source).names)[0]
+    damaged = pasted_into_colab(original)
+    cell = next(c for c in damaged.cells if c.source == answer.source)
+    cell.source = cell.source.replace(f"{name}(", f"my_{name}(", 1)
+    found = recover(damaged, template)
+    assert found.how[notebooks.grade_id(answer)] == "definitions", \
+        f"the answer renamed to my_{name} should still be found by its docstring; found {dict(found.how)}"
+
+
 def test_last_complete_definition_of_a_pasted_twice_answer_is_graded(original, template):
     answer = next(c for c in original.cells if notebooks.is_answer(c) and c.cell_type == "code")
     name = sorted(definitions(answer.source).names)[0]

@@ -8,7 +8,8 @@ each template cell (the release notebook) to a submission cell, in this order:
 2. **by text**: a locked or test cell whose text equals the template's (trailing spaces, line endings and
    the source's hidden-test region ignored);
 3. **by definitions**: an answer code cell defines (at top level, read with ``ast``) a function, class or
-   name that the template's skeleton defines; a cell with a syntax error is read line by line instead;
+   name that the template's skeleton defines, or keeps the skeleton's docstring; a cell with a syntax
+   error is read line by line instead;
 4. **by similar text**: a locked or test cell with 80% of its lines alike (an older release); restore
    then reports it as edited and uses the template's;
 5. **by position**: a markdown answer sits between the cells matched to its neighbours in the template.
@@ -225,8 +226,10 @@ def _match_definitions(cells, free, template_cells, result: Recovery, matched: d
         if cells[index].get("cell_type") != "code":
             continue
         found = definitions(text(cells[index]))
+        # The skeleton's names decide; its docstring, kept by most students, places a renamed answer.
         overlapping = [gid for gid, skeleton in answers
-                       if found.names & skeleton.names or (not skeleton.names and found.assigned & skeleton.assigned)]
+                       if found.names & skeleton.names or found.docstrings & skeleton.docstrings
+                       or (not skeleton.names and found.assigned & skeleton.assigned)]
         if overlapping:
             # A cell answering several questions at once sits at the last of them, so no later skeleton
             # stub overwrites what it defined (the earlier questions' stubs run first and are replaced).
