@@ -2,7 +2,9 @@
 
 Submissions are built the way a student makes them: the release notebook with answer cells filled in.
 The reference student pastes the solution (without nbgrader's markers), the blank student uploads the
-release untouched, and each buggy student has one known mistake from ``autograder/<a>/mutants``.
+release untouched, each buggy student has one known mistake from ``autograder/<a>/mutants``, and the
+damaged student has the reference's cells pasted into a fresh Colab notebook (no nbgrader metadata),
+which the standalone door recovers by content.
 """
 
 from __future__ import annotations
@@ -39,6 +41,23 @@ def filled_release(assignment: str, replacements: dict[str, str] | None = None):
     return nb
 
 
+DAMAGED = "damaged-colab-copy"
+
+
+def pasted_into_colab(nb):
+    """Every cell's text pasted into a fresh Colab notebook: nbgrader's metadata gone, Colab's instead."""
+    fresh = nbformat.v4.new_notebook()
+    fresh.metadata = {"colab": {"provenance": [], "name": "Copy of notebook"}, "accelerator": "GPU",
+                      "kernelspec": {"name": "python3", "display_name": "Python 3"}}
+    for index, cell in enumerate(nb.cells):
+        meta = {"id": f"colab{index:04d}"}
+        if cell.cell_type == "code":
+            fresh.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={**meta, "colab": {}}))
+        else:
+            fresh.cells.append(nbformat.v4.new_markdown_cell(cell.source, metadata=meta))
+    return fresh
+
+
 def pick_mutants(assignment: str, count: int) -> list[selftest.Mutant]:
     """Mutants for ``count`` different questions, so the demo shows different kinds of lost points."""
     chosen, questions = [], set()
@@ -52,8 +71,10 @@ def pick_mutants(assignment: str, count: int) -> list[selftest.Mutant]:
 
 
 def demo_class(assignment: str, buggy: int = 3) -> dict[str, object]:
-    """``{student: notebook}``: a reference, a blank and ``buggy`` students with one mistake each."""
-    students = {"reference": filled_release(assignment), "blank": copy.deepcopy(notebooks.release_notebook(assignment))}
+    """``{student: notebook}``: a reference, a blank, ``buggy`` students with one mistake each, and the
+    reference pasted into a fresh Colab notebook (``DAMAGED``)."""
+    students = {"reference": filled_release(assignment), "blank": copy.deepcopy(notebooks.release_notebook(assignment)),
+                DAMAGED: pasted_into_colab(filled_release(assignment))}
     for mutant in pick_mutants(assignment, buggy):
         students[f"buggy-{mutant.name}"] = filled_release(assignment, {mutant.replaces: mutant.code})
     return students

@@ -29,6 +29,8 @@ import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
+from . import decoding
+
 MAX_ENTRIES = 5000                    # files in one archive
 MAX_ENTRY_BYTES = 64 * 2**20          # one uncompressed file (a notebook with outputs is a few MB)
 MAX_TOTAL_BYTES = 1024 * 2**20        # everything read from one archive
@@ -215,11 +217,12 @@ class MalformedNotebook(ValueError):
 def _grade_ids(data: bytes) -> set[str]:
     """grade_ids of a notebook's cells; MalformedNotebook for anything that is not notebook-shaped JSON."""
     try:
-        nb = json.loads(data.decode("utf-8"))
+        # Other encodings are read, not refused; the grader reports them (decoding is said once, there).
+        nb = json.loads(decoding.decode(data).text)
     except RecursionError:   # json's C decoder recurses once per nesting level
         raise MalformedNotebook("its JSON is nested too deeply to read") from None
-    except UnicodeDecodeError as error:
-        raise MalformedNotebook(f"it is not UTF-8 text (byte {error.start})") from None
+    except decoding.NotText as error:
+        raise MalformedNotebook(f"it is not text: {error}") from None
     except ValueError as error:
         raise MalformedNotebook(f"it is not valid JSON ({str(error)[:80]})") from None
     if not isinstance(nb, dict):

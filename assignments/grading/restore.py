@@ -10,37 +10,32 @@ it walks the template (the release notebook) in order and, cell by cell,
 - keeps **cells the student added** (no nbgrader metadata) at their position, after the nearest
   preceding known cell, so helper code they wrote still runs before it is needed.
 
+Cells that lost or changed their grade_id (a notebook rebuilt in Colab, an older release) are first
+found by content (``recover.recover``: by text, by the names they define, by position) and given the
+template's metadata back, so they are restored like any other; the recovery is a finding.
+
 Every deviation from the template becomes a ``Finding``: edited, deleted, duplicated or reordered
 locked/test cells, unknown or changed grade_ids, changed points or other nbgrader metadata, a changed
 cell type, a missing answer. Outputs are dropped: a printed "10/10" is never evidence.
 
-``check_assignment`` decides whether a notebook belongs to the assignment at all (a notebook from
-another assignment, or one with every nbgrader cell stripped, shares none of the graded cells).
+``check_assignment`` decides whether a notebook belongs to the assignment at all: another assignment's
+notebook matches none of the graded cells, by grade_id or by content.
 """
 
 from __future__ import annotations
 
 import copy
-import re
 
 import nbformat
 
 from .. import notebooks
+from .recover import normalized as _normalized
+from .recover import recover
 from .results import Finding
 
 # nbgrader metadata keys that change what a cell is or is worth; anything else (checksum, schema) is
 # bookkeeping that the template supplies anyway.
 GRADING_KEYS = ("grade", "solution", "locked", "points", "task")
-
-
-HIDDEN_REGION = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*$", re.M | re.S)
-
-
-def _normalized(source) -> str:
-    """Source as compared: trailing spaces and nbgrader's hidden-test region (the source's) ignored."""
-    text = "".join(source) if isinstance(source, list) else str(source or "")
-    text = HIDDEN_REGION.sub("", text)
-    return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
 
 def _label(cell) -> str:
@@ -74,29 +69,30 @@ def _longest_increasing(values: list[int]) -> set[int]:
 
 def check_assignment(submission, template) -> Finding | None:
     """A rejecting Finding when ``submission`` is not a notebook of the template's assignment."""
-    graded = [notebooks.grade_id(c) for c in template.cells
-              if notebooks.grade_id(c) and (notebooks.is_answer(c) or notebooks.is_autograded_test(c))]
-    known = {notebooks.grade_id(c) for c in template.cells if notebooks.grade_id(c)}
-    present = {notebooks.grade_id(c) for c in submission.cells if notebooks.grade_id(c)}
-    common = [g for g in graded if g in present]
-    foreign = sorted(present - known)
-    if graded and not common:
-        hint = (f"; its cells are named {', '.join(foreign[:5])}" if foreign
-                else "; it has no nbgrader cells at all (was it created outside the release notebook?)")
+    found = recover(submission, template)
+    if found.graded and not found.graded_found:
+        hint = (f"; its cells are named {', '.join(found.foreign[:5])}" if found.foreign
+                else "; none of its cells has the assignment's tests or defines its answers")
         return Finding("wrong-assignment",
-                       f"this notebook has none of the assignment's {len(graded)} graded cells{hint}. "
+                       f"this notebook has none of the assignment's {found.graded} graded cells{hint}. "
                        "Submit the assignment's own notebook.", "error")
-    if len(foreign) > len(common):
+    if len(found.foreign) > found.graded_found:
         return Finding("wrong-assignment",
-                       f"this looks like another assignment's notebook: only {len(common)} of "
-                       f"{len(graded)} graded cells match and {len(foreign)} cells are unknown "
-                       f"({', '.join(foreign[:5])})", "error")
+                       f"this looks like another assignment's notebook: only {found.graded_found} of "
+                       f"{found.graded} graded cells match and {len(found.foreign)} cells are unknown "
+                       f"({', '.join(found.foreign[:5])})", "error")
+    if found.looks_foreign():
+        return Finding("wrong-assignment",
+                       f"this looks like another assignment's notebook: only {found.evidence} of its "
+                       f"{found.submitted} cells are cells or answers of this assignment", "error")
     return None
 
 
 def restore(submission, template) -> tuple[nbformat.NotebookNode, list[Finding]]:
     """Return (the notebook to execute, findings). ``template`` is authoritative for order and tests."""
-    findings: list[Finding] = []
+    found = recover(submission, template)
+    submission = found.notebook
+    findings: list[Finding] = [f for f in [found.summary()] if f] + found.findings
     template_ids = [notebooks.grade_id(c) for c in template.cells]
     by_id = {gid: cell for gid, cell in zip(template_ids, template.cells) if gid}
     position = {gid: i for i, gid in enumerate(template_ids) if gid}

@@ -2,12 +2,14 @@
 
     result = grade_submission("transformers", Path("alice.ipynb"), "alice")
 
-1. **Read** the file defensively: missing file, not UTF-8, invalid JSON, not a notebook, an nbformat older
-   than 4 (converted, and noted) or newer than this grader knows: each is a clear finding and a
-   ``rejected`` result with zero autograded points.
+1. **Read** the file defensively. Other encodings than UTF-8 (``decoding.decode``), Windows line
+   endings and editors' extra metadata are read and noted. A missing file, binary data, invalid JSON,
+   not a notebook, an nbformat older than 4 (converted, and noted) or newer than this grader knows: each
+   is a clear finding and a ``rejected`` result with zero autograded points.
 2. **Check** it is this assignment's notebook (``restore.check_assignment``), then **restore** locked
    and test cells from the template by grade_id (``restore.restore``): a student cannot change which
-   tests run or what they are worth; every change is a finding.
+   tests run or what they are worth; every change is a finding. Cells whose grade_id was lost or
+   renamed are first found by content (``recover.recover``), and that recovery is a finding too.
 3. **Audit** the student's cells statically for things worth telling an instructor about (leaving the
    kernel, monkeypatching torch/builtins/pytest, reaching for grader files, defining grader names). The
    audit decides nothing; the sandbox is what makes these harmless.
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import nbformat
 
-from .. import notebooks
+from .. import decoding, notebooks
 from .handle import SandboxError, answered_by, describe_exception
 from .restore import check_assignment, restore
 from .results import Finding, SubmissionResult, score_questions
@@ -172,9 +174,14 @@ def load_submission(submission) -> tuple[object | None, bytes | None, list[Findi
     if not raw.strip():
         return None, None, [Finding("empty-file", "the submitted file is empty", "error")]
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        return None, None, [Finding("invalid-json", "the file is not text (is it a notebook?)", "error")]
+        decoded = decoding.decode(raw)
+    except decoding.NotText as error:
+        return None, None, [Finding("invalid-json", f"the file is not text ({error}); is it a notebook?",
+                                    "error")]
+    if decoded.note:
+        findings.append(Finding("text-encoding", decoded.note, "warning" if decoded.guessed else "info"))
+    try:
+        data = json.loads(decoded.text)
     except ValueError as error:
         return None, None, [Finding("invalid-json", f"the notebook file is not valid JSON ({error}); it may "
                                     "have been cut off or edited by hand", "error")]
@@ -184,6 +191,12 @@ def load_submission(submission) -> tuple[object | None, bytes | None, list[Findi
     if major > 4:
         return None, None, [Finding("unsupported-nbformat", f"nbformat {major} is newer than this grader "
                                     "reads (4)", "error")]
+    findings += _exported_by_editor(data)
+    if major == 4 and isinstance(data.get("cells"), list):
+        # Colab and older editors write no cell ids; nbformat 4.5 wants them (any unique ones do).
+        for index, cell in enumerate(data["cells"]):
+            if isinstance(cell, dict) and data.get("nbformat_minor", 0) >= 5 and "id" not in cell:
+                cell["id"] = f"cell-{index}"
     try:
         nb = nbformat.reads(json.dumps(data), as_version=4)
     except Exception as error:  # noqa: BLE001 - nbformat raises many kinds
@@ -195,6 +208,7 @@ def load_submission(submission) -> tuple[object | None, bytes | None, list[Findi
     if not isinstance(nb.get("cells"), list):
         return None, None, [Finding("not-a-notebook", "the notebook has no cells", "error")]
     nb.cells = [c for c in nb.cells if isinstance(c, dict) and c.get("cell_type") in ("code", "markdown", "raw")]
+    crlf = False
     for index, cell in enumerate(nb.cells):
         if not isinstance(cell.get("metadata"), dict):
             cell["metadata"] = nbformat.NotebookNode()
@@ -207,7 +221,42 @@ def load_submission(submission) -> tuple[object | None, bytes | None, list[Findi
             cell["source"] = ""
         elif isinstance(cell["source"], list):
             cell["source"] = "".join(str(part) for part in cell["source"])
+        if "\r" in cell["source"]:
+            cell["source"] = cell["source"].replace("\r\n", "\n").replace("\r", "\n")
+            crlf = True
+    if crlf or b"\r\n" in raw[:4096]:
+        findings.append(Finding("line-endings", "the notebook was saved with Windows line endings (CRLF); "
+                                "they were read as plain newlines", "info"))
     return nb, raw, findings
+
+
+# Keys that Colab, VS Code and JupyterLab extensions add to a notebook; harmless, and never read.
+EDITOR_KEYS = {"colab": "Colab", "vscode": "VS Code", "accelerator": "Colab", "gpuClass": "Colab",
+               "widgets": "Jupyter widgets", "interpreter": "VS Code"}
+
+
+def _exported_by_editor(data: dict) -> list[Finding]:
+    """One info finding naming what an editor added (other metadata, attachments, missing cell ids).
+
+    Everything listed is ignored or filled in: grading reads only cell types and sources, and the
+    template supplies the nbgrader metadata."""
+    seen = set()
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    seen |= {f"{EDITOR_KEYS[k]} notebook metadata" for k in meta if k in EDITOR_KEYS}
+    cells = data.get("cells") if isinstance(data.get("cells"), list) else []
+    cells = [c for c in cells if isinstance(c, dict)]
+    for cell in cells:
+        cell_meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        seen |= {f"{EDITOR_KEYS[k]} cell metadata" for k in cell_meta if k in EDITOR_KEYS}
+        if cell.get("attachments"):
+            seen.add("cell attachments")
+    missing_ids = sum(1 for c in cells if "id" not in c)
+    if data.get("nbformat") == 4 and data.get("nbformat_minor", 0) >= 5 and missing_ids:
+        seen.add(f"{missing_ids} cell(s) without an id (given one)")
+    if not seen:
+        return []
+    return [Finding("notebook-format", f"the notebook was saved by another editor ({', '.join(sorted(seen))}); "
+                    "that was ignored for grading", "info")]
 
 
 # ------------------------------------------------------------------------------------------ audit
