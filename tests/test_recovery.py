@@ -333,8 +333,9 @@ def all_the_damage(nb) -> bytes:
     first = renamed(nb, which=lambda index: True, suffix="_2025")
     colab = pasted_into_colab(nb)
     colab.cells[:half] = first.cells[:half]
-    answer = next(i for i, c in enumerate(colab.cells) if i >= half and c.cell_type == "code"
-                  and definitions(c.source).names and not c.metadata.get("nbgrader"))
+    # An answer cell of the second half (the Colab copy keeps the cells in order, without metadata).
+    answer = next(i for i, c in enumerate(nb.cells) if i >= half and c.cell_type == "code"
+                  and c.metadata.get("nbgrader", {}).get("solution") and definitions(c.source).names)
     name = sorted(definitions(colab.cells[answer].source).names)[0]
     colab.cells.insert(answer, nbformat.v4.new_code_cell(f"def {name}(*args):\n    raise ValueError('first try')\n"))
     return saved_as(colab, "latin-1", "\r\n")
