@@ -8,13 +8,16 @@ GraderBudget so the kills come quickly.
 """
 
 import functools
+import json
 import multiprocessing
 import time
+from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from assignments.grading import batch
-from assignments.grading.results import BUDGET_FINDING
+from assignments.grading.results import BUDGET_FINDING, SubmissionResult
 from assignments.grading.sandbox import Limits
 from autograder.fixtures import payloads, toy
 from autograder.fixtures.batch import grade_toy_job, limits_dict
@@ -30,9 +33,7 @@ EXPECTED = {"endless_in_c": {"add_tests": 2, "scale_tests": 2},
             "huge_in_grader": {"add_tests": 2, "scale_tests": 2}}
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("budget")
+def grade_the_batch(folder):
     the_toy = toy.build(folder / "toy", tests=toy.EXPENSIVE_TESTS)
     jobs = [batch.Job("honest", str(the_toy.write(the_toy.reference(), "honest.ipynb")))]
     jobs += [batch.Job(name, str(the_toy.write(payloads.inject(the_toy.reference(), payload), f"{name}.ipynb")))
@@ -42,8 +43,26 @@ def graded(tmp_path_factory):
     began = time.monotonic()
     results = batch.grade_batch(toy.NAME, jobs, folder / "out", workers=2, progress=False, budget=BUDGET,
                                 grader=grader)
-    return {"results": {r.student: r for r in results}, "seconds": time.monotonic() - began,
-            "out": folder / "out", "leftover": multiprocessing.active_children()}
+    return {"results": [r.to_dict() for r in results], "seconds": time.monotonic() - began,
+            "out": str(folder / "out"), "leftover": [p.name for p in multiprocessing.active_children()]}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, worker_id):
+    """The batch, graded once per test run: under xdist the first worker to get here grades it and the
+    others read its record (xdist_group does not keep a module on one worker with pytest 9)."""
+    if worker_id == "master":
+        data = grade_the_batch(tmp_path_factory.mktemp("budget"))
+    else:
+        shared = tmp_path_factory.getbasetemp().parent   # the same folder for every worker of this run
+        with FileLock(str(shared / "grader_budget.lock")):
+            record = shared / "grader_budget.json"
+            if not record.is_file():
+                record.write_text(json.dumps(grade_the_batch(shared / "grader_budget")))
+            data = json.loads(record.read_text())
+    data["results"] = {r["student"]: SubmissionResult.from_dict(r) for r in data["results"]}
+    data["out"] = Path(data["out"])
+    return data
 
 
 def scores(result):
