@@ -20,7 +20,7 @@ from assignments.grading import batch
 from assignments.grading.results import BUDGET_FINDING, SubmissionResult
 from assignments.grading.sandbox import Limits
 from autograder.fixtures import payloads, toy
-from autograder.fixtures.batch import grade_toy_job, limits_dict
+from autograder.fixtures.batch import grade_or_die, grade_toy_job, limits_dict
 
 BUDGET = batch.GraderBudget(wall_seconds=120.0, memory_bytes=1536 * 2 ** 20, cpu_grace_seconds=2.0)
 BATCH_BOUND_S = 150.0   # four toy submissions, two killed once each, with two grader processes at a time
@@ -121,3 +121,13 @@ def test_batch_finishes_in_bounded_time_and_leaves_no_grader_process(graded):
     assert not graded["leftover"], f"grader processes still alive after the batch: {graded['leftover']}"
     files = sorted(p.stem for p in (graded["out"] / "results").glob("*.json"))
     assert files == sorted(graded["results"]), files
+
+
+def test_grader_dying_outside_a_test_is_retried_once_then_recorded_alone(tmp_path):
+    jobs = [batch.Job("dies", "dies.ipynb"), batch.Job("classmate", "classmate.ipynb")]
+    dies, classmate = batch.grade_batch(toy.NAME, jobs, tmp_path, workers=2, progress=False, grader=grade_or_die)
+    assert [f.code for f in dies.findings] == ["grader-crash"] and "stopped 2 time(s)" in dies.findings[0].message, \
+        f"a grader dying twice outside any test should give one grader-crash finding; got {dies.findings}"
+    assert classmate.status == "graded" and not classmate.findings, \
+        f"the classmate graded beside it should be untouched; got {classmate}"
+    assert sorted(p.stem for p in (tmp_path / "results").glob("*.json")) == ["classmate", "dies"]
