@@ -1,22 +1,36 @@
-"""Grading a whole class through the standalone door with K parallel workers.
+"""Grading a whole class through the standalone door, K submissions at a time.
 
-Each worker process is trusted grader code: it starts one sandboxed kernel per submission and runs the
-hidden suite against it. A result is written to ``<out>/results/<student>.json`` the moment it is done,
-so an interrupted batch loses nothing already graded, and a failure of one submission (even of a worker)
-becomes a diagnostic in that student's record while the batch goes on.
+Each submission is graded in a fresh grader process of its own (spawned: nothing inherited from the CLI
+or from another student), which starts the sandboxed kernel and runs the hidden suite. This process only
+supervises: it holds every grader process to a ``GraderBudget`` (a wall deadline, resident memory, and
+CPU time per hidden test) and kills one that breaks it. A hidden test is what usually breaks it (a
+comparison the student's reply made endless in C code, or huge), so the grader process writes a line as
+each test starts and ends; after a kill the test that was running scores 0 with a ``test-budget`` finding,
+every finished test keeps its result, and the remaining tests run in a fresh grader process (the notebook
+runs again in a new sandbox; the killing test is skipped there). One grader process's death concerns its
+own student only.
+
+A result is written to ``<out>/results/<student>.json`` the moment it is done, so an interrupted batch
+loses nothing already graded.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import signal
+import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
-from .results import Finding, SubmissionResult
+from .results import BUDGET_FINDING, Finding, SubmissionResult, TestResult, add_tests
+
+GiB = 1024 ** 3
+POLL_S = 0.05   # how often the supervisor looks at its grader processes (a fast allocator gains ~0.5 GB)
 
 
 @dataclass(frozen=True)
@@ -27,27 +41,53 @@ class Job:
     hide: tuple = ()   # folders the student's kernel must not see (the class's submissions, the results)
 
 
+@dataclass(frozen=True)
+class GraderBudget:
+    """What one grader process may use (its student's kernel is bounded separately by sandbox.Limits)."""
+
+    # The whole submission in one grader process: sandbox.Limits.total_timeout (300 s) for the kernel's
+    # notebook and calls, plus starting Python and torch, plus the grader's own share of the tests.
+    wall_seconds: float = 600.0
+    # Resident memory of the grader process itself (not its kernel): torch and the suite take ~0.5 GB.
+    memory_bytes: int = 4 * GiB
+    # A test still running this many CPU seconds after its own budget (suite.TEST_BUDGET_S or its
+    # ``budget`` marker) ran out is stuck where the in-process timer cannot reach it (in C): kill.
+    cpu_grace_seconds: float = 5.0
+    # Grader processes one submission may use; after that the tests not yet run score 0.
+    processes: int = 4
+
+
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
-def grade_one(assignment: str, job: Job) -> SubmissionResult:
-    """Runs in a worker process; never raises (grade_submission reports problems as findings)."""
-    import resource
-
+def grade_one(assignment: str, job: Job, skip_tests=(), test_log=None) -> SubmissionResult:
+    """The default grader: runs in a grader process; never raises (problems become findings)."""
     from .standalone import grade_submission
 
-    result = grade_submission(assignment, Path(job.path), job.student, seed=job.seed, hide=job.hide)
-    # Peak resident memory of this worker so far (kB on Linux); the sandbox measures the kernel's own.
+    return grade_submission(assignment, Path(job.path), job.student, seed=job.seed, hide=job.hide,
+                            skip_tests=skip_tests, test_log=test_log)
+
+
+def _grader_main(grader, assignment: str, job: Job, skip: list[str], folder: str) -> None:
+    """Entry point of a grader process: grade, then write the record where the supervisor reads it."""
+    import resource
+
+    tempfile.tempdir = str(Path(folder) / "tmp")   # sandbox scratch lands here: removed even after a kill
+    with open(Path(folder) / "tests.jsonl", "a", encoding="utf-8") as log:
+        result = grader(assignment, job, skip_tests=tuple(skip), test_log=log)
+    # Peak resident memory of this grader process (kB on Linux); the sandbox measures the kernel's own.
     result.timings["worker_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    return result
+    done = Path(folder) / "result.json"
+    done.with_suffix(".tmp").write_text(result.to_json())
+    done.with_suffix(".tmp").replace(done)
 
 
-def _crashed(assignment: str, job: Job, error: BaseException) -> SubmissionResult:
+def _crashed(assignment: str, job: Job, why: str) -> SubmissionResult:
     return SubmissionResult(
         student=job.student, assignment=assignment, door="standalone", source_file=job.path, status="rejected",
-        findings=[Finding("grader-crash", f"the grader failed on this submission ({type(error).__name__}: "
-                          f"{error}); it scored 0 and needs a look", "error")])
+        findings=[Finding("grader-crash", f"the grader failed on this submission ({why}); it scored 0 and "
+                          "needs a look", "error")])
 
 
 def result_path(out_dir: Path, student: str) -> Path:
@@ -63,43 +103,218 @@ def save(result: SubmissionResult, out_dir: Path) -> Path:
     return path
 
 
-def _run_pool(assignment: str, jobs: list[Job], workers: int, out_dir: Path, bar, results: dict,
-              last_try: bool) -> list[Job]:
-    """Grade ``jobs`` in one pool; return the jobs lost to a dead worker (to try once more)."""
-    lost = []
-    context = get_context("spawn")  # a clean interpreter per worker: nothing inherited from the CLI
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
-        futures = {pool.submit(grade_one, assignment, job): job for job in jobs}
-        for future in as_completed(futures):
-            job = futures[future]
+def _resident_bytes(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of the process (all its threads), from /proc/<pid>/stat."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+# Imported once by the fork server, so that a fresh grader process per submission does not pay for them
+# again (about 5 s of torch, jupyter_client and pytest on a busy 2-core machine).
+PRELOAD = ["assignments.grading.standalone"]
+
+
+def _grader_context():
+    """Grader processes are forked from a fork server: a clean interpreter started for the purpose (nothing
+    inherited from the CLI) that has imported PRELOAD and started no threads. Each submission still gets a
+    process of its own; only trusted grader modules are shared. Spawn where there is no fork server."""
+    try:
+        context = get_context("forkserver")
+    except ValueError:
+        return get_context("spawn")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+@dataclass
+class _Submission:
+    """One student's grading, across as many grader processes as it takes."""
+
+    job: Job
+    began: float = 0.0
+    processes: int = 0
+    crashes: int = 0                  # grader deaths outside any test
+    skip: list = field(default_factory=list)        # node ids already scored
+    carried: list = field(default_factory=list)     # their TestResults
+    findings: list = field(default_factory=list)    # budget findings from killed processes
+    process: object = None
+    folder: Path | None = None
+    started: float = 0.0
+    test: dict | None = None          # the running test's start record
+    test_cpu: float = 0.0             # CPU time of the process when that test started
+    log_offset: int = 0
+
+
+class _Supervisor:
+    def __init__(self, assignment, grader, budget: GraderBudget, work: Path):
+        self.assignment, self.grader, self.budget, self.work = assignment, grader, budget, work
+        self.context = _grader_context()
+
+    def start(self, sub: _Submission) -> None:
+        if not sub.processes:
+            sub.began = time.monotonic()
+        sub.processes += 1
+        sub.folder = Path(tempfile.mkdtemp(prefix=f"{sub.processes}-", dir=self.work))
+        (sub.folder / "tmp").mkdir()
+        os.chmod(sub.folder, 0o711)   # an unprivileged kernel must reach its scratch below, never list it
+        os.chmod(sub.folder / "tmp", 0o711)
+        sub.test, sub.log_offset = None, 0
+        sub.process = self.context.Process(
+            target=_grader_main, args=(self.grader, self.assignment, sub.job, list(sub.skip), str(sub.folder)),
+            name=f"grader-{sub.job.student}", daemon=True)
+        sub.process.start()
+        sub.started = time.monotonic()
+
+    def _follow_log(self, sub: _Submission) -> list[dict]:
+        """New complete lines of the grader process's test log; tracks the running test."""
+        try:
+            with open(sub.folder / "tests.jsonl", "rb") as log:
+                log.seek(sub.log_offset)
+                data = log.read()
+        except OSError:
+            return []
+        complete = data[:data.rfind(b"\n") + 1]
+        sub.log_offset += len(complete)
+        records = []
+        for line in complete.splitlines():
             try:
-                result = future.result()
-            except BrokenProcessPool as error:
-                # A worker died (the student's kernel is handled inside the worker, so this is rare).
-                if not last_try:
-                    lost.append(job)
-                    continue
-                result = _crashed(assignment, job, error)
-            except Exception as error:  # noqa: BLE001 - one submission must not stop the batch
-                result = _crashed(assignment, job, error)
-            results[job.student] = result
-            save(result, out_dir)
-            bar.update(1)
-    return lost
+                record = json.loads(line)
+            except ValueError:
+                continue
+            records.append(record)
+            if record.get("event") == "start":
+                sub.test, sub.test_cpu = record, _cpu_seconds(sub.process.pid)
+            elif record.get("event") == "end":
+                sub.test = None
+        return records
+
+    def check(self, sub: _Submission) -> str | None:
+        """Why the grader process must be stopped now, or None. Follows its test log as a side effect."""
+        self._follow_log(sub)
+        pid = sub.process.pid
+        if time.monotonic() - sub.started > self.budget.wall_seconds:
+            return f"grading this submission ran past its {self.budget.wall_seconds:g} s time budget"
+        if _resident_bytes(pid) > self.budget.memory_bytes:
+            return f"the grader went past its {self.budget.memory_bytes / 2 ** 20:.0f} MB memory budget"
+        if sub.test is not None:
+            allowed = float(sub.test.get("budget", 0) or 0) + self.budget.cpu_grace_seconds
+            if _cpu_seconds(pid) - sub.test_cpu > allowed:
+                return f"the grader ran past this test's {allowed - self.budget.cpu_grace_seconds:g} s budget"
+        return None
+
+    def finish(self, sub: _Submission, killed_for: str | None) -> SubmissionResult | None:
+        """The student's record once its grader process has ended, or None to resume in a fresh one."""
+        process = sub.process
+        process.join()
+        try:
+            done = sub.folder / "result.json"
+            if killed_for is None and done.is_file():
+                result = SubmissionResult.from_dict(json.loads(done.read_text()))
+                return self._complete(sub, result)
+            records = self._all_records(sub)
+        finally:
+            shutil.rmtree(sub.folder, ignore_errors=True)
+        why = killed_for or _death(process.exitcode)
+        ended = {r["id"]: r["result"] for r in records if r.get("event") == "end" and "result" in r}
+        for node_id, data in ended.items():
+            if node_id not in sub.skip:
+                sub.skip.append(node_id)
+                sub.carried.append(TestResult(**data))
+        running = [r for r in records if r.get("event") == "start" and r.get("id") not in ended]
+        if running:
+            test = running[-1]
+            message = f"the grader was stopped while checking your answer: {why}"
+            sub.skip.append(test["id"])
+            sub.carried.append(TestResult(test.get("name", test["id"]), test.get("question", ""), 0.0,
+                                          float(test.get("max_points", 0)), "failed", message))
+            sub.findings.append(Finding(BUDGET_FINDING, f"a test of {test.get('question')} scored 0: "
+                                        f"{test.get('name')}: {message}", "error", test.get("question")))
+        else:
+            sub.crashes += 1
+        if sub.crashes > 1 or sub.processes >= self.budget.processes:
+            result = _crashed(self.assignment, sub.job, f"its grader process was stopped {sub.processes} "
+                              f"time(s), last: {why}")
+            result.findings[:0] = sub.findings
+            return result
+        return None
+
+    def _all_records(self, sub: _Submission) -> list[dict]:
+        sub.log_offset = 0
+        return self._follow_log(sub)
+
+    def _complete(self, sub: _Submission, result: SubmissionResult) -> SubmissionResult:
+        if sub.carried:
+            add_tests(result, sub.carried)
+            result.findings[:0] = sub.findings
+        result.timings["grader_processes"] = sub.processes
+        result.timings["total_s"] = round(time.monotonic() - sub.began, 2)
+        return result
+
+
+def _death(exitcode) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"the grader process was killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            pass
+    return f"the grader process ended without a result (exit code {exitcode})"
 
 
 def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | None = None,
-                progress: bool = True) -> list[SubmissionResult]:
-    """Grade every job (in parallel, with a progress bar and ETA); results come back in job order."""
+                progress: bool = True, budget: GraderBudget | None = None,
+                grader=grade_one) -> list[SubmissionResult]:
+    """Grade every job (``workers`` at a time, with a progress bar and ETA); results come back in job order.
+
+    ``grader(assignment, job, skip_tests, test_log)`` grades one job in a grader process; it must be
+    picklable (a module-level function or a partial of one)."""
     from tqdm.auto import tqdm
 
     workers = workers or default_workers()
+    budget = budget or GraderBudget()
     results: dict[str, SubmissionResult] = {}
     started = time.perf_counter()
-    with tqdm(total=len(jobs), desc=f"grading {assignment}", unit="submission", disable=not progress) as bar:
-        lost = _run_pool(assignment, jobs, workers, out_dir, bar, results, last_try=False) if jobs else []
-        if lost:
-            _run_pool(assignment, lost, workers, out_dir, bar, results, last_try=True)
+    work = Path(tempfile.mkdtemp(prefix="course-batch-"))
+    os.chmod(work, 0o711)
+    supervisor = _Supervisor(assignment, grader, budget, work)
+    waiting, running = deque(_Submission(job) for job in jobs), []
+    try:
+        with tqdm(total=len(jobs), desc=f"grading {assignment}", unit="submission", disable=not progress) as bar:
+            while waiting or running:
+                while waiting and len(running) < workers:
+                    supervisor.start(waiting[0])
+                    running.append(waiting.popleft())
+                time.sleep(POLL_S)
+                for sub in list(running):
+                    killed_for = supervisor.check(sub) if sub.process.is_alive() else None
+                    if killed_for is not None:
+                        sub.process.kill()
+                    elif sub.process.is_alive():
+                        continue
+                    running.remove(sub)
+                    result = supervisor.finish(sub, killed_for)
+                    if result is None:
+                        waiting.appendleft(sub)   # its remaining tests, in a fresh grader process
+                        continue
+                    results[sub.job.student] = result
+                    save(result, out_dir)
+                    bar.update(1)
+    finally:
+        for sub in running:   # interrupted: leave no grader process behind
+            sub.process.kill()
+            sub.process.join()
+        shutil.rmtree(work, ignore_errors=True)
     if progress:
         print(f"graded {len(jobs)} submission(s) of {assignment} in {time.perf_counter() - started:.1f} s "
               f"with {workers} worker(s)")

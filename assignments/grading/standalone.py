@@ -34,7 +34,7 @@ import nbformat
 from .. import decoding, notebooks
 from .handle import SandboxError, answered_by, describe_exception
 from .restore import check_assignment, restore
-from .results import Finding, SubmissionResult, score_questions
+from .results import BUDGET_FINDING, Finding, SubmissionResult, score_questions
 from .sandbox import KernelHandle, Limits, Sandbox, score_like_output
 from .suite import run_suite
 
@@ -44,8 +44,11 @@ MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
 def grade_submission(assignment: str, submission, student: str = "student", *, seed: int = 0,
                      limits: Limits | None = None, template=None, question_list=None, tests_dir=None,
                      stand_in_source: str | None = None, hide: tuple = (),
-                     source_file: str | None = None) -> SubmissionResult:
-    """Grade one submission (a path to an .ipynb, or its bytes). Always returns a SubmissionResult."""
+                     source_file: str | None = None, skip_tests=(), test_log=None) -> SubmissionResult:
+    """Grade one submission (a path to an .ipynb, or its bytes). Always returns a SubmissionResult.
+
+    ``skip_tests`` and ``test_log`` go to ``suite.run_suite`` (the batch uses them to resume a submission
+    in a fresh process after the grader was killed in one of its tests)."""
     started = time.perf_counter()
     if source_file is None:
         source_file = str(submission) if isinstance(submission, (str, Path)) else ""
@@ -54,7 +57,7 @@ def grade_submission(assignment: str, submission, student: str = "student", *, s
     try:
         _grade(result, assignment, submission, seed=seed, limits=limits or Limits(), template=template,
                question_list=question_list, tests_dir=tests_dir, stand_in_source=stand_in_source,
-               hide=hide)
+               hide=hide, skip_tests=skip_tests, test_log=test_log)
     except BaseException as error:  # noqa: BLE001 - the batch must go on whatever happened here
         if isinstance(error, KeyboardInterrupt):
             raise
@@ -75,7 +78,7 @@ def _reject(result: SubmissionResult, question_list, finding: Finding) -> None:
 
 
 def _grade(result, assignment, submission, *, seed, limits, template, question_list, tests_dir,
-           stand_in_source, hide):
+           stand_in_source, hide, skip_tests=(), test_log=None):
     if question_list is None:
         try:
             question_list = notebooks.questions(notebooks.source_notebook(assignment))
@@ -120,7 +123,7 @@ def _grade(result, assignment, submission, *, seed, limits, template, question_l
         executed = time.perf_counter()
         handle = KernelHandle(sandbox, assignment, seed=seed, stand_in_source=stand_in_source)
         handle.owners = answered_by(template)
-        tests, problems = run_suite(assignment, handle, order, tests_dir=tests_dir)
+        tests, problems = run_suite(assignment, handle, order, tests_dir=tests_dir, skip=skip_tests, log=test_log)
         finished = time.perf_counter()
     finally:
         sandbox.close()
@@ -129,6 +132,10 @@ def _grade(result, assignment, submission, *, seed, limits, template, question_l
         if problem.startswith("reply-refused "):   # the kernel's reply broke a limit: the student's doing
             grade_id, _, why = problem[len("reply-refused "):].partition(": ")
             result.findings.append(Finding("reply-refused", f"a test of {grade_id} scored 0: {why}", "error",
+                                           grade_id))
+        elif problem.startswith("over-budget "):   # checking the answer cost the grader too much
+            grade_id, _, why = problem[len("over-budget "):].partition(": ")
+            result.findings.append(Finding(BUDGET_FINDING, f"a test of {grade_id} scored 0: {why}", "error",
                                            grade_id))
         else:
             result.findings.append(Finding("suite-problem", problem, "error"))

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import signal
 import sys
+import threading
 import time
 import warnings
+from dataclasses import asdict
 
 import pytest
 
@@ -34,11 +38,30 @@ PYTEST_ARGS = [
 ]
 
 
+# Grader CPU seconds one hidden test may use on its own side of the boundary (decoding replies, building
+# oracles, comparing). Measured as CPU time (ITIMER_PROF), not wall time: a test that waits for the kernel
+# uses none, and the kernel's time has its own limits (sandbox.Limits); LocalHandle's snippet alarm owns
+# ITIMER_REAL, so the two timers never cancel each other. Raise it for one test with
+# ``@pytest.mark.budget(seconds)``. Work stuck in C never returns to Python to see the signal: the batch's
+# per-submission deadline and memory budget (batch.GraderBudget) end that one.
+TEST_BUDGET_S = 60.0
+
+
+class TestBudgetExceeded(Exception):
+    """Raised inside a hidden test by the per-test CPU timer."""
+
+    __test__ = False
+
+
+def budget_message(seconds: float) -> str:
+    return f"the grader ran past this test's {seconds:g} s budget checking your answer"
+
+
 def failure_message(error: BaseException | None) -> str:
     """What the student reads when a test fails: never a traceback or the test's source."""
     if error is None:
         return ""
-    if isinstance(error, StudentTimeout):
+    if isinstance(error, (StudentTimeout, TestBudgetExceeded)):   # grader-written text
         return str(error)
     if isinstance(error, StudentCodeError):
         return f"your code raised {error}"
@@ -55,8 +78,12 @@ def failure_message(error: BaseException | None) -> str:
 class GradingPlugin:
     """Selects and orders the tests, provides the ``student`` fixture, records every outcome."""
 
-    def __init__(self, handle, question_order: list[str], selected: list[str] | None = None):
+    def __init__(self, handle, question_order: list[str], selected: list[str] | None = None,
+                 skip=(), log=None):
         self.handle = handle
+        self.skip = set(skip)        # node ids already scored by an earlier grader process (batch restarts)
+        self.log = log               # open text file: one JSON line when a test starts and when it ends
+        self.over_budget: list[tuple[str, str]] = []   # (question, message)
         self.order = {grade_id: i for i, grade_id in enumerate(question_order)}
         self.selected = set(selected) if selected else None
         self.results: list[TestResult] = []
@@ -77,6 +104,8 @@ class GradingPlugin:
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", "question(grade_id, points): the question a hidden test scores")
+        config.addinivalue_line("markers", "budget(seconds): grader CPU seconds for this test "
+                                           f"(default {TEST_BUDGET_S:g})")
 
     def pytest_collection_modifyitems(self, session, config, items):
         keep = []
@@ -88,7 +117,7 @@ class GradingPlugin:
             if grade_id not in self.order:
                 self.problems.append(f"{item.nodeid} names question {grade_id!r}, not in the notebook")
                 continue
-            if self.selected is None or grade_id in self.selected:
+            if (self.selected is None or grade_id in self.selected) and item.nodeid not in self.skip:
                 keep.append(item)
         keep.sort(key=lambda item: self.order[self.marker(item)[0]])  # stable: file order within a question
         items[:] = keep
@@ -100,10 +129,28 @@ class GradingPlugin:
     def pytest_runtest_logstart(self, nodeid, location):
         self._started[nodeid] = time.perf_counter()
 
+    def _write(self, record: dict) -> None:
+        """Flushed at once: if this process is killed, the supervisor still knows which test it was in."""
+        if self.log is not None:
+            self.log.write(json.dumps(record) + "\n")
+            self.log.flush()
+
+    @staticmethod
+    def budget(item) -> float:
+        mark = item.get_closest_marker("budget")
+        return float(mark.args[0]) if mark is not None and mark.args else TEST_BUDGET_S
+
     def pytest_runtest_setup(self, item):
         """Tell the handle which question is being scored: it refuses that question's stand-ins."""
-        self.handle.question, _ = self.marker(item)
+        self.handle.question, points = self.marker(item)
         self.handle.order = self.order
+        self._write({"event": "start", "id": item.nodeid, "name": item.name, "question": self.handle.question,
+                     "max_points": points, "budget": self.budget(item)})
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        with _cpu_budget(self.budget(item)):
+            yield
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -118,14 +165,37 @@ class GradingPlugin:
             self.problems.append(f"{item.nodeid}: {error}")
         if isinstance(error, ReplyRefused):
             self.refused.append((grade_id, str(error)))
+        if isinstance(error, TestBudgetExceeded):
+            self.over_budget.append((grade_id, f"{item.name}: {error}"))
         if report.passed:
             state, earned = "passed", points
         else:
-            state = "failed" if isinstance(error, (AssertionError, StudentCodeError, StudentTimeout)) else "error"
+            students = (AssertionError, StudentCodeError, StudentTimeout, TestBudgetExceeded)
+            state = "failed" if isinstance(error, students) else "error"
             earned = 0.0
         seconds = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
-        self.results.append(TestResult(item.name, grade_id, earned, points, state,
-                                       failure_message(error), round(seconds, 3)))
+        result = TestResult(item.name, grade_id, earned, points, state, failure_message(error), round(seconds, 3))
+        self.results.append(result)
+        self._write({"event": "end", "id": item.nodeid, "result": asdict(result)})
+
+
+@contextlib.contextmanager
+def _cpu_budget(seconds: float):
+    """Raise TestBudgetExceeded in the test once this process has used ``seconds`` more CPU time."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "ITIMER_PROF"):
+        yield
+        return
+
+    def on_timer(signum, frame):
+        raise TestBudgetExceeded(budget_message(seconds))
+
+    previous = signal.signal(signal.SIGPROF, on_timer)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 @contextlib.contextmanager
@@ -148,9 +218,13 @@ def suite_dir(assignment: str):
 
 
 def run_suite(assignment: str, handle, question_order: list[str],
-              selected: list[str] | None = None, tests_dir=None) -> tuple[list[TestResult], list[str]]:
-    """Run the hidden tests (``tests_dir``, default autograder/<assignment>); return (results, problems)."""
-    plugin = GradingPlugin(handle, question_order, selected)
+              selected: list[str] | None = None, tests_dir=None, skip=(), log=None
+              ) -> tuple[list[TestResult], list[str]]:
+    """Run the hidden tests (``tests_dir``, default autograder/<assignment>); return (results, problems).
+
+    ``skip``: node ids not to run; ``log``: an open text file that gets a JSON line as each test starts
+    and ends (the batch's supervisor reads it when it had to kill this process)."""
+    plugin = GradingPlugin(handle, question_order, selected, skip, log)
     if str(REPO) not in sys.path:  # suites import their helpers as autograder.<assignment>.<module>
         sys.path.insert(0, str(REPO))
     sink = io.StringIO()
@@ -160,6 +234,7 @@ def run_suite(assignment: str, handle, question_order: list[str],
         code = pytest.main([*PYTEST_ARGS, str(tests_dir or suite_dir(assignment))], plugins=[plugin])
     if code not in (0, 1) and not plugin.results:
         plugin.problems.append(f"pytest exited with code {int(code)}: {sink.getvalue()[-800:]}")
-    problems = plugin.problems + [f"reply-refused {grade_id}: {why}" for grade_id, why in plugin.refused]
+    problems = plugin.problems + [f"reply-refused {grade_id}: {why}" for grade_id, why in plugin.refused] \
+        + [f"over-budget {grade_id}: {why}" for grade_id, why in plugin.over_budget]
     return plugin.results, problems
 
