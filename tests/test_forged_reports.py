@@ -20,6 +20,9 @@ if str(REPO) not in sys.path:
 
 from autograder.fixtures import batch, forged_reports  # noqa: E402
 
+# One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
+pytestmark = pytest.mark.xdist_group('forged_reports')
+
 # Test names whose answer is wrong in the forged submission: each must fail, and did pass before.
 MUST_FAIL = {
     "transformers": {

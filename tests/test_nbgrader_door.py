@@ -15,9 +15,13 @@ from autograder.fixtures import nbgrader_attacks
 
 ASSIGNMENT = "transfer_lm"
 
-pytestmark = pytest.mark.skipif(
-    not (notebooks.SOURCE_DIR / ASSIGNMENT).exists() or not (notebooks.RELEASE_DIR / ASSIGNMENT).exists(),
-    reason=f"{ASSIGNMENT} has no source or release notebook yet")
+# One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
+pytestmark = [
+    pytest.mark.skipif(
+        not (notebooks.SOURCE_DIR / ASSIGNMENT).exists() or not (notebooks.RELEASE_DIR / ASSIGNMENT).exists(),
+        reason=f"{ASSIGNMENT} has no source or release notebook yet"),
+    pytest.mark.xdist_group('nbgrader_door'),
+]
 
 # Before every cell, this student's kernel writes a library-style warning to stderr, as torch and
 # transformers do. nbgrader zeroes a test cell with stderr output unless the course config says otherwise.

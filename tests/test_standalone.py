@@ -26,6 +26,9 @@ if str(REPO) not in sys.path:
 
 from autograder.fixtures import batch, payloads, structural, toy  # noqa: E402
 
+# One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
+pytestmark = pytest.mark.xdist_group('standalone')
+
 TOY_LIMITS = Limits(cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2 ** 30,
                     max_restarts=2, total_timeout=120)
 FAST_LOOP = Limits(**{**batch.limits_dict(TOY_LIMITS), "cell_timeout": 3})
