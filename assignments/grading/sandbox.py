@@ -93,6 +93,13 @@ GRADING_ENV = {"NBGRADER_EXECUTION": "autograde", "HF_HUB_OFFLINE": "1", "HF_DAT
 # empty tmpfs in the kernel's mount namespace, so a user-namespace kernel cannot talk to the grader's
 # session services.
 HIDDEN_SYSTEM_PATHS = ("/run", "/var/run", "/run/user", "/var/lib/docker", "/var/lib/dbus")
+# Set to "1" to refuse namespaces to the launcher, so the fallback (uid drop, permissions, seccomp) can be
+# tested on machines that have them.
+NO_NAMESPACES_ENV = "COURSE_SANDBOX_NO_NAMESPACES"
+# A root grader runs each kernel as its own uid picked at random from this range (no passwd entry is
+# needed): without namespaces, two students' kernels then cannot read each other's scratch or signal
+# each other. 2**20 uids, far above any real account and below 2**31.
+SANDBOX_UIDS = range(0x60000000, 0x60000000 + 2 ** 20)
 LAUNCHER = Path(__file__).with_name("sandbox_launch.py")
 RUNTIME_MODULE = "_course_grader_runtime"
 MB = 1024 * 1024
@@ -187,15 +194,15 @@ _install(*__args__)
 
 
 def _drop_user() -> tuple[int, int] | None:
-    """The unprivileged user a root grader runs kernels as."""
+    """The unprivileged uid and gid a root grader runs this sandbox's kernel as, or None when not root."""
     if os.geteuid() != 0:
         return None
-    try:
-        import pwd
-        entry = pwd.getpwnam("nobody")
-        return entry.pw_uid, entry.pw_gid
-    except (ImportError, KeyError):
-        return None
+    uid = SANDBOX_UIDS[secrets.randbelow(len(SANDBOX_UIDS))]
+    return uid, uid
+
+
+def namespaces_allowed() -> bool:
+    return os.environ.get(NO_NAMESPACES_ENV, "") != "1"
 
 
 def _python_roots() -> list[str]:
@@ -292,6 +299,8 @@ class Sandbox:
             self.workdir = Path(tempfile.mkdtemp(prefix="course-sandbox-"))
             self.scratch = self.workdir / "scratch"
             self.scratch.mkdir()
+            if self._owner:   # the kernel's uid must pass through (not list) the work folder to scratch
+                os.chmod(self.workdir, 0o711)
             write_new_file(self.scratch / self.filename, self.submission, self._owner, 0o644)
             if self._owner:
                 os.chown(self.scratch, *self._owner)
@@ -331,6 +340,8 @@ class Sandbox:
             "HF_HOME": f"{scratch}/.cache/huggingface", "TOKENIZERS_PARALLELISM": "false",
             "OMP_NUM_THREADS": str(self.limits.threads), "MKL_NUM_THREADS": str(self.limits.threads),
             "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+            # the sandbox uid has no passwd entry: name it, so getpass and friends need no lookup
+            "USER": "student", "LOGNAME": "student",
         }
         env.update(GRADING_ENV)
         return env
@@ -351,7 +362,7 @@ class Sandbox:
         hide = {str(REPO), os.path.expanduser("~"), *self.hide, *HIDDEN_SYSTEM_PATHS}
         cap = self.limits.memory_bytes
         config = {
-            "isolate": self.limits.isolate, "scratch": str(self.scratch),
+            "isolate": self.limits.isolate, "namespaces": namespaces_allowed(), "scratch": str(self.scratch),
             "hide": sorted(h for h in hide if h and h != "/"),
             "private_tmp": sorted({tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"}),
             "tmp_size": f"{max(64, cap // MB // 4)}m",
@@ -535,15 +546,35 @@ class Sandbox:
         if not self.limits.isolate:
             self.findings.append(Finding("sandbox-degraded", "sandbox isolation was switched off", "info"))
             return
-        missing = [what for key, what in (("network", "network isolation"), ("mount", "hidden files"),
-                                          ("pid", "private process list"), ("proc", "private /proc"),
-                                          ("readonly_root", "read-only file system"))
-                   if not self.status.get(key)]
-        if missing:
-            notes = "; ".join(self.status.get("notes", []))[:500]
-            self.findings.append(Finding("sandbox-degraded",
-                                         f"this machine could not give the sandbox: {', '.join(missing)}"
-                                         f"{f' ({notes})' if notes else ''}", "info"))
+        status = self.status
+        network = status.get("network") or status.get("seccomp")
+        missing = [what for held, what in ((network, "network isolation"), (status.get("mount"), "hidden files"),
+                                           (status.get("pid"), "private process list"),
+                                           (status.get("proc"), "private /proc"),
+                                           (status.get("readonly_root"), "read-only file system"))
+                   if not held]
+        if not missing:
+            return
+        details = []
+        fallback = status.get("fallback") or {}
+        if fallback.get("dropped"):
+            details.append(f"without namespaces the kernel ran as uid {status.get('uid')}, kept from the "
+                           "grader's files by permissions alone"
+                           + (" and from the network by a seccomp filter (Unix sockets only)"
+                              if status.get("seccomp") else ""))
+            if fallback.get("readable"):
+                details.append("folders that should be hidden could be entered by that uid (their files readable "
+                               "wherever their own modes allow): "
+                               + ", ".join(fallback["readable"]))
+            if fallback.get("writable"):
+                details.append("shared folders it could write: " + ", ".join(fallback["writable"]))
+            details.append("it could list every process and read world-readable system files")
+        details += status.get("notes", [])
+        text = "; ".join(details)
+        text = text[:1500] + "..." if len(text) > 1500 else text
+        self.findings.append(Finding("sandbox-degraded",
+                                     f"this machine could not give the sandbox: {', '.join(missing)}"
+                                     f"{f' ({text})' if text else ''}", "info"))
 
     # ---------------------------------------------------------------- executing code
     def _execute(self, code: str, timeout: float, keep_output: bool = False) -> CellOutcome:
