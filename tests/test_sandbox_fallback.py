@@ -31,7 +31,10 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason=fallback.ROOT_ONLY)
 LIMITS = Limits(cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2 ** 30,
                 max_restarts=2, total_timeout=120)
 REFUSED = errno.errorcode[errno.EOPNOTSUPP]   # the seccomp filter's answer (spelled ENOTSUP on Linux)
-FAST_LOOP = Limits(**{**batch.limits_dict(LIMITS), "cell_timeout": 3})
+# Payloads that run into a timeout on every call get short ones, to keep the batch within about a minute.
+SHORT = {"infinite_loop": Limits(**{**batch.limits_dict(LIMITS), "cell_timeout": 3}),
+         "slow_function": Limits(**{**batch.limits_dict(LIMITS), "call_timeout": 2}),
+         "uninterruptible": Limits(**{**batch.limits_dict(LIMITS), "call_timeout": 2})}
 
 PROBE = '''
 import ctypes, errno, os, signal, socket, sys
@@ -204,7 +207,7 @@ def graded(tmp_path_factory):
     jobs = []
     for payload in payloads.payloads():
         path = the_toy.write(payloads.inject(the_toy.reference(), payload, REPO), f"{payload.name}.ipynb")
-        limits = FAST_LOOP if payload.name == "infinite_loop" else LIMITS
+        limits = SHORT.get(payload.name, LIMITS)
         jobs.append((f"hostile:{payload.name}", str(the_toy.folder), toy.NAME, str(path),
                      batch.limits_dict(limits)))
     for label, nb in (("toy:reference", the_toy.reference()), ("toy:blank", the_toy.release)):
