@@ -14,8 +14,10 @@ import shutil
 import socket
 import sys
 import tempfile
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
@@ -238,3 +240,26 @@ def test_hostile_payload_is_harmless_without_namespaces(graded, payload):
                 f"{payload.name} inflated {question.grade_id} without namespaces"
     assert "seccomp" in degraded(result.findings), "every result must say the fallback was in force"
 
+
+
+def test_a_daemon_that_left_the_kernel_tree_dies_with_the_sandbox():
+    daemon = ("import os, time\n"
+              "if os.fork() == 0:\n"
+              "    os.setsid()\n"
+              "    if os.fork() == 0:\n"
+              "        time.sleep(600)\n"
+              "    os._exit(0)\n"
+              "time.sleep(0.5)\n")
+    with fallback.forced():
+        box = Sandbox(b"{}", limits=LIMITS)
+        box.start()
+        try:
+            box.execute_cells([("daemon", daemon)])
+            uid = box.status["uid"]
+            alive = [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == uid]
+            assert alive, "the daemon did not start, so nothing is tested"
+        finally:
+            box.close()
+    time.sleep(0.2)
+    left = [p.pid for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert left == [], f"processes of the sandbox's uid {uid} outlived it: {left}"

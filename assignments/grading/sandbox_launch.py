@@ -10,8 +10,8 @@ Standard library only, because it runs before (and around) the student's kernel.
   installation and the scratch folder), makes every other mount read-only, then forks
 - **init** (PID 1 of the new PID namespace): mounts a fresh ``/proc`` that shows only the sandbox's own
   processes, forwards SIGINT to the kernel, reaps orphans; when it exits the kernel dies with it
-- **kernel**: resource limits, drops to an unprivileged user (``nobody`` when the grader is root; an
-  empty capability set in a user namespace otherwise), writes a status report for the grader on an
+- **kernel**: resource limits, drops to an unprivileged user (the sandbox's own uid when the grader is
+  root; an empty capability set in a user namespace otherwise), writes a status report for the grader on an
   inherited pipe, and execs ``python -m ipykernel_launcher``.
 
 Each step that the machine refuses (no user namespaces, no mount_setattr, ...) is skipped and reported in
