@@ -2,7 +2,7 @@
 finding or a refused reply for that student, never as a grader crash, a file changed outside the
 scratch folder, or text of the answer key in feedback.
 
-One sandbox serves the module (a kernel start costs a few seconds); reply decoding is checked on
+One sandbox per isolation mode serves the module (a kernel start costs a few seconds); reply decoding is checked on
 crafted archives without a kernel.
 """
 
@@ -20,7 +20,7 @@ from assignments.grading.reply import check_value, decode_reply
 from assignments.grading.runtime import to_bytes
 from assignments.grading.sandbox import GRADING_ENV, KernelHandle, Limits, Sandbox
 from assignments.grading.standalone import audit_source, grade_submission
-from autograder.fixtures import toy
+from autograder.fixtures import fallback, toy
 
 LIMITS = Limits(cell_timeout=20, call_timeout=10, interrupt_grace=2, total_timeout=120,
                 max_result_bytes=4 * 2 ** 20, max_restarts=8, scratch_bytes=32 * 2 ** 20)
@@ -28,14 +28,19 @@ LIMITS = Limits(cell_timeout=20, call_timeout=10, interrupt_grace=2, total_timeo
 SECRET = "def secret_answer(x):\n    return x * 2  # this line must never reach feedback\n"
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    box = Sandbox(b'{"cells": []}', "mallory.ipynb", limits=LIMITS)
-    box.start()
-    try:
-        yield box
-    finally:
-        box.close()
+@pytest.fixture(scope="module", params=fallback.MODES)
+def sandbox(request):
+    """Every kernel attack runs twice: with the machine's namespaces, and in the forced no-namespace
+    fallback (as root only: it drops the kernel to another uid)."""
+    if request.param != "namespaces" and os.geteuid() != 0:
+        pytest.skip(fallback.ROOT_ONLY)
+    with fallback.mode(request.param):
+        box = Sandbox(b'{"cells": []}', "mallory.ipynb", limits=LIMITS)
+        box.start()
+        try:
+            yield box
+        finally:
+            box.close()
 
 
 @pytest.fixture(scope="module")

@@ -20,27 +20,43 @@ becomes a ``sandbox-degraded`` finding):
 - **network**: a new network namespace with no interfaces up; the kernel's ZMQ sockets use the ``ipc``
   transport (Unix socket files in scratch), which crosses namespaces. Needs root or unprivileged user
   namespaces (most Linux laptops; some distributions, e.g. Ubuntu 24.04 with AppArmor, restrict them).
-  Without namespaces the kernel has the grader's network.
+  Without namespaces (or with ``COURSE_SANDBOX_NO_NAMESPACES=1``, see ``NO_NAMESPACES_ENV``) a seccomp
+  filter installed just before exec refuses ``socket()`` for every family but ``AF_UNIX`` and refuses
+  ``io_uring_setup``, with EOPNOTSUPP (libzmq aborts the kernel on EPERM from getifaddrs); x86_64 and
+  aarch64 only, syscalls of any other ABI (x32, 32-bit compat) are refused, and on another architecture
+  no filter is guessed: the kernel keeps the network and the finding says so. Path sockets the kernel's
+  uid may open (a world-connectable D-Bus socket under ``/run``) stay reachable there.
 - **files**: a new mount namespace in which the repository (source, solutions, autograder, grades,
   everything), the grader's home, the submissions folder, ``/tmp``, ``/var/tmp`` and ``/dev/shm`` are
   covered by empty tmpfs (the temporary ones writable and private); only the Python installation and
   scratch are bound back; every other mount is made read-only (``mount_setattr``, Linux >= 5.12), and a
   new PID namespace with its own ``/proc`` hides the grader's processes (so ``/proc/<pid>/root`` cannot
-  lead back to the repository). As root the kernel then runs as ``nobody``; in a user namespace it keeps
-  the grader's uid with no capabilities, so it can still write to the grader's files that are visible
-  and not read-only (only on kernels without mount_setattr). Without a mount namespace nothing is
-  hidden: the student's code can read what the grader's user can read.
+  lead back to the repository). As root the kernel then runs as a uid of its own (``SANDBOX_UIDS``, one
+  per sandbox, so kernels of different students cannot read or signal each other); in a user namespace
+  it keeps the grader's uid with no capabilities, so it can still write to the grader's files that are
+  visible and not read-only (only on kernels without mount_setattr).
+- **files without namespaces** (root only): the kernel still drops to its own uid, with umask 077 and
+  ``TMPDIR`` in scratch; scratch is its, the work folder above it is 0711. Permissions are then the only
+  wall: the grader's folders must be 0700 (Gradescope: ``setup.sh`` does it for the bundle), and the
+  launcher measures, as that uid, which of the folders it was told to hide (repository, grader's home,
+  ``hide=``, ``HIDDEN_SYSTEM_PATHS``) it can enter and which shared temporary folders it can write, and
+  the ``sandbox-degraded`` finding names them, along with the visible process list and world-readable
+  system files. It cannot write the grader's files or signal the grader (another uid). The drop needs the
+  Python installation reachable by others (every folder on the way ``o+x``); where it is not, the kernel
+  runs as root without capabilities and the finding says so. Without root nothing is hidden: the
+  student's code can read what the grader's user can read.
 - **memory**: a watchdog thread sums the RSS of the kernel's whole process tree every 50 ms and kills it
   above the cap (default 2 GB); ``RLIMIT_AS`` (twice the cap) stops a single huge allocation at once,
   ``RLIMIT_FSIZE`` caps any one file it writes, ``RLIMIT_CPU`` the kernel's CPU seconds (twice the total
-  budget) and, when kernels run as ``nobody``, ``RLIMIT_NPROC`` stops fork bombs. Fast allocators can
+  budget) and, when kernels run as their own uid, ``RLIMIT_NPROC`` stops fork bombs. Fast allocators can
   overshoot the watchdog by a few hundred MB between two samples; a cgroup would be exact but is not
   assumed to be delegated.
 - **time**: per-cell and per-call timeouts, then SIGINT; a kernel that ignores it is killed, restarted,
   and the cells that had completed are executed again so later tests still run; everything shares one
   total budget per submission. At most ``Limits.max_restarts`` restarts.
 - **teardown**: the kernel is PID 2 under an init that dies with the launcher (``PR_SET_PDEATHSIG``),
-  so killing the launcher ends every process the student started inside the PID namespace; the work
+  so killing the launcher ends every process the student started inside the PID namespace (without one,
+  every process running as the sandbox's uid is killed, daemons that left the tree included); the work
   folder is removed whatever happened. Not limited: CPU use below the timeouts.
 - **disk**: the scratch folder stays on the host disk (the grader must read reply files from it, so a
   tmpfs private to the kernel's namespace would not do); the watchdog sums its allocated blocks every
@@ -93,6 +109,13 @@ GRADING_ENV = {"NBGRADER_EXECUTION": "autograde", "HF_HUB_OFFLINE": "1", "HF_DAT
 # empty tmpfs in the kernel's mount namespace, so a user-namespace kernel cannot talk to the grader's
 # session services.
 HIDDEN_SYSTEM_PATHS = ("/run", "/var/run", "/run/user", "/var/lib/docker", "/var/lib/dbus")
+# Set to "1" to refuse namespaces to the launcher, so the fallback (uid drop, permissions, seccomp) can be
+# tested on machines that have them.
+NO_NAMESPACES_ENV = "COURSE_SANDBOX_NO_NAMESPACES"
+# A root grader runs each kernel as its own uid picked at random from this range (no passwd entry is
+# needed): without namespaces, two students' kernels then cannot read each other's scratch or signal
+# each other. 2**20 uids, far above any real account and below 2**31.
+SANDBOX_UIDS = range(0x60000000, 0x60000000 + 2 ** 20)
 LAUNCHER = Path(__file__).with_name("sandbox_launch.py")
 RUNTIME_MODULE = "_course_grader_runtime"
 MB = 1024 * 1024
@@ -187,15 +210,15 @@ _install(*__args__)
 
 
 def _drop_user() -> tuple[int, int] | None:
-    """The unprivileged user a root grader runs kernels as."""
+    """The unprivileged uid and gid a root grader runs this sandbox's kernel as, or None when not root."""
     if os.geteuid() != 0:
         return None
-    try:
-        import pwd
-        entry = pwd.getpwnam("nobody")
-        return entry.pw_uid, entry.pw_gid
-    except (ImportError, KeyError):
-        return None
+    uid = SANDBOX_UIDS[secrets.randbelow(len(SANDBOX_UIDS))]
+    return uid, uid
+
+
+def namespaces_allowed() -> bool:
+    return os.environ.get(NO_NAMESPACES_ENV, "") != "1"
 
 
 def _python_roots() -> list[str]:
@@ -292,6 +315,8 @@ class Sandbox:
             self.workdir = Path(tempfile.mkdtemp(prefix="course-sandbox-"))
             self.scratch = self.workdir / "scratch"
             self.scratch.mkdir()
+            if self._owner:   # the kernel's uid must pass through (not list) the work folder to scratch
+                os.chmod(self.workdir, 0o711)
             write_new_file(self.scratch / self.filename, self.submission, self._owner, 0o644)
             if self._owner:
                 os.chown(self.scratch, *self._owner)
@@ -331,6 +356,8 @@ class Sandbox:
             "HF_HOME": f"{scratch}/.cache/huggingface", "TOKENIZERS_PARALLELISM": "false",
             "OMP_NUM_THREADS": str(self.limits.threads), "MKL_NUM_THREADS": str(self.limits.threads),
             "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+            # the sandbox uid has no passwd entry: name it, so getpass and friends need no lookup
+            "USER": "student", "LOGNAME": "student",
         }
         env.update(GRADING_ENV)
         return env
@@ -351,7 +378,7 @@ class Sandbox:
         hide = {str(REPO), os.path.expanduser("~"), *self.hide, *HIDDEN_SYSTEM_PATHS}
         cap = self.limits.memory_bytes
         config = {
-            "isolate": self.limits.isolate, "scratch": str(self.scratch),
+            "isolate": self.limits.isolate, "namespaces": namespaces_allowed(), "scratch": str(self.scratch),
             "hide": sorted(h for h in hide if h and h != "/"),
             "private_tmp": sorted({tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"}),
             "tmp_size": f"{max(64, cap // MB // 4)}m",
@@ -485,6 +512,18 @@ class Sandbox:
                 return
             stop.wait(0.05)
 
+    def _kill_uid(self, uid):
+        """Without a PID namespace a double-forked daemon leaves the kernel's tree; its uid is the
+        sandbox's alone, so every process running as it is the student's."""
+        if not isinstance(uid, int) or uid not in SANDBOX_UIDS:
+            return
+        for process in psutil.process_iter(["uids"]):
+            try:
+                if process.info["uids"] and uid in (process.info["uids"].real, process.info["uids"].effective):
+                    process.kill()
+            except psutil.Error:
+                pass
+
     def _kill_tree(self, proc):
         for member in reversed(self._tree(proc)):
             try:
@@ -506,6 +545,9 @@ class Sandbox:
             self._client = None
         if self._proc is not None:
             self._kill_tree(self._proc)
+            if self.status.get("fallback", {}).get("dropped"):
+                # before closing stdout: a daemon holding that pipe would block the close forever
+                self._kill_uid(self.status.get("uid"))
             if self._proc.stdout:
                 self._proc.stdout.close()
             self._proc = None
@@ -535,15 +577,35 @@ class Sandbox:
         if not self.limits.isolate:
             self.findings.append(Finding("sandbox-degraded", "sandbox isolation was switched off", "info"))
             return
-        missing = [what for key, what in (("network", "network isolation"), ("mount", "hidden files"),
-                                          ("pid", "private process list"), ("proc", "private /proc"),
-                                          ("readonly_root", "read-only file system"))
-                   if not self.status.get(key)]
-        if missing:
-            notes = "; ".join(self.status.get("notes", []))[:500]
-            self.findings.append(Finding("sandbox-degraded",
-                                         f"this machine could not give the sandbox: {', '.join(missing)}"
-                                         f"{f' ({notes})' if notes else ''}", "info"))
+        status = self.status
+        network = status.get("network") or status.get("seccomp")
+        missing = [what for held, what in ((network, "network isolation"), (status.get("mount"), "hidden files"),
+                                           (status.get("pid"), "private process list"),
+                                           (status.get("proc"), "private /proc"),
+                                           (status.get("readonly_root"), "read-only file system"))
+                   if not held]
+        if not missing:
+            return
+        details = []
+        fallback = status.get("fallback") or {}
+        if fallback.get("dropped"):
+            details.append(f"without namespaces the kernel ran as uid {status.get('uid')}, kept from the "
+                           "grader's files by permissions alone"
+                           + (" and from the network by a seccomp filter (Unix sockets only)"
+                              if status.get("seccomp") else ""))
+            if fallback.get("readable"):
+                details.append("folders that should be hidden could be entered by that uid (their files readable "
+                               "wherever their own modes allow): "
+                               + ", ".join(fallback["readable"]))
+            if fallback.get("writable"):
+                details.append("shared folders it could write: " + ", ".join(fallback["writable"]))
+            details.append("it could list every process and read world-readable system files")
+        details += status.get("notes", [])
+        text = "; ".join(details)
+        text = text[:1500] + "..." if len(text) > 1500 else text
+        self.findings.append(Finding("sandbox-degraded",
+                                     f"this machine could not give the sandbox: {', '.join(missing)}"
+                                     f"{f' ({text})' if text else ''}", "info"))
 
     # ---------------------------------------------------------------- executing code
     def _execute(self, code: str, timeout: float, keep_output: bool = False) -> CellOutcome:

@@ -10,12 +10,19 @@ Standard library only, because it runs before (and around) the student's kernel.
   installation and the scratch folder), makes every other mount read-only, then forks
 - **init** (PID 1 of the new PID namespace): mounts a fresh ``/proc`` that shows only the sandbox's own
   processes, forwards SIGINT to the kernel, reaps orphans; when it exits the kernel dies with it
-- **kernel**: resource limits, drops to an unprivileged user (``nobody`` when the grader is root; an
-  empty capability set in a user namespace otherwise), writes a status report for the grader on an
+- **kernel**: resource limits, drops to an unprivileged user (the sandbox's own uid when the grader is
+  root; an empty capability set in a user namespace otherwise), writes a status report for the grader on an
   inherited pipe, and execs ``python -m ipykernel_launcher``.
 
 Each step that the machine refuses (no user namespaces, no mount_setattr, ...) is skipped and reported in
 the status, so the grader can record exactly what protection the student's code ran under.
+
+**Fallback without namespaces** (a default Docker container run as root, Gradescope; forced with the
+grader's ``NO_NAMESPACES_ENV`` switch): the kernel still drops to the sandbox's own unprivileged uid, so
+permissions keep it out of the grader's 0700 folders, other kernels' scratch folders and the grader's
+processes, and a seccomp filter refuses every socket but ``AF_UNIX`` (ZMQ's ipc transport) and
+``io_uring_setup``. What permissions cannot give (world-readable or world-writable paths, the process
+list) is measured for that uid and reported in the status.
 """
 
 import ctypes
@@ -33,6 +40,19 @@ MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 MOUNT_ATTR_RDONLY, AT_RECURSIVE, AT_FDCWD = 0x1, 0x8000, -100
 SYS_MOUNT_SETATTR = 442          # the same number on every architecture (generic syscall table)
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+
+# Seccomp, per architecture: the audit arch value the kernel reports, and the syscall numbers refused.
+# x86_64 also refuses every x32 syscall (numbers with bit 30 set), which would reach socket() by another
+# number. Any other architecture (including 32-bit compat calls on these machines) is refused outright.
+SECCOMP_ARCHES = {
+    "x86_64": {"audit_arch": 0xC000003E, "socket": 41, "io_uring_setup": 425, "x32_bit": 0x40000000},
+    "aarch64": {"audit_arch": 0xC00000B7, "socket": 198, "io_uring_setup": 425, "x32_bit": None},
+}
+AF_UNIX = 1
+BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x06
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+SECCOMP_DATA_NR, SECCOMP_DATA_ARCH, SECCOMP_DATA_ARG0 = 0, 4, 16   # offsets in struct seccomp_data
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -64,6 +84,89 @@ def prctl(option, value):
     return libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0)
 
 
+class SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8),
+                ("k", ctypes.c_uint32)]
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+
+def network_filter(machine):
+    """BPF program: AF_UNIX sockets only, no io_uring; None for an architecture we do not know."""
+    arch = SECCOMP_ARCHES.get(machine)
+    if arch is None:
+        return None
+    # EOPNOTSUPP, not EPERM: ipykernel binds its IOPub pipe to tcp://127.0.0.1, and libzmq resolves that
+    # through getifaddrs (a netlink socket), aborting the whole process on any error except EINVAL or
+    # EOPNOTSUPP; with EOPNOTSUPP it gives up on TCP cleanly and ipykernel carries on without that pipe.
+    refuse = SECCOMP_RET_ERRNO | errno.EOPNOTSUPP
+    # (code, jump-if-true label, jump-if-false label, k); labels are resolved to relative offsets below.
+    program = [("ld", None, None, SECCOMP_DATA_ARCH),
+               ("jeq", "nr", "refuse", arch["audit_arch"]),
+               ("nr:ld", None, None, SECCOMP_DATA_NR)]
+    if arch["x32_bit"]:
+        program.append(("jge", "refuse", None, arch["x32_bit"]))
+    program += [("jeq", "family", None, arch["socket"]),
+                ("jeq", "refuse", None, arch["io_uring_setup"]),
+                ("ret", None, None, SECCOMP_RET_ALLOW),
+                ("family:ld", None, None, SECCOMP_DATA_ARG0),   # low 32 bits of the int argument
+                ("jeq", "unix", "refuse", AF_UNIX),
+                ("refuse:ret", None, None, refuse),
+                ("unix:ret", None, None, SECCOMP_RET_ALLOW)]   # BPF jumps only forward
+    labels = {op.split(":")[0]: i for i, (op, *_) in enumerate(program) if ":" in op}
+    codes = {"ld": BPF_LD_W_ABS, "jeq": BPF_JEQ_K, "jge": BPF_JGE_K, "ret": BPF_RET_K}
+    out = []
+    for i, (op, jt, jf, k) in enumerate(program):
+        offset = lambda label: 0 if label is None else labels[label] - i - 1   # noqa: E731
+        jump_true, jump_false = offset(jt), offset(jf)
+        assert 0 <= jump_true < 256 and 0 <= jump_false < 256, "BPF jumps are forward and short"
+        out.append(SockFilter(codes[op.split(":")[-1]], jump_true, jump_false, k))
+    return out
+
+
+def block_network(status):
+    """Install the filter in this process (inherited across exec); record whether it holds."""
+    machine = os.uname().machine
+    program = network_filter(machine)
+    if program is None:
+        status["notes"].append(f"no seccomp filter for architecture {machine!r}: the kernel has the network")
+        return
+    array = (SockFilter * len(program))(*program)
+    fprog = SockFprog(len(program), array)
+    if libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog), 0, 0) != 0:
+        status["notes"].append(f"seccomp refused ({os.strerror(ctypes.get_errno())}): the kernel has the network")
+        return
+    status["seccomp"] = True
+
+
+def _as_user(uid, gid, check):
+    """Run ``check`` with the effective ids of ``uid``/``gid`` (root only), then become root again."""
+    os.setgroups([])
+    os.setegid(gid)
+    os.seteuid(uid)
+    try:
+        return check()
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
+
+
+def measure_permissions(cfg, uid, gid):
+    """What the kernel's uid could reach without namespaces: the sole protection there is permissions."""
+    def check():
+        def can(path, mode):
+            return os.access(path, mode, effective_ids=True)
+        return {
+            "interpreter": [p for p in [cfg["argv"][0]] if not can(p, os.X_OK)]
+                           + [p for p in cfg["keep"][:-1] if not can(p, os.R_OK | os.X_OK)],
+            "readable": [p for p in cfg["hide"] if os.path.exists(p) and (can(p, os.R_OK) or can(p, os.X_OK))],
+            "writable": [p for p in cfg["private_tmp"] if os.path.isdir(p) and can(p, os.W_OK | os.X_OK)],
+        }
+    return _as_user(uid, gid, check)
+
+
 def inside(path, root):
     return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -79,7 +182,7 @@ def enter_namespaces(status):
         for _, flag in attempt:
             flags |= flag
         if not attempt:
-            status["notes"].append("no Linux namespaces available: the kernel runs unisolated")
+            status["notes"].append("no Linux namespaces available")
             return set()
         if libc.unshare(ctypes.c_int(flags)) == 0:
             if not root:
@@ -135,22 +238,50 @@ def become_kernel(cfg, status, status_fd):
         except (ValueError, OSError) as error:
             status["notes"].append(f"{name} not set ({error})")
     drop = cfg.get("drop_to")
-    if drop and os.geteuid() == 0 and status.get("mount") and not status.get("user_namespace"):
+    if drop and os.geteuid() == 0 and cfg["isolate"] and not status.get("mount"):
+        fallback(cfg, status, drop)
+    elif drop and os.geteuid() == 0 and status.get("mount") and not status.get("user_namespace"):
         os.setgroups([])
         os.setgid(drop[1])
         os.setuid(drop[0])
         status["uid"] = drop[0]
-    elif os.geteuid() == 0:
+    if os.geteuid() == 0:
         for cap in range(64):
             if prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EINVAL:
                 break
         status["uid"] = os.geteuid()
         status["capabilities_dropped"] = True
-    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)   # also what lets an unprivileged process install a seccomp filter
+    if cfg["isolate"] and not status.get("network"):
+        block_network(status)       # after the last setuid; the filter is kept across exec
     os.chdir(cfg["scratch"])
     os.write(status_fd, json.dumps(status).encode())
     os.close(status_fd)
     os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
+
+
+def fallback(cfg, status, drop):
+    """No mount namespace: drop to the sandbox's uid if its Python is reachable; report what is not held."""
+    uid, gid = drop
+    seen = measure_permissions(cfg, uid, gid)
+    status["fallback"] = {**seen, "dropped": False}
+    if seen["interpreter"]:
+        status["notes"].append(f"uid {uid} cannot reach the Python installation ({', '.join(seen['interpreter'])}; "
+                               "every folder on the way needs search permission for others): the kernel runs "
+                               "as root and can read everything the grader can")
+        # the grader gave scratch to that uid; a root without capabilities could not open its own files
+        for folder, subfolders, files in os.walk(cfg["scratch"]):
+            for name in [folder] + [os.path.join(folder, n) for n in subfolders + files]:
+                os.lchown(name, 0, 0)
+        return
+    os.umask(0o077)    # what it writes in shared temporary folders stays its own
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    status["uid"] = uid
+    status["fallback"]["dropped"] = True
+    # shared temporary folders are writable by every uid; point the kernel's own at its scratch
+    cfg["env"]["TMPDIR"] = cfg["scratch"]
 
 
 def _exit_code(wait_status):
@@ -194,9 +325,11 @@ def main():
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     status_fd = cfg["status_fd"]
     status = {"notes": [], "hidden": [], "readonly_root": False, "proc": False, "user_namespace": False}
-    got = enter_namespaces(status) if cfg["isolate"] else set()
+    got = enter_namespaces(status) if cfg["isolate"] and cfg["namespaces"] else set()
     if not cfg["isolate"]:
         status["notes"].append("isolation switched off by the grader")
+    elif not cfg["namespaces"]:
+        status["notes"].append("namespaces switched off by the grader (fallback forced)")
     for name in ("mount", "network", "pid", "ipc"):
         status[name] = name in got
     if status["mount"]:

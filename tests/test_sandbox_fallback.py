@@ -1,0 +1,265 @@
+"""The sandbox without namespaces (issue #10, "trusted without namespaces"), forced on this machine with
+``COURSE_SANDBOX_NO_NAMESPACES=1`` as a default Docker container or Gradescope would force it.
+
+What must still hold: the kernel runs as an unprivileged uid that cannot read the grader's 0700 folders,
+write outside its scratch (beyond the shared temporary folders, which are reported), or signal the
+grader; it cannot open network sockets while its own ZMQ ipc channels work; the toy's reference still
+gets full marks and the blank zero; every hostile fixture stays harmless; and what the fallback cannot
+give is a ``sandbox-degraded`` finding naming it.
+"""
+
+import errno
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
+from assignments.paths import REPO
+
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from autograder.fixtures import batch, fallback, payloads, toy  # noqa: E402
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason=fallback.ROOT_ONLY)
+
+LIMITS = Limits(cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2 ** 30,
+                max_restarts=2, total_timeout=120)
+REFUSED = errno.errorcode[errno.EOPNOTSUPP]   # the seccomp filter's answer (spelled ENOTSUP on Linux)
+# Payloads that run into a timeout on every call get short ones, to keep the batch within about a minute.
+SHORT = {"infinite_loop": Limits(**{**batch.limits_dict(LIMITS), "cell_timeout": 3}),
+         "slow_function": Limits(**{**batch.limits_dict(LIMITS), "call_timeout": 2}),
+         "uninterruptible": Limits(**{**batch.limits_dict(LIMITS), "call_timeout": 2})}
+
+PROBE = '''
+import ctypes, errno, os, signal, socket, sys
+PROBE = {"uid": os.getuid()}
+
+def attempt(action):
+    try:
+        action()
+        return "done"
+    except OSError as error:
+        return errno.errorcode.get(error.errno, str(error.errno))
+
+def read(path):
+    with open(path) as handle:
+        handle.read(1)
+
+def write(path):
+    with open(path, "w") as handle:
+        handle.write("x")
+
+PROBE["read_secret"] = attempt(lambda: read(__SECRET__ + "/answer_key.py"))
+PROBE["list_secret"] = attempt(lambda: os.listdir(__SECRET__))
+PROBE["sockets"] = {name: attempt(lambda family=getattr(socket, name): socket.socket(family).close())
+                    for name in ("AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET")}
+PROBE["connect"] = attempt(lambda: socket.create_connection(("127.0.0.1", __PORT__), timeout=2).close())
+PROBE["unix"] = attempt(lambda: [s.close() for s in socket.socketpair()])
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)   # struct io_uring_params, zeroed
+ring = libc.syscall(425, 4, params)
+PROBE["io_uring"] = "done" if ring >= 0 else errno.errorcode.get(ctypes.get_errno(), "?")
+PROBE["write"] = {path: attempt(lambda path=path: write(path))
+                  for path in (__SECRET__ + "/pwned", __OPEN__ + "/pwned", sys.prefix + "/pwned",
+                               os.path.dirname(os.getcwd()) + "/pwned", "/usr/pwned")}
+PROBE["write_scratch"] = attempt(lambda: write("mine"))
+PROBE["kill_grader"] = attempt(lambda: os.kill(__GRADER__, signal.SIGTERM))
+'''
+
+
+# First in the module: the module's sandboxes hold the interpreter grant until the module ends.
+def test_an_interpreter_the_kernel_uid_cannot_reach_is_a_finding_not_silence():
+    with fallback.unreachable_interpreter() as blockers:
+        if not blockers:
+            pytest.skip("the interpreter is reachable by every uid here (or another test holds the grant)")
+        with fallback.env_switch():
+            box = Sandbox(b"{}", limits=LIMITS)
+            box.start()
+            try:
+                message = degraded(box.findings)
+            finally:
+                box.close()
+    assert "cannot reach the Python installation" in message and "runs as root" in message, message
+
+
+@pytest.fixture(scope="module")
+def grader_files():
+    """A 0700 folder with a secret, as the bundle's source folder is after setup; a 0755 one beside it.
+
+    Both under a folder every uid can search (pytest's own temporary root is 0700, which would hide the
+    secret whatever its own mode)."""
+    root = Path(tempfile.mkdtemp(prefix="course-grader-files-"))
+    os.chmod(root, 0o755)
+    secret = root / "secret"
+    secret.mkdir(mode=0o700)
+    (secret / "answer_key.py").write_text("ANSWER = 42\n")
+    os.chmod(secret / "answer_key.py", 0o644)   # only the folder's mode protects it
+    opened = root / "open"
+    opened.mkdir(mode=0o755)
+    yield {"secret": str(secret), "open": str(opened)}
+    shutil.rmtree(root)
+
+
+@pytest.fixture(scope="module")
+def listener():
+    """A TCP port on loopback that would accept a connection from anyone allowed to make one."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    yield server.getsockname()[1]
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def sandbox(grader_files, listener):
+    with fallback.forced():
+        box = Sandbox(b'{"cells": []}', "eve.ipynb", limits=LIMITS, hide=(grader_files["secret"],))
+        box.start()
+        try:
+            code = (PROBE.replace("__SECRET__", repr(grader_files["secret"]))
+                    .replace("__OPEN__", repr(grader_files["open"]))
+                    .replace("__PORT__", str(listener)).replace("__GRADER__", str(os.getpid())))
+            box.execute_cells([("probe", code)])
+            assert [f for f in box.findings if f.code != "sandbox-degraded"] == [], box.findings
+            yield box
+        finally:
+            box.close()
+
+
+@pytest.fixture(scope="module")
+def probe(sandbox):
+    return KernelHandle(sandbox, "toy").run("result = PROBE")
+
+
+def degraded(findings) -> str:
+    messages = [f.message for f in findings if f.code == "sandbox-degraded"]
+    assert len(messages) == 1, f"expected one sandbox-degraded finding, got {messages}"
+    return messages[0]
+
+
+def test_the_switch_gives_no_namespaces_and_says_so(sandbox):
+    status = sandbox.status
+    assert not status["mount"] and not status["network"] and not status["pid"], status
+    assert status["fallback"]["dropped"], f"the kernel was not dropped to its own uid: {status['notes']}"
+    assert "fallback forced" in degraded(sandbox.findings)
+
+
+def test_the_kernel_runs_as_an_unprivileged_uid(sandbox, probe):
+    assert probe["uid"] != 0, "the kernel runs as root in the fallback"
+    assert probe["uid"] == sandbox.status["uid"]
+
+
+def test_the_kernel_cannot_read_a_0700_folder_of_the_grader(probe):
+    assert probe["read_secret"] == "EACCES", f"reading the secret gave {probe['read_secret']}, expected EACCES"
+    assert probe["list_secret"] == "EACCES", f"listing the secret gave {probe['list_secret']}, expected EACCES"
+
+
+def test_the_kernel_cannot_open_network_sockets_but_its_own_channels_work(probe):
+    assert set(probe["sockets"].values()) == {REFUSED}, \
+        f"non-Unix sockets should be refused with EOPNOTSUPP: {probe['sockets']}"
+    assert probe["connect"] != "done", "the kernel connected to a listening port on 127.0.0.1"
+    assert probe["io_uring"] == REFUSED, f"io_uring_setup gave {probe['io_uring']}, expected refused"
+    assert probe["unix"] == "done", "socketpair (AF_UNIX) must keep working"
+
+
+def test_the_kernel_cannot_write_outside_its_scratch(probe):
+    assert probe["write_scratch"] == "done"
+    written = [path for path, outcome in probe["write"].items() if outcome == "done"]
+    assert written == [], f"the kernel wrote outside its scratch folder: {written}"
+
+
+def test_the_kernel_cannot_signal_the_grader(probe):
+    assert probe["kill_grader"] == "EPERM", f"kill(grader) gave {probe['kill_grader']}, expected EPERM"
+
+
+def test_what_the_fallback_cannot_hide_is_named_in_the_finding(sandbox, grader_files):
+    message = degraded(sandbox.findings)
+    assert "seccomp" in message and f"uid {sandbox.status['uid']}" in message, message
+    assert "private process list" in message and "every process" in message, message
+    for shared in sandbox.status["fallback"]["writable"]:
+        assert shared in message, f"the writable shared folder {shared} is not reported: {message}"
+    assert grader_files["secret"] not in sandbox.status["fallback"]["readable"], \
+        "a 0700 folder of the grader was reported readable by the kernel's uid"
+    if os.stat(REPO).st_mode & 0o001:   # world-searchable repository: the finding must say so
+        assert str(REPO) in message, message
+
+
+def test_the_read_files_payload_reads_nothing_of_the_hidden_folders(sandbox, grader_files):
+    code = payloads.by_name("read_files").code.replace("__REPO__", grader_files["secret"])
+    sandbox.execute_cells([("read_files", code)])
+    leaked = KernelHandle(sandbox, "toy").run("result = LEAKED")
+    secret = [p for p in leaked if grader_files["secret"] in p or "ANSWER" in p]
+    assert secret == [], f"the payload read the grader's 0700 folder: {secret}"
+
+
+# ------------------------------------------------------------------ the toy class under the switch
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The toy reference, its blank release and every hostile payload, graded by two workers."""
+    the_toy = toy.build(tmp_path_factory.mktemp("fallback-toy") / "toy")
+    os.chmod(the_toy.folder, 0o700)   # the hidden tests and stand-ins, as setup leaves the bundle
+    jobs = []
+    for payload in payloads.payloads():
+        path = the_toy.write(payloads.inject(the_toy.reference(), payload, REPO), f"{payload.name}.ipynb")
+        limits = SHORT.get(payload.name, LIMITS)
+        jobs.append((f"hostile:{payload.name}", str(the_toy.folder), toy.NAME, str(path),
+                     batch.limits_dict(limits)))
+    for label, nb in (("toy:reference", the_toy.reference()), ("toy:blank", the_toy.release)):
+        jobs.append((label, str(the_toy.folder), toy.NAME, str(the_toy.write(nb, f"{label[4:]}.ipynb")),
+                     batch.limits_dict(LIMITS)))
+    with fallback.forced():
+        results = batch.grade_all(jobs, workers=2)
+    from assignments.grading.results import SubmissionResult
+    return {label: SubmissionResult.from_dict(value) for label, value in results.items()}
+
+
+def test_toy_reference_gets_full_marks_and_blank_zero_without_namespaces(graded):
+    reference, blank = graded["toy:reference"], graded["toy:blank"]
+    assert reference.scores() == {"add_tests": 2.0, "scale_tests": 3.0, "scale_written": None}, \
+        [(t.name, t.message) for q in reference.questions for t in q.tests if t.outcome != "passed"]
+    assert blank.autograded_points == 0 and blank.status == "graded"
+
+
+@pytest.mark.parametrize("payload", payloads.payloads(), ids=[p.name for p in payloads.payloads()])
+def test_hostile_payload_is_harmless_without_namespaces(graded, payload):
+    result, honest = graded[f"hostile:{payload.name}"], graded["toy:reference"]
+    assert result.status == "graded", result.findings
+    found = {f.code for f in result.findings}
+    assert payload.expect <= found, (payload.mistake, [(f.code, f.message) for f in result.findings])
+    for question in result.questions:
+        if question.kind == "autograded":
+            assert question.points <= honest.question(question.grade_id).points, \
+                f"{payload.name} inflated {question.grade_id} without namespaces"
+    assert "seccomp" in degraded(result.findings), "every result must say the fallback was in force"
+
+
+
+def test_a_daemon_that_left_the_kernel_tree_dies_with_the_sandbox():
+    daemon = ("import os, time\n"
+              "if os.fork() == 0:\n"
+              "    os.setsid()\n"
+              "    if os.fork() == 0:\n"
+              "        time.sleep(600)\n"
+              "    os._exit(0)\n"
+              "time.sleep(0.5)\n")
+    with fallback.forced():
+        box = Sandbox(b"{}", limits=LIMITS)
+        box.start()
+        try:
+            box.execute_cells([("daemon", daemon)])
+            uid = box.status["uid"]
+            alive = [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == uid]
+            assert alive, "the daemon did not start, so nothing is tested"
+        finally:
+            box.close()
+    time.sleep(0.2)
+    left = [p.pid for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert left == [], f"processes of the sandbox's uid {uid} outlived it: {left}"
