@@ -87,6 +87,7 @@ def notebook_bytes(kind: str, assignment: str = A) -> bytes:
 def test_bundle_grades_the_reference_notebook_with_full_marks(bundle):
     data = grade_upload(bundle, {f"{A}.ipynb": notebook_bytes("source")})
     full = data["extra_data"]["autograded_max"]
+    assert full > 0 and data["tests"], f"the reference was not graded at all:\n{data['output']}"
     assert data["score"] == pytest.approx(full), f"reference should score {full} but scored {data['score']}:\n{data['output']}"
 
 

@@ -239,7 +239,10 @@ SETUP_SH = """#!/usr/bin/env bash
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 if [ -n "${AUTOGRADER_PYTHON:-}" ]; then
-    "$AUTOGRADER_PYTHON" -m venv --system-site-packages --without-pip "$ROOT/venv"
+    # A wrapper rather than a venv: a venv made from another venv's Python would not see its packages.
+    mkdir -p "$ROOT/venv/bin"
+    printf '#!/bin/sh\\nexec "%s" "$@"\\n' "$AUTOGRADER_PYTHON" > "$ROOT/venv/bin/python"
+    chmod 755 "$ROOT/venv/bin/python"
     exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
