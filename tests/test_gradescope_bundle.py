@@ -96,6 +96,29 @@ def test_bundle_grades_the_blank_release_with_zero(bundle):
     assert data["score"] == 0, f"blank release should score 0 but scored {data['score']}"
 
 
+def test_bundle_picks_the_lms_renamed_notebook_among_two(bundle):
+    data = grade_upload(bundle, {f"smithj_1234_5678_{A}-1.ipynb": notebook_bytes("source"),
+                                 "scratch.ipynb": notebook_bytes("release")})
+    full = data["extra_data"]["autograded_max"]
+    assert data["score"] == pytest.approx(full), (
+        f"the renamed reference should be graded (full marks {full}) but the score is {data['score']}:\n{data['output']}")
+    assert "several notebooks" in data["output"], "the student should be told which of two notebooks was graded"
+
+
+def test_bundle_scores_a_buggy_submission_as_the_standalone_door_does(bundle):
+    from assignments import demo_class
+    from assignments.grading.standalone import grade_submission
+    import nbformat
+
+    mutant = demo_class.pick_mutants(A, 1)[0]
+    notebook = nbformat.writes(demo_class.filled_release(A, {mutant.replaces: mutant.code})).encode()
+    data = grade_upload(bundle, {f"{A}.ipynb": notebook})
+    door = grade_submission(A, notebook, "student@example.edu")
+    assert data["score"] == pytest.approx(door.autograded_points), (
+        f"mutant {mutant.name}: bundle scored {data['score']} but the standalone door {door.autograded_points}")
+    assert data["score"] < data["extra_data"]["autograded_max"], f"mutant {mutant.name} should lose points"
+
+
 BAD_UPLOADS = {
     "no notebook": {"answers.txt": b"my answers"},
     "notebook of another assignment": {f"{A}.ipynb": notebook_bytes("source", "rnn_attention")},

@@ -125,7 +125,10 @@ def find_notebook(submission_dir: Path, assignment: str) -> tuple[Path | None, l
         notes.append(f"ignored files that are not notebooks: {', '.join(others[:10])}")
     if not found:
         return None, notes
-    named = [p for p in found if p.stem.lower() == assignment.lower()]
+    # LMS downloads rename files ("smithj_1234_5678_transformers-1.ipynb"): an exact name wins, then
+    # one that contains the assignment's name, then the newest.
+    named = ([p for p in found if p.stem.lower() == assignment.lower()]
+             or [p for p in found if assignment.lower() in p.stem.lower()])
     chosen = (named or sorted(found, key=lambda p: (p.stat().st_mtime, str(p))))[-1]
     if len(found) > 1:
         notes.append(f"several notebooks were uploaded; graded {chosen.name}")
