@@ -132,3 +132,13 @@ def test_bad_upload_scores_zero_with_a_message(bundle, upload):
     data = grade_upload(bundle, BAD_UPLOADS[upload])
     assert data["score"] == 0, f"{upload}: should score 0 but scored {data['score']}"
     assert "could not be graded" in data["output"], f"{upload}: the output should say why:\n{data['output']}"
+
+
+def test_hidden_test_visibility_is_one_course_setting(tmp_path):
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.course]\ngradescope_test_visibility = "after_published"\n')
+    assert gradescope.test_visibility(pyproject) == "after_published"
+    pyproject.write_text('[tool.course]\ngradescope_test_visibility = "later"\n')
+    with pytest.raises(ValueError, match="after_published"):
+        gradescope.test_visibility(pyproject)
+    assert gradescope.test_visibility(REPO / "pyproject.toml") in gradescope.VISIBILITIES

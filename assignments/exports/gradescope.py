@@ -37,8 +37,29 @@ SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "mutants", "
 # ---------------------------------------------------------------- results.json
 
 
-def results_json(result: SubmissionResult) -> dict:
+VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
+
+
+def test_visibility(pyproject: Path | None = None) -> str:
+    """``[tool.course] gradescope_test_visibility``: when students see hidden tests' names and messages.
+
+    Gradescope's values: visible (default, as before), after_due_date, after_published, hidden.
+    """
+    import tomllib
+
+    try:
+        with open(pyproject or REPO / "pyproject.toml", "rb") as handle:
+            value = tomllib.load(handle).get("tool", {}).get("course", {}).get("gradescope_test_visibility", "visible")
+    except (OSError, ValueError):
+        return "visible"
+    if value not in VISIBILITIES:
+        raise ValueError(f"[tool.course] gradescope_test_visibility is {value!r}; expected one of {VISIBILITIES}")
+    return value
+
+
+def results_json(result: SubmissionResult, visibility: str | None = None) -> dict:
     """The Gradescope results.json for one record."""
+    visibility = visibility or test_visibility()
     tests = []
     for question in result.questions:
         if question.kind != "autograded":
@@ -64,7 +85,7 @@ def results_json(result: SubmissionResult) -> dict:
                 "status": "passed" if test.outcome == "passed" else "failed",
                 "output": safe_message(test.message) if test.outcome != "passed" else "passed",
                 "tags": [question.grade_id],
-                "visibility": "visible",
+                "visibility": visibility,
             })
     return {
         "score": float(round(result.autograded_points, 4)),
