@@ -15,6 +15,7 @@ import pytest
 
 from assignments.cli import main as course
 from assignments import exports
+from assignments.paths import REPO
 from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, store
 from assignments.grading.results import Finding, QuestionResult, SubmissionResult, TestResult
 
@@ -107,7 +108,8 @@ def test_gradescope_rejected_submission_scores_zero_with_a_reason(results):
 def test_gradescope_run_path(tmp_path, results):
     submission = tmp_path / "submission"
     submission.mkdir()
-    (submission / f"{A}.ipynb").write_text("{}")
+    # A real notebook of the assignment: run() refuses unreadable or foreign notebooks before grading.
+    (submission / f"{A}.ipynb").write_bytes(next((REPO / "source" / A).glob("*.ipynb")).read_bytes())
     (submission / "notes.txt").write_text("hi")
     (tmp_path / "submission_metadata.json").write_text(json.dumps({"users": [{"email": "jd@uni.edu"}]}))
     seen = []
@@ -171,7 +173,8 @@ def test_gradescope_autograder_zip(tmp_path):
     assert not [n for n in names if "other" in n or "mutants" in n or "__pycache__" in n or n.endswith(".pyc")]
     assert "download.pytorch.org/whl/cpu" in setup and "requirements.txt" in setup
     assert "torch" not in requirements and "nbgrader" in requirements
-    assert "--assignment toy" in runner and "/autograder/results/results.json" in runner
+    assert "--assignment toy" in runner and 'ROOT="${AUTOGRADER_ROOT:-/autograder}"' in runner
+    assert 'RESULTS="$ROOT/results/results.json"' in runner
     assert subprocess.run(["bash", "-n", str(tmp_path / "unpacked" / "run_autograder")]).returncode == 0
     # The zip's own entry point starts from the unpacked files alone.
     done = subprocess.run([sys.executable, "-m", "assignments.exports.gradescope", "run", "--help"],

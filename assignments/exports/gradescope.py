@@ -37,8 +37,29 @@ SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "mutants", "
 # ---------------------------------------------------------------- results.json
 
 
-def results_json(result: SubmissionResult) -> dict:
+VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
+
+
+def test_visibility(pyproject: Path | None = None) -> str:
+    """``[tool.course] gradescope_test_visibility``: when students see hidden tests' names and messages.
+
+    Gradescope's values: visible (default, as before), after_due_date, after_published, hidden.
+    """
+    import tomllib
+
+    try:
+        with open(pyproject or REPO / "pyproject.toml", "rb") as handle:
+            value = tomllib.load(handle).get("tool", {}).get("course", {}).get("gradescope_test_visibility", "visible")
+    except (OSError, ValueError):
+        return "visible"
+    if value not in VISIBILITIES:
+        raise ValueError(f"[tool.course] gradescope_test_visibility is {value!r}; expected one of {VISIBILITIES}")
+    return value
+
+
+def results_json(result: SubmissionResult, visibility: str | None = None) -> dict:
     """The Gradescope results.json for one record."""
+    visibility = visibility or test_visibility()
     tests = []
     for question in result.questions:
         if question.kind != "autograded":
@@ -64,7 +85,7 @@ def results_json(result: SubmissionResult) -> dict:
                 "status": "passed" if test.outcome == "passed" else "failed",
                 "output": safe_message(test.message) if test.outcome != "passed" else "passed",
                 "tags": [question.grade_id],
-                "visibility": "visible",
+                "visibility": visibility,
             })
     return {
         "score": float(round(result.autograded_points, 4)),
@@ -125,7 +146,10 @@ def find_notebook(submission_dir: Path, assignment: str) -> tuple[Path | None, l
         notes.append(f"ignored files that are not notebooks: {', '.join(others[:10])}")
     if not found:
         return None, notes
-    named = [p for p in found if p.stem.lower() == assignment.lower()]
+    # LMS downloads rename files ("smithj_1234_5678_transformers-1.ipynb"): an exact name wins, then
+    # one that contains the assignment's name, then the newest.
+    named = ([p for p in found if p.stem.lower() == assignment.lower()]
+             or [p for p in found if assignment.lower() in p.stem.lower()])
     chosen = (named or sorted(found, key=lambda p: (p.stat().st_mtime, str(p))))[-1]
     if len(found) > 1:
         notes.append(f"several notebooks were uploaded; graded {chosen.name}")
@@ -140,6 +164,34 @@ def submitter(metadata_path: Path) -> str:
         return str(user.get("email") or user.get("sid") or user.get("id") or "gradescope")
     except (OSError, ValueError, AttributeError, IndexError):
         return "gradescope"
+
+
+MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024   # a filled notebook is well under 1 MB; outputs can add a few MB
+
+
+def _unusable(notebook: Path, assignment: str) -> str | None:
+    """Why ``notebook`` cannot be graded, checked before any kernel starts; None when it can."""
+    size = notebook.stat().st_size
+    if size > MAX_NOTEBOOK_BYTES:
+        return (f"{notebook.name} is {size / 2**20:.0f} MB, more than the {MAX_NOTEBOOK_BYTES // 2**20} MB "
+                f"a notebook may be; clear its outputs (Edit > Clear all outputs) and upload it again")
+    try:
+        data = json.loads(notebook.read_bytes().decode("utf-8"))
+        cells = data["cells"]
+        ids = {((c.get("metadata") or {}).get("nbgrader") or {}).get("grade_id") for c in cells}
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+        return (f"{notebook.name} is not a readable Jupyter notebook (it is not valid notebook JSON); "
+                f"download it again with File > Download > Download .ipynb and upload that file")
+    try:
+        from .. import notebooks
+
+        expected = {q.grade_id for q in notebooks.questions(notebooks.source_notebook(assignment))}
+    except Exception:  # noqa: BLE001 - without the source we cannot tell; let the grader decide
+        return None
+    if expected and not (expected & ids):
+        return (f"{notebook.name} does not hold any question of {assignment}; is it the notebook of another "
+                f"assignment? Upload your completed {assignment}.ipynb")
+    return None
 
 
 def _standalone_grader():
@@ -171,7 +223,12 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
     student = submitter(metadata)
     start = time.perf_counter()
     notebook, notes = find_notebook(submission_dir, assignment)
-    if notebook is None:
+    problem = _unusable(notebook, assignment) if notebook is not None else None
+    if problem is not None:
+        result = SubmissionResult(student, assignment, "standalone", str(notebook), status="rejected",
+                                  questions=_question_shell(assignment),
+                                  findings=[Finding("bad-notebook", problem, "error")])
+    elif notebook is None:
         result = SubmissionResult(student, assignment, "standalone", status="rejected",
                                   questions=_question_shell(assignment),
                                   findings=[Finding("missing-notebook", f"no .ipynb file was uploaded; upload "
@@ -200,29 +257,52 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, while building the autograder image.
+# AUTOGRADER_ROOT (default /autograder) lets a test rehearse it in a temporary tree;
+# AUTOGRADER_PYTHON points at a Python that already has the dependencies (the venv then inherits them,
+# so a rehearsal installs nothing); PIP_INDEX_URL is pip's own override of the index.
 set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+if [ -n "${AUTOGRADER_PYTHON:-}" ]; then
+    # A wrapper rather than a venv: a venv made from another venv's Python would not see its packages.
+    mkdir -p "$ROOT/venv/bin"
+    printf '#!/bin/sh\\nexec "%s" "$@"\\n' "$AUTOGRADER_PYTHON" > "$ROOT/venv/bin/python"
+    chmod 755 "$ROOT/venv/bin/python"
+    exit 0
+fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends python3 python3-pip python3-venv
-python3 -m venv /autograder/venv
-/autograder/venv/bin/python -m pip install --upgrade pip
+python3 -m venv "$ROOT/venv"
+"$ROOT/venv/bin/python" -m pip install --upgrade pip
 # CPU-only torch first: Gradescope has no GPU and the CUDA build is gigabytes. pip keeps it afterwards.
-/autograder/venv/bin/python -m pip install --index-url https://download.pytorch.org/whl/cpu "{torch}"
-/autograder/venv/bin/python -m pip install -r /autograder/source/requirements.txt
+"$ROOT/venv/bin/python" -m pip install --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}" "{torch}"
+"$ROOT/venv/bin/python" -m pip install -r "$ROOT/source/requirements.txt"
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every submission (working directory /autograder).
 set -uo pipefail
-mkdir -p /autograder/results
-cd /autograder/source
-export PYTHONPATH=/autograder/source
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+RESULTS="$ROOT/results/results.json"
+mkdir -p "$ROOT/results"
+cd "$ROOT/source"
+export PYTHONPATH="$ROOT/source"
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TQDM_DISABLE=1
-exec /autograder/venv/bin/python -m assignments.exports.gradescope run \\
+"$ROOT/venv/bin/python" -m assignments.exports.gradescope run \\
     --assignment {assignment} \\
-    --submission-dir /autograder/submission \\
-    --metadata /autograder/submission_metadata.json \\
-    --out /autograder/results/results.json
+    --submission-dir "$ROOT/submission" \\
+    --metadata "$ROOT/submission_metadata.json" \\
+    --out "$RESULTS"
+status=$?
+# Gradescope shows "The autograder failed to execute correctly" when results.json is missing; if Python
+# itself died (killed for memory, broken venv), write a score of 0 with a message instead.
+if [ "$status" -ne 0 ] || [ ! -s "$RESULTS" ]; then
+    cat > "$RESULTS" <<JSON
+{"score": 0.0, "execution_time": 0, "stdout_visibility": "hidden", "visibility": "visible", "tests": [],
+ "output": "The grader stopped before it could score this submission (exit status $status), so it scores 0. Please tell course staff."}
+JSON
+fi
+exit 0
 """
 
 
@@ -279,7 +359,7 @@ def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_
     requirements = "".join(f"{d}\n" for d in deps if d != torch)
     generated = {
         "setup.sh": (SETUP_SH.replace("{torch}", torch), 0o755),
-        "run_autograder": (RUN_AUTOGRADER.format(assignment=assignment), 0o755),
+        "run_autograder": (RUN_AUTOGRADER.replace("{assignment}", assignment), 0o755),
         "requirements.txt": (requirements, 0o644),
     }
     out = Path(out)

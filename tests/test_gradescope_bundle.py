@@ -1,0 +1,144 @@
+"""The Gradescope autograder bundle, run end to end in a Gradescope-shaped tree under a temporary root.
+
+setup.sh runs once with AUTOGRADER_PYTHON pointing at this interpreter, so it only builds a venv that
+inherits the installed dependencies (no download, never a CUDA torch); run_autograder then grades
+uploads exactly as Gradescope would, with AUTOGRADER_ROOT in place of /autograder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from assignments.exports import gradescope
+from assignments.paths import REPO
+
+A = "transformers"
+VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
+
+
+def check_results_schema(data: dict) -> None:
+    """Gradescope's documented results.json fields, with the types it expects."""
+    assert isinstance(data.get("score"), (int, float)), f"score should be a number but is {data.get('score')!r}"
+    assert isinstance(data.get("execution_time"), (int, float)), "execution_time should be a number"
+    assert data.get("stdout_visibility") in VISIBILITIES, f"bad stdout_visibility {data.get('stdout_visibility')!r}"
+    assert isinstance(data.get("tests"), list), "tests should be a list"
+    for test in data["tests"]:
+        for key, kind in (("name", str), ("score", (int, float)), ("max_score", (int, float)),
+                          ("status", str), ("output", str), ("visibility", str)):
+            assert isinstance(test.get(key), kind), f"test {test.get('name')!r}: {key} should be {kind} but is {test.get(key)!r}"
+        assert test["status"] in {"passed", "failed"}, f"status should be passed/failed but is {test['status']!r}"
+        assert test["visibility"] in VISIBILITIES, f"bad visibility {test['visibility']!r}"
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    """The unpacked bundle after setup.sh: its root, ready for one submission at a time."""
+    root = tmp_path_factory.mktemp("autograder")
+    archive = gradescope.build_autograder_zip(A, root.parent / f"{A}.zip")
+    with zipfile.ZipFile(archive) as zf:
+        for info in zf.infolist():
+            target = root / "source" / info.filename
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(zf.read(info))
+            target.chmod((info.external_attr >> 16) & 0o777 or 0o644)
+    # Gradescope copies setup.sh and run_autograder to the root before running them.
+    for name in ("setup.sh", "run_autograder"):
+        shutil.copy2(root / "source" / name, root / name)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
+    done = subprocess.run(["bash", str(root / "setup.sh")], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"setup.sh failed:\n{done.stdout}\n{done.stderr}"
+    return root
+
+
+def grade_upload(root: Path, files: dict[str, bytes]) -> dict:
+    for name in ("submission", "results"):
+        shutil.rmtree(root / name, ignore_errors=True)
+    (root / "submission").mkdir()
+    (root / "results").mkdir()
+    for name, data in files.items():
+        (root / "submission" / name).write_bytes(data)
+    (root / "submission_metadata.json").write_text(json.dumps({
+        "id": 1, "created_at": "2026-11-20T12:00:00Z", "assignment": {"title": A},
+        "users": [{"email": "student@example.edu", "name": "Student", "sid": "s1"}]}))
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root)}
+    env.pop("PYTHONPATH", None)   # the bundle must grade from its own copy of the package
+    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, f"run_autograder exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    results = root / "results" / "results.json"
+    assert results.is_file(), f"run_autograder wrote no results.json:\n{done.stdout}\n{done.stderr}"
+    data = json.loads(results.read_text())
+    check_results_schema(data)
+    return data
+
+
+def notebook_bytes(kind: str, assignment: str = A) -> bytes:
+    return next((REPO / kind / assignment).glob("*.ipynb")).read_bytes()
+
+
+def test_bundle_grades_the_reference_notebook_with_full_marks(bundle):
+    data = grade_upload(bundle, {f"{A}.ipynb": notebook_bytes("source")})
+    full = data["extra_data"]["autograded_max"]
+    assert full > 0 and data["tests"], f"the reference was not graded at all:\n{data['output']}"
+    assert data["score"] == pytest.approx(full), f"reference should score {full} but scored {data['score']}:\n{data['output']}"
+
+
+def test_bundle_grades_the_blank_release_with_zero(bundle):
+    data = grade_upload(bundle, {f"{A}.ipynb": notebook_bytes("release")})
+    assert data["score"] == 0, f"blank release should score 0 but scored {data['score']}"
+
+
+def test_bundle_picks_the_lms_renamed_notebook_among_two(bundle):
+    data = grade_upload(bundle, {f"smithj_1234_5678_{A}-1.ipynb": notebook_bytes("source"),
+                                 "scratch.ipynb": notebook_bytes("release")})
+    full = data["extra_data"]["autograded_max"]
+    assert data["score"] == pytest.approx(full), (
+        f"the renamed reference should be graded (full marks {full}) but the score is {data['score']}:\n{data['output']}")
+    assert "several notebooks" in data["output"], "the student should be told which of two notebooks was graded"
+
+
+def test_bundle_scores_a_buggy_submission_as_the_standalone_door_does(bundle):
+    from assignments import demo_class
+    from assignments.grading.standalone import grade_submission
+    import nbformat
+
+    mutant = demo_class.pick_mutants(A, 1)[0]
+    notebook = nbformat.writes(demo_class.filled_release(A, {mutant.replaces: mutant.code})).encode()
+    data = grade_upload(bundle, {f"{A}.ipynb": notebook})
+    door = grade_submission(A, notebook, "student@example.edu")
+    assert data["score"] == pytest.approx(door.autograded_points), (
+        f"mutant {mutant.name}: bundle scored {data['score']} but the standalone door {door.autograded_points}")
+    assert data["score"] < data["extra_data"]["autograded_max"], f"mutant {mutant.name} should lose points"
+
+
+BAD_UPLOADS = {
+    "no notebook": {"answers.txt": b"my answers"},
+    "notebook of another assignment": {f"{A}.ipynb": notebook_bytes("source", "rnn_attention")},
+    "60 MB notebook": {f"{A}.ipynb": b'{"cells": [], "x": "' + b"a" * (60 * 2**20) + b'"}'},
+    "undecodable file": {f"{A}.ipynb": b"\xff\xfe\x00garbage\x80\x81"},
+}
+
+
+@pytest.mark.parametrize("upload", list(BAD_UPLOADS), ids=list(BAD_UPLOADS))
+def test_bad_upload_scores_zero_with_a_message(bundle, upload):
+    data = grade_upload(bundle, BAD_UPLOADS[upload])
+    assert data["score"] == 0, f"{upload}: should score 0 but scored {data['score']}"
+    assert "could not be graded" in data["output"], f"{upload}: the output should say why:\n{data['output']}"
+
+
+def test_hidden_test_visibility_is_one_course_setting(tmp_path):
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.course]\ngradescope_test_visibility = "after_published"\n')
+    assert gradescope.test_visibility(pyproject) == "after_published"
+    pyproject.write_text('[tool.course]\ngradescope_test_visibility = "later"\n')
+    with pytest.raises(ValueError, match="after_published"):
+        gradescope.test_visibility(pyproject)
+    assert gradescope.test_visibility(REPO / "pyproject.toml") in gradescope.VISIBILITIES
