@@ -28,7 +28,10 @@ if str(REPO) not in sys.path:
 
 from autograder.fixtures import batch, fallback, payloads, toy  # noqa: E402
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason=fallback.ROOT_ONLY)
+# One worker runs this module (`--dist loadgroup`): its module fixtures start one sandbox and grade one
+# fallback batch, not one per worker.
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason=fallback.ROOT_ONLY),
+              pytest.mark.xdist_group("sandbox_fallback")]
 
 LIMITS = Limits(cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2 ** 30,
                 max_restarts=2, total_timeout=120)
