@@ -41,6 +41,7 @@ def cache_env(root: Path) -> dict[str, str]:
 class Checkpoint:
     repo_id: str
     pickle_weights: bool = False   # the real repository ships only pytorch_model.bin
+    kind: str = "bert"             # "bert": BertModel + WordPiece; "clip": CLIPModel + CLIP processor
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class DatasetSpec:
 CHECKPOINTS = (
     Checkpoint("google-bert/bert-base-uncased"),
     Checkpoint("google/bert_uncased_L-4_H-256_A-4", pickle_weights=True),
+    Checkpoint("openai/clip-vit-base-patch32", kind="clip"),
 )
 DATASETS = (
     DatasetSpec("stanfordnlp/imdb", "plain_text", {"train": 96, "test": 64, "unsupervised": 16}, "review"),
@@ -173,24 +175,84 @@ def _bert_tokenizer(vocabulary: list[str]):
                              sep_token="[SEP]", mask_token="[MASK]", do_lower_case=True)
 
 
-def write_checkpoint(hub_cache: Path, checkpoint: Checkpoint) -> Path:
-    """Save a tiny random BERT and a real WordPiece tokenizer as snapshot of `checkpoint` in the hub cache."""
-    import torch
-    from transformers import BertConfig, BertModel
+def _clip_tokenizer():
+    """A byte-level BPE tokenizer shaped like CLIP's, wrapped as transformers' CLIPTokenizerFast.
 
-    org, name = checkpoint.repo_id.split("/")
-    commit = hashlib.sha1(checkpoint.repo_id.encode()).hexdigest()
+    Its vocabulary is the 256 byte symbols, each also with CLIP's end-of-word mark ``</w>``, plus CLIP's
+    two special tokens; with no merges, every word is spelled out symbol by symbol. The real tokenizer
+    has 49,408 entries learned from web captions; the notebook only needs one that CLIPProcessor loads
+    and that ends every caption with ``<|endoftext|>``, where CLIP's text model pools."""
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+    from transformers import CLIPTokenizerFast
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    tokens = alphabet + [symbol + "</w>" for symbol in alphabet] + ["<|startoftext|>", "<|endoftext|>"]
+    ids = {token: i for i, token in enumerate(tokens)}
+    bpe = Tokenizer(models.BPE(vocab=ids, merges=[], end_of_word_suffix="</w>", unk_token="<|endoftext|>"))
+    bpe.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Replace(Regex(r"\s+"), " "),
+                                           normalizers.Lowercase()])
+    # transformers 4 checks that the pre-tokenizer is a Sequence, as CLIP's own is
+    bpe.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(r"[a-z]+|[0-9]|[^\sa-z0-9]+"), behavior="removed", invert=True),
+        pre_tokenizers.ByteLevel(add_prefix_space=False)])
+    bpe.post_processor = processors.TemplateProcessing(
+        single="<|startoftext|> $A <|endoftext|>",
+        special_tokens=[("<|startoftext|>", ids["<|startoftext|>"]), ("<|endoftext|>", ids["<|endoftext|>"])])
+    bpe.decoder = decoders.ByteLevel()
+    return CLIPTokenizerFast(tokenizer_object=bpe, bos_token="<|startoftext|>", eos_token="<|endoftext|>",
+                             unk_token="<|endoftext|>", pad_token="<|endoftext|>")
+
+
+def _snapshot(hub_cache: Path, repo_id: str) -> Path:
+    """The snapshot folder of `repo_id` in the hub cache, with refs/main pointing at it."""
+    org, name = repo_id.split("/")
+    commit = hashlib.sha1(repo_id.encode()).hexdigest()
     repo = Path(hub_cache) / f"models--{org}--{name}"
     snapshot = repo / "snapshots" / commit
     snapshot.mkdir(parents=True, exist_ok=True)
     (repo / "refs").mkdir(exist_ok=True)
     (repo / "refs" / "main").write_text(commit)
+    return snapshot
+
+
+def _write_bert(snapshot: Path, checkpoint: Checkpoint) -> None:
+    """A tiny random BERT and a real WordPiece tokenizer."""
+    import torch
+    from transformers import BertConfig, BertModel
+
     tokenizer = _bert_tokenizer(_vocabulary())
     tokenizer.save_pretrained(str(snapshot))
     torch.manual_seed(0)
     config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                         intermediate_size=64, max_position_embeddings=512)
     BertModel(config).save_pretrained(str(snapshot), safe_serialization=not checkpoint.pickle_weights)
+
+
+def _write_clip(snapshot: Path) -> None:
+    """A tiny random CLIP with the real processor's image settings (224-pixel crops) and a CLIP-shaped tokenizer."""
+    import torch
+    from transformers import CLIPConfig, CLIPImageProcessor, CLIPModel, CLIPProcessor
+
+    tokenizer = _clip_tokenizer()
+    CLIPProcessor(image_processor=CLIPImageProcessor(), tokenizer=tokenizer).save_pretrained(str(snapshot))
+    torch.manual_seed(0)
+    config = CLIPConfig(
+        text_config=dict(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, max_position_embeddings=77, pad_token_id=tokenizer.pad_token_id,
+                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id),
+        vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                           image_size=224, patch_size=32),
+        projection_dim=16)
+    CLIPModel(config).save_pretrained(str(snapshot))
+
+
+def write_checkpoint(hub_cache: Path, checkpoint: Checkpoint) -> Path:
+    """Save a tiny random model and a working tokenizer/processor as the snapshot of `checkpoint`."""
+    snapshot = _snapshot(hub_cache, checkpoint.repo_id)
+    if checkpoint.kind == "clip":
+        _write_clip(snapshot)
+    else:
+        _write_bert(snapshot, checkpoint)
     return snapshot
 
 

@@ -1,0 +1,12 @@
+"""Multiplies by logit_scale itself instead of exp(logit_scale), the temperature factor.
+
+question: clip_similarity_tests
+replaces: clip_similarity
+"""
+
+
+def clip_similarity(image_embeds, text_embeds, logit_scale):
+    images = image_embeds / image_embeds.norm(dim=-1, keepdim=True)
+    texts = text_embeds / text_embeds.norm(dim=-1, keepdim=True)
+    logits_per_text = logit_scale * texts @ images.T
+    return logits_per_text, logits_per_text.softmax(dim=-1)
