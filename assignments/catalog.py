@@ -24,7 +24,7 @@ class CatalogEntry:
 CATALOG: tuple[CatalogEntry, ...] = (
     CatalogEntry("transformers", "Transformers from scratch: attention, a mini BERT, masked-LM pre-training, "
                                  "and frozen-BERT sentiment", 48),
-    CatalogEntry("rnn_attention", "From recurrence to attention", 38),
+    CatalogEntry("rnn_attention", "From recurrence to attention", 40),
     CatalogEntry("transfer_lm", "A transformer language model, and what pre-training buys a classifier", 32),
 )
 

@@ -56,6 +56,7 @@ class DatasetSpec:
 CHECKPOINTS = (
     Checkpoint("google-bert/bert-base-uncased"),
     Checkpoint("google/bert_uncased_L-4_H-256_A-4", pickle_weights=True),
+    Checkpoint("nlpaueb/legal-bert-small-uncased", pickle_weights=True),
     Checkpoint("openai/clip-vit-base-patch32", kind="clip"),
 )
 DATASETS = (

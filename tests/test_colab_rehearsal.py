@@ -27,6 +27,8 @@ ONLINE_LINES = {
                      r"\d+ training and \d+ test examples"],
     "rnn_attention": [r"Loaded google/bert_uncased_L-4_H-256_A-4 and nyu-mll/glue \(sst2\) from the Hugging Face "
                       r"hub: \d+ training and \d+ validation examples",
+                      r"Loaded google/bert_uncased_L-4_H-256_A-4 and nlpaueb/legal-bert-small-uncased from the "
+                      r"Hugging Face hub",
                       r"Loaded openai/clip-vit-base-patch32 from the Hugging Face hub: [\d,]+ parameters"],
     "transfer_lm": [r"Loaded Salesforce/wikitext \(wikitext-2-raw-v1\) from the Hugging Face hub: \d+ training",
                     r"Loaded cornell-movie-review-data/rotten_tomatoes from the Hugging Face hub: \d+ training"],
