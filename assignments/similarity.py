@@ -3,8 +3,8 @@
 The method follows MOSS (Schleimer, Wilkerson and Aiken, "Winnowing", SIGMOD 2003), written here for
 notebook answer cells:
 
-1. **Tokens**: each answer cell is read with Python's ``tokenize``. Comments, blank lines, layout and
-   docstrings are dropped; every identifier the student could rename becomes ``V`` (variables,
+1. **Tokens**: each answer cell is read with Python's ``tokenize``. Comments, blank lines, layout,
+   docstrings, grouping or tuple parentheses and trailing commas are dropped; every identifier the student could rename becomes ``V`` (variables,
    parameters, functions, ``self.`` attributes); keywords, builtins and attribute names after a dot
    (``.softmax``, ``.transpose``: the library API a solution calls) stay; strings become ``S`` and numbers
    their value (``1.`` and ``1.0`` are one token). Renaming variables or reformatting changes nothing.

@@ -17,6 +17,7 @@ import nbformat
 import pytest
 
 from assignments import cli, demo_class, notebooks, similarity, similarity_report
+from assignments.grading.inprocess import execute_cells, grade_namespace
 from autograder.fixtures.similarity import ASSIGNMENT, independent_answers, renamed
 
 SCRIPT = "<script>alert('copied')</script>"
@@ -78,6 +79,36 @@ def score(comparison, a, b) -> float:
 
 def question(found, grade_id):
     return next((q for q in found.questions if q.grade_id == grade_id), None)
+
+
+def question_after(nb, answers) -> list[str]:
+    """The question (autograded test cell) that follows each of ``answers`` in the notebook."""
+    found, pending = [], False
+    for cell in nb.cells:
+        if notebooks.is_answer(cell) and notebooks.grade_id(cell) in answers:
+            pending = True
+        elif pending and notebooks.is_autograded_test(cell):
+            found.append(notebooks.grade_id(cell))
+            pending = False
+    return found
+
+
+def test_the_independent_answers_pass_their_hidden_tests():
+    """They stand for honest students, so they must be correct: run after the notebook's setup cell alone
+    (imports), each question's hidden tests give full marks."""
+    answers = independent_answers()
+    nb = copy.deepcopy(notebooks.source_notebook(ASSIGNMENT))
+    nb.cells = [c for c in nb.cells if notebooks.grade_id(c) == "setup"] + \
+        [c for c in nb.cells if notebooks.grade_id(c) in answers]
+    for cell in nb.cells:
+        cell.source = answers.get(notebooks.grade_id(cell), cell.source)
+    namespace, findings = execute_cells(nb)
+    assert not findings, [f.message for f in findings]
+    questions = question_after(notebooks.source_notebook(ASSIGNMENT), answers)
+    result = grade_namespace(ASSIGNMENT, namespace, student="independent", selected=questions)
+    scored = {q.grade_id: (q.points, q.max_points) for q in result.questions if q.grade_id in questions}
+    assert len(scored) == len(answers) and all(points == top for points, top in scored.values()), \
+        f"every independent answer should earn full marks on its question, got {scored}"
 
 
 def test_renaming_variables_and_reformatting_leave_the_tokens_unchanged():
