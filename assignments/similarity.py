@@ -4,10 +4,11 @@ The method follows MOSS (Schleimer, Wilkerson and Aiken, "Winnowing", SIGMOD 200
 notebook answer cells:
 
 1. **Tokens**: each answer cell is read with Python's ``tokenize``. Comments, blank lines, layout,
-   docstrings, grouping or tuple parentheses and trailing commas are dropped; every identifier the student could rename becomes ``V`` (variables,
-   parameters, functions, ``self.`` attributes); keywords, builtins and attribute names after a dot
-   (``.softmax``, ``.transpose``: the library API a solution calls) stay; strings become ``S`` and numbers
-   their value (``1.`` and ``1.0`` are one token). Renaming variables or reformatting changes nothing.
+   docstrings, grouping or tuple parentheses and trailing commas are dropped; every identifier the
+   student could rename becomes ``V`` (variables, parameters, functions, ``self.`` attributes); keywords,
+   builtins and attribute names after a dot (``.softmax``, ``.transpose``: the library API a solution
+   calls) stay; strings become ``S`` and numbers their value (``1.`` and ``1.0`` are one token).
+   Renaming variables or reformatting changes nothing.
 2. **Fingerprints**: every run of ``K`` tokens (a k-gram) is hashed; k-grams that occur anywhere in the
    release notebook's code (the skeletons students start from, the provided cells) are dropped, so
    starter code is not evidence; winnowing then keeps the smallest hash of every ``WINDOW`` consecutive
