@@ -123,10 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     hub.add_argument("directory")
     hub.set_defaults(func=cmd_stand_in_hub)
 
-    from . import exports, formgrader, release
+    from . import exports, formgrader, release, similarity_report
     release.add_commands(sub)
     exports.add_commands(sub)
     formgrader.add_command(sub)
+    similarity_report.add_command(sub)
     return parser
 
 

@@ -21,3 +21,8 @@ def nbgrader_course(door_dir: Path) -> Path:
     """nbgrader's own course folder inside a door folder: gradebook.db, submitted/ and autograded/, the
     folder formgrader opens. Kept between runs so hand grades survive a regrade."""
     return Path(door_dir) / "course"
+
+
+def similarity_dir(assignment: str) -> Path:
+    """Where ``course similarity`` writes its report by default (beside the assignment's grades)."""
+    return GRADES_DIR / assignment / "similarity"
