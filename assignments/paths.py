@@ -21,3 +21,9 @@ def nbgrader_course(door_dir: Path) -> Path:
     """nbgrader's own course folder inside a door folder: gradebook.db, submitted/ and autograded/, the
     folder formgrader opens. Kept between runs so hand grades survive a regrade."""
     return Path(door_dir) / "course"
+
+
+def repair_dir(parent: Path) -> Path:
+    """Where repaired copies (nbgrader's submitted/ layout) and repair.json go inside an output folder:
+    ``course repair`` uses grades/<assignment>/repair, the nbgrader door its own folder's repair/."""
+    return Path(parent) / "repair"
