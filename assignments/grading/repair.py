@@ -65,8 +65,9 @@ class Repair:
                             f"({self.refused.message}); nbgrader graded it as sent", "error")]
         if not self.changes:
             return []
-        note = Finding("repaired", f"nbgrader graded a repaired copy of this notebook ({self.how()}; the "
-                       f"release's nbgrader metadata restored): {self.repaired}", "info")
+        # No path in the message: records reach students' feedback; repair.json says where the copy is.
+        note = Finding("repaired", f"nbgrader graded a repaired copy of this notebook, with the release's "
+                       f"nbgrader metadata restored on its cells ({self.how()})", "info")
         return [note, *self.changes]
 
     def to_dict(self) -> dict:
