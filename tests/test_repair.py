@@ -56,7 +56,8 @@ VARIANTS = {
     "copied into a new notebook": lambda nb: as_file(demo_class.pasted_into_colab(nb)),
     "grade_ids renamed": lambda nb: as_file(damaged.renamed(nb)),
     "an older release": lambda nb: as_file(damaged.older_release(nb)),
-    "answer pasted twice into a new notebook": lambda nb: as_file(damaged.answer_pasted_twice(nb, damaged.earlier_attempt(nb))[0]),
+    "answer pasted twice into a new notebook":
+        lambda nb: as_file(damaged.answer_pasted_twice(nb, damaged.earlier_attempt(nb))[0]),
     "latin-1": lambda nb: damaged.saved_as(nb, "latin-1"),
     "utf-16 with BOM": lambda nb: damaged.saved_as(nb, "utf-16"),
     "windows-1252 with CRLF": lambda nb: damaged.saved_as(nb, "cp1252", "\r\n"),
