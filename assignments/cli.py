@@ -45,8 +45,9 @@ def cmd_grade(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    """nbgrader door: real `nbgrader autograde` per student, read back from its gradebook, then (unless
-    --no-cross-check) a second opinion from the standalone door on every question."""
+    """nbgrader door: each notebook repaired (`course repair`), real `nbgrader autograde` per student, read
+    back from its gradebook, then (unless --no-cross-check) a second opinion from the standalone door on
+    every question (of the notebooks as sent)."""
     from .grading import nbgrader_door, table
     from .paths import nbgrader_course, nbgrader_door_dir
     from .workflow import attach_intake, collect
@@ -55,8 +56,8 @@ def cmd_autograde(args) -> int:
     jobs, found = collect(args.assignment, Path(args.submissions), out)
     submissions = {job.student: Path(job.path) for job in jobs}
     course = nbgrader_course(out)
-    results = nbgrader_door.autograde(args.assignment, submissions, root=course,
-                                      timeout=args.timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S)
+    results = nbgrader_door.autograde_repaired(args.assignment, submissions, out, root=course,
+                                               timeout=args.timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S)
     disagreements = [] if args.no_cross_check else nbgrader_door.cross_check(
         args.assignment, results, submissions, out / "standalone", workers=args.workers)
     results = attach_intake(results, found, out, door="nbgrader")
@@ -65,6 +66,22 @@ def cmd_autograde(args) -> int:
         print("the standalone door agrees on every question" if not disagreements
               else "DOORS DISAGREE (the standalone door is the trusted one):\n  " + "\n  ".join(disagreements))
     print(f"results: {out / 'results'}\nnbgrader course folder: {course}")
+    return 0
+
+
+def cmd_repair(args) -> int:
+    """Repaired copies for nbgrader (the release's metadata restored, UTF-8) and a report of what was done."""
+    from .grading import repair
+    from .paths import GRADES_DIR, repair_dir
+    from .workflow import collect
+
+    out = Path(args.out or repair_dir(GRADES_DIR / args.assignment))
+    jobs, _ = collect(args.assignment, Path(args.submissions), out)
+    repairs = repair.repair_class(args.assignment, {job.student: Path(job.path) for job in jobs}, out)
+    print(repair.report_table(repairs, f"{args.assignment}: repaired for nbgrader (release cells found, per method)"))
+    print(f"{repair.summary(repairs)}\nreport: {out / repair.REPORT}\nrepaired copies: {out / 'submitted'} "
+          f"(nbgrader's layout: copy its folders into your course's submitted/, then "
+          f"`nbgrader autograde {args.assignment}`)")
     return 0
 
 
@@ -98,7 +115,15 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--out", help="output folder (default: grades/<assignment>)")
     grade.set_defaults(func=cmd_grade)
 
-    autograde = sub.add_parser("autograde", help="grade the same inputs through real `nbgrader autograde`")
+    repair = sub.add_parser("repair", help="repair damaged notebooks (lost nbgrader metadata, another encoding) "
+                                           "so that plain `nbgrader autograde` grades them")
+    repair.add_argument("assignment")
+    repair.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
+    repair.add_argument("--out", help="output folder (default: grades/<assignment>/repair)")
+    repair.set_defaults(func=cmd_repair)
+
+    autograde = sub.add_parser("autograde", help="grade the same inputs through real `nbgrader autograde`, "
+                                                 "each notebook repaired first (as `course repair`)")
     autograde.add_argument("assignment")
     autograde.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
     autograde.add_argument("--out", help="output folder (default: grades/<assignment>/nbgrader)")

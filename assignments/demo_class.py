@@ -4,7 +4,7 @@ Submissions are built the way a student makes them: the release notebook with an
 The reference student pastes the solution (without nbgrader's markers), the blank student uploads the
 release untouched, each buggy student has one known mistake from ``autograder/<a>/mutants``, and the
 damaged student has the reference's cells pasted into a fresh Colab notebook (no nbgrader metadata),
-which the standalone door recovers by content.
+which the standalone door recovers by content and ``course repair`` repairs for the nbgrader door.
 """
 
 from __future__ import annotations

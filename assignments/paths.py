@@ -26,3 +26,9 @@ def nbgrader_course(door_dir: Path) -> Path:
 def similarity_dir(assignment: str) -> Path:
     """Where ``course similarity`` writes its report by default (beside the assignment's grades)."""
     return GRADES_DIR / assignment / "similarity"
+
+
+def repair_dir(parent: Path) -> Path:
+    """Where repaired copies (nbgrader's submitted/ layout) and repair.json go inside an output folder:
+    ``course repair`` uses grades/<assignment>/repair, the nbgrader door its own folder's repair/."""
+    return Path(parent) / "repair"

@@ -8,7 +8,7 @@ from pathlib import Path
 from . import intake, notebooks
 from .grading import batch
 from .grading.results import Finding, SubmissionResult
-from .paths import BUILD_DIR, GRADES_DIR, nbgrader_course, nbgrader_door_dir
+from .paths import BUILD_DIR, GRADES_DIR, nbgrader_course, nbgrader_door_dir, repair_dir
 
 
 def collect(assignment: str, source: Path, out: Path) -> tuple[list[batch.Job], intake.IntakeResult]:
@@ -65,8 +65,7 @@ def export_all(assignment: str, out: Path, course_root: Path | None = None) -> N
 
 def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3) -> int:
     """Release, then grade a demo class of every assignment through both doors and export everything."""
-    from . import demo_class, release
-    from .grading import nbgrader_door, table
+    from . import release
 
     started = time.perf_counter()
     if not skip_release:
@@ -76,35 +75,42 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
             return 1
     disagreements = []
     for assignment in notebooks.assignment_names():
-        students = demo_class.demo_class(assignment, buggy)
-        download = BUILD_DIR / "demo" / assignment / "canvas_download.zip"
-        files = demo_class.write_canvas_zip(assignment, students, download)
-        out = GRADES_DIR / assignment
-        standalone = grade_class(assignment, download, out, workers)
-        print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
-        # Canvas user ids key the records; say who is who (file name: login_userid_submissionid_name).
-        print("who is who: " + ", ".join(f"{name.split('_')[1]} = {student}"
-                                          for student, name in sorted(files.items(), key=lambda kv: kv[1].split('_')[1])))
-
-        staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(out / "intake.json").submissions}
-        # The damaged notebook lost its nbgrader metadata, which nbgrader autograde needs and only the
-        # standalone door recovers; it is left out of the nbgrader door and of the comparison.
-        damaged = {files[demo_class.DAMAGED].split("_")[1]} if demo_class.DAMAGED in files else set()
-        staged = {student: path for student, path in staged.items() if student not in damaged}
-        course = nbgrader_course(nbgrader_door_dir(assignment))
-        through_nbgrader = nbgrader_door.autograde(assignment, staged, root=course)
-        for result in through_nbgrader:
-            batch.save(result, nbgrader_door_dir(assignment))
-        print(table.score_table(through_nbgrader, f"{assignment}: nbgrader autograde"))
-        # The standalone records go into the same gradebook nbgrader just filled (formgrader, export).
-        export_all(assignment, out, course_root=course)
-        if damaged:
-            print(f"{demo_class.DAMAGED} ({', '.join(sorted(damaged))}) has no nbgrader metadata: the standalone "
-                  "door recovered its cells by content (see its cells-recovered finding); nbgrader skipped it")
-        differences = table.compare_doors([r for r in standalone if r.student not in damaged], through_nbgrader)
-        print("both doors agree on every question" if not differences
-              else "DOORS DISAGREE:\n  " + "\n  ".join(differences))
-        disagreements += differences
-        print(f"grade files: {out}/ (results/, exports/, nbgrader/results/, intake.json)")
+        disagreements += demo_assignment(assignment, workers, buggy)
     print(f"\ndemo finished in {time.perf_counter() - started:.0f} s")
     return 1 if disagreements else 0
+
+
+def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3) -> list[str]:
+    """One assignment's demo class through both doors, exported; returns the doors' disagreements."""
+    from . import demo_class
+    from .grading import nbgrader_door, repair, table
+
+    students = demo_class.demo_class(assignment, buggy)
+    download = BUILD_DIR / "demo" / assignment / "canvas_download.zip"
+    files = demo_class.write_canvas_zip(assignment, students, download)
+    out = GRADES_DIR / assignment
+    standalone = grade_class(assignment, download, out, workers)
+    print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
+    # Canvas user ids key the records; say who is who (file name: login_userid_submissionid_name).
+    print("who is who: " + ", ".join(f"{name.split('_')[1]} = {student}"
+                                      for student, name in sorted(files.items(), key=lambda kv: kv[1].split('_')[1])))
+
+    staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(out / "intake.json").submissions}
+    # Every notebook goes through nbgrader, the damaged one (no nbgrader metadata) repaired first.
+    course = nbgrader_course(nbgrader_door_dir(assignment))
+    through_nbgrader = nbgrader_door.autograde_repaired(assignment, staged, nbgrader_door_dir(assignment),
+                                                        root=course)
+    for result in through_nbgrader:
+        batch.save(result, nbgrader_door_dir(assignment))
+    print(table.score_table(through_nbgrader, f"{assignment}: nbgrader autograde"))
+    # The standalone records go into the same gradebook nbgrader just filled (formgrader, export).
+    export_all(assignment, out, course_root=course)
+    if demo_class.DAMAGED in files:
+        print(f"{demo_class.DAMAGED} ({files[demo_class.DAMAGED].split('_')[1]}) has no nbgrader metadata: the "
+              "standalone door recovered its cells by content and nbgrader graded a repaired copy (see the "
+              f"cells-recovered findings and {repair_dir(nbgrader_door_dir(assignment)) / repair.REPORT})")
+    differences = table.compare_doors(standalone, through_nbgrader)
+    print("both doors agree on every question" if not differences
+          else "DOORS DISAGREE:\n  " + "\n  ".join(differences))
+    print(f"grade files: {out}/ (results/, exports/, nbgrader/results/, nbgrader/repair/, intake.json)")
+    return differences

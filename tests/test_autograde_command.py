@@ -1,4 +1,4 @@
-"""`course autograde`: intake, real nbgrader per student with progress, a standalone second opinion.
+"""`course autograde`: intake, repair, real nbgrader per student with progress, a standalone second opinion.
 
 Kept small (two notebooks: a blank release and a damaged file) because each one runs real nbgrader and
 the standalone sandbox; the scoring itself is covered by tests/test_nbgrader_door.py.
@@ -41,8 +41,19 @@ def test_every_student_gets_a_record_and_the_class_goes_on(ran):
     records = {p.stem: json.loads(p.read_text()) for p in (out / "results").glob("*.json")}
     assert sorted(records) == ["blank", "damaged"], f"records written: {sorted(records)}"
     damaged_codes = {f["code"] for f in records["damaged"]["findings"]}
-    assert {"intake-malformed-notebook", "nbgrader-autograde"} <= damaged_codes, damaged_codes
+    assert {"intake-malformed-notebook", "not-repaired", "nbgrader-autograde"} <= damaged_codes, damaged_codes
     assert all(not q["points"] for q in records["damaged"]["questions"]), "a damaged notebook earned points"
+
+
+def test_each_notebook_is_repaired_before_nbgrader_and_the_report_kept(ran):
+    _, printed, _, out = ran
+    report = json.loads((out / "repair" / "repair.json").read_text())
+    statuses = {s["student"]: s["status"] for s in report["students"]}
+    assert statuses == {"blank": "unchanged", "damaged": "not repaired"}, statuses
+    assert "repaired for nbgrader: 2 notebook(s)" in printed, printed[-1500:]
+    blank = json.loads((out / "results" / "blank.json").read_text())
+    assert blank["source_file"].endswith("submissions/blank/blank.ipynb"), \
+        f"the record should name the file the student sent, not the repaired copy: {blank['source_file']}"
 
 
 def test_progress_bar_and_a_line_for_the_student_that_failed(ran):

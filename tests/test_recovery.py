@@ -25,10 +25,10 @@ from assignments.grading.recover import definitions, recover
 from assignments.grading.restore import check_assignment, restore
 from assignments.grading.standalone import grade_submission, load_submission
 from assignments.paths import SOURCE_DIR
+from autograder.fixtures.damaged import answer_pasted_twice, renamed, saved_as, with_one_mistake
 
 ASSIGNMENT = os.environ.get("COURSE_RECOVERY_ASSIGNMENT", "transfer_lm")
 OTHERS = [a for a in ("transformers", "rnn_attention", "transfer_lm") if a != ASSIGNMENT]
-ACCENTED = "# Lösung geprüft: café\n"   # Latin-1 letters, so an encoding mistake would show
 
 
 def codes(findings):
@@ -43,52 +43,13 @@ def template():
 @pytest.fixture(scope="module")
 def original():
     """The filled release with one known mistake, so scores are partial and answers must land right."""
-    mutant = demo_class.pick_mutants(ASSIGNMENT, 1)[0]
-    nb = demo_class.filled_release(ASSIGNMENT, {mutant.replaces: mutant.code})
-    first_answer = next(c for c in nb.cells if notebooks.is_answer(c) and c.cell_type == "code")
-    first_answer.source = ACCENTED + first_answer.source
-    return nb
+    return with_one_mistake(ASSIGNMENT)
 
 
 def executed(nb, template):
     """What the standalone door runs and scores: every cell's type, source and nbgrader metadata."""
     restored, _ = restore(nb, template)
     return [(c.cell_type, c.source, notebooks.nbgrader(c)) for c in restored.cells]
-
-
-# --- damage, as students do it ---------------------------------------------------------------------------
-def renamed(nb, which=lambda index: True, suffix="_v2"):
-    """grade_ids renamed (all, or those ``which`` picks by position: an older release's names)."""
-    out = copy.deepcopy(nb)
-    named = [c for c in out.cells if notebooks.grade_id(c)]
-    for index, cell in enumerate(named):
-        if which(index):
-            cell.metadata["nbgrader"]["grade_id"] += suffix
-    return out
-
-
-def answer_pasted_twice(nb, first_attempt):
-    """The first code answer pasted again above itself with an earlier attempt (run-all keeps the last)."""
-    out = pasted_into_colab(nb)
-    index = next(i for i, c in enumerate(nb.cells) if notebooks.is_answer(c) and c.cell_type == "code")
-    out.cells.insert(index, nbformat.v4.new_code_cell(first_attempt))
-    return out, index
-
-
-def saved_as(nb, encoding: str, newline: str = "\n") -> bytes:
-    """The notebook file as an editor saving in ``encoding`` writes it (JSON escapes what it cannot hold)."""
-    text = json.dumps(nbformat.from_dict(nb), ensure_ascii=False, indent=1)
-    if encoding in ("latin-1", "cp1252"):
-        text = "".join(ch if _encodable(ch, encoding) else json.dumps(ch)[1:-1] for ch in text)
-    return text.replace("\n", newline).encode(encoding)
-
-
-def _encodable(ch: str, encoding: str) -> bool:
-    try:
-        ch.encode(encoding)
-        return True
-    except UnicodeEncodeError:
-        return False
 
 
 def loaded(raw: bytes):

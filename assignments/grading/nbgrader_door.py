@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from .. import notebooks
-from ..paths import REPO, SOURCE_DIR, nbgrader_course, nbgrader_door_dir
+from ..paths import REPO, SOURCE_DIR, nbgrader_course, nbgrader_door_dir, repair_dir
 from .reaper import DEADLINE_EXIT
 from .results import Finding, QuestionResult, SubmissionResult
 
@@ -77,10 +77,15 @@ def prepare_course(assignment: str, root: Path | None = None) -> Path:
     return root
 
 
+def submitted_path(root: Path, assignment: str, student: str) -> Path:
+    """Where ``nbgrader autograde`` looks for a student's notebook in course folder ``root``:
+    submitted/<student>/<assignment>/<the release's notebook name>."""
+    return Path(root) / "submitted" / student / assignment / notebooks.notebook_path(assignment).name
+
+
 def stage(root: Path, assignment: str, student: str, notebook: Path) -> None:
-    """Put one submission where ``nbgrader autograde`` looks: submitted/<student>/<assignment>/<name>."""
-    name = notebooks.notebook_path(assignment).name
-    target = root / "submitted" / student / assignment / name
+    """Put one submission where ``nbgrader autograde`` looks (``submitted_path``)."""
+    target = submitted_path(root, assignment, student)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(notebook, target)
 
@@ -131,6 +136,27 @@ def autograde(assignment: str, submissions: dict[str, Path], root: Path | None =
     if progress:
         print(f"autograded {len(results)} submission(s) of {assignment} through nbgrader in "
               f"{time.perf_counter() - started:.1f} s")
+    return results
+
+
+def autograde_repaired(assignment: str, submissions: dict[str, Path], out: Path, root: Path | None = None,
+                       timeout: float = NOTEBOOK_TIMEOUT_S, progress: bool = True) -> list[SubmissionResult]:
+    """``autograde`` on repaired copies (``repair.repair_class``, under ``paths.repair_dir(out)``): cells
+    that lost their nbgrader metadata get the release's back first, so nbgrader grades what the standalone
+    door grades. Each record carries its student's repair findings and names the file the student sent;
+    a notebook that cannot be repaired is graded as sent."""
+    from . import repair
+
+    repairs = repair.repair_class(assignment, submissions, repair_dir(out))
+    if progress:
+        print(f"repaired for nbgrader: {repair.summary(repairs)} ({repair_dir(out) / repair.REPORT})")
+    results = autograde(assignment, {r.student: Path(r.repaired or r.submitted) for r in repairs}, root,
+                        timeout, progress)
+    by_student = {r.student: r for r in repairs}
+    for result in results:
+        done = by_student[result.student]
+        result.findings = done.findings() + result.findings
+        result.source_file = done.submitted
     return results
 
 

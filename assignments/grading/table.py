@@ -1,4 +1,4 @@
-"""A per-question score table for the terminal."""
+"""Tables for the terminal: per-question scores, and the aligned columns every table here uses."""
 
 from __future__ import annotations
 
@@ -22,11 +22,16 @@ def score_table(results: list[SubmissionResult], title: str = "") -> str:
         serious = sum(1 for f in result.findings if f.severity == "error")
         rows.append([result.student, *cells, _cell(result.autograded_points, result.autograded_max),
                      f"{len(result.findings)}" + (f" ({serious} serious)" if serious else "")])
+    return aligned(header, rows, title)
+
+
+def aligned(header: list[str], rows: list[list], title: str = "") -> str:
+    """Rows under a header, each column as wide as its widest entry, for the terminal."""
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
     lines = [title] if title else []
-    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())
     lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(str(v).ljust(w) for v, w in zip(row, widths)) for row in rows]
+    lines += ["  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
     return "\n".join(lines)
 
 
