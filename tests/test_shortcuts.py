@@ -95,17 +95,19 @@ def test_reference_solutions_are_not_flagged(assignment):
     assert not source, f"{assignment}: the source notebook (solutions in place) was flagged: {source}"
 
 
-def test_local_names_strings_and_comments_are_not_uses():
-    answer = ('def generate_square_subsequent_mask(size, nn=None):\n'
+def test_local_names_strings_comments_and_annotations_are_not_uses():
+    answer = ('def generate_square_subsequent_mask(size, nn=None) -> torch.nn.Transformer:\n'
               '    """Not nn.Transformer.generate_square_subsequent_mask."""\n'
               '    # nn.Transformer.generate_square_subsequent_mask(size) would be a shortcut\n'
               '    note = "nn.Transformer.generate_square_subsequent_mask"\n'
-              '    Transformer = nn\n'
+              '    Transformer = nn                     # a parameter shadows the module alias\n'
+              '    kind: torch.nn.Transformer.generate_square_subsequent_mask = None\n'
               '    blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=1)\n'
               '    return torch.zeros(size, size).masked_fill(blocked, float("-inf"))\n')
     unused = "def unused_helper(size):\n    return nn.Transformer.generate_square_subsequent_mask(size)\n"
     nb = student("transfer_lm", {"square_mask": answer}, [(3, unused)])
-    assert not flagged("transfer_lm", nb), "a parameter, a string, a comment or an unused helper is not a use"
+    assert not flagged("transfer_lm", nb), \
+        "a parameter, a string, a comment, an annotation or an unused helper is not a use"
 
 
 # --- direct use, aliases, helpers ----------------------------------------------------------------------------

@@ -342,9 +342,7 @@ class Namespace:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 outer = [*getattr(node, "decorator_list", []), *node.args.defaults,
                          *[d for d in node.args.kw_defaults if d is not None]]
-                if getattr(node, "returns", None) is not None:
-                    outer.append(node.returns)
-                stack += [(child, scopes) for child in outer]
+                stack += [(child, scopes) for child in outer]     # annotations are not uses
                 inner = (*scopes, _Scope("function", _local_names(node)))
                 body = node.body if isinstance(node.body, list) else [node.body]
                 stack += [(child, inner) for child in body]
@@ -358,6 +356,9 @@ class Namespace:
             if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
                 inner = (*scopes, _Scope("comprehension", _comprehension_names(node)))
                 stack += [(child, inner) for child in ast.iter_child_nodes(node)]
+                continue
+            if isinstance(node, ast.AnnAssign):
+                stack += [(child, scopes) for child in (node.target, node.value) if child is not None]
                 continue
             if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and \
                     not isinstance(getattr(node, "ctx", ast.Load()), (ast.Store, ast.Del)):
@@ -525,6 +526,9 @@ def check(nb, owners: dict[str, str], rules: dict[str, notebooks.ShortcutRule]) 
     if not rules:
         return []
     try:
+        for rule in rules.values():     # import what the rules name first: star imports resolve through it
+            for declared in rule.forbidden:
+                declared_object(declared)
         namespace = scan(nb)
         findings = []
         for question, rule in rules.items():
