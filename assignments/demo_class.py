@@ -2,9 +2,11 @@
 
 Submissions are built the way a student makes them: the release notebook with answer cells filled in.
 The reference student pastes the solution (without nbgrader's markers), the blank student uploads the
-release untouched, each buggy student has one known mistake from ``autograder/<a>/mutants``, and the
-damaged student has the reference's cells pasted into a fresh Colab notebook (no nbgrader metadata),
-which the standalone door recovers by content and ``course repair`` repairs for the nbgrader door.
+release untouched, each buggy student has one known mistake from ``autograder/<a>/mutants``, the
+shortcut student answers one question with the library call it forbids (``autograder/<a>/shortcuts``:
+full marks, and a ``shortcut`` finding), and the damaged student has the reference's cells pasted into a
+fresh Colab notebook (no nbgrader metadata), which the standalone door recovers by content and
+``course repair`` repairs for the nbgrader door.
 """
 
 from __future__ import annotations
@@ -71,12 +73,15 @@ def pick_mutants(assignment: str, count: int) -> list[selftest.Mutant]:
 
 
 def demo_class(assignment: str, buggy: int = 3) -> dict[str, object]:
-    """``{student: notebook}``: a reference, a blank, ``buggy`` students with one mistake each, and the
-    reference pasted into a fresh Colab notebook (``DAMAGED``)."""
+    """``{student: notebook}``: a reference, a blank, ``buggy`` students with one mistake each, a shortcut
+    student (the first of ``selftest.shortcut_answers``, when the assignment has one) and the reference
+    pasted into a fresh Colab notebook (``DAMAGED``)."""
     students = {"reference": filled_release(assignment), "blank": copy.deepcopy(notebooks.release_notebook(assignment)),
                 DAMAGED: pasted_into_colab(filled_release(assignment))}
     for mutant in pick_mutants(assignment, buggy):
         students[f"buggy-{mutant.name}"] = filled_release(assignment, {mutant.replaces: mutant.code})
+    for answer in selftest.shortcut_answers(assignment)[:1]:
+        students[f"shortcut-{answer.name}"] = filled_release(assignment, {answer.replaces: answer.code})
     return students
 
 

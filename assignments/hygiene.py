@@ -19,7 +19,9 @@ Checks (each one a small function over the parsed notebook, so tests can call th
 - no stored outputs or execution counts;
 - code parses as Python, uses no IPython magics, and imports the course's own packages
   (``assignments``, ``autograder``) only inside hidden-test regions;
-- the first cell is the markdown ``colab_badge`` cell and a code cell with grade_id ``setup`` follows.
+- the first cell is the markdown ``colab_badge`` cell and a code cell with grade_id ``setup`` follows;
+- shortcut rules (``metadata.course``, see ``notebooks.shortcut_rules``) sit on autograded test cells only,
+  name importable objects or the notebook's own top-level definitions, and use a known penalty.
 """
 
 from __future__ import annotations
@@ -335,12 +337,72 @@ def check_layout(cells: list, name: str) -> list[Problem]:
     return problems
 
 
+def _top_level_names(cells: list) -> set[str]:
+    """Functions, classes and variables the notebook's code cells define at top level."""
+    names = set()
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        try:
+            tree = ast.parse(_source(cell))
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Assign):
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def check_shortcut_rules(cells: list, name: str) -> list[Problem]:
+    """``metadata.course`` is well formed, on autograded test cells, and every forbidden name resolves."""
+    from . import notebooks
+    from .grading.shortcuts import declared_resolves
+
+    problems, defined = [], None
+    for index, cell in enumerate(cells):
+        meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        if notebooks.COURSE_KEY not in meta:
+            continue
+        gid, course = _gid(cell), meta[notebooks.COURSE_KEY]
+        found = []
+        if not isinstance(course, dict):
+            problems.append(Problem(name, index, gid, f"metadata.{notebooks.COURSE_KEY} is not an object"))
+            continue
+        if not notebooks.is_autograded_test(cell):
+            found.append(f"metadata.{notebooks.COURSE_KEY} is only read on autograded test cells (the question); "
+                         "here it would be ignored")
+        unknown = sorted(set(course) - {notebooks.FORBIDDEN_KEY, notebooks.PENALTY_KEY})
+        if unknown:
+            found.append(f"metadata.{notebooks.COURSE_KEY} has unknown key(s) {', '.join(unknown)}")
+        forbidden = course.get(notebooks.FORBIDDEN_KEY)
+        if not isinstance(forbidden, list) or not forbidden or \
+                not all(isinstance(n, str) and n and all(p.isidentifier() for p in n.split(".")) for n in forbidden):
+            found.append(f"{notebooks.FORBIDDEN_KEY} must be a non-empty list of dotted names "
+                         "(e.g. 'torch.nn.GRUCell') or names the notebook defines")
+            forbidden = []
+        for entry in forbidden:
+            if "." in entry:
+                if not declared_resolves(entry):
+                    found.append(f"{notebooks.FORBIDDEN_KEY}: {entry!r} is not an importable object")
+            else:
+                defined = _top_level_names(cells) if defined is None else defined
+                if entry not in defined:
+                    found.append(f"{notebooks.FORBIDDEN_KEY}: {entry!r} is not defined at top level by any code cell")
+        penalty = course.get(notebooks.PENALTY_KEY, notebooks.DEFAULT_PENALTY)
+        if penalty not in notebooks.PENALTIES:
+            found.append(f"{notebooks.PENALTY_KEY} {penalty!r}; use one of {', '.join(notebooks.PENALTIES)}")
+        problems += [Problem(name, index, gid, message) for message in found]
+    return problems
+
+
 def check_data(data: dict, name: str) -> list[Problem]:
     problems = check_format(data, name)
     if problems:  # the remaining checks assume nbformat's structure; fix these first
         return problems
     cells = [c if isinstance(c, dict) else {} for c in data.get("cells", []) or []]
-    for check in (check_nbgrader, check_markers, check_outputs, check_code, check_layout):
+    for check in (check_nbgrader, check_markers, check_outputs, check_code, check_layout, check_shortcut_rules):
         problems += check(cells, name)
     return problems
 

@@ -12,6 +12,7 @@ import html
 from pathlib import Path
 
 from ..grading.results import SubmissionResult
+from ..grading.shortcuts import CODE as SHORTCUT
 from .text import humanise_question, humanise_test, points, safe_message, student_findings
 
 MARK = {"passed": "✓", "failed": "✗", "error": "✗"}
@@ -28,6 +29,20 @@ def _question_status(question) -> str:
     if question.kind == "manual":
         return "graded by hand" if question.points is not None else "waiting for a hand grade"
     return ""
+
+
+def _split_findings(result: SubmissionResult) -> tuple[dict, list]:
+    """Student-visible findings: shortcut findings by the question they concern (shown under it), and the
+    rest (the notes at the end)."""
+    questions = {q.grade_id for q in result.questions}
+    by_question: dict[str, list] = {}
+    rest = []
+    for finding in student_findings(result):
+        if finding.code == SHORTCUT and finding.cell in questions:
+            by_question.setdefault(finding.cell, []).append(finding)
+        else:
+            rest.append(finding)
+    return by_question, rest
 
 
 def _total_line(result: SubmissionResult) -> str:
@@ -48,6 +63,7 @@ def feedback_markdown(result: SubmissionResult, title: str | None = None) -> str
     if result.status == "rejected":
         out += ["> Your notebook could not be graded, so every autograded question scores 0. "
                 "The notes below say why.", ""]
+    shortcuts, findings = _split_findings(result)
     for question in result.questions:
         heading = f"## {humanise_question(question.grade_id)}: {points(question.points)} / " \
                   f"{points(question.max_points)}"
@@ -62,11 +78,12 @@ def feedback_markdown(result: SubmissionResult, title: str | None = None) -> str
             out.append(line)
         if question.kind == "autograded" and not question.tests:
             out.append("- no hidden test ran for this question")
+        for finding in shortcuts.get(question.grade_id, []):
+            out.append(f"- ⚠ **Shortcut** ({finding.severity}): {finding.message.replace(chr(10), ' ')}")
         if question.comment:
             out.append("> **Grader's comment:** " + safe_comment(question.comment).replace("\n", "\n> "))
         if out[-1] != "":
             out.append("")
-    findings = student_findings(result)
     if findings:
         out += ["## Notes from the grader", ""]
         for finding in findings:
@@ -93,6 +110,7 @@ def feedback_html(result: SubmissionResult, title: str | None = None) -> str:
     if result.status == "rejected":
         out.append('<p class="rejected">Your notebook could not be graded, so every autograded question '
                    "scores 0. The notes below say why.</p>")
+    shortcuts, findings = _split_findings(result)
     for question in result.questions:
         status = _question_status(question)
         out.append(f"<h2>{e(humanise_question(question.grade_id))}: {e(points(question.points))} / "
@@ -108,10 +126,11 @@ def feedback_html(result: SubmissionResult, title: str | None = None) -> str:
             out.append("</table>")
         elif question.kind == "autograded":
             out.append("<p>No hidden test ran for this question.</p>")
+        for finding in shortcuts.get(question.grade_id, []):
+            out.append(f'<p class="note">⚠ <strong>Shortcut</strong> ({e(finding.severity)}): {e(finding.message)}</p>')
         if question.comment:
             out.append('<p class="comment"><strong>Grader\'s comment:</strong> '
                        + e(safe_comment(question.comment)).replace("\n", "<br>") + "</p>")
-    findings = student_findings(result)
     if findings:
         out.append("<h2>Notes from the grader</h2><ul>")
         for finding in findings:

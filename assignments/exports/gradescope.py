@@ -8,9 +8,9 @@ they are separate, hand-graded questions of the assignment, and the output line 
 
 The zip holds ``setup.sh`` (CPU torch and this package's dependencies in a venv), ``run_autograder``
 (runs ``python -m assignments.exports.gradescope run`` on ``/autograder/submission``), and what grading
-needs: the ``assignments`` package, ``autograder/<assignment>`` (without mutants), the source and
-release notebooks of that assignment, ``pyproject.toml`` and ``nbgrader_config.py``. Nothing of other
-assignments goes in.
+needs: the ``assignments`` package, ``autograder/<assignment>`` (without mutants or shortcut answers),
+the source and release notebooks of that assignment, ``pyproject.toml`` and ``nbgrader_config.py``.
+Nothing of other assignments goes in.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from .text import execution_seconds, humanise_question, humanise_test, points, s
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)   # fixed timestamps: the same inputs give the same zip, byte for byte
-SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "mutants", ".DS_Store"}
+SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "mutants", "shortcuts", ".DS_Store"}
 
 
 # ---------------------------------------------------------------- results.json

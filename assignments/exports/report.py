@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..grading.results import SubmissionResult
+from ..grading.shortcuts import CODE as SHORTCUT
 from .text import humanise_question, humanise_test, points
 
 
@@ -100,6 +101,7 @@ def summary_markdown(results: list[SubmissionResult], assignment: str | None = N
         out += [f"| {code} | {n} | {students[code]} |" for code, n in sorted(findings.items())]
     else:
         out.append("No findings.")
+    out += shortcut_section(results)
     tests: dict[tuple[str, str], list[bool]] = {}
     for result in results:
         for q in result.questions:
@@ -112,6 +114,26 @@ def summary_markdown(results: list[SubmissionResult], assignment: str | None = N
         for (grade_id, name), passed in ranked[:15]:
             out.append(f"| {grade_id} | {humanise_test(name)} | {sum(passed)} / {len(passed)} |")
     return "\n".join(out) + "\n"
+
+
+def shortcut_section(results: list[SubmissionResult]) -> list[str]:
+    """Markdown lines: per question, who used a library call it forbids, and how many lost the points."""
+    flagged: dict[str, set[str]] = {}
+    zeroed: dict[str, set[str]] = {}
+    for result in results:
+        for finding in result.findings:
+            if finding.code == SHORTCUT and finding.cell:
+                flagged.setdefault(finding.cell, set()).add(result.student)
+                if finding.severity == "error":
+                    zeroed.setdefault(finding.cell, set()).add(result.student)
+    if not flagged:
+        return []
+    out = ["", "## Shortcuts (answers that use a library call their question forbids)", "",
+           "| question | students | scored 0 for it | who |", "| --- | ---: | ---: | --- |"]
+    for question in sorted(flagged):
+        who = ", ".join(sorted(flagged[question])[:10]) + (", …" if len(flagged[question]) > 10 else "")
+        out.append(f"| {question} | {len(flagged[question])} | {len(zeroed.get(question, ()))} | {who} |")
+    return out
 
 
 def write_report(results: list[SubmissionResult], folder: Path, assignment: str | None = None) -> list[Path]:

@@ -10,7 +10,7 @@ MAX_MESSAGE = 600
 # Findings about the grader itself: their text may quote grader internals, so students get a fixed line.
 INTERNAL_CODES = {"suite-problem", "grader-crash", "grader-error", "internal-error", "kernel-start-failed"}
 # Findings about the grading machine, for staff only: left out of what students read.
-STAFF_ONLY_CODES = {"sandbox-degraded", "nbgrader-autograde"}
+STAFF_ONLY_CODES = {"sandbox-degraded", "nbgrader-autograde", "shortcut-check-failed"}
 INTERNAL_LINE = "the grader had an internal problem with this submission; course staff have been told"
 _FRAME = re.compile(r'^\s*File ".*", line \d+')
 

@@ -28,6 +28,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from .results import BUDGET_FINDING, Finding, SubmissionResult, TestResult, add_tests
+from .shortcuts import apply_penalties
 
 GiB = 1024 ** 3
 POLL_S = 0.05   # how often the supervisor looks at its grader processes (a fast allocator gains ~0.5 GB)
@@ -258,6 +259,7 @@ class _Supervisor:
         if sub.carried:
             add_tests(result, sub.carried)
             result.findings[:0] = sub.findings
+            apply_penalties(result)   # add_tests scored the questions again
         result.timings["grader_processes"] = sub.processes
         result.timings["total_s"] = round(time.monotonic() - sub.began, 2)
         return result

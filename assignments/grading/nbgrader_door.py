@@ -22,6 +22,7 @@ from .. import notebooks
 from ..paths import REPO, SOURCE_DIR, nbgrader_course, nbgrader_door_dir, repair_dir
 from .reaper import DEADLINE_EXIT
 from .results import Finding, QuestionResult, SubmissionResult
+from .shortcuts import apply_penalties, check_restored
 
 REAPER_GRACE_S = 60        # the reaper's own cleanup after the deadline, before the caller gives up on it
 NOTEBOOK_TIMEOUT_S = 1800  # one student's whole `nbgrader autograde` run (cells have their own limit)
@@ -177,9 +178,32 @@ def autograde_one(assignment: str, root: Path, student: str, notebook: Path, tim
                                        f"its log: {log}", "error"))
     if result.status == "rejected" and not result.questions:
         result.questions = _zero_questions(assignment)
+    result.findings += shortcut_findings(assignment, notebook)
+    apply_penalties(result)
     result.source_file = str(notebook)
     result.timings = {"total_s": round(time.perf_counter() - started, 1)}
     return result
+
+
+def shortcut_findings(assignment: str, notebook: Path) -> list[Finding]:
+    """The shortcut check on the notebook nbgrader graded, read and rebuilt exactly as the standalone door
+    does it (same reading, same restore, same check), so both doors report the same findings."""
+    from .restore import check_assignment, restore
+    from .shortcuts import FAILED_CODE
+    from .standalone import default_template, load_submission
+
+    try:
+        nb, _, _ = load_submission(notebook)
+        if nb is None:
+            return []
+        template = default_template(assignment)
+        if check_assignment(nb, template) is not None:
+            return []
+        restored, _ = restore(nb, template)
+    except Exception as error:  # noqa: BLE001 - nbgrader's own result stands whatever happens here
+        return [Finding(FAILED_CODE, f"the shortcut check could not read this notebook ({type(error).__name__})",
+                        "warning")]
+    return check_restored(assignment, restored, template)
 
 
 def _zero_questions(assignment: str) -> list[QuestionResult]:

@@ -58,6 +58,14 @@ def mutants(assignment: str) -> list[Mutant]:
             if not p.name.startswith("_")]
 
 
+def shortcut_answers(assignment: str) -> list[Mutant]:
+    """``autograder/<assignment>/shortcuts/*.py``: answers, in the mutants' format, that pass the hidden
+    tests by using a library call their question forbids (the shortcut check must flag each on its
+    ``question``; they are not mutants: they keep full marks unless the question's penalty says zero)."""
+    return [load_mutant(p) for p in sorted((AUTOGRADER_DIR / assignment / "shortcuts").glob("*.py"))
+            if not p.name.startswith("_")]
+
+
 def reference_notebook(assignment: str):
     """The source notebook: answer cells hold the solution; hidden tests sit in cells never executed."""
     return notebooks.source_notebook(assignment)

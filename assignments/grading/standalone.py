@@ -12,7 +12,9 @@
    renamed are first found by content (``recover.recover``), and that recovery is a finding too.
 3. **Audit** the student's cells statically for things worth telling an instructor about (leaving the
    kernel, monkeypatching torch/builtins/pytest, reaching for grader files, defining grader names). The
-   audit decides nothing; the sandbox is what makes these harmless.
+   audit decides nothing; the sandbox is what makes these harmless. The **shortcut check**
+   (``shortcuts.check_restored``) finds answers that use a library call their question forbids; its
+   penalty, if the question declares one, is applied after scoring (``shortcuts.apply_penalties``).
 4. **Execute** the restored cells in a sandboxed kernel (``sandbox.Sandbox``), then **test**: the hidden
    pytest suite runs here, in this trusted process, and reaches student code only through
    ``KernelHandle``. Scores come from ``results.score_questions``; printed output is never read as one.
@@ -36,6 +38,7 @@ from .handle import SandboxError, answered_by, describe_exception
 from .restore import check_assignment, restore
 from .results import BUDGET_FINDING, Finding, SubmissionResult, score_questions
 from .sandbox import KernelHandle, Limits, Sandbox, score_like_output
+from .shortcuts import apply_penalties, check_restored
 from .suite import run_suite
 
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
@@ -44,11 +47,13 @@ MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
 def grade_submission(assignment: str, submission, student: str = "student", *, seed: int = 0,
                      limits: Limits | None = None, template=None, question_list=None, tests_dir=None,
                      stand_in_source: str | None = None, hide: tuple = (),
-                     source_file: str | None = None, skip_tests=(), test_log=None) -> SubmissionResult:
+                     source_file: str | None = None, skip_tests=(), test_log=None,
+                     shortcut_rules: dict | None = None) -> SubmissionResult:
     """Grade one submission (a path to an .ipynb, or its bytes). Always returns a SubmissionResult.
 
     ``skip_tests`` and ``test_log`` go to ``suite.run_suite`` (the batch uses them to resume a submission
-    in a fresh process after the grader was killed in one of its tests)."""
+    in a fresh process after the grader was killed in one of its tests). ``shortcut_rules`` replaces the
+    source notebook's ``notebooks.shortcut_rules`` (tests use it to try another penalty)."""
     started = time.perf_counter()
     if source_file is None:
         source_file = str(submission) if isinstance(submission, (str, Path)) else ""
@@ -57,7 +62,7 @@ def grade_submission(assignment: str, submission, student: str = "student", *, s
     try:
         _grade(result, assignment, submission, seed=seed, limits=limits or Limits(), template=template,
                question_list=question_list, tests_dir=tests_dir, stand_in_source=stand_in_source,
-               hide=hide, skip_tests=skip_tests, test_log=test_log)
+               hide=hide, skip_tests=skip_tests, test_log=test_log, shortcut_rules=shortcut_rules)
     except BaseException as error:  # noqa: BLE001 - the batch must go on whatever happened here
         if isinstance(error, KeyboardInterrupt):
             raise
@@ -78,7 +83,7 @@ def _reject(result: SubmissionResult, question_list, finding: Finding) -> None:
 
 
 def _grade(result, assignment, submission, *, seed, limits, template, question_list, tests_dir,
-           stand_in_source, hide, skip_tests=(), test_log=None):
+           stand_in_source, hide, skip_tests=(), test_log=None, shortcut_rules=None):
     if question_list is None:
         try:
             question_list = notebooks.questions(notebooks.source_notebook(assignment))
@@ -105,6 +110,7 @@ def _grade(result, assignment, submission, *, seed, limits, template, question_l
     restored, findings = restore(nb, template)
     result.findings += findings
     result.findings += audit(restored)
+    result.findings += check_restored(assignment, restored, template, shortcut_rules)
 
     order = [q.grade_id for q in question_list if q.kind == "autograded"]
     cells = [(notebooks.grade_id(cell) or f"code cell {index + 1}", _text(cell.get("source")))
@@ -140,6 +146,7 @@ def _grade(result, assignment, submission, *, seed, limits, template, question_l
         else:
             result.findings.append(Finding("suite-problem", problem, "error"))
     result.questions = score_questions(question_list, tests)
+    apply_penalties(result)
     result.timings.update({"kernel_start_s": round(sandbox.start_seconds, 2),
                            "execute_s": round(executed - began, 2), "tests_s": round(finished - executed, 2),
                            "kernel_peak_mb": round(sandbox.peak_rss / 2 ** 20), "restarts": sandbox.restarts})

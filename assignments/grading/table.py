@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .results import SubmissionResult
+from .shortcuts import CODE as SHORTCUT
 
 
 def _cell(points: float | None, maximum: float) -> str:
@@ -10,7 +11,8 @@ def _cell(points: float | None, maximum: float) -> str:
 
 
 def score_table(results: list[SubmissionResult], title: str = "") -> str:
-    """One row per student, one column per autograded question, then the autograded total."""
+    """One row per student, one column per autograded question, then the autograded total and the
+    findings (how many, how many serious, and the questions answered with a forbidden library call)."""
     if not results:
         return f"{title}\n(no submissions)"
     columns = [q.grade_id for q in max(results, key=lambda r: len(r.questions)).questions if q.kind == "autograded"]
@@ -20,8 +22,10 @@ def score_table(results: list[SubmissionResult], title: str = "") -> str:
         by_id = {q.grade_id: q for q in result.questions}
         cells = [_cell(by_id[c].points, by_id[c].max_points) if c in by_id else "n/a" for c in columns]
         serious = sum(1 for f in result.findings if f.severity == "error")
+        shortcuts = sorted({f.cell for f in result.findings if f.code == SHORTCUT and f.cell})
         rows.append([result.student, *cells, _cell(result.autograded_points, result.autograded_max),
-                     f"{len(result.findings)}" + (f" ({serious} serious)" if serious else "")])
+                     f"{len(result.findings)}" + (f" ({serious} serious)" if serious else "")
+                     + (f" shortcut: {', '.join(shortcuts)}" if shortcuts else "")])
     return aligned(header, rows, title)
 
 
