@@ -317,3 +317,20 @@ def test_a_damaged_notebook_scores_what_the_original_scores(original, tmp_path):
     assert {"cells-recovered", "recovery-ambiguous", "text-encoding", "line-endings"} <= found, found
     assert "wrong-assignment" not in found and "answer-missing" not in found, found
 
+
+
+@pytest.mark.parametrize("assignment", ["transformers", "rnn_attention"])
+def test_answers_whose_skeleton_defines_nothing_are_found_by_their_comments(assignment):
+    # MY_REVIEWS, the sentiment hyperparameters and MY_CAPTIONS are defined inside the solution region, so
+    # their skeletons define no name; the comment lines above the stub still say which answer a cell is.
+    template = notebooks.release_notebook(assignment)
+    nameless = [notebooks.grade_id(c) for c in template.cells
+                if notebooks.is_answer(c) and c.cell_type == "code" and definitions(c.source).placeable_by_comments()]
+    assert nameless, f"{assignment} has no answer whose skeleton defines nothing: pick another assignment"
+    original = demo_class.filled_release(assignment)
+    damaged = pasted_into_colab(original)
+    found = recover(damaged, template)
+    assert {gid: found.how.get(gid) for gid in nameless} == {gid: "definitions" for gid in nameless}
+    restored, findings = restore(damaged, template)
+    assert "answer-missing" not in codes(findings), [f.message for f in findings if f.code == "answer-missing"]
+    assert executed(damaged, template) == executed(original, template)

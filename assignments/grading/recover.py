@@ -9,7 +9,8 @@ each template cell (the release notebook) to a submission cell, in this order:
    the source's hidden-test region ignored);
 3. **by definitions**: an answer code cell defines (at top level, read with ``ast``) a function, class or
    name that the template's skeleton defines, or keeps the skeleton's docstring; a cell with a syntax
-   error is read line by line instead;
+   error is read line by line instead. A skeleton that defines nothing (its names sit inside the solution
+   region, as in ``MY_REVIEWS = [...]``) is found by its comment lines, all of which the cell must keep;
 4. **by similar text**: a locked or test cell with 80% of its lines alike (an older release); restore
    then reports it as edited and uses the template's;
 5. **by position**: a markdown answer sits between the cells matched to its neighbours in the template.
@@ -36,6 +37,11 @@ from .. import notebooks
 from .results import Finding
 
 MAGIC = re.compile(r"^[ \t]*[%!]", re.M)
+COMMENT_LINE = re.compile(r"^[ \t]*#(.*)$", re.M)
+# nbgrader's stub in a released answer cell: every answer skeleton has it, so it tells nothing apart.
+STUB_COMMENT = "YOUR CODE HERE"
+# A skeleton's comments place a cell only when they say something (at least this many characters in all).
+MIN_COMMENT_CHARS = 20
 DEF_LINE = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.M)
 ASSIGN_LINE = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
 MAX_PARSED_CHARS = 1_000_000
@@ -64,6 +70,16 @@ class Definitions:
     assigned: frozenset    # other top-level names (constants, aliases)
     docstrings: frozenset  # docstrings of those defs/classes
     complete: bool         # the cell parses (a Jupyter magic line does not count against it)
+    comments: frozenset = frozenset()   # the cell's comment lines, stripped (nbgrader's stub left out)
+
+    def placeable_by_comments(self) -> bool:
+        """A skeleton that defines nothing can still be told apart by what its comments say."""
+        return not (self.names or self.assigned) and sum(len(c) for c in self.comments) >= MIN_COMMENT_CHARS
+
+
+def comment_lines(source: str) -> frozenset:
+    return frozenset(line for line in (m.group(1).strip() for m in COMMENT_LINE.finditer(source))
+                     if line and STUB_COMMENT not in line)
 
 
 def definitions(source: str) -> Definitions:
@@ -76,7 +92,7 @@ def definitions(source: str) -> Definitions:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         # Half-finished answers still name what they are an answer to.
         return Definitions(frozenset(DEF_LINE.findall(code)), frozenset(ASSIGN_LINE.findall(code)),
-                           frozenset(), False)
+                           frozenset(), False, comment_lines(source))
     names, assigned, docs = set(), set(), set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -87,7 +103,7 @@ def definitions(source: str) -> Definitions:
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             assigned |= {t.id for t in targets if isinstance(t, ast.Name)}
-    return Definitions(frozenset(names), frozenset(assigned), frozenset(docs), True)
+    return Definitions(frozenset(names), frozenset(assigned), frozenset(docs), True, comment_lines(source))
 
 
 METHODS = ("id", "text", "definitions", "similar text", "position")
@@ -218,7 +234,7 @@ def _label(cell, template_cell) -> None:
 def _match_definitions(cells, free, template_cells, result: Recovery, matched: dict) -> None:
     answers = [(gid, definitions(text(c))) for gid, c in template_cells
                if gid not in result.how and _role(c) == "answer-code"]
-    answers = [(gid, d) for gid, d in answers if d.names or d.assigned]
+    answers = [(gid, d) for gid, d in answers if d.names or d.assigned or d.placeable_by_comments()]
     if not answers:
         return
     claims: dict[str, list[tuple[int, Definitions]]] = {}
@@ -229,7 +245,8 @@ def _match_definitions(cells, free, template_cells, result: Recovery, matched: d
         # The skeleton's names decide; its docstring, kept by most students, places a renamed answer.
         overlapping = [gid for gid, skeleton in answers
                        if found.names & skeleton.names or found.docstrings & skeleton.docstrings
-                       or (not skeleton.names and found.assigned & skeleton.assigned)]
+                       or (not skeleton.names and found.assigned & skeleton.assigned)
+                       or (skeleton.placeable_by_comments() and skeleton.comments <= found.comments)]
         if overlapping:
             # A cell answering several questions at once sits at the last of them, so no later skeleton
             # stub overwrites what it defined (the earlier questions' stubs run first and are replaced).
@@ -254,7 +271,7 @@ def _match_definitions(cells, free, template_cells, result: Recovery, matched: d
             why = "the last one" + (" that parses" if broken else "")
             result.findings.append(Finding(
                 "recovery-ambiguous", f"{len(candidates)} cells define the answer {gid} "
-                f"({', '.join(sorted(skeleton.names | skeleton.assigned))}); {why} (cell {chosen + 1}) was "
+                f"({', '.join(sorted(skeleton.names | skeleton.assigned)) or 'by its comments'}); {why} (cell {chosen + 1}) was "
                 f"graded as the answer, as a run-all would leave it; cell(s) {others} run where you put "
                 "them, as your own code", "warning", gid))
 
