@@ -1,64 +1,249 @@
-"""Benchmark the standalone grader on a synthetic class: seconds per submission, peak memory, speed-up.
+"""Benchmark the standalone grader: seconds per submission per core on a class, and the memory and time
+of one graded submission (kernel and grader together), for each assignment.
 
+    .venv/bin/python benchmarks/grade_class.py                       # every assignment, class of 8, 2 workers
     .venv/bin/python benchmarks/grade_class.py --assignment transfer_lm --students 20 --workers 1 2
+    .venv/bin/python benchmarks/grade_class.py --cpu-quota 0.5 --memory-limit 768   # as on Gradescope (root)
 
-The class is the reference plus mutants (one known mistake each), cycled to the requested size. Each
-worker count grades the whole class from scratch. Bars from the issue: one submission <= 60 s and
-<= 2 GB; 2 workers >= 1.8x faster than 1 on a class of 20 (on a 2-core machine).
+**Class**: the reference plus mutants (one known mistake each), cycled to ``--students``, graded by
+``batch.grade_batch`` (one fresh grader process per submission, ``--workers`` at a time) in a child
+process. Seconds per submission per core = wall seconds x cores used / submissions, where cores used =
+min(workers, CPUs). Target: <= 5 s with 2 workers on 2 cores. Grading is CPU-bound, so on an idle machine
+with as many workers as cores that figure tends to the CPU seconds per submission (the class's cgroup's
+CPU time over its size), which is printed too: on a shared machine the wall figure grows with the load.
+
+**One submission**: the reference notebook graded by ``one_submission.py`` (what Gradescope's
+``run_autograder`` runs: one process grades one upload, its kernel a child of it). Its memory is the peak
+of the whole group of processes, grader and kernel tree together, sampled from /proc every 0.25 s with
+every resident page counted once (``tree_memory.py``: anonymous memory plus each mapped file once; also
+summed PSS and RSS), and the cgroup's own peak (it misses shared libraries another group read first).
+Target: <= 768 MB.
+
+``--cpu-quota 0.5`` grades only that one submission, in a cgroup whose CPU quota is half a CPU (the CFS
+bandwidth limit Docker sets for ``--cpus 0.5``; ``cgroups.py`` says how on cgroup v1 and v2), with the
+sandbox's namespaces switched off as Docker refuses them on Gradescope, and reports whether it stays under
+Gradescope's default timeout. ``--memory-limit MB`` also caps the group's memory, so that an
+out-of-memory kill shows as one.
+
+Cgroups need root on Linux; elsewhere the class runs without CPU accounting and the one submission is
+sampled from /proc only (``--cpu-quota`` and ``--memory-limit`` then stop with the reason).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
 
+import nbformat  # noqa: E402
+
+import cgroups  # noqa: E402
+import tree_memory  # noqa: E402
 from assignments import demo_class, notebooks  # noqa: E402
 from assignments.grading import batch, selftest  # noqa: E402
+from assignments.grading.sandbox import NO_NAMESPACES_ENV  # noqa: E402
+
+TARGET_PER_CORE_S = 5.0
+TARGET_MB = 768
+# Gradescope's default overall timeout for one submission: 10 minutes, at most 40
+# (https://gradescope-autograders.readthedocs.io/en/latest/troubleshooting/, "Your submission timed out").
+GRADESCOPE_TIMEOUT_S = 600
+MB = 2 ** 20
+GRADING_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TQDM_DISABLE": "1"}
 
 
+# ------------------------------------------------------------------------------------------ a class
 def synthetic_class(assignment: str, size: int, folder: Path) -> list[batch.Job]:
     variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in selftest.mutants(assignment)]
     jobs = []
     for i in range(size):
         name, replacements = variants[i % len(variants)]
-        nb = demo_class.filled_release(assignment, replacements)
         path = folder / f"student{i:03d}-{name}.ipynb"
-        path.write_text(__import__("nbformat").writes(nb))
+        path.write_text(nbformat.writes(demo_class.filled_release(assignment, replacements)))
         jobs.append(batch.Job(f"student{i:03d}", str(path)))
     return jobs
 
 
+def grade_a_class(assignment: str, students: int, workers: int, folder: Path) -> dict:
+    """Runs in the child process: grade the class, return wall time and the median submission's timings."""
+    folder.mkdir(parents=True)
+    jobs = synthetic_class(assignment, students, folder)
+    began = time.perf_counter()
+    results = batch.grade_batch(assignment, jobs, folder / "out", workers, progress=False)
+    wall = time.perf_counter() - began
+    keys = ("total_s", "kernel_start_s", "execute_s", "tests_s", "grader_cpu_s")
+    return {"wall_s": round(wall, 1), "points": [r.autograded_points for r in results],
+            "median_s": {key: round(statistics.median(r.timings.get(key, 0.0) for r in results), 2)
+                         for key in keys}}
+
+
+def measure_class(assignment: str, students: int, workers: int, folder: Path) -> dict:
+    """The class graded in a child process, in a cgroup (no limits) when possible to count its CPU time."""
+    folder.mkdir(parents=True)
+    out_json = folder / "class.json"
+    argv = [sys.executable, __file__, "--grade-class", str(out_json), "--assignment", assignment,
+            "--students", str(students), "--workers", str(workers)]
+    env = {**os.environ, **GRADING_ENV}
+    why_no_cgroup = cgroups.unavailable()
+    cpu_seconds = None
+    if why_no_cgroup:
+        subprocess.run(argv, env=env, check=True)
+    else:
+        with cgroups.Cgroup() as group:
+            group.popen(argv, env=env).wait()
+            cpu_seconds = group.cpu_seconds()
+    row = json.loads(out_json.read_text())
+    cores = min(workers, batch.default_workers())
+    row.update(assignment=assignment, students=students, workers=workers, cores=cores,
+               per_submission_per_core_s=round(row["wall_s"] * cores / students, 2),
+               cpu_per_submission_s=round(cpu_seconds / students, 2) if cpu_seconds else None,
+               cpu_accounting=why_no_cgroup or "the class's cgroup")
+    return row
+
+
+def report_class(row: dict) -> str:
+    ok = "meets" if row["per_submission_per_core_s"] <= TARGET_PER_CORE_S else "misses"
+    m = row["median_s"]
+    cpu = (f"{row['cpu_per_submission_s']} s of CPU per submission, everything included"
+           if row["cpu_per_submission_s"] is not None else f"no CPU accounting ({row['cpu_accounting']})")
+    return (f"{row['assignment']}: {row['students']} submissions, {row['workers']} worker(s) on {row['cores']} "
+            f"core(s): {row['wall_s']} s wall, {row['per_submission_per_core_s']} s per submission per core "
+            f"({ok} the {TARGET_PER_CORE_S:g} s target); {cpu}\n"
+            f"    median submission: {m['total_s']} s wall in its grader process (kernel start "
+            f"{m['kernel_start_s']} s, notebook cells {m['execute_s'] - m['kernel_start_s']:.2f} s, hidden tests "
+            f"{m['tests_s']} s), grader process CPU {m['grader_cpu_s']} s")
+
+
+# ------------------------------------------------------------------------------------------ one submission
+def gradescope_tree(assignment: str, folder: Path) -> None:
+    """A Gradescope-shaped folder holding the reference notebook as the upload."""
+    (folder / "submission").mkdir(parents=True)
+    (folder / "results").mkdir()
+    (folder / "submission" / f"{assignment}.ipynb").write_text(nbformat.writes(notebooks.source_notebook(assignment)))
+    (folder / "submission_metadata.json").write_text(json.dumps({"users": [{"email": "reference@example.edu"}]}))
+
+
+def measure_one(assignment: str, folder: Path, cpu: float | None = None, memory_mb: int | None = None,
+                no_namespaces: bool = False) -> dict:
+    """The reference graded by one_submission.py in a child process (in a cgroup when possible)."""
+    gradescope_tree(assignment, folder)
+    record = folder / "record.json"
+    argv = [sys.executable, str(HERE / "one_submission.py"), assignment, str(folder), str(record)]
+    env = {**os.environ, **GRADING_ENV, **({NO_NAMESPACES_ENV: "1"} if no_namespaces else {})}
+    why_no_cgroup = cgroups.unavailable()
+    if why_no_cgroup and (cpu or memory_mb):
+        raise SystemExit(f"--cpu-quota and --memory-limit need a cgroup: {why_no_cgroup}")
+    row = {"assignment": assignment, "namespaces": not no_namespaces}
+    began = time.perf_counter()
+    if why_no_cgroup:
+        row["limits"] = f"no cgroup ({why_no_cgroup})"
+        process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        with tree_memory.Sampler(tree_memory.descendants(process.pid)) as sampler:
+            log, _ = process.communicate()
+    else:
+        with cgroups.Cgroup(cpu=cpu, memory_mb=memory_mb) as group:
+            row["limits"] = group.describe()
+            process = group.popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            with tree_memory.Sampler(group.pids) as sampler:
+                log, _ = process.communicate()
+            row.update(cgroup_peak_mb=round(group.peak_bytes() / MB), oom_kills=group.oom_kills(),
+                       cpu_s=round(group.cpu_seconds(), 1), periods=group.throttling())
+    row["wall_s"] = round(time.perf_counter() - began, 1)
+    row.update({f"{key}_peak_mb": round(value / MB) for key, value in sampler.peak.items()})
+    row["exit_code"] = process.returncode
+    results = folder / "results" / "results.json"
+    if results.is_file():
+        data = json.loads(results.read_text())
+        row["score"] = f"{data['score']:g} / {data['extra_data'].get('autograded_max', 0):g}"
+    if record.is_file():
+        row["timings"] = json.loads(record.read_text()).get("timings", {})
+    if process.returncode != 0 or "score" not in row:
+        row["log_tail"] = log.decode("utf-8", "replace")[-2000:]
+    return row
+
+
+def report_one(row: dict) -> str:
+    # What a fresh container holds at the peak: every page once (tree_memory's "unique"), or the cgroup's
+    # own peak where it saw more (it also counts page cache the grading wrote).
+    peak = max(row["unique_peak_mb"], row.get("cgroup_peak_mb", 0))
+    ok = "meets" if peak <= TARGET_MB else "misses"
+    t = row.get("timings") or {}
+    lines = [f"{row['assignment']}: one submission ({row['limits']}; sandbox namespaces "
+             f"{'on' if row['namespaces'] else 'off, as on Gradescope'}): score {row.get('score', 'none')}, "
+             f"{row['wall_s']} s wall"]
+    if t.get("total_s") is not None:
+        lines.append(f"    grader start and imports {t['grader_start_s']} s, kernel start {t['kernel_start_s']} s, "
+                     f"notebook cells {t['execute_s'] - t['kernel_start_s']:.2f} s, hidden tests {t['tests_s']} s")
+    if row.get("cpu_s") is not None:
+        grader = t.get("grader_cpu_s", 0.0)
+        periods, throttled = row["periods"]
+        lines.append(f"    CPU {row['cpu_s']} s (grader process {grader} s, kernel tree {row['cpu_s'] - grader:.1f} s)"
+                     + (f"; out of quota in {throttled} of {periods} 100 ms periods" if periods else ""))
+    lines.append(f"    memory: {peak} MB at the peak ({ok} the {TARGET_MB} MB target): every page counted once "
+                 f"{row['unique_peak_mb']} MB, of which anonymous {row['anonymous_peak_mb']} MB; "
+                 + (f"cgroup peak {row['cgroup_peak_mb']} MB; " if "cgroup_peak_mb" in row else "")
+                 + f"summed PSS {row['pss_peak_mb']} MB, summed RSS {row['rss_peak_mb']} MB")
+    if row.get("oom_kills"):
+        lines.append(f"    the OOM killer ended {row['oom_kills']} process(es) of this grading")
+    if "log_tail" in row:
+        lines.append(f"    exit code {row['exit_code']}; output:\n{row['log_tail']}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------ main
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--assignment", default=notebooks.assignment_names()[-1])
-    parser.add_argument("--students", type=int, default=20)
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--assignment", nargs="+", default=notebooks.assignment_names())
+    parser.add_argument("--students", type=int, default=8)
+    parser.add_argument("--workers", type=int, nargs="+", default=[2])
+    parser.add_argument("--cpu-quota", type=float, default=None,
+                        help="grade one submission at this many CPUs (e.g. 0.5, Gradescope's default)")
+    parser.add_argument("--memory-limit", type=int, default=None, metavar="MB",
+                        help="cap the one submission's memory (e.g. 768, Gradescope's default)")
+    parser.add_argument("--json", type=Path, default=None, help="also write every figure to this file")
+    parser.add_argument("--grade-class", type=Path, default=None, help=argparse.SUPPRESS)   # the child's part
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="grading-benchmark-"))
+    os.chmod(work, 0o711)   # a sandboxed kernel running as its own uid must reach its scratch below
     try:
-        jobs = synthetic_class(args.assignment, args.students, work)
-        seconds = {}
-        for workers in args.workers:
-            start = time.perf_counter()
-            results = batch.grade_batch(args.assignment, jobs, work / f"out-{workers}", workers, progress=True)
-            seconds[workers] = time.perf_counter() - start
-            per = [r.timings.get("total_s", 0.0) for r in results]
-            worker_mb = max(r.timings.get("worker_peak_mb", 0.0) for r in results)
-            kernel_mb = max(r.timings.get("kernel_peak_mb", 0.0) for r in results)
-            print(f"{args.assignment}: {len(jobs)} submissions, {workers} worker(s): {seconds[workers]:.1f} s wall, "
-                  f"{seconds[workers] / len(jobs):.2f} s per submission (throughput); one submission "
-                  f"{min(per):.1f}-{max(per):.1f} s; peak memory: worker {worker_mb:.0f} MB, "
-                  f"student kernel {kernel_mb:.0f} MB")
-        base = args.workers[0]
-        for workers in args.workers[1:]:
-            print(f"speed-up of {workers} workers over {base}: {seconds[base] / seconds[workers]:.2f}x")
+        if args.grade_class:
+            row = grade_a_class(args.assignment[0], args.students, args.workers[0], work / "class")
+            args.grade_class.write_text(json.dumps(row))
+            return 0
+        print(f"machine: {os.cpu_count()} CPUs, load average {load()}", flush=True)
+        figures = []
+        for assignment in args.assignment:
+            if args.cpu_quota is None:
+                for workers in args.workers:
+                    row = measure_class(assignment, args.students, workers, work / f"{assignment}-class-{workers}")
+                    figures.append(row)
+                    print(report_class(row), flush=True)
+            row = measure_one(assignment, work / f"{assignment}-one", args.cpu_quota, args.memory_limit,
+                              no_namespaces=args.cpu_quota is not None)
+            figures.append(row)
+            print(report_one(row), flush=True)
+            if args.cpu_quota is not None:
+                verdict = "stays under" if row["wall_s"] < GRADESCOPE_TIMEOUT_S else "does NOT stay under"
+                print(f"    at {args.cpu_quota:g} CPU it {verdict} Gradescope's default {GRADESCOPE_TIMEOUT_S} s "
+                      f"timeout ({row['wall_s'] / GRADESCOPE_TIMEOUT_S:.0%} of it)", flush=True)
+        print(f"load average at the end: {load()}")
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=2) + "\n")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
