@@ -15,6 +15,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from assignments.exports import gradescope
@@ -105,18 +106,47 @@ def test_bundle_picks_the_lms_renamed_notebook_among_two(bundle):
     assert "several notebooks" in data["output"], "the student should be told which of two notebooks was graded"
 
 
-def test_bundle_scores_a_buggy_submission_as_the_standalone_door_does(bundle):
-    from assignments import demo_class
-    from assignments.grading.standalone import grade_submission
-    import nbformat
+# Graded once for the module: two students with one mistake each (on different questions) and a hostile one
+# whose first answer cell ends its own kernel with os._exit (autograder/fixtures/hostile/os_exit.py).
+STUDENTS = ["first mutant", "second mutant", "hostile os_exit"]
 
-    mutant = demo_class.pick_mutants(A, 1)[0]
-    notebook = nbformat.writes(demo_class.filled_release(A, {mutant.replaces: mutant.code})).encode()
-    data = grade_upload(bundle, {f"{A}.ipynb": notebook})
-    door = grade_submission(A, notebook, "student@example.edu")
+
+def buggy_and_hostile_notebooks() -> dict[str, tuple[str, bytes]]:
+    """label -> (what the student did, notebook bytes)."""
+    from assignments import demo_class
+    from autograder.fixtures import payloads
+
+    first, second = demo_class.pick_mutants(A, 2)
+    hostile = payloads.by_name("os_exit")
+    notebooks = {"first mutant": (first.name, demo_class.filled_release(A, {first.replaces: first.code})),
+                 "second mutant": (second.name, demo_class.filled_release(A, {second.replaces: second.code})),
+                 "hostile os_exit": (hostile.mistake, payloads.inject(demo_class.filled_release(A), hostile, REPO))}
+    return {label: (what, nbformat.writes(nb).encode()) for label, (what, nb) in notebooks.items()}
+
+
+@pytest.fixture(scope="module")
+def graded_by_both(bundle):
+    """Each buggy or hostile student graded once through run_autograder and once through the standalone
+    door, in this process (whose grader imports are then paid once): label -> (what, results.json, record)."""
+    from assignments.grading.standalone import grade_submission
+
+    graded = {}
+    for label, (what, notebook) in buggy_and_hostile_notebooks().items():
+        data = grade_upload(bundle, {f"{A}.ipynb": notebook})
+        graded[label] = what, data, grade_submission(A, notebook, "student@example.edu")
+    return graded
+
+
+@pytest.mark.parametrize("student", STUDENTS)
+def test_bundle_scores_a_buggy_or_hostile_submission_as_the_standalone_door_does(graded_by_both, student):
+    what, data, door = graded_by_both[student]
+    full = data["extra_data"]["autograded_max"]
     assert data["score"] == pytest.approx(door.autograded_points), (
-        f"mutant {mutant.name}: bundle scored {data['score']} but the standalone door {door.autograded_points}")
-    assert data["score"] < data["extra_data"]["autograded_max"], f"mutant {mutant.name} should lose points"
+        f"{student} ({what}): the bundle scored {data['score']} but the standalone door {door.autograded_points}")
+    assert 0 < data["score"] < full, f"{student} ({what}) should lose some points, not all: {data['score']} of {full}"
+    if student.startswith("hostile"):
+        assert "kernel restarted" in data["output"], (
+            f"the student should read that the cell ending the kernel was skipped:\n{data['output']}")
 
 
 BAD_UPLOADS = {
