@@ -1,15 +1,17 @@
 """Grade one upload the way Gradescope's run_autograder does, and keep the grader's full record.
 
-    python benchmarks/one_submission.py ASSIGNMENT GRADESCOPE_ROOT RECORD_JSON
+    python benchmarks/one_submission.py ASSIGNMENT GRADESCOPE_ROOT RECORD_JSON [--no-namespaces]
 
 GRADESCOPE_ROOT holds ``submission/`` and ``submission_metadata.json``; ``results/results.json`` is written
 there as on Gradescope, and the grader's record (with its timings) to RECORD_JSON. One process grades
 one submission with the standalone door, as in a Gradescope container; ``grade_class.py`` runs this in a
-cgroup to measure it.
+cgroup to measure it. ``--no-namespaces`` makes the sandbox use its fallback, as Docker refuses it
+namespaces on Gradescope.
 """
 
 from __future__ import annotations
 
+import os
 import resource
 import sys
 import time
@@ -23,6 +25,10 @@ from assignments.exports import gradescope  # noqa: E402
 
 def main() -> int:
     assignment, root, record = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    if "--no-namespaces" in sys.argv[4:]:
+        from assignments.grading.sandbox import NO_NAMESPACES_ENV
+
+        os.environ[NO_NAMESPACES_ENV] = "1"
 
     def grade(name, notebook, student):
         from assignments.grading.standalone import grade_submission
