@@ -16,10 +16,11 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(COURSE_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 if str(COURSE_ROOT) not in sys.path:
     sys.path.insert(0, str(COURSE_ROOT))
-# Graded notebooks never reach the hub: they build their small local fallbacks instead.
-for _key in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
-    os.environ.setdefault(_key, "1")
-os.environ.setdefault("TQDM_DISABLE", "1")
+# Kernels started by nbgrader inherit the grading environment (assignments/grading/environment.py): offline
+# Hugging Face libraries, no progress bars, and no accelerator, as in the standalone door.
+from assignments.grading.environment import kernel_environment_for_nbgrader  # noqa: E402
+
+os.environ.update(kernel_environment_for_nbgrader())
 
 # Written answers carry their mark scheme in the answer cell itself (removed from the release).
 c.ClearMarkScheme.enforce_metadata = False

@@ -98,3 +98,27 @@ def test_forged_extra_points_or_another_questions_points_are_not_trusted():
 def test_a_cell_that_raised_still_scores_zero():
     error = {"output_type": "error", "ename": "RuntimeError", "evalue": "x", "traceback": []}
     assert graded(hidden_test_cell(published(4.0), error))[0] == 0
+
+
+def test_kernels_started_by_nbgrader_see_no_accelerator_and_stay_offline():
+    # nbgrader loads nbgrader_config.py in its own process and its kernels inherit that environment; the
+    # config is loaded here the way nbgrader loads it (traitlets), in a fresh interpreter with a GPU visible.
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from assignments.grading.environment import kernel_environment_for_nbgrader
+    from assignments.paths import REPO
+
+    probe = ("import json, os\n"
+             "from traitlets.config.loader import PyFileConfigLoader\n"
+             "PyFileConfigLoader('nbgrader_config.py', path='.').load_config()\n"
+             "print(json.dumps(dict(os.environ)))\n")
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="0", HF_HUB_OFFLINE="0")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True,
+                         timeout=120, check=True)
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    expected = kernel_environment_for_nbgrader()
+    assert {key: seen.get(key) for key in expected} == expected
+    assert seen["CUDA_VISIBLE_DEVICES"] == "" and "NBGRADER_EXECUTION" not in expected

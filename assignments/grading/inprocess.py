@@ -14,12 +14,11 @@ import time
 import warnings
 
 from .. import notebooks
+from .environment import GRADING_ENV
 from .handle import LocalHandle, describe_exception
 from .results import Finding, SubmissionResult, score_questions
 from .suite import run_suite, single_threaded_torch
 
-GRADING_ENV = {"NBGRADER_EXECUTION": "autograde", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-               "TRANSFORMERS_OFFLINE": "1", "TQDM_DISABLE": "1"}
 
 
 @contextlib.contextmanager

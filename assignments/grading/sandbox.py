@@ -94,17 +94,12 @@ from pathlib import Path
 import psutil
 
 from . import runtime
+from .environment import GRADING_ENV
 from .handle import SandboxError, StudentCodeError, StudentHandle, StudentTimeout, untrusted_text
 from .reply import decode_reply
 from .results import Finding
 from ..paths import REPO
 
-GRADING_ENV = {"NBGRADER_EXECUTION": "autograde", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-               "TRANSFORMERS_OFFLINE": "1", "TQDM_DISABLE": "1",
-               # No accelerator for the student: the contracts move tensors to DEVICE, which would be CUDA
-               # on a GPU host while the hidden tests build their models on the CPU (issue #10).
-               "CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": "", "ROCR_VISIBLE_DEVICES": "",
-               "PYTORCH_MPS_DISABLE": "1"}
 # Path sockets and other users' runtime folders (D-Bus, systemd, docker, XDG_RUNTIME_DIR): covered with
 # empty tmpfs in the kernel's mount namespace, so a user-namespace kernel cannot talk to the grader's
 # session services.
