@@ -1,20 +1,31 @@
-"""The instructor command line: ``course <command>`` (or ``python -m assignments <command>``)."""
+"""The instructor command line: ``course <command>`` (or ``python -m assignments <command>``).
+
+Every command is registered here and nowhere else; each ``cmd_*`` only turns arguments into a call of the
+module that does the work and prints what came back. The file is longer than the others because it is the
+one list of commands: splitting it would scatter that list again.
+"""
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import tempfile
+import time
 from pathlib import Path
 
-from . import notebooks
+from . import exports, formgrader, lms, release, similarity_report
+from .course import Course, default, points_report
+from .exports import nbgrader_gradebook
 
+# --- grading ---------------------------------------------------------------------------------------------
 
 def cmd_selftest(args) -> int:
     """Grade the reference, the blank release and every mutant in-process; print what is wrong."""
     from .grading import selftest
 
     problems = []
-    for assignment in args.assignment or notebooks.assignment_names():
+    for assignment in args.assignment or default().present():
         problems += selftest.check_reference(assignment, range(args.repeats))
         if not args.skip_blank:
             problems += selftest.check_blank(assignment)
@@ -33,10 +44,9 @@ def cmd_selftest(args) -> int:
 def cmd_grade(args) -> int:
     """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
     from .grading import table
-    from .paths import GRADES_DIR
     from .workflow import export_all, grade_class
 
-    out = Path(args.out or GRADES_DIR / args.assignment)
+    out = Path(args.out or default().assignment(args.assignment).grades_dir)
     results = grade_class(args.assignment, Path(args.submissions), out, workers=args.workers)
     print(table.score_table(results, f"{args.assignment}: standalone grader"))
     export_all(args.assignment, out)
@@ -49,13 +59,12 @@ def cmd_autograde(args) -> int:
     back from its gradebook, then (unless --no-cross-check) a second opinion from the standalone door on
     every question (of the notebooks as sent)."""
     from .grading import nbgrader_door, table
-    from .paths import nbgrader_course, nbgrader_door_dir
     from .workflow import attach_intake, collect
 
-    out = Path(args.out or nbgrader_door_dir(args.assignment))
+    out = Path(args.out or default().assignment(args.assignment).nbgrader_door_dir)
     jobs, found = collect(args.assignment, Path(args.submissions), out)
     submissions = {job.student: Path(job.path) for job in jobs}
-    course = nbgrader_course(out)
+    course = nbgrader_door.course_folder(out)
     results = nbgrader_door.autograde_repaired(args.assignment, submissions, out, root=course,
                                                timeout=args.timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S)
     disagreements = [] if args.no_cross_check else nbgrader_door.cross_check(
@@ -72,10 +81,9 @@ def cmd_autograde(args) -> int:
 def cmd_repair(args) -> int:
     """Repaired copies for nbgrader (the release's metadata restored, UTF-8) and a report of what was done."""
     from .grading import repair
-    from .paths import GRADES_DIR, repair_dir
     from .workflow import collect
 
-    out = Path(args.out or repair_dir(GRADES_DIR / args.assignment))
+    out = Path(args.out or repair.folder(default().assignment(args.assignment).grades_dir))
     jobs, _ = collect(args.assignment, Path(args.submissions), out)
     repairs = repair.repair_class(args.assignment, {job.student: Path(job.path) for job in jobs}, out)
     print(repair.report_table(repairs, f"{args.assignment}: repaired for nbgrader (release cells found, per method)"))
@@ -96,6 +104,278 @@ def cmd_stand_in_hub(args) -> int:
 
     return write_hub([str(args.directory)])
 
+
+# --- release, catalog, LMS bundles, hygiene -------------------------------------------------------------
+
+def _course(args) -> Course:
+    return Course(Path(args.root)) if getattr(args, "root", None) else default()
+
+
+def cmd_release(args) -> int:
+    course = _course(args)
+    if args.check:
+        with tempfile.TemporaryDirectory(prefix="release-check-", dir=_mkdir(course.build_dir)) as area:
+            outcome = release.release(args.assignment or None, course, validate=not args.no_validate,
+                              execute_solutions=not args.no_execute, jobs=args.jobs, commit_output=False,
+                              stage_into=Path(area), sync=False, bundles=False)
+            problems = outcome.problems or release.drift(course, Path(area), [
+                a for a in (args.assignment or release.available(course)[0])])
+        for problem in problems:
+            print(problem)
+        print("release/ and solutions/ match the source" if not problems else
+              f"{len(problems)} problem(s); run `course release` to regenerate")
+        return 1 if problems else 0
+    outcome = release.release(args.assignment or None, course, validate=not args.no_validate,
+                      execute_solutions=not args.no_execute, jobs=args.jobs, bundles=not args.no_lms,
+                      keep_stage=args.keep_stage)
+    for problem in outcome.problems:
+        print(problem)
+    for problem in outcome.after_commit:
+        print(problem)
+    if outcome.ok and outcome.after_commit:
+        print(f"released {', '.join(outcome.released)}, but {len(outcome.after_commit)} problem(s) after that; "
+              "fix them and run `course lms`")
+        return 1
+    if outcome.ok:
+        print(f"released {', '.join(outcome.released) or 'nothing'}")
+        if args.no_validate or args.no_execute:
+            print("note: --no-validate/--no-execute output is for quick checks; release without flags before committing")
+        return 0
+    print(f"release refused: {len(outcome.problems)} problem(s); release/ and solutions/ were not changed")
+    return 1
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def cmd_catalog(args) -> int:
+    course = _course(args)
+    ok = True
+    blocks = []
+    for name in course.names():
+        text, fine = points_report(course.assignment(name))
+        blocks.append(text)
+        ok &= fine
+    print("\n\n".join(blocks))
+    declared = sum(entry.total_points for entry in course.catalog)
+    print(f"\ncourse total declared: {declared:g} points")
+    return 0 if ok else 1
+
+
+def cmd_lms(args) -> int:
+    course = _course(args)
+    names = args.assignment or [n for n in course.names() if (course.release_dir / n).is_dir()]
+    status = 0
+    for name in names:
+        try:
+            path = lms.build_bundle(name, course.release_dir, course.dist_dir, course.root)
+            print(f"{name}: {course.display(path)}")
+        except FileNotFoundError as error:
+            print(f"{name}: {error}")
+            status = 1
+    if not names:
+        print("no release folders yet; run `course release`")
+        status = 1
+    return status
+
+
+def cmd_hygiene(args) -> int:
+    course = _course(args)
+    names = args.assignment or release.available(course)[0]
+    problems = release.hygiene_problems(course, names)
+    for problem in problems:
+        print(problem)
+    print(f"{len(problems)} problem(s)" if problems else f"clean: {', '.join(names) or 'no source notebooks'}")
+    return 1 if problems else 0
+
+
+def _add_release_commands(sub) -> None:
+    cmd = sub.add_parser("release", help="regenerate release/, solutions/ and dist/lms/ from source/",
+                         description="Hygiene checks, nbgrader generate_assignment, validate (source: all tests "
+                                     "pass; release: none pass), executed solutions, LMS bundles. Nothing in "
+                                     "release/ or solutions/ changes unless every step succeeds.")
+    cmd.add_argument("assignment", nargs="*", help="default: every assignment with a source notebook")
+    cmd.add_argument("--no-validate", action="store_true", help="skip nbgrader validate (quick checks only)")
+    cmd.add_argument("--no-execute", action="store_true",
+                     help="write solutions without executing them (quick checks only)")
+    cmd.add_argument("--check", action="store_true",
+                     help="regenerate into a scratch folder and report drift from release/ and solutions/; "
+                          "changes nothing")
+    cmd.add_argument("--jobs", type=int, help="parallel notebook runs (default: CPU count, at most 8)")
+    cmd.add_argument("--no-lms", action="store_true", help="do not rebuild dist/lms/<assignment>.zip")
+    cmd.add_argument("--keep-stage", action="store_true", help="keep the staging folder under build/")
+    cmd.set_defaults(func=cmd_release)
+    _root_option(cmd)
+
+    cat = sub.add_parser("catalog", help="assignments, their questions (grade_id, kind, points) and totals")
+    cat.set_defaults(func=cmd_catalog)
+    _root_option(cat)
+
+    bundle = sub.add_parser("lms", help="rebuild dist/lms/<assignment>.zip from the committed release/")
+    bundle.add_argument("assignment", nargs="*", help="default: every released assignment")
+    bundle.set_defaults(func=cmd_lms)
+    _root_option(bundle)
+
+    check = sub.add_parser("hygiene", help="check source notebooks (what `course release` checks first)")
+    check.add_argument("assignment", nargs="*", help="default: every assignment with a source notebook")
+    check.set_defaults(func=cmd_hygiene)
+    _root_option(check)
+
+
+def _root_option(parser) -> None:
+    parser.add_argument("--root", help="course folder holding source/, release/, pyproject.toml and "
+                                       "nbgrader_config.py (default: this checkout)")
+
+
+# --- intake and exports ------------------------------------------------------------------------------
+
+def _formats(text: str) -> list[str]:
+    chosen = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [name for name in chosen if name not in exports.FORMATS]
+    if unknown:
+        raise SystemExit(f"unknown export format(s): {', '.join(unknown)}; choose from {', '.join(exports.FORMATS)}")
+    return chosen
+
+
+def cmd_export(args) -> int:
+    problems: list[str] = []
+    try:
+        written = exports.export(args.assignment, args.results, args.out, _formats(args.formats), args.roster, args.db,
+                         strict=False, problems=problems)
+    except (FileNotFoundError, LookupError, RuntimeError) as error:
+        print(f"export failed: {error}")
+        return 1
+    exports.print_written(written)
+    for problem in problems:
+        print(problem)
+    return 1 if problems else 0
+
+
+def cmd_gradescope_zip(args) -> int:
+    from .exports.gradescope import build_autograder_zip
+
+    out = args.out or default().dist_dir / "gradescope" / f"{args.assignment}.zip"
+    try:
+        build_autograder_zip(args.assignment, out)
+    except FileNotFoundError as error:
+        print(f"cannot build the Gradescope zip: {error}")
+        return 1
+    print(f"wrote {out} (upload it as the autograder of a Gradescope programming assignment)")
+    return 0
+
+
+def cmd_intake(args) -> int:
+    from . import intake
+    from .exports import store
+
+    dest = args.dest or store.grades_dir(args.assignment) / "submissions"
+    try:
+        result = intake.collect(args.input, args.assignment, dest)
+    except intake.IntakeError as error:
+        print(f"intake failed: {error}")
+        return 1
+    manifest = result.save(args.manifest or store.intake_manifest(args.assignment))
+    for finding in result.findings:
+        who = f"{finding.student}: " if finding.student else ""
+        print(f"[{finding.severity}] {finding.code}: {who}{finding.message}")
+    print(result.summary())
+    print(f"notebooks in {dest}; manifest {manifest}")
+    return 0
+
+
+def _add_export_commands(sub) -> None:
+    intake = sub.add_parser("intake", help="turn an LMS download (zip, folder or .ipynb) into one notebook "
+                                           "per student and report duplicates, late and wrong files")
+    intake.add_argument("assignment")
+    intake.add_argument("input", type=Path, help="a .ipynb, a folder, or a Canvas/Moodle bulk-download zip")
+    intake.add_argument("--dest", type=Path, default=None, help="default: grades/<assignment>/submissions")
+    intake.add_argument("--manifest", type=Path, default=None, help="default: grades/<assignment>/intake.json")
+    intake.set_defaults(func=cmd_intake)
+
+    export_cmd = sub.add_parser("export", help="write Gradescope, Canvas, nbgrader, feedback and report "
+                                               "exports from stored results")
+    export_cmd.add_argument("assignment")
+    export_cmd.add_argument("--results", type=Path, default=None, help="default: grades/<assignment>/results")
+    export_cmd.add_argument("--out", type=Path, default=None, help="default: grades/<assignment>/exports")
+    export_cmd.add_argument("--formats", default=",".join(exports.FORMATS), help=f"comma-separated; default: all "
+                                                                        f"({','.join(exports.FORMATS)})")
+    export_cmd.add_argument("--roster", type=Path, default=None, help="intake manifest with LMS names and ids; "
+                                                                      "default: grades/<assignment>/intake.json")
+    export_cmd.add_argument("--db", default=None, help="nbgrader gradebook URL; default: the one in "
+                                                       "grades/<assignment>/nbgrader/course if any, else the repository's")
+    export_cmd.set_defaults(func=cmd_export)
+
+    zip_cmd = sub.add_parser("gradescope-zip", help="build the Gradescope autograder zip for an assignment")
+    zip_cmd.add_argument("assignment")
+    zip_cmd.add_argument("--out", type=Path, default=None, help="default: dist/gradescope/<assignment>.zip")
+    zip_cmd.set_defaults(func=cmd_gradescope_zip)
+
+
+# --- written answers and similarity --------------------------------------------------------------------
+
+def cmd_formgrader(args) -> int:
+    root = Path(args.root) if args.root else nbgrader_gradebook.course_folder(args.assignment)
+    try:
+        server = formgrader.start(root, args.port)
+    except (FileNotFoundError, RuntimeError, TimeoutError) as error:
+        print(f"formgrader did not start: {error}")
+        return 1
+    print(f"course folder: {server.root}")
+    print(f"formgrader: {server.url('formgrader')}")
+    print(f"grade written answers under Manual Grading > {args.assignment}; then run "
+          f"`course export {args.assignment}`. Ctrl-C stops the server.", flush=True)
+    # A service manager stops with SIGTERM: leave through `finally` so the server stops too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        server.process.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+def _add_formgrader_command(sub) -> None:
+    parser = sub.add_parser("formgrader", help="start nbgrader's formgrader (127.0.0.1, with a token) on the "
+                                               "course folder holding the assignment's gradebook")
+    parser.add_argument("assignment")
+    parser.add_argument("--root", type=Path, default=None,
+                        help="nbgrader course folder; default: grades/<assignment>/nbgrader/course if graded, "
+                             "else the repository")
+    parser.add_argument("--port", type=int, default=None, help="default: a free port")
+    parser.set_defaults(func=cmd_formgrader)
+
+
+def cmd_similarity(args) -> int:
+    out = Path(args.out) if args.out else default().assignment(args.assignment).similarity_dir
+    started = time.perf_counter()
+    comparison = similarity_report.similarity_report(args.assignment, Path(args.submissions), out, args.top, args.workers)
+    print(similarity_report.table(comparison, args.top))
+    for student in comparison.students:
+        if student.problem is not None:
+            print(f"not compared: {student.student}: {student.problem}")
+        for note in student.notes:
+            print(f"note: {student.student}: {note}")
+    print(f"report: {out / 'similarity.html'}\ndata: {out / 'similarity.json'}\n"
+          f"({time.perf_counter() - started:.1f} s)")
+    return 0
+
+
+def _add_similarity_command(sub) -> None:
+    parser = sub.add_parser("similarity", help="compare the class's answer cells pairwise and write a ranked "
+                                               "HTML report of the most similar pairs")
+    parser.add_argument("assignment")
+    parser.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
+    parser.add_argument("--out", help="output folder (default: grades/<assignment>/similarity)")
+    parser.add_argument("--top", type=int, default=similarity_report.TOP, help=f"pairs shown side by side (default {similarity_report.TOP})")
+    parser.add_argument("--workers", type=int, default=None, help="processes reading notebooks "
+                                                                  "(default: CPU cores)")
+    parser.set_defaults(func=cmd_similarity)
+
+
+# --- the parser ----------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="course", description=__doc__)
@@ -148,11 +428,10 @@ def build_parser() -> argparse.ArgumentParser:
     hub.add_argument("directory")
     hub.set_defaults(func=cmd_stand_in_hub)
 
-    from . import exports, formgrader, release, similarity_report
-    release.add_commands(sub)
-    exports.add_commands(sub)
-    formgrader.add_command(sub)
-    similarity_report.add_command(sub)
+    _add_release_commands(sub)
+    _add_export_commands(sub)
+    _add_formgrader_command(sub)
+    _add_similarity_command(sub)
     return parser
 
 

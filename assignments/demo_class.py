@@ -19,23 +19,16 @@ from pathlib import Path
 import nbformat
 
 from . import notebooks
+from .course import resolve
 from .grading import selftest
 
-SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
-MARK_SCHEME = re.compile(r"=== BEGIN MARK SCHEME ===.*?=== END MARK SCHEME ===", re.DOTALL)
-
-
-def student_text(cell) -> str:
-    """What a student would have typed: the solution without nbgrader's markers or the mark scheme."""
-    lines = [line for line in cell.source.splitlines() if not SOLUTION_MARKERS.match(line)]
-    return MARK_SCHEME.sub("", "\n".join(lines)).strip() + "\n"
 
 
 def filled_release(assignment: str, replacements: dict[str, str] | None = None):
     """The release notebook with every answer cell filled from the source, except ``replacements``."""
-    answers = {notebooks.grade_id(c): student_text(c)
-               for c in notebooks.source_notebook(assignment).cells if notebooks.is_answer(c)}
-    nb = copy.deepcopy(notebooks.release_notebook(assignment))
+    answers = {notebooks.grade_id(c): notebooks.student_text(c)
+               for c in resolve(assignment).source_notebook().cells if notebooks.is_answer(c)}
+    nb = copy.deepcopy(resolve(assignment).release_notebook())
     for cell in nb.cells:
         if notebooks.is_answer(cell):
             gid = notebooks.grade_id(cell)
@@ -76,7 +69,7 @@ def demo_class(assignment: str, buggy: int = 3) -> dict[str, object]:
     """``{student: notebook}``: a reference, a blank, ``buggy`` students with one mistake each, a shortcut
     student (the first of ``selftest.shortcut_answers``, when the assignment has one) and the reference
     pasted into a fresh Colab notebook (``DAMAGED``)."""
-    students = {"reference": filled_release(assignment), "blank": copy.deepcopy(notebooks.release_notebook(assignment)),
+    students = {"reference": filled_release(assignment), "blank": copy.deepcopy(resolve(assignment).release_notebook()),
                 DAMAGED: pasted_into_colab(filled_release(assignment))}
     for mutant in pick_mutants(assignment, buggy):
         students[f"buggy-{mutant.name}"] = filled_release(assignment, {mutant.replaces: mutant.code})
@@ -89,7 +82,7 @@ def write_canvas_zip(assignment: str, students: dict[str, object], path: Path) -
     """Package the class like a Canvas bulk download; returns {student: file name in the zip}."""
     path.parent.mkdir(parents=True, exist_ok=True)
     names = {}
-    original = notebooks.notebook_path(assignment).name
+    original = resolve(assignment).source_path.name
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for number, (student, nb) in enumerate(sorted(students.items()), start=1):
             login = re.sub(r"[^a-z0-9]", "", student.lower())

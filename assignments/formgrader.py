@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import signal
 import socket
 import subprocess
 import sys
@@ -21,7 +20,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from .exports.nbgrader_gradebook import course_folder, nbgrader_env
+from .exports.nbgrader_gradebook import nbgrader_env
 
 HOST = "127.0.0.1"
 
@@ -100,37 +99,3 @@ def _wait_until_ready(server: Server, timeout: float) -> None:
             pass
         time.sleep(0.5)
     raise TimeoutError(f"formgrader did not answer on {server.base} within {timeout:.0f} s")
-
-
-def cmd_formgrader(args) -> int:
-    root = Path(args.root) if args.root else course_folder(args.assignment)
-    try:
-        server = start(root, args.port)
-    except (FileNotFoundError, RuntimeError, TimeoutError) as error:
-        print(f"formgrader did not start: {error}")
-        return 1
-    print(f"course folder: {server.root}")
-    print(f"formgrader: {server.url('formgrader')}")
-    print(f"grade written answers under Manual Grading > {args.assignment}; then run "
-          f"`course export {args.assignment}`. Ctrl-C stops the server.", flush=True)
-    # A service manager stops with SIGTERM: leave through `finally` so the server stops too.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    try:
-        server.process.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-    return 0
-
-
-def add_command(sub) -> None:
-    parser = sub.add_parser("formgrader", help="start nbgrader's formgrader (127.0.0.1, with a token) on the "
-                                               "course folder holding the assignment's gradebook")
-    parser.add_argument("assignment")
-    parser.add_argument("--root", type=Path, default=None,
-                        help="nbgrader course folder; default: grades/<assignment>/nbgrader/course if graded, "
-                             "else the repository")
-    parser.add_argument("--port", type=int, default=None, help="default: a free port")
-    parser.set_defaults(func=cmd_formgrader)
-

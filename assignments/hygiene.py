@@ -12,8 +12,9 @@ Checks (each one a small function over the parsed notebook, so tests can call th
   tracks (grade, solution or locked) has a grade_id, and grade_ids are unique;
 - every graded cell has points > 0; no answer cell is locked;
 - ``### BEGIN/END SOLUTION``, ``### BEGIN/END HIDDEN TESTS`` and ``=== BEGIN/END MARK SCHEME ===``
-  markers are matched, not nested, and sit in the kind of cell nbgrader strips them from (a marker in
-  any other cell would ship to students);
+  markers are matched, not nested, written exactly so (nbgrader reads any line containing one as the
+  marker; see ``notebooks.marker_in``), and sit in the kind of cell nbgrader strips them from (a marker
+  in any other cell would ship to students);
 - answer code cells keep their skeleton (a solution region, not a whole-cell solution); written answers
   carry a mark scheme;
 - no stored outputs or execution counts;
@@ -34,11 +35,8 @@ from pathlib import Path
 
 import nbformat
 
-# nbgrader matches these as substrings of a line (ClearSolutions, ClearHiddenTests, ClearMarkScheme).
-SOLUTION = ("BEGIN SOLUTION", "END SOLUTION")
-HIDDEN_TESTS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
-MARK_SCHEME = ("BEGIN MARK SCHEME", "END MARK SCHEME")
-MARKERS = {"solution": SOLUTION, "hidden tests": HIDDEN_TESTS, "mark scheme": MARK_SCHEME}
+from .notebooks import (HIDDEN_TESTS, MARK_SCHEME, MARKERS, SOLUTION, has_marker, odd_marker_lines,
+                        region_errors, strip_region)
 
 # Top-level modules that exist only in this repository; notebooks students get may never import them.
 REPO_MODULES = ("assignments", "autograder")
@@ -79,47 +77,6 @@ def _source(cell) -> str:
 def _gid(cell) -> str | None:
     value = _meta(cell).get("grade_id")
     return value if isinstance(value, str) and value else None
-
-
-# --- regions -------------------------------------------------------------------------------------------
-
-def region_errors(text: str, begin: str, end: str) -> list[str]:
-    """What is wrong with the begin/end markers in ``text`` (nbgrader's substring matching)."""
-    errors, open_line = [], None
-    for number, line in enumerate(text.split("\n"), start=1):
-        if begin in line:
-            if open_line is not None:
-                errors.append(f"'{begin}' on line {number} opens a region inside the one opened on line "
-                              f"{open_line} (nested)")
-            open_line = number
-        elif end in line:
-            if open_line is None:
-                errors.append(f"'{end}' on line {number} has no matching '{begin}'")
-            open_line = None
-    if open_line is not None:
-        errors.append(f"'{begin}' on line {open_line} has no matching '{end}'")
-    return errors
-
-
-def has_marker(text: str, markers: tuple[str, str]) -> bool:
-    return any(marker in text for marker in markers)
-
-
-def split_regions(text: str, begin: str, end: str) -> tuple[list[str], list[str]]:
-    """(lines inside begin/end regions, lines outside), marker lines dropped. Assumes matched markers."""
-    inside, outside, in_region = [], [], False
-    for line in text.split("\n"):
-        if begin in line:
-            in_region = True
-        elif end in line:
-            in_region = False
-        else:
-            (inside if in_region else outside).append(line)
-    return inside, outside
-
-
-def strip_region(text: str, begin: str, end: str) -> str:
-    return "\n".join(split_regions(text, begin, end)[1])
 
 
 # --- reading -------------------------------------------------------------------------------------------
@@ -249,6 +206,10 @@ def check_markers(cells: list, name: str) -> list[Problem]:
                 continue
             problems += [Problem(name, index, gid, f"{label} markers: {error}")
                          for error in region_errors(text, begin, end)]
+        for number, line, written in odd_marker_lines(text):
+            problems.append(Problem(name, index, gid, f"line {number} ({line.strip()[:60]!r}) contains a region "
+                                                      f"marker, so nbgrader drops the whole line as one; write the "
+                                                      f"marker on its own line exactly as '{written}'"))
         if has_marker(text, SOLUTION) and not meta.get("solution"):
             problems.append(Problem(name, index, gid, "solution markers in a cell that is not an answer cell "
                                                       "(nbgrader: solution); they would not be stripped"))

@@ -195,9 +195,9 @@ def _ignored(relative: str) -> bool:
 
 def assignment_fingerprints(root: Path | None = None) -> dict[str, set[str]]:
     """assignment -> grade_ids of its source notebook (used to recognise another assignment's notebook)."""
-    from .paths import SOURCE_DIR
+    from .course import default
 
-    root = Path(root) if root else SOURCE_DIR
+    root = Path(root) if root else default().source_dir
     found: dict[str, set[str]] = {}
     if not root.is_dir():
         return found
@@ -252,11 +252,10 @@ def notebook_problem(data: bytes) -> str | None:
     return None
 
 
-KNOWN_ASSIGNMENTS = ("transformers", "rnn_attention", "transfer_lm")   # catalog.COURSE_ORDER, kept light
-
-
 def _known_assignments(fingerprints: dict[str, set[str]]) -> set[str]:
-    return set(KNOWN_ASSIGNMENTS) | set(fingerprints)
+    from .course import default
+
+    return set(default().order) | set(fingerprints)
 
 
 def _which_assignment(candidate: _Candidate, assignment: str, fingerprints: dict[str, set[str]],

@@ -17,9 +17,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from . import catalog
 from .hygiene import COLAB_BADGE_ID, REPO_MODULES, SETUP_ID, imported_modules
-from .paths import DIST_DIR, RELEASE_DIR, REPO
+from .course import REPO, default
 
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 # A link whose text mentions Colab, in markdown ([![Open In Colab](badge.svg)](TARGET), [Open in Colab](TARGET))
@@ -224,7 +223,7 @@ def repo_modules(root: Path = REPO) -> set[str]:
 # --- LMS bundles ---------------------------------------------------------------------------------------
 
 def student_readme(assignment: str, notebooks: list[str], root: Path = REPO) -> str:
-    title = catalog.title(assignment)
+    title = default().assignment(assignment).title
     links = "\n".join(f"- [{name}]({colab_url(assignment, name, root)})" for name in notebooks)
     files = ", ".join(f"`{name}`" for name in notebooks)
     return f"""# {title}
@@ -264,16 +263,16 @@ def _zip_entry(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
     archive.writestr(info, data)
 
 
-def build_bundle(assignment: str, release_dir: Path = RELEASE_DIR, dist_dir: Path = DIST_DIR,
+def build_bundle(assignment: str, release_dir: Path | None = None, dist_dir: Path | None = None,
                  root: Path = REPO) -> Path:
     """``dist_dir/lms/<assignment>.zip`` from ``release_dir/<assignment>``; returns the zip's path."""
-    folder = Path(release_dir) / assignment
+    folder = Path(release_dir if release_dir is not None else default().release_dir) / assignment
     files = sorted(p for p in folder.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts
                    and "__pycache__" not in p.parts)
     notebooks = [p.name for p in files if p.suffix == ".ipynb" and p.parent == folder]
     if not notebooks:
         raise FileNotFoundError(f"no release notebook in {folder}; run `course release {assignment}` first")
-    target = Path(dist_dir) / "lms" / f"{assignment}.zip"
+    target = Path(dist_dir if dist_dir is not None else default().dist_dir) / "lms" / f"{assignment}.zip"
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     with zipfile.ZipFile(partial, "w") as archive:

@@ -1,14 +1,17 @@
-"""Reading nbgrader metadata: which cells are answers, tests, written questions, and their points."""
+"""The notebook format: nbgrader's cell metadata, its three region markers, and what students receive.
+
+One module answers, for every other module, which cells are answers, tests and written questions (and
+their points), where the solution, hidden-test and mark-scheme regions are (with the one matching rule
+nbgrader applies), what the blank release of a source notebook is, and what a student would have typed.
+"""
 
 from __future__ import annotations
 
-import json
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-
-from .paths import RELEASE_DIR, SOURCE_DIR
 
 
 def nbgrader(cell) -> dict:
@@ -120,40 +123,111 @@ def cells_to_run(nb) -> list:
     return [cell for cell in nb.cells if cell.get("cell_type") == "code" and not is_autograded_test(cell)]
 
 
-def assignment_names() -> list[str]:
-    """Assignments in course order (the order of ``source/`` folder names is not the course order)."""
-    from .catalog import COURSE_ORDER
-
-    present = {p.name for p in SOURCE_DIR.iterdir() if p.is_dir() and any(p.glob("*.ipynb"))}
-    return [name for name in COURSE_ORDER if name in present] + sorted(present - set(COURSE_ORDER))
-
-
-def notebook_path(assignment: str, root: Path = SOURCE_DIR) -> Path:
-    notebooks = sorted(p for p in (root / assignment).glob("*.ipynb"))
-    if len(notebooks) != 1:
-        raise FileNotFoundError(f"expected one notebook in {root / assignment}, found {len(notebooks)}")
-    return notebooks[0]
-
-
 def read(path: Path):
     """Read a notebook as nbformat 4 (older versions are converted)."""
     with open(path, encoding="utf-8") as handle:
         return nbformat.read(handle, as_version=4)
 
 
-def source_notebook(assignment: str):
-    return read(notebook_path(assignment, SOURCE_DIR))
+# --- region markers ---------------------------------------------------------------------------------------
+#
+# nbgrader's ClearSolutions, ClearHiddenTests and ClearMarkScheme treat a line as a marker when the
+# delimiter is a SUBSTRING of it, and drop the whole line. That is the one rule every module here applies
+# (``marker_in``). ``course hygiene`` refuses marker lines that are not exactly the written form below
+# (indentation aside), so no reader can take "x = 'END SOLUTION'" or "### BEGIN SOLUTION # todo" for
+# anything but what nbgrader will do with it.
+
+SOLUTION = ("BEGIN SOLUTION", "END SOLUTION")
+HIDDEN_TESTS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+MARK_SCHEME = ("BEGIN MARK SCHEME", "END MARK SCHEME")
+MARKERS = {"solution": SOLUTION, "hidden tests": HIDDEN_TESTS, "mark scheme": MARK_SCHEME}
+WRITTEN_FORM = {  # delimiter -> the marker line as authors write it
+    "BEGIN SOLUTION": "### BEGIN SOLUTION", "END SOLUTION": "### END SOLUTION",
+    "BEGIN HIDDEN TESTS": "### BEGIN HIDDEN TESTS", "END HIDDEN TESTS": "### END HIDDEN TESTS",
+    "BEGIN MARK SCHEME": "=== BEGIN MARK SCHEME ===", "END MARK SCHEME": "=== END MARK SCHEME ===",
+}
 
 
-def release_notebook(assignment: str):
-    return read(notebook_path(assignment, RELEASE_DIR))
+def marker_in(line: str) -> str | None:
+    """The delimiter nbgrader would see in ``line`` (BEGIN checked before END, as nbgrader does)."""
+    for delimiter in WRITTEN_FORM:
+        if delimiter in line:
+            return delimiter
+    return None
 
 
-def dumps(nb) -> str:
-    """Serialize the way nbformat writes files, so byte comparisons are meaningful."""
-    return nbformat.writes(nb) + ("" if nbformat.writes(nb).endswith("\n") else "\n")
+def odd_marker_lines(text: str) -> list[tuple[int, str, str]]:
+    """(line number, line, written form) of marker lines that differ from the written form."""
+    odd = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        delimiter = marker_in(line)
+        if delimiter is not None and line.strip() != WRITTEN_FORM[delimiter]:
+            odd.append((number, line, WRITTEN_FORM[delimiter]))
+    return odd
 
 
-def load_json(path: Path) -> dict:
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
+def region_errors(text: str, begin: str, end: str) -> list[str]:
+    """What is wrong with the begin/end markers in ``text``: unmatched or nested regions."""
+    errors, open_line = [], None
+    for number, line in enumerate(text.split("\n"), start=1):
+        if begin in line:
+            if open_line is not None:
+                errors.append(f"'{begin}' on line {number} opens a region inside the one opened on line "
+                              f"{open_line} (nested)")
+            open_line = number
+        elif end in line:
+            if open_line is None:
+                errors.append(f"'{end}' on line {number} has no matching '{begin}'")
+            open_line = None
+    if open_line is not None:
+        errors.append(f"'{begin}' on line {open_line} has no matching '{end}'")
+    return errors
+
+
+def has_marker(text: str, markers: tuple[str, str]) -> bool:
+    return any(marker in text for marker in markers)
+
+
+def split_regions(text: str, begin: str, end: str) -> tuple[list[str], list[str]]:
+    """(lines inside begin/end regions, lines outside), marker lines dropped. Assumes matched markers."""
+    inside, outside, in_region = [], [], False
+    for line in text.split("\n"):
+        if begin in line:
+            in_region = True
+        elif end in line:
+            in_region = False
+        else:
+            (inside if in_region else outside).append(line)
+    return inside, outside
+
+
+def strip_region(text: str, begin: str, end: str) -> str:
+    """``text`` without its begin/end regions (markers included)."""
+    return "\n".join(split_regions(text, begin, end)[1])
+
+
+def split_at_hidden_tests(source: str) -> tuple[str, str]:
+    """(visible checks, hidden-test region to the end) of a test cell; ("source", "") without a region."""
+    lines = source.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        if HIDDEN_TESTS[0] in line:
+            return "".join(lines[:index]), "".join(lines[index:])
+    return source, ""
+
+
+def student_text(cell) -> str:
+    """What a student would have typed in an answer cell: the solution without markers or mark scheme."""
+    text = strip_region(cell.source, *MARK_SCHEME)
+    lines = [line for line in text.split("\n") if marker_in(line) not in SOLUTION]
+    return "\n".join(lines).strip() + "\n"
+
+
+def blank_notebook(source_nb):
+    """What students receive, made from a source notebook by nbgrader's own preprocessors."""
+    from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme, ClearSolutions
+
+    nb = copy.deepcopy(source_nb)
+    resources = {}
+    for step in (ClearSolutions(), ClearHiddenTests(), ClearMarkScheme(enforce_metadata=False)):
+        nb, resources = step.preprocess(nb, resources)
+    return nb

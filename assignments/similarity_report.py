@@ -213,33 +213,4 @@ def similarity_report(assignment: str, source: Path, out: Path, top: int = TOP,
     return comparison
 
 
-def cmd_similarity(args) -> int:
-    from .paths import similarity_dir
-
-    out = Path(args.out) if args.out else similarity_dir(args.assignment)
-    started = time.perf_counter()
-    comparison = similarity_report(args.assignment, Path(args.submissions), out, args.top, args.workers)
-    print(table(comparison, args.top))
-    for student in comparison.students:
-        if student.problem is not None:
-            print(f"not compared: {student.student}: {student.problem}")
-        for note in student.notes:
-            print(f"note: {student.student}: {note}")
-    print(f"report: {out / 'similarity.html'}\ndata: {out / 'similarity.json'}\n"
-          f"({time.perf_counter() - started:.1f} s)")
-    return 0
-
-
-def add_command(sub) -> None:
-    parser = sub.add_parser("similarity", help="compare the class's answer cells pairwise and write a ranked "
-                                               "HTML report of the most similar pairs")
-    parser.add_argument("assignment")
-    parser.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
-    parser.add_argument("--out", help="output folder (default: grades/<assignment>/similarity)")
-    parser.add_argument("--top", type=int, default=TOP, help=f"pairs shown side by side (default {TOP})")
-    parser.add_argument("--workers", type=int, default=None, help="processes reading notebooks "
-                                                                  "(default: CPU cores)")
-    parser.set_defaults(func=cmd_similarity)
-
-
-__all__ = ["similarity_report", "write_report", "write_html", "to_json", "table", "add_command"]
+__all__ = ["similarity_report", "write_report", "write_html", "to_json", "table"]

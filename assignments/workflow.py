@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from . import intake, notebooks
+from . import intake
+from .course import default, resolve
 from .grading import batch
 from .grading.results import Finding, SubmissionResult
-from .paths import BUILD_DIR, GRADES_DIR, nbgrader_course, nbgrader_door_dir, repair_dir
 
 
 def collect(assignment: str, source: Path, out: Path) -> tuple[list[batch.Job], intake.IntakeResult]:
@@ -44,7 +44,7 @@ def attach_intake(results: list[SubmissionResult], found: intake.IntakeResult, o
 def zero_questions(assignment: str):
     from .grading.results import score_questions
 
-    return score_questions(notebooks.questions(notebooks.source_notebook(assignment)), [])
+    return score_questions(resolve(assignment).questions, [])
 
 
 def grade_class(assignment: str, source: Path, out: Path, workers: int | None = None) -> list[SubmissionResult]:
@@ -74,7 +74,7 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
             print("\n".join(outcome.problems) + "\nrelease refused; the demo stops here")
             return 1
     disagreements = []
-    for assignment in notebooks.assignment_names():
+    for assignment in default().present():
         disagreements += demo_assignment(assignment, workers, buggy)
     print(f"\ndemo finished in {time.perf_counter() - started:.0f} s")
     return 1 if disagreements else 0
@@ -86,9 +86,9 @@ def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3)
     from .grading import nbgrader_door, repair, table
 
     students = demo_class.demo_class(assignment, buggy)
-    download = BUILD_DIR / "demo" / assignment / "canvas_download.zip"
+    download = default().build_dir / "demo" / assignment / "canvas_download.zip"
     files = demo_class.write_canvas_zip(assignment, students, download)
-    out = GRADES_DIR / assignment
+    out = resolve(assignment).grades_dir
     standalone = grade_class(assignment, download, out, workers)
     print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
     # Canvas user ids key the records; say who is who (file name: login_userid_submissionid_name).
@@ -97,18 +97,19 @@ def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3)
 
     staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(out / "intake.json").submissions}
     # Every notebook goes through nbgrader, the damaged one (no nbgrader metadata) repaired first.
-    course = nbgrader_course(nbgrader_door_dir(assignment))
-    through_nbgrader = nbgrader_door.autograde_repaired(assignment, staged, nbgrader_door_dir(assignment),
+    door_dir = resolve(assignment).nbgrader_door_dir
+    course = nbgrader_door.course_folder(door_dir)
+    through_nbgrader = nbgrader_door.autograde_repaired(assignment, staged, door_dir,
                                                         root=course)
     for result in through_nbgrader:
-        batch.save(result, nbgrader_door_dir(assignment))
+        batch.save(result, door_dir)
     print(table.score_table(through_nbgrader, f"{assignment}: nbgrader autograde"))
     # The standalone records go into the same gradebook nbgrader just filled (formgrader, export).
     export_all(assignment, out, course_root=course)
     if demo_class.DAMAGED in files:
         print(f"{demo_class.DAMAGED} ({files[demo_class.DAMAGED].split('_')[1]}) has no nbgrader metadata: the "
               "standalone door recovered its cells by content and nbgrader graded a repaired copy (see the "
-              f"cells-recovered findings and {repair_dir(nbgrader_door_dir(assignment)) / repair.REPORT})")
+              f"cells-recovered findings and {repair.folder(door_dir) / repair.REPORT})")
     differences = table.compare_doors(standalone, through_nbgrader)
     print("both doors agree on every question" if not differences
           else "DOORS DISAGREE:\n  " + "\n  ".join(differences))

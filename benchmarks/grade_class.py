@@ -54,7 +54,7 @@ import nbformat  # noqa: E402
 
 import cgroups  # noqa: E402
 import tree_memory  # noqa: E402
-from assignments import notebooks  # noqa: E402
+from assignments.course import default, resolve  # noqa: E402
 
 TARGET_PER_CORE_S = 5.0
 TARGET_MB = 768
@@ -137,7 +137,7 @@ def gradescope_tree(assignment: str, folder: Path) -> None:
     """A Gradescope-shaped folder holding the reference notebook as the upload."""
     (folder / "submission").mkdir(parents=True)
     (folder / "results").mkdir()
-    (folder / "submission" / f"{assignment}.ipynb").write_text(nbformat.writes(notebooks.source_notebook(assignment)))
+    (folder / "submission" / f"{assignment}.ipynb").write_text(nbformat.writes(resolve(assignment).source_notebook()))
     (folder / "submission_metadata.json").write_text(json.dumps({"users": [{"email": "reference@example.edu"}]}))
 
 
@@ -243,7 +243,7 @@ def load() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--assignment", nargs="+", default=notebooks.assignment_names())
+    parser.add_argument("--assignment", nargs="+", default=default().present())
     parser.add_argument("--students", type=int, default=8)
     parser.add_argument("--workers", type=int, nargs="+", default=[2])
     parser.add_argument("--cpu-quota", type=float, default=None,

@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assignments import demo_class, notebooks, similarity, similarity_report  # noqa: E402
+from assignments.course import default  # noqa: E402
 from assignments.grading import selftest  # noqa: E402
 from autograder.fixtures.similarity import renamed  # noqa: E402
 
@@ -45,7 +46,7 @@ def synthetic_class(assignment: str, size: int) -> dict[str, object]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--assignment", default=notebooks.assignment_names()[0])
+    parser.add_argument("--assignment", default=default().present()[0])
     parser.add_argument("--students", type=int, default=300)
     parser.add_argument("--workers", type=int, default=None, help="default: CPU cores")
     parser.add_argument("--top", type=int, default=similarity_report.TOP)

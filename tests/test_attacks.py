@@ -153,7 +153,7 @@ def test_a_sandbox_that_cannot_be_prepared_is_that_students_finding(tmp_path, mo
     the_toy = toy.build(tmp_path / "toy")
     path = the_toy.write(the_toy.reference(), "bob.ipynb")
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
-    result = grade_submission("toy", path, "bob", limits=LIMITS, **the_toy.overrides())
+    result = grade_submission(the_toy.assignment, path, "bob", limits=LIMITS, **the_toy.overrides())
     codes = [f.code for f in result.findings]
     assert "kernel-start-failed" in codes and "grader-error" not in codes, codes
 

@@ -10,13 +10,14 @@ import json
 
 import pytest
 
+from assignments.course import default
 from assignments import cli, notebooks
 
 ASSIGNMENT = "transfer_lm"
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
 pytestmark = [
-    pytest.mark.skipif(not (notebooks.RELEASE_DIR / ASSIGNMENT).exists(),
+    pytest.mark.skipif(not (default().release_dir / ASSIGNMENT).exists(),
                                     reason=f"{ASSIGNMENT} has no release notebook yet"),
     pytest.mark.xdist_group('autograde_command'),
 ]
@@ -25,8 +26,8 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
     inbox, out = tmp_path_factory.mktemp("inbox"), tmp_path_factory.mktemp("out")
-    release = notebooks.notebook_path(ASSIGNMENT)
-    (inbox / "blank.ipynb").write_bytes((notebooks.RELEASE_DIR / ASSIGNMENT / release.name).read_bytes())
+    release = default().assignment(ASSIGNMENT).source_path
+    (inbox / "blank.ipynb").write_bytes((default().release_dir / ASSIGNMENT / release.name).read_bytes())
     (inbox / "damaged.ipynb").write_bytes(b'{"nbformat": 4, "cells": 5}')
     # capsys is function-scoped, so the module-scoped run captures its own output.
     printed, progress = io.StringIO(), io.StringIO()

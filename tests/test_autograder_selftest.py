@@ -7,17 +7,18 @@ test_nbgrader_door.py, which check that the doors agree with this path.
 
 import pytest
 
+from assignments.course import default
 from assignments import notebooks
 from assignments.grading import selftest
 
-ASSIGNMENTS = notebooks.assignment_names()
+ASSIGNMENTS = default().present()
 MUTANTS = [(a, m) for a in ASSIGNMENTS for m in selftest.mutants(a)]
 REPEATS = 10
 
 
 def test_every_assignment_has_a_suite_and_mutants():
     for assignment in ASSIGNMENTS:
-        assert list((selftest.AUTOGRADER_DIR / assignment).glob("test_*.py")), f"{assignment} has no hidden tests"
+        assert list((default().autograder_dir / assignment).glob("test_*.py")), f"{assignment} has no hidden tests"
         assert selftest.mutants(assignment), f"{assignment} has no mutants"
 
 
@@ -45,13 +46,13 @@ def test_each_question_has_tests_whose_points_add_up_to_the_cell(assignment):
     import ast
 
     declared = {}
-    for path in (selftest.AUTOGRADER_DIR / assignment).glob("test_*.py"):
+    for path in (default().autograder_dir / assignment).glob("test_*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "question":
                 grade_id = node.args[0].value
                 points = next(k.value.value for k in node.keywords if k.arg == "points")
                 declared[grade_id] = declared.get(grade_id, 0) + points
-    cells = {q.grade_id: q.points for q in notebooks.questions(notebooks.source_notebook(assignment))
+    cells = {q.grade_id: q.points for q in default().assignment(assignment).questions
              if q.kind == "autograded"}
     assert declared == cells, f"test points per question {declared} differ from the notebook's {cells}"
 
@@ -59,6 +60,6 @@ def test_each_question_has_tests_whose_points_add_up_to_the_cell(assignment):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_autograded_question_has_a_mutant(assignment):
     covered = {m.question for m in selftest.mutants(assignment)}
-    questions = {q.grade_id for q in notebooks.questions(notebooks.source_notebook(assignment))
+    questions = {q.grade_id for q in default().assignment(assignment).questions
                  if q.kind == "autograded"}
     assert questions <= covered, f"questions no mutant checks: {sorted(questions - covered)}"

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from assignments.course import default
 from assignments import demo_class, notebooks
 from assignments.grading import batch, table
 from assignments.workflow import grade_class
@@ -13,7 +14,7 @@ ASSIGNMENT = "transfer_lm"
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
 pytestmark = [
     pytest.mark.skipif(
-        not (notebooks.SOURCE_DIR / ASSIGNMENT).exists() or not (notebooks.RELEASE_DIR / ASSIGNMENT).exists(),
+        not (default().source_dir / ASSIGNMENT).exists() or not (default().release_dir / ASSIGNMENT).exists(),
         reason=f"{ASSIGNMENT} has no source or release notebook yet"),
     pytest.mark.xdist_group('batch'),
 ]
@@ -35,7 +36,7 @@ def without_timings(path):
 def class_folder(tmp_path_factory):
     folder = tmp_path_factory.mktemp("download")
     students = {"reference": demo_class.filled_release(ASSIGNMENT),
-                "blank": notebooks.release_notebook(ASSIGNMENT)}
+                "blank": default().assignment(ASSIGNMENT).release_notebook()}
     demo_class.write_canvas_zip(ASSIGNMENT, students, folder / "canvas.zip")
     # A student who uploaded no notebook at all: only a PDF.
     import zipfile

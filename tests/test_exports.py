@@ -15,7 +15,7 @@ import pytest
 
 from assignments.cli import main as course
 from assignments import exports
-from assignments.paths import REPO
+from assignments.course import REPO
 from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, store
 from assignments.grading.results import Finding, QuestionResult, SubmissionResult, TestResult
 

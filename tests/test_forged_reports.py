@@ -13,7 +13,7 @@ import pytest
 
 from assignments.grading.results import SubmissionResult
 from assignments.grading.sandbox import Limits
-from assignments.paths import REPO
+from assignments.course import REPO
 
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))

@@ -21,11 +21,12 @@ from pathlib import Path
 
 import pytest
 
+from assignments.course import default
 from assignments import demo_class, formgrader, notebooks
 from assignments.cli import main as course
 from assignments.exports import nbgrader_gradebook, store
 from assignments.grading import nbgrader_door
-from assignments.paths import BUILD_DIR
+BUILD_DIR = default().build_dir
 
 ASSIGNMENT = "transfer_lm"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -34,7 +35,7 @@ ARTIFACTS = BUILD_DIR / "test-artifacts" / "formgrader"
 POINTS, COMMENT = "1.5", "(a) is right; in (b), say which order information the mask still gives."
 
 pytestmark = [
-    pytest.mark.skipif(not (notebooks.SOURCE_DIR / ASSIGNMENT).exists(),
+    pytest.mark.skipif(not (default().source_dir / ASSIGNMENT).exists(),
                        reason=f"{ASSIGNMENT} has no source notebook yet"),
     # One worker runs this module (with `--dist loadgroup`), so the class is autograded once, not per worker.
     pytest.mark.xdist_group("formgrader"),
@@ -45,8 +46,8 @@ pytestmark = [
 def graded(tmp_path_factory):
     """(course folder, results folder): the reference and the blank release through nbgrader autograde."""
     folder = tmp_path_factory.mktemp("class")
-    students = {"ada": demo_class.filled_release(ASSIGNMENT), "bob": notebooks.release_notebook(ASSIGNMENT)}
-    paths = demo_class.write_folder(students, folder, notebooks.notebook_path(ASSIGNMENT).name)
+    students = {"ada": demo_class.filled_release(ASSIGNMENT), "bob": default().assignment(ASSIGNMENT).release_notebook()}
+    paths = demo_class.write_folder(students, folder, default().assignment(ASSIGNMENT).source_path.name)
     root = tmp_path_factory.mktemp("course")
     results_folder = tmp_path_factory.mktemp("results")
     for result in nbgrader_door.autograde(ASSIGNMENT, paths, root=root):
@@ -55,7 +56,7 @@ def graded(tmp_path_factory):
 
 
 def written_question() -> notebooks.Question:
-    return next(q for q in notebooks.questions(notebooks.source_notebook(ASSIGNMENT)) if q.kind == "manual")
+    return next(q for q in default().assignment(ASSIGNMENT).questions if q.kind == "manual")
 
 
 # ---------------------------------------------------------------- feedback through nbgrader
@@ -68,7 +69,7 @@ def test_generate_feedback_shows_hidden_test_outcomes_but_not_their_code(graded)
     pages = sorted((root / "feedback" / "ada" / ASSIGNMENT).glob("*.html"))
     assert pages, f"no feedback HTML for ada under {root / 'feedback'}"
     page = pages[0].read_text(encoding="utf-8")
-    first_test = next(q.grade_id for q in notebooks.questions(notebooks.source_notebook(ASSIGNMENT))
+    first_test = next(q.grade_id for q in default().assignment(ASSIGNMENT).questions
                       if q.kind == "autograded")
     assert f"{first_test}: " in page and " points" in page, \
         "feedback should show the points line the hidden tests printed"
@@ -109,7 +110,7 @@ def wait_for(condition, what: str, timeout: float = 30):
 
 def hand_grade(db: str, student: str, grade_id: str):
     with nbgrader_gradebook.open_gradebook(db) as gb:
-        notebook = gb.find_submission_notebook(ASSIGNMENT, notebooks.notebook_path(ASSIGNMENT).stem, student)
+        notebook = gb.find_submission_notebook(ASSIGNMENT, default().assignment(ASSIGNMENT).source_path.stem, student)
         grade = next(g for g in notebook.grades if g.name == grade_id)
         comment = next((c.manual_comment for c in notebook.comments if c.name == grade_id), None)
         return notebook.id, grade.manual_score, comment
@@ -136,7 +137,7 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
         wait_for(lambda: ASSIGNMENT in driver.page_source, "formgrader's assignment list")
         driver.save_screenshot(str(ARTIFACTS / "1-formgrader.png"))
 
-        driver.get(server.url(f"formgrader/gradebook/{ASSIGNMENT}/{notebooks.notebook_path(ASSIGNMENT).stem}"))
+        driver.get(server.url(f"formgrader/gradebook/{ASSIGNMENT}/{default().assignment(ASSIGNMENT).source_path.stem}"))
         link = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR,
                                                      f"a[href$='/formgrader/submissions/{submission_id}']"),
                         "the link to ada's submission")
@@ -202,7 +203,7 @@ def test_a_regrade_after_hand_grading_keeps_the_hand_grades(graded, tmp_path):
     root, _ = graded
     db = f"sqlite:///{root / 'gradebook.db'}"
     question = written_question()
-    notebook_name = notebooks.notebook_path(ASSIGNMENT)
+    notebook_name = default().assignment(ASSIGNMENT).source_path
     with nbgrader_gradebook.open_gradebook(db) as gb:
         grade = gb.find_grade(question.grade_id, notebook_name.stem, ASSIGNMENT, "ada")
         comment = gb.find_comment(question.grade_id, notebook_name.stem, ASSIGNMENT, "ada")

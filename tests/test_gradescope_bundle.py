@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 from assignments.exports import gradescope
-from assignments.paths import REPO
+from assignments.course import REPO
 
 A = "transformers"
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}

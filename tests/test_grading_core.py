@@ -5,7 +5,7 @@ import textwrap
 import pytest
 import torch
 
-from assignments.grading import handle as handle_module
+from assignments.course import Course
 from assignments.grading import runtime, suite
 from assignments.grading.handle import LocalHandle, StudentCodeError, StudentTimeout
 from assignments.grading.results import SubmissionResult, TestResult, score_questions
@@ -34,14 +34,17 @@ def test_twice_uses_add(student):
 
 
 @pytest.fixture
-def toy_suite(tmp_path, monkeypatch):
-    folder = tmp_path / "toy"
-    folder.mkdir()
-    (folder / "test_toy.py").write_text(TOY_TESTS)
-    (folder / "stand_ins.py").write_text("def add(a, b):\n    return a + b\n")
-    monkeypatch.setattr(suite, "AUTOGRADER_DIR", tmp_path)
-    monkeypatch.setattr(handle_module, "AUTOGRADER_DIR", tmp_path)
-    return ["add_tests", "twice_tests"]
+def toy_suite(tmp_path):
+    """A course in tmp_path whose one assignment has only a hidden suite and stand-ins (no notebook: the
+    suite runner needs neither)."""
+    toy = Course(tmp_path).assignment("toy")
+    toy.suite_dir.mkdir(parents=True)
+    (toy.suite_dir / "test_toy.py").write_text(TOY_TESTS)
+    toy.stand_ins_path.write_text("def add(a, b):\n    return a + b\n")
+    return toy
+
+
+ORDER = ["add_tests", "twice_tests"]
 
 
 def student_namespace(code: str) -> dict:
@@ -56,7 +59,7 @@ def by_name(results):
 
 def test_correct_student_passes_every_test(toy_suite):
     ns = student_namespace("def add(a, b):\n    return a + b\ndef twice(x):\n    return add(x, x)\n")
-    results, problems = suite.run_suite("toy", LocalHandle(ns, "toy"), toy_suite)
+    results, problems = suite.run_suite(toy_suite, LocalHandle(ns, toy_suite), ORDER)
     assert problems == []
     assert [r.outcome for r in results] == ["passed"] * 3
     assert sum(r.points for r in results) == 6
@@ -65,7 +68,7 @@ def test_correct_student_passes_every_test(toy_suite):
 def test_a_mistake_costs_points_only_where_it_is_tested(toy_suite):
     # add is wrong; twice is right but calls add: the stand-in keeps twice's score intact.
     ns = student_namespace("def add(a, b):\n    return a * b\ndef twice(x):\n    return add(x, x)\n")
-    results = by_name(suite.run_suite("toy", LocalHandle(ns, "toy"), toy_suite)[0])
+    results = by_name(suite.run_suite(toy_suite, LocalHandle(ns, toy_suite), ORDER)[0])
     assert results["test_add_doubles_a_tensor"].outcome == "failed"
     assert "largest difference" in results["test_add_doubles_a_tensor"].message
     assert results["test_add_of_ints_is_an_int"].message == "add(1, 2) should be 3; got 2"
@@ -75,14 +78,14 @@ def test_a_mistake_costs_points_only_where_it_is_tested(toy_suite):
 
 def test_student_exceptions_become_readable_failures(toy_suite):
     ns = student_namespace("def add(a, b):\n    raise ValueError('shapes do not match')\n")
-    results = by_name(suite.run_suite("toy", LocalHandle(ns, "toy"), toy_suite)[0])
+    results = by_name(suite.run_suite(toy_suite, LocalHandle(ns, toy_suite), ORDER)[0])
     assert results["test_add_of_ints_is_an_int"].message == "your code raised ValueError: shapes do not match"
     assert results["test_twice_uses_add"].message.startswith("your code raised NameError")
 
 
 def test_selected_questions_only(toy_suite):
     ns = student_namespace("def add(a, b):\n    return a + b\ndef twice(x):\n    return 2 * x\n")
-    results, _ = suite.run_suite("toy", LocalHandle(ns, "toy"), toy_suite, ["twice_tests"])
+    results, _ = suite.run_suite(toy_suite, LocalHandle(ns, toy_suite), ORDER, ["twice_tests"])
     assert [r.question for r in results] == ["twice_tests"]
 
 

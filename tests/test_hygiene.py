@@ -9,8 +9,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from assignments import catalog, hygiene, notebooks
-from assignments.paths import REPO, SOURCE_DIR
+from assignments.course import REPO, default
+from assignments import hygiene, notebooks
+SOURCE_DIR = default().source_dir
 
 SETUP = '''import importlib.util, os, subprocess, sys
 _missing = [pkg for pkg in ("tqdm",) if importlib.util.find_spec(pkg) is None]
@@ -48,10 +49,10 @@ def problems_of(tmp_path, cells=None, nb=None, name="toy.ipynb"):
 
 # --- the real notebooks --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_source_notebook_is_clean(assignment):
     try:
-        path = notebooks.notebook_path(assignment, SOURCE_DIR)
+        path = default().assignment(assignment).source_path
     except FileNotFoundError:
         pytest.skip(f"source/{assignment}/{assignment}.ipynb is not written yet")
     problems = hygiene.check_notebook(path, str(path.relative_to(REPO)))
@@ -105,12 +106,12 @@ def test_old_nbgrader_schema(tmp_path):
 
 
 @pytest.mark.parametrize("markers, expected", [
-    (hygiene.SOLUTION, "solution markers: 'BEGIN SOLUTION' on line 2 has no matching 'END SOLUTION'"),
-    (hygiene.HIDDEN_TESTS, "hidden tests markers: 'BEGIN HIDDEN TESTS' on line 2 has no matching 'END HIDDEN TESTS'"),
+    (notebooks.SOLUTION, "solution markers: 'BEGIN SOLUTION' on line 2 has no matching 'END SOLUTION'"),
+    (notebooks.HIDDEN_TESTS, "hidden tests markers: 'BEGIN HIDDEN TESTS' on line 2 has no matching 'END HIDDEN TESTS'"),
 ])
 def test_unterminated_region(tmp_path, markers, expected):
     cells = clean_cells()
-    index = 3 if markers == hygiene.SOLUTION else 4
+    index = 3 if markers == notebooks.SOLUTION else 4
     cells[index].source = "\n".join(line for line in cells[index].source.split("\n") if markers[1] not in line)
     found = problems_of(tmp_path, cells)
     gid = cells[index].metadata["nbgrader"]["grade_id"]

@@ -13,14 +13,17 @@ import zipfile
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from assignments import catalog, lms, notebooks
-from assignments.paths import RELEASE_DIR, REPO, SOLUTIONS_DIR, SOURCE_DIR
+from assignments.course import REPO, default
+from assignments import lms, notebooks
+RELEASE_DIR = default().release_dir
+SOLUTIONS_DIR = default().solutions_dir
+SOURCE_DIR = default().source_dir
 
 
 def release_or_skip(assignment: str):
     """The committed release notebook; skipped while the source does not exist, failing if only it exists."""
     try:
-        notebooks.notebook_path(assignment, SOURCE_DIR)
+        default().assignment(assignment).source_path
     except FileNotFoundError:
         pytest.skip(f"source/{assignment}/{assignment}.ipynb is not written yet")
     path = RELEASE_DIR / assignment / f"{assignment}.ipynb"
@@ -39,7 +42,7 @@ def test_colab_pattern_is_configured_in_one_place():
             f"{path.relative_to(REPO)} spells out a Colab URL; use [tool.course] colab_url in pyproject.toml"
 
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_release_links_to_the_configured_colab_url(assignment):
     path = release_or_skip(assignment)
     first = notebooks.read(path).cells[0]
@@ -47,10 +50,10 @@ def test_release_links_to_the_configured_colab_url(assignment):
     assert lms.colab_links(first.source) == [lms.colab_url(assignment, path.name)]
 
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_source_link_is_in_sync(assignment):
     try:
-        path = notebooks.notebook_path(assignment, SOURCE_DIR)
+        path = default().assignment(assignment).source_path
     except FileNotFoundError:
         pytest.skip(f"source/{assignment}/{assignment}.ipynb is not written yet")
     links = lms.colab_links(notebooks.read(path).cells[0].source)
@@ -60,7 +63,7 @@ def test_source_link_is_in_sync(assignment):
 
 # --- self-contained release notebooks ------------------------------------------------------------------
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_release_is_self_contained(assignment):
     """No import of assignments/autograder or any module only this repo has; imports are stdlib, preinstalled
     on Colab or installed by the setup cell; the setup cell checks find_spec and reports the GPU."""
@@ -89,7 +92,7 @@ SETUP_PROBE = textwrap.dedent('''
 ''')
 
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_setup_cell_installs_only_what_is_missing(assignment):
     """Run the real setup cell with one of its packages hidden: it must pip-install exactly that package."""
     path = release_or_skip(assignment)
@@ -107,7 +110,7 @@ def test_setup_cell_installs_only_what_is_missing(assignment):
     assert named == [hidden], f"the setup cell installs {named}; only {hidden!r} is missing"
 
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_setup_cell_reports_the_gpu(assignment):
     """The executed solution notebook shows what the setup cell printed in grading mode."""
     release_or_skip(assignment)
@@ -179,7 +182,7 @@ def test_colab_link_rewriting_keeps_the_rest():
 
 # --- LMS bundles ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_lms_bundle(assignment, tmp_path):
     path = release_or_skip(assignment)
     bundle = lms.build_bundle(assignment, RELEASE_DIR, tmp_path / "first")
@@ -193,4 +196,4 @@ def test_lms_bundle(assignment, tmp_path):
         readme = archive.read("README.md").decode()
     assert lms.colab_url(assignment, path.name) in readme
     assert "upload" in readme.lower() and path.name in readme
-    assert catalog.title(assignment) in readme
+    assert default().assignment(assignment).title in readme

@@ -8,6 +8,7 @@ import hashlib
 
 import pytest
 
+from assignments.course import default
 from assignments import demo_class, notebooks
 from assignments.grading import inprocess, nbgrader_door, selftest, table
 from assignments.grading.results import SubmissionResult
@@ -18,7 +19,7 @@ ASSIGNMENT = "transfer_lm"
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
 pytestmark = [
     pytest.mark.skipif(
-        not (notebooks.SOURCE_DIR / ASSIGNMENT).exists() or not (notebooks.RELEASE_DIR / ASSIGNMENT).exists(),
+        not (default().source_dir / ASSIGNMENT).exists() or not (default().release_dir / ASSIGNMENT).exists(),
         reason=f"{ASSIGNMENT} has no source or release notebook yet"),
     pytest.mark.xdist_group('nbgrader_door'),
 ]
@@ -42,7 +43,7 @@ def graded(tmp_path_factory):
     folder, traces = tmp_path_factory.mktemp("class"), tmp_path_factory.mktemp("daemon")
     mutant = selftest.mutants(ASSIGNMENT)[0]
     buggy = demo_class.filled_release(ASSIGNMENT, {mutant.replaces: mutant.code})
-    blank = notebooks.release_notebook(ASSIGNMENT)
+    blank = default().assignment(ASSIGNMENT).release_notebook()
     students = {
         "noisy-reference": noisy(demo_class.filled_release(ASSIGNMENT)),
         "blank": blank,
@@ -53,7 +54,7 @@ def graded(tmp_path_factory):
         "attack-daemon": nbgrader_attacks.with_cell(blank, nbgrader_attacks.daemon(
             traces / "pid", traces / "struck")),
     }
-    paths = demo_class.write_folder(students, folder, notebooks.notebook_path(ASSIGNMENT).name)
+    paths = demo_class.write_folder(students, folder, default().assignment(ASSIGNMENT).source_path.name)
     course = tmp_path_factory.mktemp("course")
     results = nbgrader_door.autograde(ASSIGNMENT, paths, root=course, progress=False)
     after_run = hashlib.sha256((course / "gradebook.db").read_bytes()).hexdigest()

@@ -109,7 +109,7 @@ def test_kernels_started_by_nbgrader_see_no_accelerator_and_stay_offline():
     import sys
 
     from assignments.grading.environment import kernel_environment_for_nbgrader
-    from assignments.paths import REPO
+    from assignments.course import REPO
 
     probe = ("import json, os\n"
              "from traitlets.config.loader import PyFileConfigLoader\n"

@@ -18,13 +18,14 @@ import os
 import nbformat
 import pytest
 
+from assignments.course import default
 from assignments import demo_class, notebooks
 from assignments.demo_class import pasted_into_colab
 from assignments.grading import batch
 from assignments.grading.recover import definitions, recover
 from assignments.grading.restore import check_assignment, restore
 from assignments.grading.standalone import grade_submission, load_submission
-from assignments.paths import SOURCE_DIR
+SOURCE_DIR = default().source_dir
 from autograder.fixtures.damaged import answer_pasted_twice, renamed, saved_as, with_one_mistake
 
 ASSIGNMENT = os.environ.get("COURSE_RECOVERY_ASSIGNMENT", "transfer_lm")
@@ -37,7 +38,7 @@ def codes(findings):
 
 @pytest.fixture(scope="module")
 def template():
-    return notebooks.release_notebook(ASSIGNMENT)
+    return default().assignment(ASSIGNMENT).release_notebook()
 
 
 @pytest.fixture(scope="module")
@@ -323,7 +324,7 @@ def test_a_damaged_notebook_scores_what_the_original_scores(original, tmp_path):
 def test_answers_whose_skeleton_defines_nothing_are_found_by_their_comments(assignment):
     # MY_REVIEWS, the sentiment hyperparameters and MY_CAPTIONS are defined inside the solution region, so
     # their skeletons define no name; the comment lines above the stub still say which answer a cell is.
-    template = notebooks.release_notebook(assignment)
+    template = default().assignment(assignment).release_notebook()
     nameless = [notebooks.grade_id(c) for c in template.cells
                 if notebooks.is_answer(c) and c.cell_type == "code" and definitions(c.source).placeable_by_comments()]
     assert nameless, f"{assignment} has no answer whose skeleton defines nothing: pick another assignment"

@@ -25,13 +25,17 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from assignments import catalog, cli, hygiene, lms, notebooks, release
-from assignments.paths import RELEASE_DIR, REPO, SOLUTIONS_DIR, SOURCE_DIR
+from assignments.course import REPO, default
+from assignments import cli, hygiene, lms, notebooks, release
+from assignments.course import points_report
+RELEASE_DIR = default().release_dir
+SOLUTIONS_DIR = default().solutions_dir
+SOURCE_DIR = default().source_dir
 
 
 def source_or_skip(assignment: str) -> Path:
     try:
-        return notebooks.notebook_path(assignment, SOURCE_DIR)
+        return default().assignment(assignment).source_path
     except FileNotFoundError:
         pytest.skip(f"source/{assignment}/{assignment}.ipynb is not written yet")
 
@@ -47,7 +51,7 @@ def committed_or_fail(folder: Path, assignment: str) -> Path:
 @pytest.fixture(scope="session")
 def regenerated(tmp_path_factory):
     """The full pipeline from the real sources into a scratch folder, once per session (and per xdist run)."""
-    names, _ = release.available(release.Course())
+    names, _ = release.available(default())
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # shared by every worker of this run
@@ -62,7 +66,7 @@ def regenerated(tmp_path_factory):
             # runs twice under nbgrader validate; test_committed_solutions checks the committed execution).
             # COURSE_TEST_EXECUTE_SOLUTIONS=1 executes them too, as `course release` does.
             execute = os.environ.get("COURSE_TEST_EXECUTE_SOLUTIONS") == "1"
-            outcome = release.release(names, release.Course(), commit_output=False, stage_into=area,
+            outcome = release.release(names, default(), commit_output=False, stage_into=area,
                                       execute_solutions=execute, sync=False, bundles=False, log=lambda *_: None)
             record.write_text(json.dumps({"names": names, "problems": outcome.problems}))
         data = json.loads(record.read_text())
@@ -73,7 +77,7 @@ def problems_of(assignment: str, problems: list[str]) -> list[str]:
     return [p for p in problems if p.startswith(f"{assignment}:") or f"/{assignment}/" in p.split(":")[0]]
 
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_pipeline_succeeds_on_the_source(assignment, regenerated):
     """Hygiene, generate_assignment, leak scan, validate (all pass) and --invert (none pass), solutions."""
     source_or_skip(assignment)
@@ -85,7 +89,7 @@ def test_pipeline_succeeds_on_the_source(assignment, regenerated):
         "the pipeline stopped before this assignment was done:\n" + "\n".join(data["problems"])
 
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_no_drift(assignment, regenerated):
     source_or_skip(assignment)
     area, data = regenerated
@@ -94,7 +98,7 @@ def test_no_drift(assignment, regenerated):
         pytest.fail("the pipeline failed, nothing to compare:\n" + "\n".join(data["problems"]))
     committed_or_fail(RELEASE_DIR, assignment)
     committed_or_fail(SOLUTIONS_DIR, assignment)
-    problems = release.drift(release.Course(), area, [assignment])
+    problems = release.drift(default(), area, [assignment])
     assert not problems, "\n".join(problems) + "\nrun `course release` and commit release/ and solutions/"
 
 
@@ -108,7 +112,7 @@ def test_release_folders_have_sources():
                 f"{path.relative_to(REPO)} has no source/{path.name}/: remove it"
 
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_release_has_no_leaks(assignment):
     source = source_or_skip(assignment)
     committed_or_fail(RELEASE_DIR, assignment)
@@ -141,16 +145,17 @@ def test_leak_scan_finds_planted_leaks(tmp_path):
     assert "Return 2 * x" not in found and "assert double(2) == 4" not in found and "NotImplementedError" not in found
 
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_points_match_catalog(assignment):
     source_or_skip(assignment)
-    info = catalog.points(assignment)
-    assert info.questions, f"{assignment}: no graded cells"
-    assert info.matches, (f"{assignment}: graded cells add up to {info.total:g}, the catalog "
-                          f"(assignments/catalog.py) declares {info.declared:g}")
+    hw = default().assignment(assignment)
+    assert hw.questions, f"{assignment}: no graded cells"
+    assert abs(hw.total_points - hw.declared_points) < 1e-9, (
+        f"{assignment}: graded cells add up to {hw.total_points:g}, the catalog (assignments/course.py) "
+        f"declares {hw.declared_points:g}")
 
 
-@pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
+@pytest.mark.parametrize("assignment", default().order)
 def test_committed_solutions(assignment):
     """Executed in grading mode with outputs, no hidden tests, solutions and model answers present."""
     source = notebooks.read(source_or_skip(assignment))
@@ -162,7 +167,7 @@ def test_committed_solutions(assignment):
     errors = [f"cell {i} ({notebooks.grade_id(c)})" for i, c in enumerate(nb.cells) if c.cell_type == "code"
               and any(o.output_type == "error" for o in c.outputs)]
     assert not errors, f"cells raised in the solution run: {errors}"
-    assert any(hygiene.has_marker(c.source, hygiene.SOLUTION) for c in nb.cells), "solutions were removed"
+    assert any(notebooks.has_marker(c.source, notebooks.SOLUTION) for c in nb.cells), "solutions were removed"
     answers = (SOLUTIONS_DIR / assignment / "model_answers.md").read_text(encoding="utf-8")
     for question in notebooks.questions(source):
         if question.kind == "manual":
@@ -172,17 +177,16 @@ def test_committed_solutions(assignment):
 def test_catalog_command_prints_questions_and_totals(capsys):
     status = cli.main(["catalog"])
     out = capsys.readouterr().out
-    for name in catalog.COURSE_ORDER:
-        assert f"{name}: {catalog.title(name)}" in out
+    for name in default().order:
+        assert f"{name}: {default().assignment(name).title}" in out
         try:
-            nb = notebooks.source_notebook(name)
+            nb = default().assignment(name).source_notebook()
         except FileNotFoundError:
             continue
         for question in notebooks.questions(nb):
             assert question.grade_id in out
     assert "course total declared" in out
-    assert status == (0 if all(catalog.points(n).matches or catalog.points(n).questions is None
-                               for n in catalog.COURSE_ORDER) else 1)
+    assert status == (0 if all(points_report(default().assignment(n))[1] for n in default().order) else 1)
 
 
 # --- a toy course --------------------------------------------------------------------------------------

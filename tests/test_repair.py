@@ -20,6 +20,7 @@ import shutil
 import nbformat
 import pytest
 
+from assignments.course import default
 from assignments import cli, demo_class, notebooks
 from assignments.grading import nbgrader_door, repair
 from autograder.fixtures import damaged
@@ -29,8 +30,8 @@ OTHER = "rnn_attention"
 
 # One worker runs this module (`--dist loadgroup`): its nbgrader batch runs once, not once per worker.
 pytestmark = [
-    pytest.mark.skipif(not (notebooks.SOURCE_DIR / ASSIGNMENT).exists()
-                       or not (notebooks.RELEASE_DIR / ASSIGNMENT).exists(),
+    pytest.mark.skipif(not (default().source_dir / ASSIGNMENT).exists()
+                       or not (default().release_dir / ASSIGNMENT).exists(),
                        reason=f"{ASSIGNMENT} has no source or release notebook yet"),
     pytest.mark.xdist_group("repair_nbgrader"),
 ]
@@ -47,7 +48,7 @@ def original():
 
 @pytest.fixture(scope="module")
 def template():
-    return notebooks.release_notebook(ASSIGNMENT)
+    return default().assignment(ASSIGNMENT).release_notebook()
 
 
 # name -> the submitted file's bytes, from the original notebook
@@ -123,7 +124,7 @@ def test_a_repaired_copy_is_a_valid_utf8_notebook(class_repaired, variant):
         "the accented letters should survive the repair"
     assert damaged.ACCENTED.strip() in text, "the accented letters should be written as UTF-8, not escaped"
     assert done.repaired.endswith(f"submitted/{done.student}/{ASSIGNMENT}/"
-                                  f"{notebooks.notebook_path(ASSIGNMENT).name}"), done.repaired
+                                  f"{default().assignment(ASSIGNMENT).source_path.name}"), done.repaired
 
 
 # --- the report ------------------------------------------------------------------------------------------

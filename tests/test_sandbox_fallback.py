@@ -21,7 +21,7 @@ import psutil
 import pytest
 
 from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
-from assignments.paths import REPO
+from assignments.course import REPO
 
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))

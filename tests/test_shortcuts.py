@@ -10,6 +10,7 @@ import copy
 import nbformat
 import pytest
 
+from assignments.course import default
 from assignments import demo_class, hygiene, notebooks
 from assignments.exports.feedback import feedback_html, feedback_markdown
 from assignments.exports.report import summary_markdown
@@ -21,11 +22,11 @@ ASSIGNMENTS = ["transformers", "rnn_attention", "transfer_lm"]
 
 
 def owners(assignment):
-    return answered_by(notebooks.release_notebook(assignment))
+    return answered_by(default().assignment(assignment).release_notebook())
 
 
 def rules(assignment, penalty=None):
-    found = notebooks.shortcut_rules(notebooks.source_notebook(assignment))
+    found = notebooks.shortcut_rules(default().assignment(assignment).source_notebook())
     if penalty:
         found = {q: notebooks.ShortcutRule(q, r.forbidden, penalty) for q, r in found.items()}
     return found
@@ -58,12 +59,12 @@ def answer_position(nb, grade_id):
 def test_every_assignment_declares_rules_on_its_test_cells_and_hygiene_accepts_them():
     for assignment in ASSIGNMENTS:
         declared = rules(assignment)
-        autograded = {q.grade_id for q in notebooks.questions(notebooks.source_notebook(assignment))
+        autograded = {q.grade_id for q in default().assignment(assignment).questions
                       if q.kind == "autograded"}
         assert declared, f"{assignment}: no question declares forbidden calls in metadata.course"
         assert set(declared) <= autograded, f"{assignment}: rules on cells that are not questions: {set(declared) - autograded}"
         assert all(r.penalty == "flag" for r in declared.values()), "the course default is flag only"
-        problems = hygiene.check_shortcut_rules(notebooks.source_notebook(assignment).cells, assignment)
+        problems = hygiene.check_shortcut_rules(default().assignment(assignment).source_notebook().cells, assignment)
         assert not problems, "\n".join(map(str, problems))
     square = rules("transfer_lm")["square_mask_tests"].forbidden
     assert "torch.nn.Transformer.generate_square_subsequent_mask" in square, \
@@ -72,7 +73,7 @@ def test_every_assignment_declares_rules_on_its_test_cells_and_hygiene_accepts_t
 
 
 def test_hygiene_reports_malformed_rules():
-    nb = copy.deepcopy(notebooks.source_notebook("transfer_lm"))
+    nb = copy.deepcopy(default().assignment("transfer_lm").source_notebook())
     test_cell = next(c for c in nb.cells if notebooks.grade_id(c) == "square_mask_tests")
     answer_cell = next(c for c in nb.cells if notebooks.grade_id(c) == "square_mask")
     test_cell.metadata["course"] = {"forbidden_calls": ["torch.nn.Transformer.generate_square_mask", "NoSuchThing"],
@@ -91,7 +92,7 @@ def test_hygiene_reports_malformed_rules():
 def test_reference_solutions_are_not_flagged(assignment):
     as_typed = flagged(assignment, demo_class.filled_release(assignment))
     assert not as_typed, f"{assignment}: the reference solution was flagged: {as_typed}"
-    source = flagged(assignment, notebooks.source_notebook(assignment))
+    source = flagged(assignment, default().assignment(assignment).source_notebook())
     assert not source, f"{assignment}: the source notebook (solutions in place) was flagged: {source}"
 
 
@@ -232,7 +233,7 @@ def test_rules_are_read_from_the_source_not_the_submission(tmp_path):
 
 
 def _full_marks(assignment):
-    question_list = notebooks.questions(notebooks.source_notebook(assignment))
+    question_list = default().assignment(assignment).questions
     tests = [TestResult(f"test_{q.grade_id}", q.grade_id, q.points, q.points, "passed")
              for q in question_list if q.kind == "autograded"]
     return SubmissionResult("someone", assignment, "standalone", questions=score_questions(question_list, tests))

@@ -16,6 +16,7 @@ import zipfile
 import nbformat
 import pytest
 
+from assignments.course import default
 from assignments import cli, demo_class, notebooks, similarity, similarity_report
 from assignments.grading.inprocess import execute_cells, grade_namespace
 from autograder.fixtures.similarity import ASSIGNMENT, independent_answers, renamed
@@ -45,7 +46,7 @@ def mutants():
 def students(questions, mutants):
     reference = demo_class.filled_release(ASSIGNMENT)
     disguised = renamed_notebook(reference, questions)
-    independent = notebooks.release_notebook(ASSIGNMENT)
+    independent = default().assignment(ASSIGNMENT).release_notebook()
     for cell in independent.cells:
         cell.source = independent_answers().get(notebooks.grade_id(cell), cell.source)
     marked = demo_class.filled_release(ASSIGNMENT)
@@ -53,7 +54,7 @@ def students(questions, mutants):
     answer.source = answer.source.replace("    head_dim = q.size(-1)\n",
                                           f"    head_dim = q.size(-1)\n    note = \"{SCRIPT}\"\n")
     class_ = {"reference": reference, "disguised": disguised, "colab": demo_class.pasted_into_colab(disguised),
-              "independent": independent, "blank": notebooks.release_notebook(ASSIGNMENT), "marked": marked}
+              "independent": independent, "blank": default().assignment(ASSIGNMENT).release_notebook(), "marked": marked}
     for mutant in mutants:
         class_[f"mutant-{mutant.name}"] = demo_class.filled_release(ASSIGNMENT, {mutant.replaces: mutant.code})
     return class_
@@ -97,14 +98,14 @@ def test_the_independent_answers_pass_their_hidden_tests():
     """They stand for honest students, so they must be correct: run after the notebook's setup cell alone
     (imports), each question's hidden tests give full marks."""
     answers = independent_answers()
-    nb = copy.deepcopy(notebooks.source_notebook(ASSIGNMENT))
+    nb = copy.deepcopy(default().assignment(ASSIGNMENT).source_notebook())
     nb.cells = [c for c in nb.cells if notebooks.grade_id(c) == "setup"] + \
         [c for c in nb.cells if notebooks.grade_id(c) in answers]
     for cell in nb.cells:
         cell.source = answers.get(notebooks.grade_id(cell), cell.source)
     namespace, findings = execute_cells(nb)
     assert not findings, [f.message for f in findings]
-    questions = question_after(notebooks.source_notebook(ASSIGNMENT), answers)
+    questions = question_after(default().assignment(ASSIGNMENT).source_notebook(), answers)
     result = grade_namespace(ASSIGNMENT, namespace, student="independent", selected=questions)
     scored = {q.grade_id: (q.points, q.max_points) for q in result.questions if q.grade_id in questions}
     assert len(scored) == len(answers) and all(points == top for points, top in scored.values()), \
@@ -178,7 +179,7 @@ def test_a_copy_pasted_into_a_fresh_colab_notebook_still_compares(comparison):
 
 def test_the_skeleton_alone_scores_zero(comparison, questions):
     ctx = similarity.context(ASSIGNMENT)
-    for cell in notebooks.release_notebook(ASSIGNMENT).cells:
+    for cell in default().assignment(ASSIGNMENT).release_notebook().cells:
         if notebooks.grade_id(cell) in questions:
             assert not similarity.fingerprints(cell.source, ctx.starter), \
                 f"the skeleton of {notebooks.grade_id(cell)} should leave no fingerprint"
@@ -192,7 +193,7 @@ def test_unreadable_foreign_and_oversized_notebooks_are_reported_and_the_class_g
     broken = tmp_path / "broken.ipynb"
     broken.write_text("{not json")
     foreign = tmp_path / "foreign.ipynb"
-    foreign.write_text(nbformat.writes(notebooks.release_notebook("rnn_attention")))
+    foreign.write_text(nbformat.writes(default().assignment("rnn_attention").release_notebook()))
     huge = demo_class.filled_release(ASSIGNMENT)
     answer = next(c for c in huge.cells if notebooks.grade_id(c) == "binary_accuracy")
     answer.source += "\n".join(f"x{i} = {i}" for i in range(20_000))

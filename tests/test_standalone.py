@@ -16,10 +16,12 @@ import nbformat
 import psutil
 import pytest
 
+from assignments.course import REPO, default
 from assignments import notebooks
 from assignments.grading.results import SubmissionResult
 from assignments.grading.sandbox import Limits
-from assignments.paths import AUTOGRADER_DIR, REPO, SOURCE_DIR
+AUTOGRADER_DIR = default().autograder_dir
+SOURCE_DIR = default().source_dir
 
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
@@ -54,14 +56,13 @@ def graded(tmp_path_factory):
         folder = root / "real"
         folder.mkdir()
         source = folder / "reference.ipynb"
-        source.write_text(nbformat.writes(notebooks.source_notebook(real)))
-        from assignments.grading.selftest import blank_notebook
+        source.write_text(nbformat.writes(default().assignment(real).source_notebook()))
         blank = folder / "blank.ipynb"
-        blank.write_text(nbformat.writes(blank_notebook(real)))
-        default = batch.limits_dict(Limits())
-        jobs += [("real:reference", None, real, str(source), default),
-                 ("real:in-process", "in-process", real, str(source), default),
-                 ("real:blank", None, real, str(blank), default)]
+        blank.write_text(nbformat.writes(notebooks.blank_notebook(default().assignment(real).source_notebook())))
+        limits = batch.limits_dict(Limits())
+        jobs += [("real:reference", None, real, str(source), limits),
+                 ("real:in-process", "in-process", real, str(source), limits),
+                 ("real:blank", None, real, str(blank), limits)]
 
     def add(label, nb_or_bytes, limits=TOY_LIMITS):
         if isinstance(nb_or_bytes, bytes):

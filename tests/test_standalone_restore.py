@@ -9,7 +9,7 @@ import pytest
 from assignments import notebooks
 from assignments.grading.restore import check_assignment, restore
 from assignments.grading.standalone import audit_source, grade_submission, load_submission
-from assignments.paths import REPO
+from assignments.course import REPO
 
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
@@ -155,7 +155,7 @@ REJECTED_INPUTS = {
 @pytest.mark.parametrize("name", sorted(REJECTED_INPUTS))
 def test_rejected_submissions_get_zero_and_a_finding(toy_assignment, tmp_path, name):
     submission = REJECTED_INPUTS[name](toy_assignment, tmp_path)
-    result = grade_submission("toy", submission, name, **toy_assignment.overrides())
+    result = grade_submission(toy_assignment.assignment, submission, name, **toy_assignment.overrides())
     assert result.status == "rejected" and result.door == "standalone"
     assert result.autograded_points == 0 and result.autograded_max == 5
     errors = [f for f in result.findings if f.severity == "error"]
@@ -165,7 +165,7 @@ def test_rejected_submissions_get_zero_and_a_finding(toy_assignment, tmp_path, n
 
 def test_grade_submission_never_raises(toy_assignment):
     for weird in (None, 12, object(), "", b"{"):
-        result = grade_submission("toy", weird, "weird", **toy_assignment.overrides())
+        result = grade_submission(toy_assignment.assignment, weird, "weird", **toy_assignment.overrides())
         assert result.status == "rejected" and result.autograded_points == 0
     result = grade_submission("no_such_assignment", b"{}", "x")
     assert result.status == "rejected" and result.findings[0].code == "unknown-assignment"

@@ -10,7 +10,7 @@ import torch
 
 from assignments.grading.handle import SandboxError, StudentCodeError, StudentTimeout
 from assignments.grading.sandbox import GRADING_ENV, KernelHandle, Limits, Sandbox
-from assignments.paths import REPO
+from assignments.course import REPO
 
 LIMITS = Limits(cell_timeout=20, call_timeout=10, interrupt_grace=2, total_timeout=150,
                 max_result_bytes=8 * 2 ** 20, max_restarts=3)

@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from ..grading.results import Finding, SubmissionResult
-from ..paths import REPO
+from ..course import REPO
 from .text import execution_seconds, humanise_question, humanise_test, points, safe_message, student_findings
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -183,9 +183,9 @@ def _unusable(notebook: Path, assignment: str) -> str | None:
         return (f"{notebook.name} is not a readable Jupyter notebook (it is not valid notebook JSON); "
                 f"download it again with File > Download > Download .ipynb and upload that file")
     try:
-        from .. import notebooks
+        from ..course import resolve
 
-        expected = {q.grade_id for q in notebooks.questions(notebooks.source_notebook(assignment))}
+        expected = {q.grade_id for q in resolve(assignment).questions}
     except Exception:  # noqa: BLE001 - without the source we cannot tell; let the grader decide
         return None
     if expected and not (expected & ids):
@@ -204,10 +204,10 @@ def _standalone_grader():
 def _question_shell(assignment: str) -> list:
     """Autograded questions at 0 points, for a results.json written when nothing could be graded."""
     try:
-        from .. import notebooks
+        from ..course import resolve
         from ..grading.results import score_questions
 
-        return score_questions(notebooks.questions(notebooks.source_notebook(assignment)), [])
+        return score_questions(resolve(assignment).questions, [])
     except Exception:  # noqa: BLE001 - the shell is a courtesy; an empty list is still valid
         return []
 
@@ -406,9 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         run(args.assignment, args.submission_dir, args.out, args.metadata)
         return 0
-    from ..paths import DIST_DIR
+    from ..course import default
 
-    out = build_autograder_zip(args.assignment, args.out or DIST_DIR / "gradescope" / f"{args.assignment}.zip")
+    out = build_autograder_zip(args.assignment, args.out or default().dist_dir / "gradescope" / f"{args.assignment}.zip")
     print(f"wrote {out}")
     return 0
 

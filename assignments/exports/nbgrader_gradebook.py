@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..grading.results import SubmissionResult
-from ..paths import REPO, nbgrader_course, nbgrader_door_dir
+from ..course import REPO, resolve
 
 
 def default_db_url(course_root: Path = REPO) -> str:
@@ -38,7 +38,9 @@ def course_folder(assignment: str) -> Path:
     """The nbgrader course folder that holds ``assignment``'s gradebook: the nbgrader door's own folder
     (``grades/<assignment>/nbgrader/course``, which also holds the autograded notebooks formgrader shows)
     once it has a gradebook, else the repository root (``course release`` generates the assignment there)."""
-    door = nbgrader_course(nbgrader_door_dir(assignment))
+    from ..grading.nbgrader_door import course_folder
+
+    door = course_folder(resolve(assignment).nbgrader_door_dir)
     return door if (door / "gradebook.db").is_file() else REPO
 
 

@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 
 from ..grading.results import SubmissionResult
-from ..paths import GRADES_DIR
+from ..course import resolve
 
 
 def grades_dir(assignment: str) -> Path:
-    return GRADES_DIR / assignment
+    return resolve(assignment).grades_dir
 
 
 def results_dir(assignment: str) -> Path:

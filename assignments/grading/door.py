@@ -20,16 +20,16 @@ nbgrader read a non-numeric or missing value as full credit) cannot raise the sc
 
 from __future__ import annotations
 
-from .. import notebooks
+from ..course import resolve
 from .handle import LocalHandle
 from .suite import run_suite
 
 
 def hidden_tests(assignment: str, grade_id: str, namespace: dict, seed: int = 0) -> float:
-    question_list = notebooks.questions(notebooks.source_notebook(assignment))
-    maximum = {q.grade_id: q.points for q in question_list}[grade_id]
-    order = [q.grade_id for q in question_list if q.kind == "autograded"]
-    results, problems = run_suite(assignment, LocalHandle(namespace, assignment, seed), order, [grade_id])
+    assignment = resolve(assignment)
+    maximum = assignment.max_points(grade_id)
+    results, problems = run_suite(assignment, LocalHandle(namespace, assignment, seed), assignment.autograded_order,
+                                  [grade_id])
     for problem in problems:
         print(f"[grader problem] {problem}")
     for test in results:

@@ -30,7 +30,7 @@ import threading
 import warnings
 
 from . import runtime
-from ..paths import AUTOGRADER_DIR
+from ..course import resolve
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -47,8 +47,8 @@ class SandboxError(Exception):
     """The sandboxed kernel died, ran out of memory, or returned something unreadable."""
 
 
-def stand_in_source(assignment: str) -> str:
-    path = AUTOGRADER_DIR / assignment / "stand_ins.py"
+def stand_in_source(assignment) -> str:
+    path = resolve(assignment).stand_ins_path
     return path.read_text() if path.exists() else ""
 
 
@@ -122,8 +122,8 @@ class StudentHandle:
     order and sets ``question`` before each test, so "finished" means "an earlier question".
     """
 
-    def __init__(self, assignment: str, seed: int = 0):
-        self.assignment = assignment
+    def __init__(self, assignment, seed: int = 0):
+        self.assignment = resolve(assignment).name
         self.seed = seed
         self._stand_in_source = stand_in_source(assignment)
         self.owners: dict[str, str] = {}
@@ -179,7 +179,7 @@ class LocalHandle(StudentHandle):
     standalone door, so a test sees identical data whichever door it runs behind.
     """
 
-    def __init__(self, namespace: dict, assignment: str, seed: int = 0):
+    def __init__(self, namespace: dict, assignment, seed: int = 0):
         super().__init__(assignment, seed)
         self.namespace = namespace
 

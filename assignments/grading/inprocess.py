@@ -14,6 +14,7 @@ import time
 import warnings
 
 from .. import notebooks
+from ..course import resolve
 from .environment import GRADING_ENV
 from .handle import LocalHandle, describe_exception
 from .results import Finding, SubmissionResult, score_questions
@@ -56,24 +57,25 @@ def execute_cells(nb, namespace: dict | None = None) -> tuple[dict, list[Finding
     return namespace, findings
 
 
-def grade_namespace(assignment: str, namespace: dict, findings: list[Finding] | None = None,
+def grade_namespace(assignment, namespace: dict, findings: list[Finding] | None = None,
                     student: str = "reference", seed: int = 0, selected: list[str] | None = None,
                     execute_s: float = 0.0) -> SubmissionResult:
     """Run the hidden suite against an already executed namespace (the self-test reuses one ten times)."""
     start = time.perf_counter()
-    question_list = notebooks.questions(notebooks.source_notebook(assignment))
-    order = [q.grade_id for q in question_list if q.kind == "autograded"]
+    assignment = resolve(assignment)
+    question_list = assignment.questions
     with grading_environment():
-        tests, problems = run_suite(assignment, LocalHandle(namespace, assignment, seed=seed), order, selected)
+        tests, problems = run_suite(assignment, LocalHandle(namespace, assignment, seed=seed),
+                                    assignment.autograded_order, selected)
     findings = list(findings or []) + [Finding("suite-problem", problem, "error") for problem in problems]
     return SubmissionResult(
-        student=student, assignment=assignment, door="in-process",
+        student=student, assignment=assignment.name, door="in-process",
         questions=score_questions(question_list, tests), findings=findings,
         timings={"execute_s": round(execute_s, 2), "tests_s": round(time.perf_counter() - start, 2)},
     )
 
 
-def grade_notebook(assignment: str, nb, student: str = "reference", seed: int = 0,
+def grade_notebook(assignment, nb, student: str = "reference", seed: int = 0,
                    selected: list[str] | None = None) -> SubmissionResult:
     """Execute a trusted notebook here and run the hidden suite on it."""
     start = time.perf_counter()

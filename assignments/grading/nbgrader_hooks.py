@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..notebooks import is_autograded_test
-
-HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+from ..notebooks import HIDDEN_TESTS, has_marker, is_autograded_test, split_at_hidden_tests
 
 WRAPPER = '''try:
     exec(compile({visible!r}, "<visible checks>", "exec"), globals())
@@ -27,12 +25,8 @@ except Exception as _visible_failure:  # reported, not scored: the hidden tests 
 
 def informative_visible_checks(source: str) -> str:
     """Rewrite one test cell's source; cells without a hidden-test region are returned unchanged."""
-    lines = source.splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if line.strip() == HIDDEN_BEGIN]
-    if not starts:
-        return source
-    visible, hidden = "".join(lines[:starts[0]]), "".join(lines[starts[0]:])
-    if not visible.strip():
+    visible, hidden = split_at_hidden_tests(source)
+    if not hidden or not visible.strip():
         return source
     return WRAPPER.format(visible=visible) + hidden
 
@@ -100,7 +94,7 @@ class HonestPoints(NbGraderPreprocessor):
 
     def preprocess_cell(self, cell, resources, index):
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        if is_autograded_test(cell) and HIDDEN_BEGIN in cell.source:
+        if is_autograded_test(cell) and has_marker(cell.source, HIDDEN_TESTS):
             cell.outputs, note = honest_outputs(cell, meta["grade_id"], float(meta.get("points", 0)))
             if note:
                 self.log.warning(note)

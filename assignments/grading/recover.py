@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import notebooks
+from ..notebooks import HIDDEN_TESTS, strip_region
 from .results import Finding
 
 MAGIC = re.compile(r"^[ \t]*[%!]", re.M)
@@ -49,7 +50,6 @@ MAX_PARSED_CHARS = 1_000_000
 SIMILAR = 0.8
 # A submission counts as this assignment's when at least 1 in FOREIGN_RATIO of its cells is found in it.
 FOREIGN_RATIO = 10
-HIDDEN_REGION = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*$", re.M | re.S)
 
 
 def text(cell) -> str:
@@ -60,7 +60,7 @@ def text(cell) -> str:
 def normalized(source) -> str:
     """Text as compared: line endings, trailing spaces and the source's hidden-test region ignored."""
     body = "".join(source) if isinstance(source, list) else str(source or "")
-    body = HIDDEN_REGION.sub("", body.replace("\r\n", "\n").replace("\r", "\n"))
+    body = strip_region(body.replace("\r\n", "\n").replace("\r", "\n"), *HIDDEN_TESTS)
     return "\n".join(line.rstrip() for line in body.strip().splitlines())
 
 

@@ -98,7 +98,7 @@ from .environment import GRADING_ENV
 from .handle import SandboxError, StudentCodeError, StudentHandle, StudentTimeout, untrusted_text
 from .reply import decode_reply
 from .results import Finding
-from ..paths import REPO
+from ..course import REPO
 
 # Path sockets and other users' runtime folders (D-Bus, systemd, docker, XDG_RUNTIME_DIR): covered with
 # empty tmpfs in the kernel's mount namespace, so a user-namespace kernel cannot talk to the grader's

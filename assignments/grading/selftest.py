@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import notebooks
-from ..paths import AUTOGRADER_DIR
+from ..course import resolve
 from .inprocess import execute_cells, grade_namespace, grade_notebook
 from .results import SubmissionResult
 
@@ -54,7 +54,7 @@ def load_mutant(path: Path) -> Mutant:
 
 
 def mutants(assignment: str) -> list[Mutant]:
-    return [load_mutant(p) for p in sorted((AUTOGRADER_DIR / assignment / "mutants").glob("*.py"))
+    return [load_mutant(p) for p in sorted(resolve(assignment).mutants_dir.glob("*.py"))
             if not p.name.startswith("_")]
 
 
@@ -62,13 +62,13 @@ def shortcut_answers(assignment: str) -> list[Mutant]:
     """``autograder/<assignment>/shortcuts/*.py``: answers, in the mutants' format, that pass the hidden
     tests by using a library call their question forbids (the shortcut check must flag each on its
     ``question``; they are not mutants: they keep full marks unless the question's penalty says zero)."""
-    return [load_mutant(p) for p in sorted((AUTOGRADER_DIR / assignment / "shortcuts").glob("*.py"))
+    return [load_mutant(p) for p in sorted(resolve(assignment).shortcuts_dir.glob("*.py"))
             if not p.name.startswith("_")]
 
 
 def reference_notebook(assignment: str):
     """The source notebook: answer cells hold the solution; hidden tests sit in cells never executed."""
-    return notebooks.source_notebook(assignment)
+    return resolve(assignment).source_notebook()
 
 
 def apply_mutant(nb, mutant: Mutant):
@@ -102,13 +102,7 @@ def check_reference(assignment: str, seeds=(0,)) -> list[str]:
 
 def blank_notebook(assignment: str):
     """What students receive, made from the source by nbgrader's own preprocessors (no release/ needed)."""
-    from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme, ClearSolutions
-
-    nb = copy.deepcopy(notebooks.source_notebook(assignment))
-    resources = {}
-    for step in (ClearSolutions(), ClearHiddenTests(), ClearMarkScheme(enforce_metadata=False)):
-        nb, resources = step.preprocess(nb, resources)
-    return nb
+    return notebooks.blank_notebook(resolve(assignment).source_notebook())
 
 
 def check_blank(assignment: str) -> list[str]:

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .. import notebooks
+from ..course import resolve
 from .results import Finding, SubmissionResult
 
 CODE = "shortcut"
@@ -549,7 +550,7 @@ def check_restored(assignment: str, restored, template, rules=None) -> list[Find
 
     if rules is None:
         try:
-            rules = notebooks.shortcut_rules(notebooks.source_notebook(assignment))
+            rules = notebooks.shortcut_rules(resolve(assignment).source_notebook())
         except (OSError, ValueError):
             return []                  # no source notebook (a toy assignment): nothing is declared
     return check(restored, answered_by(template), rules)

@@ -19,9 +19,9 @@
    pytest suite runs here, in this trusted process, and reaches student code only through
    ``KernelHandle``. Scores come from ``results.score_questions``; printed output is never read as one.
 
-Overrides (``template``, ``question_list``, ``tests_dir``, ``stand_in_source``) exist so tests can grade
-a toy assignment; real grading uses the release notebook (or, before a release exists, the same blank
-notebook made from the source with nbgrader's preprocessors) and the source notebook's points.
+The assignment is an ``Assignment`` of a course (``assignments/course.py``): tests grade a toy course the
+same way. Grading uses its release notebook (or, before a release exists, the same blank notebook made
+from the source with nbgrader's preprocessors) and the source notebook's points.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from pathlib import Path
 import nbformat
 
 from .. import decoding, notebooks
+from ..course import Assignment, resolve
 from .handle import SandboxError, answered_by, describe_exception
 from .restore import check_assignment, restore
 from .results import BUDGET_FINDING, Finding, SubmissionResult, score_questions
@@ -44,25 +45,35 @@ from .suite import run_suite
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
 
 
-def grade_submission(assignment: str, submission, student: str = "student", *, seed: int = 0,
-                     limits: Limits | None = None, template=None, question_list=None, tests_dir=None,
-                     stand_in_source: str | None = None, hide: tuple = (),
-                     source_file: str | None = None, skip_tests=(), test_log=None,
-                     shortcut_rules: dict | None = None) -> SubmissionResult:
+def grade_submission(assignment: Assignment | str, submission, student: str = "student", *, seed: int = 0,
+                     limits: Limits | None = None, hide: tuple = (), source_file: str | None = None,
+                     skip_tests=(), test_log=None, shortcut_rules: dict | None = None) -> SubmissionResult:
     """Grade one submission (a path to an .ipynb, or its bytes). Always returns a SubmissionResult.
+
+    ``assignment`` is an ``Assignment`` of any course (tests grade a toy course) or a name in this one; its
+    source notebook gives the questions, its release the template, its suite folder the hidden tests and
+    stand-ins. ``hide``: more folders the sandboxed kernel must not see.
 
     ``skip_tests`` and ``test_log`` go to ``suite.run_suite`` (the batch uses them to resume a submission
     in a fresh process after the grader was killed in one of its tests). ``shortcut_rules`` replaces the
     source notebook's ``notebooks.shortcut_rules`` (tests use it to try another penalty)."""
     started = time.perf_counter()
+    assignment = resolve(assignment)
     if source_file is None:
         source_file = str(submission) if isinstance(submission, (str, Path)) else ""
-    result = SubmissionResult(student=student, assignment=assignment, door="standalone",
+    result = SubmissionResult(student=student, assignment=assignment.name, door="standalone",
                               source_file=source_file)
     try:
-        _grade(result, assignment, submission, seed=seed, limits=limits or Limits(), template=template,
-               question_list=question_list, tests_dir=tests_dir, stand_in_source=stand_in_source,
-               hide=hide, skip_tests=skip_tests, test_log=test_log, shortcut_rules=shortcut_rules)
+        question_list = assignment.questions
+    except (OSError, ValueError) as error:
+        result.status = "rejected"
+        result.findings.append(Finding("unknown-assignment", f"no source notebook for assignment "
+                                                             f"{assignment.name!r} ({error})", "error"))
+        result.timings["total_s"] = round(time.perf_counter() - started, 2)
+        return result
+    try:
+        _grade(result, assignment, submission, question_list, seed=seed, limits=limits or Limits(), hide=hide,
+               skip_tests=skip_tests, test_log=test_log, shortcut_rules=shortcut_rules)
     except BaseException as error:  # noqa: BLE001 - the batch must go on whatever happened here
         if isinstance(error, KeyboardInterrupt):
             raise
@@ -70,7 +81,7 @@ def grade_submission(assignment: str, submission, student: str = "student", *, s
         result.findings.append(Finding("grader-error",
                                        f"the grader failed on this submission ({describe_exception(error)}); "
                                        "this is not the student's fault: grade it again or by hand", "error"))
-        if not result.questions and question_list is not None:
+        if not result.questions:
             result.questions = score_questions(question_list, [])
     result.timings["total_s"] = round(time.perf_counter() - started, 2)
     return result
@@ -82,16 +93,8 @@ def _reject(result: SubmissionResult, question_list, finding: Finding) -> None:
     result.questions = score_questions(question_list, [])
 
 
-def _grade(result, assignment, submission, *, seed, limits, template, question_list, tests_dir,
-           stand_in_source, hide, skip_tests=(), test_log=None, shortcut_rules=None):
-    if question_list is None:
-        try:
-            question_list = notebooks.questions(notebooks.source_notebook(assignment))
-        except (OSError, ValueError) as error:
-            result.status = "rejected"
-            result.findings.append(Finding("unknown-assignment",
-                                           f"no source notebook for assignment {assignment!r} ({error})", "error"))
-            return
+def _grade(result, assignment: Assignment, submission, question_list, *, seed, limits, hide, skip_tests=(),
+           test_log=None, shortcut_rules=None):
     result.questions = score_questions(question_list, [])   # zero until the tests have run
     nb, raw, problem = load_submission(submission)
     result.findings += [f for f in problem if f.severity != "error"]
@@ -101,8 +104,7 @@ def _grade(result, assignment, submission, *, seed, limits, template, question_l
                 Finding("not-a-notebook", "the submission could not be read as a notebook", "error"))
         result.findings += errors[1:]
         return
-    if template is None:
-        template = default_template(assignment)
+    template = default_template(assignment)
     wrong = check_assignment(nb, template)
     if wrong is not None:
         _reject(result, question_list, wrong)
@@ -112,7 +114,7 @@ def _grade(result, assignment, submission, *, seed, limits, template, question_l
     result.findings += audit(restored)
     result.findings += check_restored(assignment, restored, template, shortcut_rules)
 
-    order = [q.grade_id for q in question_list if q.kind == "autograded"]
+    order = assignment.autograded_order
     cells = [(notebooks.grade_id(cell) or f"code cell {index + 1}", _text(cell.get("source")))
              for index, cell in enumerate(notebooks.cells_to_run(restored))]
     if isinstance(submission, (str, Path)):
@@ -127,9 +129,9 @@ def _grade(result, assignment, submission, *, seed, limits, template, question_l
             return
         sandbox.execute_cells(cells)
         executed = time.perf_counter()
-        handle = KernelHandle(sandbox, assignment, seed=seed, stand_in_source=stand_in_source)
+        handle = KernelHandle(sandbox, assignment, seed=seed)
         handle.owners = answered_by(template)
-        tests, problems = run_suite(assignment, handle, order, tests_dir=tests_dir, skip=skip_tests, log=test_log)
+        tests, problems = run_suite(assignment, handle, order, skip=skip_tests, log=test_log)
         finished = time.perf_counter()
     finally:
         sandbox.close()
@@ -152,13 +154,12 @@ def _grade(result, assignment, submission, *, seed, limits, template, question_l
                            "kernel_peak_mb": round(sandbox.peak_rss / 2 ** 20), "restarts": sandbox.restarts})
 
 
-def default_template(assignment: str):
+def default_template(assignment: Assignment | str):
     """The release notebook; before ``course release`` has run, the same thing built from the source."""
     try:
-        return notebooks.release_notebook(assignment)
+        return resolve(assignment).release_notebook()
     except (OSError, ValueError):
-        from .selftest import blank_notebook
-        return blank_notebook(assignment)
+        return notebooks.blank_notebook(resolve(assignment).source_notebook())
 
 
 def _text(source) -> str:

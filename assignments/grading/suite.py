@@ -21,7 +21,7 @@ from dataclasses import asdict
 
 import pytest
 
-from ..paths import AUTOGRADER_DIR, REPO
+from ..course import REPO, resolve
 from .handle import StandInRefused, StudentCodeError, StudentTimeout, SandboxError, describe_exception
 from .reply import ReplyRefused
 from .results import TestResult
@@ -231,14 +231,10 @@ def single_threaded_torch():
         torch.set_num_threads(previous)
 
 
-def suite_dir(assignment: str):
-    return AUTOGRADER_DIR / assignment
-
-
-def run_suite(assignment: str, handle, question_order: list[str],
-              selected: list[str] | None = None, tests_dir=None, skip=(), log=None
+def run_suite(assignment, handle, question_order: list[str], selected: list[str] | None = None, skip=(), log=None
               ) -> tuple[list[TestResult], list[str]]:
-    """Run the hidden tests (``tests_dir``, default autograder/<assignment>); return (results, problems).
+    """Run ``assignment``'s hidden tests (its ``suite_dir``; an Assignment or a name in this course);
+    return (results, problems).
 
     ``skip``: node ids not to run; ``log``: an open text file that gets a JSON line as each test starts
     and ends (the batch's supervisor reads it when it had to kill this process)."""
@@ -249,7 +245,7 @@ def run_suite(assignment: str, handle, question_order: list[str],
     with warnings.catch_warnings(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
             single_threaded_torch(), no_plugin_autoload():
         warnings.simplefilter("ignore")
-        code = pytest.main([*PYTEST_ARGS, str(tests_dir or suite_dir(assignment))], plugins=[plugin])
+        code = pytest.main([*PYTEST_ARGS, str(resolve(assignment).suite_dir)], plugins=[plugin])
     if code not in (0, 1) and not plugin.results:
         plugin.problems.append(f"pytest exited with code {int(code)}: {sink.getvalue()[-800:]}")
     problems = plugin.problems + [f"reply-refused {grade_id}: {why}" for grade_id, why in plugin.refused] \
