@@ -43,7 +43,7 @@ def cmd_selftest(args) -> int:
 
 def cmd_grade(args) -> int:
     """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
-    from .grading import table
+    from .results import table
     from .workflow import export_all, grade_class
 
     out = Path(args.out or default().assignment(args.assignment).grades_dir)
@@ -58,7 +58,8 @@ def cmd_autograde(args) -> int:
     """nbgrader door: each notebook repaired (`course repair`), real `nbgrader autograde` per student, read
     back from its gradebook, then (unless --no-cross-check) a second opinion from the standalone door on
     every question (of the notebooks as sent)."""
-    from .grading import nbgrader_door, table
+    from .grading import nbgrader_door
+    from .results import table
     from .workflow import attach_intake, collect
 
     out = Path(args.out or default().assignment(args.assignment).nbgrader_door_dir)
@@ -268,7 +269,7 @@ def cmd_gradescope_zip(args) -> int:
 
 def cmd_intake(args) -> int:
     from . import intake
-    from .exports import store
+    from .results import store
 
     dest = args.dest or store.grades_dir(args.assignment) / "submissions"
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 from . import intake
 from .course import default, resolve
 from .grading import batch
-from .grading.results import Finding, SubmissionResult
+from .results.model import Finding, SubmissionResult, rejected
 
 
 def collect(assignment: str, source: Path, out: Path) -> tuple[list[batch.Job], intake.IntakeResult]:
@@ -22,35 +22,45 @@ def collect(assignment: str, source: Path, out: Path) -> tuple[list[batch.Job], 
     return jobs, found
 
 
+def intake_findings(found: intake.IntakeResult) -> dict[str, list[Finding]]:
+    """student -> the intake's findings about them (late, duplicates), as results findings."""
+    by_student: dict[str, list[Finding]] = {}
+    for finding in found.findings:
+        if finding.student:
+            by_student.setdefault(finding.student, []).append(
+                Finding(f"intake-{finding.code}", finding.message, finding.severity))
+    return by_student
+
+
+def missing_records(found: intake.IntakeResult, door: str) -> list[SubmissionResult]:
+    """A rejected record for each student the intake found no notebook for."""
+    return [rejected(missing.student, found.assignment, door, Finding(
+        "missing-notebook", f"no notebook for this assignment was found among the files this student submitted "
+                            f"({missing.original_name}); autograded questions score 0", "error"))
+            for missing in found.missing]
+
+
 def attach_intake(results: list[SubmissionResult], found: intake.IntakeResult, out: Path,
                   door: str = "standalone") -> list[SubmissionResult]:
-    """Put each student's intake findings (late, duplicates) into their record; add the missing ones."""
-    by_student = {r.student: r for r in results}
-    for finding in found.findings:
-        if finding.student in by_student:
-            by_student[finding.student].findings.append(
-                Finding(f"intake-{finding.code}", finding.message, finding.severity))
-    for missing in found.missing:
-        record = SubmissionResult(missing.student, found.assignment, door, status="rejected", findings=[
-            Finding("missing-notebook", f"no notebook for this assignment was found among the files this "
-                    f"student submitted ({missing.original_name}); autograded questions score 0", "error")])
-        record.questions = zero_questions(found.assignment)
-        results.append(record)
+    """Put each student's intake findings into their record, add the missing students' records, and write
+    every record (for a door that has not written them yet: each record is written once)."""
+    notes = intake_findings(found)
+    for result in results:
+        result.findings += notes.get(result.student, [])
+    results = results + missing_records(found, door)
     for result in results:
         batch.save(result, out)
     return sorted(results, key=lambda r: r.student)
 
 
-def zero_questions(assignment: str):
-    from .grading.results import score_questions
-
-    return score_questions(resolve(assignment).questions, [])
-
-
 def grade_class(assignment: str, source: Path, out: Path, workers: int | None = None) -> list[SubmissionResult]:
     jobs, found = collect(assignment, source, out)
-    results = batch.grade_batch(assignment, jobs, out, workers=workers)
-    return attach_intake(results, found, out)
+    # The batch writes each record as it finishes (a crash loses nothing), with its intake findings already in.
+    results = batch.grade_batch(assignment, jobs, out, workers=workers, findings=intake_findings(found))
+    missing = missing_records(found, "standalone")
+    for record in missing:
+        batch.save(record, out)
+    return sorted(results + missing, key=lambda r: r.student)
 
 
 def export_all(assignment: str, out: Path, course_root: Path | None = None) -> None:
@@ -83,7 +93,8 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
 def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3) -> list[str]:
     """One assignment's demo class through both doors, exported; returns the doors' disagreements."""
     from . import demo_class
-    from .grading import nbgrader_door, repair, table
+    from .grading import nbgrader_door, repair
+    from .results import table
 
     students = demo_class.demo_class(assignment, buggy)
     download = default().build_dir / "demo" / assignment / "canvas_download.zip"

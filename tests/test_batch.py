@@ -6,7 +6,8 @@ import pytest
 
 from assignments.course import default
 from assignments import demo_class, notebooks
-from assignments.grading import batch, table
+from assignments.grading import batch
+from assignments.results import table
 from assignments.workflow import grade_class
 
 ASSIGNMENT = "transfer_lm"

@@ -16,8 +16,9 @@ import pytest
 from assignments.cli import main as course
 from assignments import exports
 from assignments.course import REPO
-from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, store
-from assignments.grading.results import Finding, QuestionResult, SubmissionResult, TestResult
+from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report
+from assignments.results import store
+from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
 
 A = "transformers"
 SECRET = "expected = torch.tensor([0.1234])"   # stands for grader internals that must never reach students

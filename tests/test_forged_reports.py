@@ -11,7 +11,7 @@ import sys
 import nbformat
 import pytest
 
-from assignments.grading.results import SubmissionResult
+from assignments.results.model import SubmissionResult
 from assignments.grading.sandbox import Limits
 from assignments.course import REPO
 

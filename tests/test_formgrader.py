@@ -24,7 +24,8 @@ import pytest
 from assignments.course import default
 from assignments import demo_class, formgrader, notebooks
 from assignments.cli import main as course
-from assignments.exports import nbgrader_gradebook, store
+from assignments.exports import nbgrader_gradebook
+from assignments.results import store
 from assignments.grading import nbgrader_door
 BUILD_DIR = default().build_dir
 

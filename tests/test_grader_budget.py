@@ -17,7 +17,7 @@ import pytest
 from filelock import FileLock
 
 from assignments.grading import batch
-from assignments.grading.results import BUDGET_FINDING, SubmissionResult
+from assignments.results.model import BUDGET_FINDING, SubmissionResult
 from assignments.grading.sandbox import Limits
 from autograder.fixtures import payloads, toy
 from autograder.fixtures.batch import grade_or_die, grade_toy_job, limits_dict

@@ -8,7 +8,7 @@ import torch
 from assignments.course import Course
 from assignments.grading import runtime, suite
 from assignments.grading.handle import LocalHandle, StudentCodeError, StudentTimeout
-from assignments.grading.results import SubmissionResult, TestResult, score_questions
+from assignments.results.model import SubmissionResult, TestResult, score_questions
 from assignments.notebooks import Question
 
 TOY_TESTS = '''

@@ -10,8 +10,9 @@ import pytest
 
 from assignments.course import default
 from assignments import demo_class, notebooks
-from assignments.grading import inprocess, nbgrader_door, selftest, table
-from assignments.grading.results import SubmissionResult
+from assignments.grading import inprocess, nbgrader_door, selftest
+from assignments.results import table
+from assignments.results.model import SubmissionResult
 from autograder.fixtures import nbgrader_attacks
 
 ASSIGNMENT = "transfer_lm"

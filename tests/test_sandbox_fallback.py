@@ -220,7 +220,7 @@ def graded(tmp_path_factory):
                      batch.limits_dict(LIMITS)))
     with fallback.forced():
         results = batch.grade_all(jobs, workers=2)
-    from assignments.grading.results import SubmissionResult
+    from assignments.results.model import SubmissionResult
     return {label: SubmissionResult.from_dict(value) for label, value in results.items()}
 
 

@@ -16,7 +16,7 @@ from assignments.exports.feedback import feedback_html, feedback_markdown
 from assignments.exports.report import summary_markdown
 from assignments.grading import nbgrader_door, selftest, shortcuts
 from assignments.grading.handle import answered_by
-from assignments.grading.results import SubmissionResult, TestResult, score_questions
+from assignments.results.model import SubmissionResult, TestResult, score_questions
 
 ASSIGNMENTS = ["transformers", "rnn_attention", "transfer_lm"]
 

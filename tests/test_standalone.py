@@ -18,7 +18,7 @@ import pytest
 
 from assignments.course import REPO, default
 from assignments import notebooks
-from assignments.grading.results import SubmissionResult
+from assignments.results.model import SubmissionResult
 from assignments.grading.sandbox import Limits
 AUTOGRADER_DIR = default().autograder_dir
 SOURCE_DIR = default().source_dir

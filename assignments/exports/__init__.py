@@ -29,7 +29,7 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
     format is skipped: with ``strict`` a ``LookupError`` follows once the other formats are written,
     without it the reason goes to ``problems`` (or is printed when no list is given).
     """
-    from . import store
+    from ..results import store
     from .nbgrader_gradebook import course_folder, default_db_url, merge_hand_grades, read_hand_grades
 
     results_folder = Path(results_folder) if results_folder else store.results_dir(assignment)

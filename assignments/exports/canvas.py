@@ -16,7 +16,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..grading.results import SubmissionResult
+from ..results.model import SubmissionResult
 from .text import points
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]

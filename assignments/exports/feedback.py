@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from ..grading.results import SubmissionResult
+from ..results.model import SubmissionResult
 from ..grading.shortcuts import CODE as SHORTCUT
 from .text import humanise_question, humanise_test, points, safe_message, student_findings
 

@@ -25,7 +25,7 @@ import traceback
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from ..grading.results import Finding, SubmissionResult
+from ..results.model import Finding, SubmissionResult, rejected
 from ..course import REPO
 from .text import execution_seconds, humanise_question, humanise_test, points, safe_message, student_findings
 
@@ -201,17 +201,6 @@ def _standalone_grader():
     return grade_submission
 
 
-def _question_shell(assignment: str) -> list:
-    """Autograded questions at 0 points, for a results.json written when nothing could be graded."""
-    try:
-        from ..course import resolve
-        from ..grading.results import score_questions
-
-        return score_questions(resolve(assignment).questions, [])
-    except Exception:  # noqa: BLE001 - the shell is a courtesy; an empty list is still valid
-        return []
-
-
 def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None = None,
         grade=None) -> dict:
     """Grade the notebook in ``submission_dir`` and write results.json to ``out``; returns it.
@@ -225,23 +214,18 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
     notebook, notes = find_notebook(submission_dir, assignment)
     problem = _unusable(notebook, assignment) if notebook is not None else None
     if problem is not None:
-        result = SubmissionResult(student, assignment, "standalone", str(notebook), status="rejected",
-                                  questions=_question_shell(assignment),
-                                  findings=[Finding("bad-notebook", problem, "error")])
+        result = rejected(student, assignment, "standalone", Finding("bad-notebook", problem, "error"),
+                          str(notebook))
     elif notebook is None:
-        result = SubmissionResult(student, assignment, "standalone", status="rejected",
-                                  questions=_question_shell(assignment),
-                                  findings=[Finding("missing-notebook", f"no .ipynb file was uploaded; upload "
-                                                    f"your completed {assignment}.ipynb", "error")])
+        result = rejected(student, assignment, "standalone", Finding(
+            "missing-notebook", f"no .ipynb file was uploaded; upload your completed {assignment}.ipynb", "error"))
     else:
         try:
             result = (grade or _standalone_grader())(assignment, notebook, student)
         except Exception as error:  # noqa: BLE001 - the student must get a readable results.json
             traceback.print_exc()   # goes to Gradescope's stdout, which only staff see
-            result = SubmissionResult(student, assignment, "standalone", str(notebook), status="rejected",
-                                      questions=_question_shell(assignment),
-                                      findings=[Finding("grader-error", f"{type(error).__name__}: {error}",
-                                                        "error")])
+            result = rejected(student, assignment, "standalone",
+                              Finding("grader-error", f"{type(error).__name__}: {error}", "error"), str(notebook))
     result.findings = [Finding("upload", note, "info") for note in notes] + list(result.findings)
     result.timings = {**(result.timings or {})}
     result.timings.setdefault("total_s", round(time.perf_counter() - start, 2))

@@ -26,7 +26,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..grading.results import SubmissionResult
+from ..results.model import SubmissionResult
 from ..course import REPO, resolve
 
 

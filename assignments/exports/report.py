@@ -7,7 +7,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from ..grading.results import SubmissionResult
+from ..results.model import SubmissionResult
 from ..grading.shortcuts import CODE as SHORTCUT
 from .text import humanise_question, humanise_test, points
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..grading.results import Finding, SubmissionResult
+from ..results.model import Finding, SubmissionResult
 
 MAX_MESSAGE = 600
 # Findings about the grader itself: their text may quote grader internals, so students get a fixed line.

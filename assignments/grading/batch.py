@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
-from .results import BUDGET_FINDING, Finding, SubmissionResult, TestResult, add_tests
+from ..results import store
+from ..results.model import BUDGET_FINDING, Finding, SubmissionResult, TestResult, add_tests, rejected
 from .shortcuts import apply_penalties
 
 GiB = 1024 ** 3
@@ -88,23 +89,14 @@ def _grader_main(grader, assignment: str, job: Job, skip: list[str], folder: str
 
 
 def _crashed(assignment: str, job: Job, why: str) -> SubmissionResult:
-    return SubmissionResult(
-        student=job.student, assignment=assignment, door="standalone", source_file=job.path, status="rejected",
-        findings=[Finding("grader-crash", f"the grader failed on this submission ({why}); it scored 0 and "
-                          "needs a look", "error")])
-
-
-def result_path(out_dir: Path, student: str) -> Path:
-    return Path(out_dir) / "results" / f"{student}.json"
+    return rejected(job.student, assignment, "standalone",
+                    Finding("grader-crash", f"the grader failed on this submission ({why}); it scored 0 and "
+                            "needs a look", "error"), job.path)
 
 
 def save(result: SubmissionResult, out_dir: Path) -> Path:
-    path = result_path(out_dir, result.student)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(result.to_json())
-    tmp.replace(path)  # atomic: a reader never sees half a record
-    return path
+    """``out_dir/results/<student>.json`` (the store's one save, which refuses a key that is no file name)."""
+    return store.save_result(result, Path(out_dir) / "results")
 
 
 def _resident_bytes(pid: int) -> int:
@@ -284,8 +276,10 @@ def _death(exitcode) -> str:
 
 def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | None = None,
                 progress: bool = True, budget: GraderBudget | None = None,
-                grader=grade_one) -> list[SubmissionResult]:
+                grader=grade_one, findings: dict[str, list[Finding]] | None = None) -> list[SubmissionResult]:
     """Grade every job (``workers`` at a time, with a progress bar and ETA); results come back in job order.
+    Each record is written to ``out_dir/results`` once, as its grading ends, with ``findings[student]``
+    (what the intake found about that student) added first.
 
     ``grader(assignment, job, skip_tests, test_log)`` grades one job in a grader process; it must be
     picklable (a module-level function or a partial of one)."""
@@ -317,6 +311,7 @@ def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | 
                     if result is None:
                         waiting.appendleft(sub)   # its remaining tests, in a fresh grader process
                         continue
+                    result.findings += (findings or {}).get(sub.job.student, [])
                     results[sub.job.student] = result
                     save(result, out_dir)
                     bar.update(1)

@@ -17,7 +17,7 @@ from .. import notebooks
 from ..course import resolve
 from .environment import GRADING_ENV
 from .handle import LocalHandle, describe_exception
-from .results import Finding, SubmissionResult, score_questions
+from ..results.model import Finding, SubmissionResult, score_questions
 from .suite import run_suite, single_threaded_torch
 
 

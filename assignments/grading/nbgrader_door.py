@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..course import REPO, resolve
 from .reaper import DEADLINE_EXIT
-from .results import Finding, QuestionResult, SubmissionResult
+from ..results.model import Finding, QuestionResult, SubmissionResult, rejected
 from .shortcuts import apply_penalties, check_restored
 
 REAPER_GRACE_S = 60        # the reaper's own cleanup after the deadline, before the caller gives up on it
@@ -106,8 +106,8 @@ def read_gradebook(root: Path, assignment: str, students: list[str]) -> list[Sub
             try:
                 submission = gradebook.find_submission(assignment, student)
             except MissingEntry:
-                results.append(SubmissionResult(student, assignment, "nbgrader", status="rejected", findings=[
-                    Finding("not-autograded", "nbgrader autograde produced no submission record", "error")]))
+                results.append(rejected(student, assignment, "nbgrader", Finding(
+                    "not-autograded", "nbgrader autograde produced no submission record", "error")))
                 continue
             grades = {grade.name: grade for nb in submission.notebooks for grade in nb.grades}
             entries = []
@@ -181,8 +181,6 @@ def autograde_one(assignment: str, root: Path, student: str, notebook: Path, tim
         result.findings.append(Finding("nbgrader-autograde", "nbgrader autograde failed on this notebook "
                                        f"(exit status {done.returncode}); questions it did not grade score 0; "
                                        f"its log: {log}", "error"))
-    if result.status == "rejected" and not result.questions:
-        result.questions = _zero_questions(assignment)
     result.findings += shortcut_findings(assignment, notebook)
     apply_penalties(result)
     result.source_file = str(notebook)
@@ -209,11 +207,6 @@ def shortcut_findings(assignment: str, notebook: Path) -> list[Finding]:
         return [Finding(FAILED_CODE, f"the shortcut check could not read this notebook ({type(error).__name__})",
                         "warning")]
     return check_restored(assignment, restored, template)
-
-
-def _zero_questions(assignment: str) -> list[QuestionResult]:
-    return [QuestionResult(q.grade_id, q.kind, q.points, 0.0 if q.kind == "autograded" else None)
-            for q in resolve(assignment).questions]
 
 
 # --- second opinion: the standalone door on the same notebooks ------------------------------------------

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from .. import notebooks
 from ..notebooks import HIDDEN_TESTS, strip_region
-from .results import Finding
+from ..results.model import Finding
 
 MAGIC = re.compile(r"^[ \t]*[%!]", re.M)
 COMMENT_LINE = re.compile(r"^[ \t]*#(.*)$", re.M)

@@ -29,7 +29,7 @@ from .handle import describe_exception
 from .nbgrader_door import submitted_path
 from .recover import METHODS, recover, text
 from .restore import check_assignment, restore
-from .results import Finding
+from ..results.model import Finding
 from .standalone import default_template, load_submission
 
 REPORT = "repair.json"
@@ -191,7 +191,7 @@ def save_report(assignment: str, repairs: list[Repair], path: Path) -> Path:
 def report_table(repairs: list[Repair], title: str = "") -> str:
     """One row per student: release cells found by each method, answers found nowhere, the outcome and
     what changed (finding codes; repair.json has the messages); then why each refused notebook was."""
-    from .table import aligned
+    from ..results.table import aligned
 
     header = ["student", *(f"by {m}" for m in METHODS), "answers missing", "result", "changes"]
     rows = []

@@ -31,7 +31,7 @@ import nbformat
 from .. import notebooks
 from .recover import normalized as _normalized
 from .recover import recover
-from .results import Finding
+from ..results.model import Finding
 
 # nbgrader metadata keys that change what a cell is or is worth; anything else (checksum, schema) is
 # bookkeeping that the template supplies anyway.

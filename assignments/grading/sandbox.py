@@ -97,7 +97,7 @@ from . import runtime
 from .environment import GRADING_ENV
 from .handle import SandboxError, StudentCodeError, StudentHandle, StudentTimeout, untrusted_text
 from .reply import decode_reply
-from .results import Finding
+from ..results.model import Finding
 from ..course import REPO
 
 # Path sockets and other users' runtime folders (D-Bus, systemd, docker, XDG_RUNTIME_DIR): covered with

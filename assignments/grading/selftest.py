@@ -25,7 +25,7 @@ from pathlib import Path
 from .. import notebooks
 from ..course import resolve
 from .inprocess import execute_cells, grade_namespace, grade_notebook
-from .results import SubmissionResult
+from ..results.model import SubmissionResult
 
 
 @dataclass(frozen=True)

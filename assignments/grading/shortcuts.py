@@ -46,7 +46,7 @@ from functools import lru_cache
 
 from .. import notebooks
 from ..course import resolve
-from .results import Finding, SubmissionResult
+from ..results.model import Finding, SubmissionResult
 
 CODE = "shortcut"
 FAILED_CODE = "shortcut-check-failed"   # the check itself failed: a note for staff, never a score change

@@ -37,7 +37,7 @@ from .. import decoding, notebooks
 from ..course import Assignment, resolve
 from .handle import SandboxError, answered_by, describe_exception
 from .restore import check_assignment, restore
-from .results import BUDGET_FINDING, Finding, SubmissionResult, score_questions
+from ..results.model import BUDGET_FINDING, Finding, SubmissionResult, score_questions
 from .sandbox import KernelHandle, Limits, Sandbox, score_like_output
 from .shortcuts import apply_penalties, check_restored
 from .suite import run_suite

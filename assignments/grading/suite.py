@@ -24,7 +24,7 @@ import pytest
 from ..course import REPO, resolve
 from .handle import StandInRefused, StudentCodeError, StudentTimeout, SandboxError, describe_exception
 from .reply import ReplyRefused
-from .results import TestResult
+from ..results.model import TestResult
 
 PYTEST_ARGS = [
     "-p", "no:cacheprovider",

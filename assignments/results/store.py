@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..grading.results import SubmissionResult
+from .model import SubmissionResult
 from ..course import resolve
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .results import SubmissionResult
-from .shortcuts import CODE as SHORTCUT
+from .model import SubmissionResult
+from ..grading.shortcuts import CODE as SHORTCUT
 
 
 def _cell(points: float | None, maximum: float) -> str:
