@@ -255,7 +255,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_gradescope_zip(args) -> int:
-    from .exports.gradescope import build_autograder_zip
+    from .gradescope_bundle import build_autograder_zip
 
     out = args.out or default().dist_dir / "gradescope" / f"{args.assignment}.zip"
     try:

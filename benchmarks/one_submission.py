@@ -20,7 +20,7 @@ from pathlib import Path
 STARTED = time.perf_counter()
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assignments.exports import gradescope  # noqa: E402
+from assignments import gradescope_runner  # noqa: E402
 
 
 def main() -> int:
@@ -43,7 +43,7 @@ def main() -> int:
         record.write_text(result.to_json())
         return result
 
-    gradescope.run(assignment, root / "submission", root / "results" / "results.json",
+    gradescope_runner.run(assignment, root / "submission", root / "results" / "results.json",
                    root / "submission_metadata.json", grade=grade)
     return 0
 

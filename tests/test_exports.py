@@ -16,6 +16,7 @@ import pytest
 from assignments.cli import main as course
 from assignments import exports
 from assignments.course import REPO
+from assignments import gradescope_bundle, gradescope_runner
 from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report
 from assignments.results import store
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
@@ -120,7 +121,7 @@ def test_gradescope_run_path(tmp_path, results):
         return record(student, padded_ok=True)
 
     out = tmp_path / "results" / "results.json"
-    gradescope.run(A, submission, out, grade=fake_grade)
+    gradescope_runner.run(A, submission, out, grade=fake_grade)
     assert seen == [(A, f"{A}.ipynb", "jd@uni.edu")]
     written = json.loads(out.read_text())
     assert written["score"] == 5.0 and "notes.txt" in written["output"]
@@ -128,13 +129,13 @@ def test_gradescope_run_path(tmp_path, results):
     def broken_grade(assignment, path, student):
         raise RuntimeError(SECRET)
 
-    gradescope.run(A, submission, out, grade=broken_grade)
+    gradescope_runner.run(A, submission, out, grade=broken_grade)
     written = json.loads(out.read_text())
     assert written["score"] == 0.0 and "internal problem" in written["output"]
     assert forbidden(json.dumps(written)) == []
 
     (submission / f"{A}.ipynb").unlink()
-    gradescope.run(A, submission, out, grade=fake_grade)
+    gradescope_runner.run(A, submission, out, grade=fake_grade)
     written = json.loads(out.read_text())
     assert written["score"] == 0.0 and "no .ipynb file was uploaded" in written["output"]
     assert len(seen) == 1
@@ -158,7 +159,7 @@ def fake_repo(root: Path) -> Path:
 
 def test_gradescope_autograder_zip(tmp_path):
     repo = fake_repo(tmp_path / "repo")
-    out = gradescope.build_autograder_zip("toy", tmp_path / "dist" / "toy.zip", repo=repo)
+    out = gradescope_bundle.build_autograder_zip("toy", tmp_path / "dist" / "toy.zip", repo=repo)
     with zipfile.ZipFile(out) as archive:
         names = set(archive.namelist())
         modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
@@ -168,7 +169,7 @@ def test_gradescope_autograder_zip(tmp_path):
         archive.extractall(tmp_path / "unpacked")
     for script in ("setup.sh", "run_autograder"):
         assert modes[script] & stat.S_IXUSR and stat.S_ISREG(modes[script])
-    assert {"assignments/__init__.py", "assignments/exports/gradescope.py", "assignments/grading/results.py",
+    assert {"assignments/__init__.py", "assignments/gradescope_runner.py", "assignments/results/model.py",
             "autograder/__init__.py", "autograder/toy/__init__.py", "autograder/toy/test_toy.py",
             "source/toy/toy.ipynb", "release/toy/toy.ipynb", "pyproject.toml", "requirements.txt"} <= names
     assert not [n for n in names if "other" in n or "mutants" in n or "__pycache__" in n or n.endswith(".pyc")]
@@ -178,15 +179,15 @@ def test_gradescope_autograder_zip(tmp_path):
     assert 'RESULTS="$ROOT/results/results.json"' in runner
     assert subprocess.run(["bash", "-n", str(tmp_path / "unpacked" / "run_autograder")]).returncode == 0
     # The zip's own entry point starts from the unpacked files alone.
-    done = subprocess.run([sys.executable, "-m", "assignments.exports.gradescope", "run", "--help"],
+    done = subprocess.run([sys.executable, "-m", "assignments.gradescope_runner", "--help"],
                           cwd=tmp_path / "unpacked", env={**os.environ, "PYTHONPATH": str(tmp_path / "unpacked")},
                           capture_output=True, text=True)
     assert done.returncode == 0 and "--submission-dir" in done.stdout
-    again = gradescope.build_autograder_zip("toy", tmp_path / "dist" / "again.zip", repo=repo)
+    again = gradescope_bundle.build_autograder_zip("toy", tmp_path / "dist" / "again.zip", repo=repo)
     assert again.read_bytes() == out.read_bytes()   # same inputs, same bytes
     with pytest.raises(FileNotFoundError, match="release"):
         (repo / "release" / "toy" / "toy.ipynb").unlink()
-        gradescope.build_autograder_zip("toy", tmp_path / "dist" / "broken.zip", repo=repo)
+        gradescope_bundle.build_autograder_zip("toy", tmp_path / "dist" / "broken.zip", repo=repo)
 
 
 # ---------------------------------------------------------------- Canvas

@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from assignments import gradescope_bundle
 from assignments.exports import gradescope
 from assignments.course import REPO
 
@@ -43,7 +44,7 @@ def check_results_schema(data: dict) -> None:
 def bundle(tmp_path_factory):
     """The unpacked bundle after setup.sh: its root, ready for one submission at a time."""
     root = tmp_path_factory.mktemp("autograder")
-    archive = gradescope.build_autograder_zip(A, root.parent / f"{A}.zip")
+    archive = gradescope_bundle.build_autograder_zip(A, root.parent / f"{A}.zip")
     with zipfile.ZipFile(archive) as zf:
         for info in zf.infolist():
             target = root / "source" / info.filename

@@ -1,0 +1,152 @@
+"""The Gradescope autograder zip of one assignment (``course gradescope-zip``).
+
+The zip holds ``setup.sh`` (CPU torch and this package's dependencies in a venv), ``run_autograder``
+(runs ``python -m assignments.gradescope_runner`` on ``/autograder/submission``), and what grading needs:
+the ``assignments`` package, ``autograder/<assignment>`` (without mutants or shortcut answers), the source
+and release notebooks of that assignment, ``pyproject.toml`` and ``nbgrader_config.py``. Nothing of other
+assignments goes in. The same inputs give the same zip, byte for byte.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from .course import REPO, Course
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)   # fixed timestamps: the same inputs give the same zip, byte for byte
+SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "mutants", "shortcuts", ".DS_Store"}
+
+
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, while building the autograder image.
+# AUTOGRADER_ROOT (default /autograder) lets a test rehearse it in a temporary tree;
+# AUTOGRADER_PYTHON points at a Python that already has the dependencies (the venv then inherits them,
+# so a rehearsal installs nothing); PIP_INDEX_URL is pip's own override of the index.
+set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+if [ -n "${AUTOGRADER_PYTHON:-}" ]; then
+    # A wrapper rather than a venv: a venv made from another venv's Python would not see its packages.
+    mkdir -p "$ROOT/venv/bin"
+    printf '#!/bin/sh\\nexec "%s" "$@"\\n' "$AUTOGRADER_PYTHON" > "$ROOT/venv/bin/python"
+    chmod 755 "$ROOT/venv/bin/python"
+    exit 0
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends python3 python3-pip python3-venv
+python3 -m venv "$ROOT/venv"
+"$ROOT/venv/bin/python" -m pip install --upgrade pip
+# CPU-only torch first: Gradescope has no GPU and the CUDA build is gigabytes. pip keeps it afterwards.
+"$ROOT/venv/bin/python" -m pip install --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}" "{torch}"
+"$ROOT/venv/bin/python" -m pip install -r "$ROOT/source/requirements.txt"
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission (working directory /autograder).
+set -uo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+RESULTS="$ROOT/results/results.json"
+mkdir -p "$ROOT/results"
+# Docker refuses the sandbox's namespaces, so the student's kernel (its own uid) is kept out of the hidden
+# tests, the upload and the results by permissions alone: they are root's only.
+chmod -R go-rwx "$ROOT/source" "$ROOT/submission" "$ROOT/results" 2>/dev/null || true
+cd "$ROOT/source"
+export PYTHONPATH="$ROOT/source"
+export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TQDM_DISABLE=1
+"$ROOT/venv/bin/python" -m assignments.gradescope_runner \\
+    --assignment {assignment} \\
+    --submission-dir "$ROOT/submission" \\
+    --metadata "$ROOT/submission_metadata.json" \\
+    --out "$RESULTS"
+status=$?
+# Gradescope shows "The autograder failed to execute correctly" when results.json is missing; if Python
+# itself died (killed for memory, broken venv), write a score of 0 with a message instead.
+if [ "$status" -ne 0 ] || [ ! -s "$RESULTS" ]; then
+    cat > "$RESULTS" <<JSON
+{"score": 0.0, "execution_time": 0, "stdout_visibility": "hidden", "visibility": "visible", "tests": [],
+ "output": "The grader stopped before it could score this submission (exit status $status), so it scores 0. Please tell course staff."}
+JSON
+fi
+exit 0
+"""
+
+
+def dependencies(pyproject: Path) -> list[str]:
+    import tomllib
+
+    with open(pyproject, "rb") as handle:
+        return list(tomllib.load(handle)["project"]["dependencies"])
+
+
+def _files_under(folder: Path, base: Path, skip_suffixes=(".pyc",)) -> list[tuple[str, Path]]:
+    found = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if not path.is_file() or path.is_symlink() or any(part in SKIP_PARTS for part in relative.parts):
+            continue
+        if path.suffix in skip_suffixes or path.name.endswith(".tmp"):
+            continue
+        found.append((PurePosixPath(path.relative_to(base).as_posix()).as_posix(), path))
+    return found
+
+
+def autograder_files(assignment: str, repo: Path = REPO, package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:
+    """Archive name -> file on disk for everything grading ``assignment`` needs."""
+    repo = Path(repo)
+    hw = Course(repo).assignment(assignment)
+    files: dict[str, Path] = {}
+    for name, path in _files_under(package_dir, package_dir.parent):
+        files[name] = path
+    if not hw.suite_dir.is_dir():
+        raise FileNotFoundError(f"no hidden tests at {hw.suite_dir}")
+    for path in sorted(hw.suite_dir.parent.glob("*.py")):   # the autograder package's own modules
+        files[f"autograder/{path.name}"] = path
+    files.update(dict(_files_under(hw.suite_dir, repo)))
+    for kind, folder in (("source", hw.source_folder), ("release", hw.release_folder)):
+        if not any(folder.glob("*.ipynb")):
+            hint = " (run `course release` first)" if kind == "release" else ""
+            raise FileNotFoundError(f"no {kind} notebook in {folder}{hint}")
+        files.update(dict(_files_under(folder, repo)))
+    for name in ("pyproject.toml", "nbgrader_config.py"):
+        if (repo / name).is_file():
+            files[name] = repo / name
+    if "pyproject.toml" not in files:
+        raise FileNotFoundError(f"no pyproject.toml in {repo}")
+    return files
+
+
+def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_dir: Path = PACKAGE_DIR) -> Path:
+    """Write the Gradescope autograder zip for ``assignment`` to ``out``; returns ``out``."""
+    files = autograder_files(assignment, Path(repo), Path(package_dir))
+    deps = dependencies(files["pyproject.toml"])
+    torch = next((d for d in deps if d.replace(" ", "").lower().startswith("torch")), "torch")
+    requirements = "".join(f"{d}\n" for d in deps if d != torch)
+    generated = {
+        "setup.sh": (SETUP_SH.replace("{torch}", torch), 0o755),
+        "run_autograder": (RUN_AUTOGRADER.replace("{assignment}", assignment), 0o755),
+        "requirements.txt": (requirements, 0o644),
+    }
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, (text, mode) in sorted(generated.items()):
+            _add(archive, name, text.encode("utf-8"), mode)
+        for name, path in sorted(files.items()):
+            _add(archive, name, path.read_bytes(), 0o644)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_bytes(buffer.getvalue())
+    tmp.replace(out)
+    return out
+
+
+def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
+    info = zipfile.ZipInfo(name, ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.create_system = 3                       # unix, so the mode bits below are honoured
+    info.external_attr = (0o100000 | mode) << 16  # regular file with these permissions
+    archive.writestr(info, data)
