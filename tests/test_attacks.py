@@ -18,7 +18,8 @@ from assignments.grading.handle import (KERNEL_TEXT_CHARS, SandboxError, Student
                                         extract_definitions, untrusted_text)
 from assignments.grading.reply import check_value, decode_reply
 from assignments.grading.runtime import to_bytes
-from assignments.grading.sandbox import GRADING_ENV, KernelHandle, Limits, Sandbox
+from assignments.grading.environment import GRADING_ENV
+from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
 from assignments.grading.standalone import audit_source, grade_submission
 from autograder.fixtures import fallback, toy
 

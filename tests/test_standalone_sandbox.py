@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from assignments.grading.handle import SandboxError, StudentCodeError, StudentTimeout
-from assignments.grading.sandbox import GRADING_ENV, KernelHandle, Limits, Sandbox
+from assignments.grading.environment import GRADING_ENV
+from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
 from assignments.course import REPO
 
 LIMITS = Limits(cell_timeout=20, call_timeout=10, interrupt_grace=2, total_timeout=150,

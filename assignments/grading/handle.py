@@ -226,11 +226,8 @@ def untrusted_text(kind: object, message: object = "") -> str:
 
 def describe_exception(error: BaseException) -> str:
     """An exception as untrusted text: it may have been raised by student code, or carry its values."""
-    try:
-        message = str(error)
-    except BaseException:  # noqa: BLE001 - a student's __str__ may raise anything
-        message = ""
-    return untrusted_text(type(error).__name__, message)
+    name, _, message = runtime.describe_error(error).partition(": ")
+    return untrusted_text(name, message)
 
 
 __all__ = ["StudentHandle", "StandInRefused", "extract_definitions", "answered_by", "LocalHandle", "StudentCodeError", "StudentTimeout", "SandboxError",

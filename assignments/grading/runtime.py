@@ -65,6 +65,19 @@ def make_plain(value, where="result"):
     raise ResultTypeError(f"{where} is a {type(value).__name__}, which the grader cannot receive")
 
 
+def describe_error(error):
+    """"Type: first line of the message" (at most 300 characters of it), for any exception, even one
+    whose ``__str__`` raises. Runs in the kernel too, so the text is the student's: the grader passes it
+    through ``handle.untrusted_text`` before anyone reads it."""
+    try:
+        lines = str(error).strip().splitlines()
+    except BaseException:
+        lines = []
+    first = lines[0] if lines else ""
+    first = first[:300] + "..." if len(first) > 300 else first
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
+
+
 def to_bytes(value):
     buffer = io.BytesIO()
     torch.save(value, buffer)

@@ -1,0 +1,120 @@
+"""Talking to the sandboxed kernel over Jupyter's messaging protocol: connect, wait until it answers,
+execute code with a deadline. Nothing the kernel sends is trusted: output is capped and only kept for
+reports, error names and messages pass through ``handle.untrusted_text``."""
+
+from __future__ import annotations
+
+import queue
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from .handle import untrusted_text
+
+MB = 1024 * 1024
+
+
+@dataclass
+class CellOutcome:
+    status: str            # "ok" | "error" | "timeout" | "died"
+    error: str = ""        # "Name: message" for status error
+    output: str = ""       # printed output, capped
+    truncated: bool = False
+
+
+def connect(connection: dict):
+    """(zmq context, started BlockingKernelClient) for a kernel's connection info; no heartbeat."""
+    from jupyter_client import BlockingKernelClient
+    import zmq
+
+    context = zmq.Context()
+    context.setsockopt(zmq.MAXMSGSIZE, 64 * MB)   # a giant print cannot flood the grader
+    context.setsockopt(zmq.LINGER, 0)
+    client = BlockingKernelClient(context=context)
+    client.load_connection_info(connection)
+    client.start_channels(hb=False)
+    return context, client
+
+
+def wait_for_ready(client, budget: float, alive: Callable[[], bool]) -> bool:
+    """kernel_info until the kernel answers (the heartbeat lags behind startup); False if it never did."""
+    end = time.monotonic() + budget
+    while time.monotonic() < end:
+        if not alive():
+            return False
+        msg_id = client.kernel_info()
+        poll_end = min(end, time.monotonic() + 1.0)
+        while time.monotonic() < poll_end:
+            try:
+                msg = client.get_shell_msg(timeout=0.1)
+            except queue.Empty:
+                if not alive():
+                    return False
+                continue
+            if msg.get("parent_header", {}).get("msg_id") == msg_id:
+                while True:  # iopub is connected once it delivers; drop what it has so far
+                    try:
+                        client.get_iopub_msg(timeout=0.2)
+                    except queue.Empty:
+                        return True
+    return False
+
+
+def execute(client, code: str, timeout: float, alive: Callable[[], bool], max_output_chars: int = 0,
+            keep_output: bool = False) -> CellOutcome:
+    """Run ``code`` in the kernel and wait for its reply, the deadline (``timeout`` seconds from now), or
+    the kernel's death. With ``keep_output``, printed text up to ``max_output_chars`` is kept."""
+    msg_id = client.execute(code, silent=False, store_history=False, allow_stdin=False, stop_on_error=False)
+    end = time.monotonic() + max(0.0, timeout)
+    outcome = CellOutcome("ok")
+    pieces: list[str] = []
+    kept = 0
+    reply = None
+    idle_by = None
+    while True:
+        drain_until = time.monotonic() + 0.1   # a flood of output must not starve the checks below
+        while time.monotonic() < drain_until:  # drain iopub: outputs are capped, never trusted
+            try:
+                msg = client.get_iopub_msg(timeout=0)
+            except queue.Empty:
+                break
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind, content = msg.get("msg_type"), msg.get("content", {})
+            text = ""
+            if kind == "stream":
+                text = str(content.get("text", ""))
+            elif kind in ("execute_result", "display_data"):
+                text = str(content.get("data", {}).get("text/plain", ""))
+            elif kind == "status" and content.get("execution_state") == "idle":
+                idle_by = 0.0
+            if text and keep_output:
+                room = max_output_chars - kept
+                if len(text) > room:
+                    outcome.truncated = True
+                if room > 0:
+                    pieces.append(text[:room])
+                    kept += min(room, len(text))
+        if reply is not None and (idle_by == 0.0 or time.monotonic() > idle_by):
+            break
+        if not alive():
+            outcome.status = "died"
+            break
+        if time.monotonic() > end:
+            outcome.status = "timeout"
+            break
+        try:
+            msg = client.get_shell_msg(timeout=0.05)
+        except queue.Empty:
+            continue
+        if msg.get("parent_header", {}).get("msg_id") == msg_id:
+            reply = msg.get("content", {})
+            idle_by = time.monotonic() + 1.0 if idle_by is None else idle_by
+    outcome.output = "".join(pieces)
+    if reply is not None and reply.get("status") == "error":
+        outcome.status = "error"
+        outcome.error = untrusted_text(reply.get("ename", "Error"), reply.get("evalue", ""))
+    return outcome
+
+
+__all__ = ["CellOutcome", "connect", "wait_for_ready", "execute"]

@@ -1,0 +1,275 @@
+"""One launch of the sandboxed kernel as a process: the isolation it asks ``sandbox_launch.py`` for, the
+environment it runs in, what the launcher reports it obtained, the memory and disk watchdog, and the
+teardown of every process the student started. (What the isolation is and what it depends on is told
+in ``sandbox.py``'s docstring.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+from ..course import REPO
+from ..results.model import Finding
+from .environment import GRADING_ENV
+from .scratch import python_roots, tree_bytes
+
+# Path sockets and other users' runtime folders (D-Bus, systemd, docker, XDG_RUNTIME_DIR): covered with
+# empty tmpfs in the kernel's mount namespace, so a user-namespace kernel cannot talk to the grader's
+# session services.
+HIDDEN_SYSTEM_PATHS = ("/run", "/var/run", "/run/user", "/var/lib/docker", "/var/lib/dbus")
+# Set to "1" to refuse namespaces to the launcher, so the fallback (uid drop, permissions, seccomp) can be
+# tested on machines that have them.
+NO_NAMESPACES_ENV = "COURSE_SANDBOX_NO_NAMESPACES"
+# A root grader runs each kernel as its own uid picked at random from this range (no passwd entry is
+# needed): without namespaces, two students' kernels then cannot read each other's scratch or signal
+# each other. 2**20 uids, far above any real account and below 2**31.
+SANDBOX_UIDS = range(0x60000000, 0x60000000 + 2 ** 20)
+LAUNCHER = Path(__file__).with_name("sandbox_launch.py")
+MB = 1024 * 1024
+
+
+def drop_user() -> tuple[int, int] | None:
+    """The unprivileged uid and gid a root grader runs this sandbox's kernel as, or None when not root."""
+    if os.geteuid() != 0:
+        return None
+    uid = SANDBOX_UIDS[secrets.randbelow(len(SANDBOX_UIDS))]
+    return uid, uid
+
+
+def namespaces_allowed() -> bool:
+    return os.environ.get(NO_NAMESPACES_ENV, "") != "1"
+
+
+def kernel_env(scratch: Path, limits) -> dict:
+    """The kernel's whole environment: nothing of the grader's, caches and config inside scratch."""
+    scratch = str(scratch)
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": scratch, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+        "TMPDIR": "/tmp" if limits.isolate else scratch,
+        "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
+        "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{scratch}/.config/matplotlib",
+        "IPYTHONDIR": f"{scratch}/.ipython", "JUPYTER_CONFIG_DIR": f"{scratch}/.jupyter",
+        "JUPYTER_DATA_DIR": f"{scratch}/.local/share/jupyter",
+        "JUPYTER_RUNTIME_DIR": f"{scratch}/.local/share/jupyter/runtime",
+        "JUPYTER_PLATFORM_DIRS": "1", "XDG_CACHE_HOME": f"{scratch}/.cache",
+        "HF_HOME": f"{scratch}/.cache/huggingface", "TOKENIZERS_PARALLELISM": "false",
+        "OMP_NUM_THREADS": str(limits.threads), "MKL_NUM_THREADS": str(limits.threads),
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        # the sandbox uid has no passwd entry: name it, so getpass and friends need no lookup
+        "USER": "student", "LOGNAME": "student",
+    }
+    env.update(GRADING_ENV)
+    return env
+
+
+class KernelProcess:
+    """The launcher (and under it the kernel) for one start of a sandbox; ``stop`` ends them all."""
+
+    def __init__(self, workdir: Path, scratch: Path, limits, owner, hide: tuple):
+        self.workdir, self.scratch, self.limits, self.owner, self.hide = workdir, scratch, limits, owner, hide
+        self.proc: subprocess.Popen | None = None
+        self.status: dict = {}        # the isolation the launcher obtained
+        self.killed: str | None = None   # why the watchdog stopped the kernel
+        self.peak_rss = 0
+        self._stderr_tail = b""
+        self._watch_stop = threading.Event()
+
+    def config(self, conn_file: Path) -> dict:
+        hide = {str(REPO), os.path.expanduser("~"), *self.hide, *HIDDEN_SYSTEM_PATHS}
+        cap = self.limits.memory_bytes
+        return {
+            "isolate": self.limits.isolate, "namespaces": namespaces_allowed(), "scratch": str(self.scratch),
+            "hide": sorted(h for h in hide if h and h != "/"),
+            "private_tmp": sorted({tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"}),
+            "tmp_size": f"{max(64, cap // MB // 4)}m",
+            "keep": python_roots() + [str(self.scratch)],
+            "drop_to": self.owner,
+            "rlimits": {"RLIMIT_AS": max(2 * cap, cap + 2 * 1024 ** 3),
+                        "RLIMIT_FSIZE": self.limits.max_result_bytes + 16 * MB, "RLIMIT_CORE": 0,
+                        "RLIMIT_CPU": int(2 * self.limits.total_timeout) + 10,
+                        # per user: only meaningful (and harmless) for the dedicated unprivileged user
+                        **({"RLIMIT_NPROC": 4096} if self.owner else {})},
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", str(conn_file),
+                     "--HistoryManager.enabled=False"],
+            "env": kernel_env(self.scratch, self.limits),
+        }
+
+    def launch(self, conn_file: Path) -> None:
+        """Start the launcher, read its isolation report and start the watchdog."""
+        config = self.config(conn_file)
+        read_fd, write_fd = os.pipe()
+        config["status_fd"] = write_fd
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", str(LAUNCHER), json.dumps(config)], cwd=str(self.workdir),
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(write_fd,), start_new_session=True)
+        os.close(write_fd)
+        threading.Thread(target=self._read_stderr, args=(self.proc.stdout,), daemon=True).start()
+        self.status = self._read_status(read_fd)
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _read_status(self, fd) -> dict:
+        """The launcher's report of the isolation it obtained, written just before ipykernel starts."""
+        chunks = []
+        end = time.monotonic() + self.limits.startup_timeout
+        os.set_blocking(fd, False)
+        try:
+            while time.monotonic() < end:
+                try:
+                    data = os.read(fd, 65536)
+                except BlockingIOError:
+                    if self.proc.poll() is not None:
+                        break
+                    time.sleep(0.01)
+                    continue
+                if not data:
+                    break
+                chunks.append(data)
+        finally:
+            os.close(fd)
+        try:
+            return json.loads(b"".join(chunks) or b"{}")
+        except ValueError:
+            return {}
+
+    def _read_stderr(self, stream):
+        """Keep the last 16 KB of what the launcher and kernel write outside Jupyter's channels."""
+        for line in iter(lambda: stream.read1(65536), b""):
+            self._stderr_tail = (self._stderr_tail + line)[-16384:]
+
+    def log(self) -> str:
+        return self._stderr_tail.decode("utf-8", "replace")
+
+    def _tree(self) -> list:
+        try:
+            root = psutil.Process(self.proc.pid)
+            return [root] + root.children(recursive=True)
+        except psutil.Error:
+            return []
+
+    def _watch(self):
+        """Memory watchdog over the kernel's whole process tree, and disk watchdog over its scratch."""
+        proc, stop, ticks = self.proc, self._watch_stop, 0
+        while not stop.is_set() and proc.poll() is None:
+            ticks += 1
+            if ticks % 5 == 0 and tree_bytes(self.scratch) > self.limits.scratch_bytes:
+                self.killed = (f"your code wrote more than {self.limits.scratch_bytes // MB} MB of files "
+                               "and the kernel was stopped")
+                self._kill_tree()
+                return
+            total = 0
+            for member in self._tree():
+                try:
+                    total += member.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak_rss = max(self.peak_rss, total)
+            if total > self.limits.memory_bytes:
+                self.killed = (f"your code used more than {self.limits.memory_bytes / 1024 ** 3:g} GB of "
+                               "memory and the kernel was stopped")
+                self._kill_tree()
+                return
+            stop.wait(0.05)
+
+    def _kill_uid(self, uid):
+        """Without a PID namespace a double-forked daemon leaves the kernel's tree; its uid is the
+        sandbox's alone, so every process running as it is the student's."""
+        if not isinstance(uid, int) or uid not in SANDBOX_UIDS:
+            return
+        for process in psutil.process_iter(["uids"]):
+            try:
+                if process.info["uids"] and uid in (process.info["uids"].real, process.info["uids"].effective):
+                    process.kill()
+            except psutil.Error:
+                pass
+
+    def _kill_tree(self):
+        for member in reversed(self._tree()):
+            try:
+                member.kill()
+            except psutil.Error:
+                pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def interrupt(self) -> None:
+        try:
+            os.kill(self.proc.pid, signal.SIGINT)
+        except OSError:
+            pass
+
+    def stop(self) -> None:
+        """Kill the kernel and everything it started; safe to call twice."""
+        self._watch_stop.set()
+        if self.proc is None:
+            return
+        self._kill_tree()
+        if self.status.get("fallback", {}).get("dropped"):
+            # before closing stdout: a daemon holding that pipe would block the close forever
+            self._kill_uid(self.status.get("uid"))
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        self.proc = None
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def death_reason(self) -> str:
+        if self.killed:
+            return self.killed
+        if self.proc is None or self.proc.poll() is None:
+            return ""
+        code = self.proc.returncode
+        if code > 128 or code < 0:
+            number = code - 128 if code > 128 else -code
+            try:
+                name = signal.Signals(number).name
+            except ValueError:
+                name = f"signal {number}"
+            return f"the kernel was killed ({name})"
+        return f"the kernel exited with status {code}"
+
+
+def isolation_finding(status: dict, isolate: bool) -> Finding | None:
+    """A ``sandbox-degraded`` finding naming every protection the machine did not give, or None."""
+    if not isolate:
+        return Finding("sandbox-degraded", "sandbox isolation was switched off", "info")
+    network = status.get("network") or status.get("seccomp")
+    missing = [what for held, what in ((network, "network isolation"), (status.get("mount"), "hidden files"),
+                                       (status.get("pid"), "private process list"),
+                                       (status.get("proc"), "private /proc"),
+                                       (status.get("readonly_root"), "read-only file system"))
+               if not held]
+    if not missing:
+        return None
+    details = []
+    fallback = status.get("fallback") or {}
+    if fallback.get("dropped"):
+        details.append(f"without namespaces the kernel ran as uid {status.get('uid')}, kept from the "
+                       "grader's files by permissions alone"
+                       + (" and from the network by a seccomp filter (Unix sockets only)"
+                          if status.get("seccomp") else ""))
+        if fallback.get("readable"):
+            details.append("folders that should be hidden could be entered by that uid (their files readable "
+                           "wherever their own modes allow): " + ", ".join(fallback["readable"]))
+        if fallback.get("writable"):
+            details.append("shared folders it could write: " + ", ".join(fallback["writable"]))
+        details.append("it could list every process and read world-readable system files")
+    details += status.get("notes", [])
+    text = "; ".join(details)
+    text = text[:1500] + "..." if len(text) > 1500 else text
+    return Finding("sandbox-degraded", f"this machine could not give the sandbox: {', '.join(missing)}"
+                                       f"{f' ({text})' if text else ''}", "info")

@@ -1,0 +1,66 @@
+"""The sandboxed kernel's scratch folder, touched by the grader without ever following a link.
+
+The kernel owns scratch and may leave links, folders or fifos at any name the grader later uses, so every
+write creates a new file with ``O_EXCL | O_NOFOLLOW`` after removing (not following) what is there, and
+every size is measured without following links.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+import sysconfig
+from pathlib import Path
+
+
+def remove_entry(path: Path) -> None:
+    """Remove a file, link or folder the kernel may have put at ``path``, never following a link."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(path)   # rmtree works on file descriptors and does not follow links inside
+    else:
+        os.unlink(path)
+
+
+def write_new_file(path: Path, data: bytes, owner, mode: int) -> None:
+    """Create ``path`` (it must not exist: O_EXCL also refuses a link) and write ``data`` to it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    with os.fdopen(fd, "wb") as handle:
+        if owner:
+            os.fchown(handle.fileno(), *owner)
+        os.fchmod(handle.fileno(), mode)
+        handle.write(data)
+
+
+def tree_bytes(root: Path) -> int:
+    """Bytes allocated under ``root`` (links not followed; a vanishing entry counts as nothing)."""
+    total, stack = 0, [str(root)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            total += info.st_blocks * 512
+            if stat.S_ISDIR(info.st_mode):
+                stack.append(entry.path)
+    return total
+
+
+def python_roots() -> list[str]:
+    """Folders the kernel's Python needs (bound back into its mount namespace): the venv, the base
+    installation, their site-packages."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             str(Path(os.path.realpath(sys.executable)).parent.parent)}
+    for key in ("purelib", "platlib", "stdlib", "platstdlib"):
+        roots.add(sysconfig.get_paths().get(key, sys.prefix))
+    return sorted(r for r in roots if r and os.path.isdir(r) and r != "/")
