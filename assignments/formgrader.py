@@ -20,7 +20,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from .exports.nbgrader_gradebook import nbgrader_env
+from . import nbgrader_cli
 
 HOST = "127.0.0.1"
 
@@ -73,7 +73,7 @@ def start(root: Path, port: int | None = None, token: str | None = None, log=Non
                "--ServerApp.jpserver_extensions={'nbgrader': True}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--ServerApp.allow_root=True")   # containers and CI run as root
-    env = nbgrader_env()
+    env = nbgrader_cli.environment()
     env["JUPYTER_NO_CONFIG"] = "1"   # the instructor's own Jupyter config must not change this server
     process = subprocess.Popen(command, cwd=root, env=env, stdout=log or subprocess.DEVNULL,
                                stderr=subprocess.STDOUT if log else subprocess.DEVNULL)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import stat
 import zipfile
 import zlib
@@ -544,10 +543,3 @@ def _why(keep: _Candidate, other: _Candidate, assignment: str) -> str:
     if keep.submission_id is not None and other.submission_id is not None:
         return "higher submission id, newer"
     return "newer"
-
-
-def clear_dest(dest: Path) -> None:
-    """Remove a previous intake's copies (only the folder the caller named)."""
-    dest = Path(dest)
-    if dest.is_dir():
-        shutil.rmtree(dest)

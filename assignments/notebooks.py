@@ -129,6 +129,12 @@ def read(path: Path):
         return nbformat.read(handle, as_version=4)
 
 
+def dumps(nb) -> str:
+    """The text nbformat writes to a file (ending in a newline), so byte comparisons are meaningful."""
+    text = nbformat.writes(nb)
+    return text if text.endswith("\n") else text + "\n"
+
+
 # --- region markers ---------------------------------------------------------------------------------------
 #
 # nbgrader's ClearSolutions, ClearHiddenTests and ClearMarkScheme treat a line as a marker when the

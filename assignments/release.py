@@ -45,8 +45,8 @@ from pathlib import Path
 
 import nbformat
 
-from . import hygiene, lms, notebooks
-from .course import REPO, Course
+from . import hygiene, lms, nbgrader_cli, notebooks
+from .course import Course
 
 SUBPROCESS_TIMEOUT = 1800        # seconds for one nbgrader / nbconvert run (cells have their own limits)
 CELL_TIMEOUT = 300               # seconds per cell when executing solutions
@@ -128,15 +128,11 @@ def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
 # --- subprocesses ----------------------------------------------------------------------------------------
 
 def _env(extra: dict | None = None, package_on_path: bool = True, threads: int | None = None) -> dict:
-    env = dict(os.environ)
-    # nbgrader runs `alembic` (and kernels run `python`) from PATH: put this interpreter's bin first.
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent)] + [p for p in env.get("PATH", "").split(os.pathsep) if p])
+    """The environment of one nbgrader or nbconvert run: offline, no grading-mode flags inherited from the
+    caller, ``threads`` OpenMP/MKL threads when several notebooks run at once."""
+    env = nbgrader_cli.environment(package_on_path=package_on_path)
     env.pop("NBGRADER_EXECUTION", None)
     env.pop("NBGRADER_VALIDATING", None)
-    if package_on_path:
-        env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    else:
-        env.pop("PYTHONPATH", None)
     for key, value in OFFLINE_ENV.items():
         env.setdefault(key, value)
     if threads:
@@ -164,7 +160,7 @@ def _tail(text: str, lines: int = 40) -> str:
 
 def _nbgrader(*args: str) -> list[str]:
     quiet = ["--log-level=WARN"] if args[0] != "validate" else []   # validate has no --log-level
-    return [sys.executable, "-m", "nbgrader", *args, *quiet]
+    return nbgrader_cli.command(*args, *quiet)
 
 
 # --- staging ---------------------------------------------------------------------------------------------

@@ -100,13 +100,6 @@ def _report(problems: list[str] | None, line: str) -> None:
         problems.append(line)
 
 
-def export_results(assignment: str, results_folder: Path, out: Path, formats=FORMATS) -> dict[str, list[Path]]:
-    """Every export of ``assignment`` from ``results_folder`` into ``out``; prints where files went."""
-    written = export(assignment, results_folder, out, formats, strict=False)
-    print_written(written)
-    return written
-
-
 def print_written(written: dict[str, list[Path]]) -> None:
     for name, paths in written.items():
         folders = sorted({str(p.parent) for p in paths})

@@ -21,12 +21,12 @@ import contextlib
 import os
 import shutil
 import subprocess
-import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..results.model import SubmissionResult
+from .. import nbgrader_cli
 from ..course import REPO, resolve
 
 
@@ -72,7 +72,7 @@ def open_gradebook(db_url: str):
     from nbgrader.api import Gradebook
 
     saved = os.environ.get("PATH")
-    os.environ["PATH"] = nbgrader_env()["PATH"]
+    os.environ["PATH"] = nbgrader_cli.environment()["PATH"]
     try:
         gb = Gradebook(db_url)
     finally:
@@ -211,23 +211,15 @@ def place_missing_notebooks(results: list[SubmissionResult], assignment: str, co
     return placed
 
 
-def nbgrader_env() -> dict:
-    """nbgrader shells out to ``alembic``: put this interpreter's scripts folder first on PATH."""
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    return env
-
-
 def nbgrader_export(course_root: Path, out_csv: Path, db_url: str | None = None,
                     assignment: str | None = None, timeout: float = 300) -> Path:
     """Run the real ``nbgrader export`` (CSV) in ``course_root``; returns the CSV path."""
     out_csv = Path(out_csv).resolve()
     out_csv.parent.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "nbgrader", "export", f"--to={out_csv}",
-               f"--db={db_url or default_db_url(course_root)}"]
+    command = nbgrader_cli.command("export", f"--to={out_csv}", f"--db={db_url or default_db_url(course_root)}")
     if assignment:
         command.append(f"--assignment=[{assignment!r}]")
-    done = subprocess.run(command, cwd=course_root, env=nbgrader_env(), capture_output=True, text=True,
+    done = subprocess.run(command, cwd=course_root, env=nbgrader_cli.environment(), capture_output=True, text=True,
                           timeout=timeout)
     if done.returncode != 0 or not out_csv.is_file():
         raise RuntimeError(f"nbgrader export failed (exit {done.returncode}):\n{done.stderr[-2000:]}")

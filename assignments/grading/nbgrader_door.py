@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from .. import nbgrader_cli
 from ..course import REPO, resolve
 from .reaper import DEADLINE_EXIT
 from ..results.model import Finding, QuestionResult, SubmissionResult, rejected
@@ -41,12 +42,9 @@ c.CourseDirectory.root = {root!r}
 def nbgrader(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
     """Run the nbgrader CLI of this interpreter under the reaper: nothing it starts (the student's kernel
     and whatever that kernel spawned) outlives it, and it ends within ``timeout`` seconds (exit 124)."""
-    command = [sys.executable, "-m", "assignments.grading.reaper", str(timeout),
-               sys.executable, "-m", "nbgrader", *args]
-    env = dict(os.environ)
-    # nbgrader's own helpers (alembic) must be on PATH; the reaper module must be importable from cwd.
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    command = [sys.executable, "-m", "assignments.grading.reaper", str(timeout), *nbgrader_cli.command(*args)]
+    # The reaper module and the hidden-test regions' imports need the course package from any cwd.
+    env = nbgrader_cli.environment(package_on_path=True)
     # Own session: if the reaper itself is stuck or killed, the caller can still end its process group.
     with subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           env=env, start_new_session=True) as process:

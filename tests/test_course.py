@@ -1,0 +1,93 @@
+"""The course model (assignments/course.py) and the notebook format's marker rule (assignments/notebooks.py).
+
+A toy course is built in a temporary folder the way tests everywhere build one: ``Course(tmp_path)``.
+"""
+
+from __future__ import annotations
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from assignments import hygiene, notebooks
+from assignments.course import CATALOG, Course, default, points_report
+
+
+def graded(grade_id: str, points: float, solution: bool = False) -> dict:
+    return {"nbgrader": {"grade": True, "grade_id": grade_id, "locked": not solution, "points": points,
+                         "schema_version": 3, "solution": solution}}
+
+
+def write_notebook(path, cells) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(nbformat.writes(new_notebook(cells=cells)))
+
+
+def test_catalog_assignments_come_first_in_course_order_then_unknown_source_folders(tmp_path):
+    course = Course(tmp_path)
+    write_notebook(tmp_path / "source" / "zeta" / "zeta.ipynb", [])
+    write_notebook(tmp_path / "source" / CATALOG[1].name / f"{CATALOG[1].name}.ipynb", [])
+    assert course.names() == [entry.name for entry in CATALOG] + ["zeta"]
+    assert course.present() == [CATALOG[1].name, "zeta"], "only folders with a notebook, catalog order first"
+    assert course.assignment("zeta").title == "zeta" and course.assignment("zeta").declared_points is None
+
+
+def test_an_assignment_knows_its_files_from_the_course_root(tmp_path):
+    hw = Course(tmp_path).assignment("toy")
+    root = tmp_path.resolve()
+    assert hw.source_folder == root / "source" / "toy" and hw.suite_dir == root / "autograder" / "toy"
+    assert hw.stand_ins_path == root / "autograder" / "toy" / "stand_ins.py"
+    assert hw.solution_path == root / "solutions" / "toy" / "toy.ipynb"
+    assert hw.nbgrader_door_dir == root / "grades" / "toy" / "nbgrader"
+
+
+def test_questions_follow_the_source_notebook_when_it_changes(tmp_path):
+    hw = Course(tmp_path).assignment("toy")
+    path = tmp_path / "source" / "toy" / "toy.ipynb"
+    write_notebook(path, [new_code_cell("x = 1", metadata=graded("a_tests", 2)),
+                          new_markdown_cell("why", metadata=graded("why", 1, solution=True))])
+    assert [(q.grade_id, q.points, q.kind) for q in hw.questions] == [("a_tests", 2, "autograded"),
+                                                                      ("why", 1, "manual")]
+    assert hw.autograded_order == ["a_tests"] and hw.max_points("why") == 1 and hw.total_points == 3
+    write_notebook(path, [new_code_cell("x = 1", metadata=graded("a_tests", 5)),
+                          new_code_cell("x = 2", metadata=graded("b_tests", 1))])
+    assert hw.autograded_order == ["a_tests", "b_tests"] and hw.total_points == 6, "a stale copy was kept"
+
+
+def test_points_report_names_a_total_that_disagrees_with_the_catalog(tmp_path):
+    name = CATALOG[0].name
+    write_notebook(tmp_path / "source" / name / f"{name}.ipynb",
+                   [new_code_cell("x = 1", metadata=graded("a_tests", 1))])
+    text, fine = points_report(Course(tmp_path).assignment(name))
+    assert not fine and f"the catalog declares {CATALOG[0].total_points:g}" in text
+
+
+def test_every_catalog_total_matches_its_source_notebook():
+    for name in default().order:
+        text, fine = points_report(default().assignment(name))
+        assert fine, text
+
+
+def test_a_marker_is_any_line_containing_the_delimiter_as_nbgrader_reads_it():
+    assert notebooks.marker_in("    ### BEGIN SOLUTION") == "BEGIN SOLUTION"
+    assert notebooks.marker_in("x = 'END SOLUTION'  # nbgrader drops this line") == "END SOLUTION"
+    assert notebooks.marker_in("=== BEGIN MARK SCHEME ===") == "BEGIN MARK SCHEME"
+    assert notebooks.marker_in("# begin solution") is None
+    source = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION\n"
+    assert notebooks.odd_marker_lines(source) == []
+    assert notebooks.strip_region(source, *notebooks.SOLUTION) == "def f():\n"
+
+
+def test_hygiene_refuses_a_marker_line_with_anything_else_on_it():
+    cells = [new_code_cell("def f():\n    ### BEGIN SOLUTION  (keep it short)\n    return 1\n    ### END SOLUTION",
+                           metadata={"nbgrader": {"grade": False, "grade_id": "f", "locked": False,
+                                                  "schema_version": 3, "solution": True}})]
+    problems = [str(p) for p in hygiene.check_markers(cells, "toy.ipynb")]
+    assert any("line 2" in p and "'### BEGIN SOLUTION'" in p for p in problems), problems
+
+
+def test_student_text_drops_markers_and_the_mark_scheme():
+    cell = new_markdown_cell("Because it is linear.\n=== BEGIN MARK SCHEME ===\n1 point: linear\n"
+                             "=== END MARK SCHEME ===")
+    assert notebooks.student_text(cell) == "Because it is linear.\n"
+    code = new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION")
+    assert notebooks.student_text(code) == "def f():\n    return 1\n"
