@@ -15,6 +15,10 @@ students without a notebook, unreadable or unsafe zip entries) come back as ``In
 Nothing is ever written where an archive entry's name says: each kept notebook is copied to
 ``<dest>/<student>/<safe name>.ipynb``, and an archive is read with caps on entry count, per-entry and
 total uncompressed size, so a zip bomb stops the intake with a clear error instead of filling the disk.
+
+Why one module of this length: its sections (names, wrong-assignment detection, bounded readers, the
+choice between a student's files) all build one ``IntakeResult`` and its findings; they share the limits
+and the finding model, and none is used anywhere else.
 """
 
 from __future__ import annotations

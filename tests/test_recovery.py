@@ -29,7 +29,7 @@ SOURCE_DIR = default().source_dir
 from autograder.fixtures.damaged import answer_pasted_twice, renamed, saved_as, with_one_mistake
 
 ASSIGNMENT = os.environ.get("COURSE_RECOVERY_ASSIGNMENT", "transfer_lm")
-OTHERS = [a for a in ("transformers", "rnn_attention", "transfer_lm") if a != ASSIGNMENT]
+OTHERS = [a for a in default().order if a != ASSIGNMENT]
 
 
 def codes(findings):

@@ -1,18 +1,72 @@
 """Exports from the results model: Gradescope, Canvas CSV, nbgrader gradebook, feedback, class report.
 
 Every exporter reads ``SubmissionResult`` records (``grades/<assignment>/results/<student>.json``,
-see ``store``); none re-parses logs or notebooks. Command line:
-
-    course intake ASSIGNMENT INPUT [--dest DIR]            LMS download -> one notebook per student
-    course export ASSIGNMENT [--results DIR] [--out DIR] [--formats gradescope,canvas,...]
-    course gradescope-zip ASSIGNMENT [--out dist/gradescope/ASSIGNMENT.zip]
+see ``results/store.py``); none re-parses logs or notebooks. Each format is one writer in ``WRITERS``
+(an ``ExportJob`` in, the files written out); a new format is one function and one entry there.
+``course export`` (in ``cli.py``) runs them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-FORMATS = ("gradescope", "canvas", "nbgrader", "feedback", "report")
+@dataclass(frozen=True)
+class ExportJob:
+    """What every writer receives: the records with hand grades merged in, the grader's own records (what
+    goes into the gradebook's automatic scores), and where things are."""
+    assignment: str
+    results: list            # SubmissionResult, hand grades from the gradebook merged in
+    graded: list             # SubmissionResult as the grader wrote them
+    out: Path                # the exports folder; each writer writes under out/<format>/
+    roster: dict             # student key -> LMS names and ids
+    db_url: str              # the nbgrader gradebook
+    course_root: Path        # the nbgrader course folder holding that gradebook
+
+
+def _gradescope(job: ExportJob) -> list[Path]:
+    from .gradescope import write_all
+
+    return write_all(job.results, job.out / "gradescope")
+
+
+def _canvas(job: ExportJob) -> list[Path]:
+    from .canvas import write_canvas_csv
+
+    return [write_canvas_csv(job.results, job.out / "canvas" / f"{job.assignment}_canvas.csv", job.assignment,
+                             job.roster)]
+
+
+def _nbgrader(job: ExportJob) -> list[Path]:
+    """Raises LookupError or RuntimeError when the gradebook does not know the assignment."""
+    from .nbgrader_gradebook import nbgrader_export, place_missing_notebooks, write_gradebook
+
+    report = write_gradebook(job.graded, job.assignment, job.db_url, job.roster)
+    place_missing_notebooks(job.graded, job.assignment, job.course_root, job.db_url)
+    for problem in report.problems:
+        print(f"nbgrader: {problem}")
+    return [nbgrader_export(job.course_root, job.out / "nbgrader" / "grades.csv", job.db_url, job.assignment)]
+
+
+def _feedback(job: ExportJob) -> list[Path]:
+    from .feedback import write_feedback
+
+    return write_feedback(job.results, job.out / "feedback")
+
+
+def _report_writer(job: ExportJob) -> list[Path]:
+    from .report import write_report
+
+    return write_report(job.results, job.out / "report", job.assignment)
+
+
+# The registry: format name -> writer, in the order ``course export`` runs them by default.
+WRITERS: dict[str, Callable[[ExportJob], list[Path]]] = {
+    "gradescope": _gradescope, "canvas": _canvas, "nbgrader": _nbgrader, "feedback": _feedback,
+    "report": _report_writer,
+}
+FORMATS = tuple(WRITERS)
 
 
 def export(assignment: str, results_folder: Path | None = None, out: Path | None = None,
@@ -48,39 +102,18 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
         results = merge_hand_grades(results, read_hand_grades(db_url, assignment)) if _exists(db_url) else results
     except Exception as error:   # a damaged gradebook must not stop the other exports
         _report(problems, f"hand grades not read from {db_url}: {error}")
+    job = ExportJob(assignment, results, graded, out, roster, db_url, root)
     written: dict[str, list[Path]] = {}
     deferred = None
     for name in formats:
-        if name == "gradescope":
-            from .gradescope import write_all
-
-            written[name] = write_all(results, out / "gradescope")
-        elif name == "canvas":
-            from .canvas import write_canvas_csv
-
-            written[name] = [write_canvas_csv(results, out / "canvas" / f"{assignment}_canvas.csv", assignment,
-                                              roster)]
-        elif name == "feedback":
-            from .feedback import write_feedback
-
-            written[name] = write_feedback(results, out / "feedback")
-        elif name == "report":
-            from .report import write_report
-
-            written[name] = write_report(results, out / "report", assignment)
-        elif name == "nbgrader":
-            from .nbgrader_gradebook import nbgrader_export, place_missing_notebooks, write_gradebook
-
-            try:
-                report = write_gradebook(graded, assignment, db_url, roster)
-                place_missing_notebooks(graded, assignment, root, db_url)
-                for problem in report.problems:
-                    print(f"nbgrader: {problem}")
-                written[name] = [nbgrader_export(root, out / "nbgrader" / "grades.csv", db_url, assignment)]
-            except (LookupError, RuntimeError) as error:
-                deferred = error
-        else:
+        if name not in WRITERS:
             raise ValueError(f"unknown export format {name!r}; choose from {', '.join(FORMATS)}")
+        try:
+            written[name] = WRITERS[name](job)
+        except (LookupError, RuntimeError) as error:
+            if name != "nbgrader":
+                raise
+            deferred = error   # the other formats are still written
     if deferred is not None:
         if strict:
             raise deferred

@@ -33,6 +33,10 @@ Not seen: names built at run time (``getattr(F, "scaled_" + "dot...")``, ``eval`
 through an instance kept in a variable (``t = nn.Transformer(); t.generate_square_subsequent_mask``), and
 code reached only through an object passed in at run time. The static audit, the hidden tests and a
 person reading the code remain.
+
+Why one module of this length: the four steps share one model of a notebook's names (paths, definitions,
+shadowing), and each step is a few small functions over it; split apart, every part would import the
+others' private structures.
 """
 
 from __future__ import annotations

@@ -1,0 +1,39 @@
+"""The release pipeline: source/<a> -> release/<a> (students), solutions/<a> (staff), dist/lms/<a>.zip.
+
+``course release [ASSIGNMENT...]`` (default: every assignment with a source notebook), per assignment:
+
+1. hygiene checks on the source (``assignments/hygiene.py``); any problem stops the release before
+   anything runs, each reported as ``<file>: cell <index> (<grade_id>): <problem>``;
+2. stage a private nbgrader course folder (a copy of ``nbgrader_config.py`` and ``source/<a>/``, its
+   first cell pointing at the Colab URL configured in ``pyproject.toml``) and run the real
+   ``nbgrader generate_assignment --no-db`` there (the repository's gradebook is never touched);
+3. scan the staged release for leaks (markers, hidden tests, mark schemes, solution lines, imports of
+   the course's own packages) and check it is self-contained (Colab link, setup cell);
+4. ``nbgrader validate`` on (a copy of) the source must pass every test, and
+   ``nbgrader validate --invert`` on (a copy of) the release must pass none;
+5. ``solutions/<a>/<a>.ipynb``: the source without its hidden-test regions, executed in grading mode
+   (``NBGRADER_EXECUTION=autograde``, offline, without the course package on the path), plus
+   ``solutions/<a>/model_answers.md`` (prompt, model answer and mark scheme of each written question).
+
+Only when every step succeeded for every requested assignment are the staged folders moved into
+``release/<a>`` and ``solutions/<a>`` (replacing them whole); a failure leaves them untouched. Then the
+source's Colab cell is synced if it was out of date (the only write to ``source/``), and the LMS
+bundles ``dist/lms/<a>.zip`` are rebuilt (``course lms`` rebuilds them alone from the committed
+``release/``).
+
+Output is deterministic: release notebooks are byte-identical across runs; solution notebooks differ only
+in their outputs and execution counts. ``course release --check`` regenerates into a scratch folder
+and reports any drift from what is committed, changing nothing (add ``--no-validate --no-execute`` for a
+drift check in about a minute). ``--no-validate``/``--no-execute`` are for quick iterations only: commit
+what a plain ``course release`` wrote. Other commands: ``course catalog`` (questions, points, totals
+against ``assignments/catalog.py``), ``course lms`` (bundles only), ``course hygiene`` (step 1 only).
+"""
+
+from .drift import compare, drift, staged_folders, without_outputs
+from .errors import Outcome, StepFailed
+from .leaks import leaks, secret_lines
+from .pipeline import available, hygiene_problems, release
+from .solutions import model_answers
+
+__all__ = ["release", "available", "hygiene_problems", "Outcome", "StepFailed", "leaks", "secret_lines",
+           "model_answers", "drift", "compare", "staged_folders", "without_outputs"]

@@ -1,0 +1,75 @@
+"""Drift: what ``course release`` would generate from source, compared with what is committed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from .. import notebooks
+from ..course import Course
+
+
+def without_outputs(text: str) -> str:
+    nb = nbformat.reads(text, as_version=4)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return nbformat.writes(nb)
+
+
+def compare(generated: Path, committed: Path, label: str, ignore_outputs: bool = False) -> list[str]:
+    """Differences between a freshly generated folder and the committed one (empty: no drift)."""
+    def files(folder):
+        return {p.relative_to(folder).as_posix(): p for p in Path(folder).rglob("*")
+                if p.is_file() and ".ipynb_checkpoints" not in p.parts} if Path(folder).is_dir() else {}
+
+    new, old = files(generated), files(committed)
+    problems = [f"{label}/{name}: missing from the committed folder" for name in sorted(set(new) - set(old))]
+    problems += [f"{label}/{name}: committed but no longer generated" for name in sorted(set(old) - set(new))]
+    for name in sorted(set(new) & set(old)):
+        a, b = new[name].read_bytes(), old[name].read_bytes()
+        if ignore_outputs and name.endswith(".ipynb"):
+            try:
+                a, b = without_outputs(a.decode()), without_outputs(b.decode())
+            except Exception as error:
+                problems.append(f"{label}/{name}: cannot be read as a notebook ({error})")
+                continue
+        if a != b:
+            where = _differing_cells(a, b) if name.endswith(".ipynb") else ""
+            problems.append(f"{label}/{name}: differs from what `course release` generates from source{where}")
+    return problems
+
+
+def _differing_cells(generated, committed) -> str:
+    """' (cells 3 (grade_id), ...)' naming where two notebooks differ, or '' if that cannot be told."""
+    try:
+        new, old = (nbformat.reads(x.decode() if isinstance(x, bytes) else x, as_version=4)
+                    for x in (generated, committed))
+    except Exception:
+        return ""
+    if len(new.cells) != len(old.cells):
+        return f" ({len(new.cells)} cells generated, {len(old.cells)} committed)"
+    differ = [f"{i} ({notebooks.grade_id(c)})" for i, (c, d) in enumerate(zip(new.cells, old.cells)) if c != d]
+    if not differ:
+        return " (notebook metadata or formatting)"
+    return f" (cell{'s' if len(differ) > 1 else ''} {', '.join(differ[:5])}{', ...' if len(differ) > 5 else ''})"
+
+
+def drift(course: Course, area: Path, names: list[str]) -> list[str]:
+    """Compare staged output in ``area`` (from ``release(..., commit_output=False, stage_into=area)``)."""
+    problems = []
+    for name in names:
+        stage_root = Path(area) / name / "course"
+        problems += compare(stage_root / "release" / name, course.release_dir / name, f"release/{name}")
+        problems += compare(stage_root / "solutions" / name, course.solutions_dir / name, f"solutions/{name}",
+                            ignore_outputs=True)
+    return problems
+
+
+def staged_folders(area: Path, name: str) -> tuple[Path, Path]:
+    """(release folder, solutions folder) of one assignment in a staging area."""
+    root = Path(area) / name / "course"
+    return root / "release" / name, root / "solutions" / name
