@@ -171,7 +171,7 @@ def probe_all() -> dict:
 def demo_students(assignment: str, buggy: int) -> dict:
     """``course demo``'s class of ``assignment`` plus a hostile student; ``{student: notebook}``."""
     from assignments import demo_class
-    from assignments.paths import REPO as GRADER_REPO
+    from assignments.course import REPO as GRADER_REPO
     from autograder.fixtures import payloads
 
     students = demo_class.demo_class(assignment, buggy)
@@ -197,11 +197,11 @@ def record(result) -> dict:
 def grade_standalone(assignment: str, students: dict, work: Path, workers: int, visible: bool) -> dict:
     import nbformat
 
-    from assignments import notebooks
+    from assignments.course import default
     from assignments.grading import batch
 
     folder, out = work / assignment / "submissions", work / assignment / "standalone"
-    name = notebooks.notebook_path(assignment).name
+    name = default().assignment(assignment).source_path.name
     jobs = []
     for student, nb in sorted(students.items()):
         path = folder / student / name
@@ -222,11 +222,11 @@ def grade_nbgrader(assignment: str, students: dict, work: Path) -> dict:
     """The nbgrader door, as ``course demo`` runs it (repaired copies, one student at a time)."""
     import nbformat
 
-    from assignments import notebooks
+    from assignments.course import default
     from assignments.grading import nbgrader_door
 
     folder, paths = work / assignment / "submissions", {}
-    name = notebooks.notebook_path(assignment).name
+    name = default().assignment(assignment).source_path.name
     for student, nb in sorted(students.items()):
         path = folder / student / name
         if not path.exists():
@@ -248,9 +248,9 @@ def _door_entry(students: dict, wall: float, workers: int) -> dict:
 
 
 def run(args) -> dict:
-    from assignments import notebooks
+    from assignments.course import default
 
-    assignments = args.assignments or notebooks.assignment_names()
+    assignments = args.assignments or default().present()
     visible = args.accelerators == "visible"
     doors = ["standalone", "nbgrader"] if args.door == "both" else [args.door]
     if visible and "nbgrader" in doors:
@@ -344,7 +344,7 @@ def differences(first: dict, second: dict) -> tuple[list[dict], list[dict]]:
 
 
 def compare_text(first: dict, second: dict, names=("A", "B")) -> tuple[str, bool]:
-    from assignments.grading.table import aligned
+    from assignments.results.table import aligned
 
     rows, summaries = differences(first, second)
     label_a, label_b = first.get("label") or names[0], second.get("label") or names[1]

@@ -55,6 +55,7 @@ import nbformat  # noqa: E402
 import cgroups  # noqa: E402
 import tree_memory  # noqa: E402
 from assignments.course import default, resolve  # noqa: E402
+from assignments.grading.environment import GRADING_ENV  # noqa: E402
 
 TARGET_PER_CORE_S = 5.0
 TARGET_MB = 768
@@ -62,7 +63,6 @@ TARGET_MB = 768
 # (https://gradescope-autograders.readthedocs.io/en/latest/troubleshooting/, "Your submission timed out").
 GRADESCOPE_TIMEOUT_S = 600
 MB = 2 ** 20
-GRADING_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TQDM_DISABLE": "1"}
 
 
 # ------------------------------------------------------------------------------------------ a class
