@@ -201,7 +201,7 @@ def test_a_killed_kernel_is_restarted_and_the_notebook_replayed():
             student.run("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
         assert student.run("result = (x, y)") == (1, 2)
         assert box.restarts == 2
-        launcher = box._proc.pid
+        launcher = box._kernel.proc.pid
         workdir = box.workdir
     finally:
         box.close()
