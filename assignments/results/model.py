@@ -97,19 +97,16 @@ def rejected(student: str, assignment, door: str, finding: Finding, source_file:
     """The one shape of a record for a submission nothing could be graded from: status "rejected", the
     finding that says why, and every question of the assignment at 0 points (manual ones ungraded), so
     every export has the same columns for it as for anyone else. ``assignment`` is an Assignment or a name
-    in this course; when even its questions cannot be read, the record has none (and says so)."""
+    in this course; when even its questions cannot be read (no source notebook), the record has none."""
     from ..course import resolve
 
     assignment = resolve(assignment)
-    findings = [finding]
     try:
         questions = score_questions(assignment.questions, [])
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError):
         questions = []
-        findings.append(Finding("unknown-assignment", f"no source notebook for assignment "
-                                                      f"{assignment.name!r} ({error})", "error"))
     return SubmissionResult(student, assignment.name, door, source_file, status="rejected", questions=questions,
-                            findings=findings)
+                            findings=[finding])
 
 
 def _earned(tests: list[TestResult], cap: float) -> float:
