@@ -21,19 +21,27 @@ source's Colab cell is synced if it was out of date (the only write to ``source/
 bundles ``dist/lms/<a>.zip`` are rebuilt (``course lms`` rebuilds them alone from the committed
 ``release/``).
 
-Output is deterministic: release notebooks are byte-identical across runs; solution notebooks differ only
-in their outputs and execution counts. ``course release --check`` regenerates into a scratch folder
-and reports any drift from what is committed, changing nothing (add ``--no-validate --no-execute`` for a
-drift check in about a minute). ``--no-validate``/``--no-execute`` are for quick iterations only: commit
-what a plain ``course release`` wrote. Other commands: ``course catalog`` (questions, points, totals
-against ``assignments/catalog.py``), ``course lms`` (bundles only), ``course hygiene`` (step 1 only).
+Output is deterministic: release notebooks are byte-identical across runs, and so are solution notebooks
+executed with the same library versions (each records them; see ``solutions.py``).
+``course release --check`` regenerates into a scratch folder and reports any drift from what is committed,
+changing nothing (add ``--no-validate --no-execute`` for a drift check in about a minute).
+``--no-validate``/``--no-execute`` are for quick iterations only: commit what a plain ``course release``
+wrote. Other commands: ``course catalog`` (questions, points, totals against ``assignments/course.py``),
+``course lms`` (bundles only), ``course hygiene`` (step 1 only).
+
+The steps live in their own modules: ``pipeline`` (the run and the commit), ``staging``, ``leaks``,
+``validation``, ``solutions``, ``drift``, ``tools`` (running nbgrader and nbconvert).
 """
 
-from .drift import compare, drift, staged_folders, without_outputs
+from .drift import (compare, drift, keep_other_environments_outputs, solution_notebooks, staged_folders,
+                    without_outputs)
 from .errors import Outcome, StepFailed
 from .leaks import leaks, secret_lines
 from .pipeline import available, hygiene_problems, release
-from .solutions import model_answers
+from .solutions import (SOLUTION_ENV, executed_with, execution_environment,
+                        model_answers, solution_notebook)
 
 __all__ = ["release", "available", "hygiene_problems", "Outcome", "StepFailed", "leaks", "secret_lines",
-           "model_answers", "drift", "compare", "staged_folders", "without_outputs"]
+           "model_answers", "drift", "compare", "staged_folders", "without_outputs", "solution_notebook",
+           "solution_notebooks", "keep_other_environments_outputs", "executed_with", "execution_environment",
+           "SOLUTION_ENV"]

@@ -8,10 +8,12 @@ import nbformat
 
 from .. import notebooks
 from ..course import Course
+from .solutions import execution_environment, executed_with, without_execution_record
 
 
 def without_outputs(text: str) -> str:
     nb = nbformat.reads(text, as_version=4)
+    without_execution_record(nb)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
@@ -73,3 +75,34 @@ def staged_folders(area: Path, name: str) -> tuple[Path, Path]:
     """(release folder, solutions folder) of one assignment in a staging area."""
     root = Path(area) / name / "course"
     return root / "release" / name, root / "solutions" / name
+
+
+def solution_notebooks(course: Course) -> dict[Path, bytes]:
+    """The solution notebooks in ``course.solutions_dir`` with their bytes (for ``keep_other_environments_outputs``)."""
+    return {path: path.read_bytes() for path in sorted(course.solutions_dir.glob("*/*.ipynb"))}
+
+
+def keep_other_environments_outputs(before: dict[Path, bytes]) -> list[str]:
+    """After a release, put back each solution notebook whose new version differs from ``before`` only in its
+    outputs and whose outputs ``before`` were executed with other library versions (or Python, or machine
+    architecture) than here: there, the same outputs cannot be expected. Returns a note per notebook put
+    back. ``course demo`` uses it, so that its release leaves the committed solutions/ as they are on any
+    machine; ``course release`` rewrites them."""
+    here = execution_environment()
+    notes = []
+    for path, old in before.items():
+        if not path.exists() or path.read_bytes() == old:
+            continue
+        try:
+            then = executed_with(nbformat.reads(old.decode("utf-8"), as_version=4))
+            same_source = without_outputs(old.decode("utf-8")) == without_outputs(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError, nbformat.reader.NotJSONError):
+            continue
+        if not isinstance(then, dict) or then == here or not same_source:
+            continue
+        path.write_bytes(old)
+        differences = ", ".join(f"{key} {then.get(key)} there, {here.get(key)} here"
+                                for key in here if then.get(key) != here.get(key))
+        notes.append(f"{path.parent.name}/{path.name}: executed without errors; its committed outputs were kept "
+                     f"(executed with other versions: {differences}; `course release` rewrites them)")
+    return notes

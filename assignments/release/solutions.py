@@ -4,12 +4,14 @@ of every written question."""
 from __future__ import annotations
 
 import copy
+import re
 import sys
 from pathlib import Path
 
 import nbformat
 
 from .. import notebooks
+from ..grading.environment import GRADING_ENV
 from .staging import Stage
 from .tools import CELL_TIMEOUT, run_tool, tool_env
 
@@ -22,18 +24,117 @@ def without_hidden_tests(source_nb):
     return nb
 
 
+# Executing the solutions is reproducible: with the same library versions (OUTPUT_LIBRARIES), Python version
+# and machine architecture, every execution writes the same bytes, so a release (or `course demo`) of an
+# unchanged source leaves the committed solutions/ as they are (tests/test_release.py checks it). Measured on
+# x86-64: identical with torch's AVX2 and AVX-512 kernels and MKL's compatible code path; torch's unvectorized
+# kernels (ATEN_CPU_CAPABILITY=default) changed one printed digit. What would otherwise vary from run to run:
+SOLUTION_ENV = {
+    **GRADING_ENV,   # grading mode, offline, no progress bars, no accelerator (graded runs are on the CPU)
+    # One thread in every pool: how a float sum is split between threads decides its last bits, which training
+    # then carries into printed numbers (and the machine's core count would decide the split).
+    "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "RAYON_NUM_THREADS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "PYTHONHASHSEED": "0",   # the iteration order of sets and dicts of strings
+}
+# Elapsed times in printed text ("epoch 1: 0.2 s", "1.5 s per epoch", "12 ms"): the number becomes N.
+_DURATION = re.compile(r"(?<![\w.])\d+(?:\.(\d+))?(?= (?:s|ms|sec|secs|seconds?|min|minutes?)\b|ms\b)")
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+# The libraries whose versions decide the printed numbers and the figures (with the Python version and the
+# machine's architecture): a solution notebook records them (metadata course.executed_with); where they
+# differ, the same outputs cannot be expected (a new library version may initialise or compute differently).
+OUTPUT_LIBRARIES = ("torch", "transformers", "tokenizers", "datasets", "numpy", "matplotlib", "pillow",
+                    "ipykernel", "ipython")
+
+
+def execution_environment() -> dict:
+    """What the solutions are executed with here (kernels run this interpreter's environment)."""
+    import importlib.metadata
+    import platform
+
+    found = {"python": "%d.%d" % sys.version_info[:2], "machine": platform.machine()}
+    for name in OUTPUT_LIBRARIES:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def executed_with(nb) -> dict | None:
+    return nb.metadata.get("course", {}).get("executed_with")
+
+
+def without_execution_record(nb) -> None:
+    course = nb.metadata.get("course", {})
+    course.pop("executed_with", None)
+    if not course:
+        nb.metadata.pop("course", None)
+
+
+def _without_elapsed_times(text: str) -> str:
+    return _DURATION.sub(lambda m: "N" + (".N" if m.group(1) else ""), text)
+
+
+def _coalesced(outputs: list) -> list:
+    """Consecutive stream outputs of one stream as one: the kernel flushes a stream every 0.2 s and at
+    the end of a cell, so where a cell's printed text is split depends on timing."""
+    merged = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (output.get("output_type") == "stream" and previous is not None
+                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
+            previous["text"] += output["text"]
+        else:
+            merged.append(output)
+    return merged
+
+
+def _png_without_software(data: str) -> str:
+    """A base64 PNG without its "Software" text chunk (matplotlib writes its version there)."""
+    import base64
+    import struct
+
+    raw = base64.b64decode(data)
+    if not raw.startswith(_PNG_SIGNATURE):
+        return data
+    kept, at = [raw[:8]], 8
+    while at + 8 <= len(raw):
+        length, kind = struct.unpack(">I4s", raw[at:at + 8])
+        chunk = raw[at:at + 12 + length]
+        if not (kind == b"tEXt" and chunk[8:].startswith(b"Software\x00")):
+            kept.append(chunk)
+        at += 12 + length
+    return base64.b64encode(b"".join(kept)).decode("ascii") + ("\n" if data.endswith("\n") else "")
+
+
 def _normalized(nb, metadata) -> None:
-    """Metadata that execution adds varies by machine; keep the source's."""
+    """Keep what execution adds that varies by machine or run out of the notebook: its metadata (the
+    source's is kept), widget views, elapsed times in printed text, where printed text was split, and
+    matplotlib's version in figures."""
     nb.metadata = copy.deepcopy(metadata)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
-        if cell.cell_type == "code":
-            cell.outputs = [o for o in cell.outputs if not (o.get("output_type") == "display_data"
-                                                           and "application/vnd.jupyter.widget-view+json" in o.get("data", {}))]
+        if cell.cell_type != "code":
+            continue
+        outputs = [o for o in cell.outputs if not (o.get("output_type") == "display_data"
+                                                    and "application/vnd.jupyter.widget-view+json" in o.get("data", {}))]
+        cell.outputs = _coalesced(outputs)
+        for output in cell.outputs:
+            if output.get("output_type") == "stream":
+                output["text"] = _without_elapsed_times(output["text"])
+            data = output.get("data", {})
+            if "text/plain" in data:
+                data["text/plain"] = _without_elapsed_times(data["text/plain"])
+            if "image/png" in data:
+                data["image/png"] = _png_without_software(data["image/png"])
 
 
-def execute(nb, workdir: Path, assignment: str, threads: int | None = None):
-    """Run ``nb`` in a fresh kernel in grading mode (nbconvert); returns the executed notebook."""
+def execute(nb, workdir: Path, assignment: str):
+    """Run ``nb`` in a fresh kernel in grading mode (nbconvert) with ``SOLUTION_ENV``; returns the executed
+    notebook."""
     workdir.mkdir(parents=True, exist_ok=True)
     notebook_in = workdir / f"{assignment}.ipynb"
     with open(notebook_in, "w", encoding="utf-8") as handle:
@@ -42,7 +143,7 @@ def execute(nb, workdir: Path, assignment: str, threads: int | None = None):
                f"--ExecutePreprocessor.timeout={CELL_TIMEOUT}", "--ExecutePreprocessor.record_timing=False",
                "--ExecutePreprocessor.kernel_name=python3", "--output", "executed.ipynb",
                "--output-dir", str(workdir), str(notebook_in)]
-    env = tool_env({"NBGRADER_EXECUTION": "autograde"}, package_on_path=False, threads=threads)
+    env = tool_env(SOLUTION_ENV, package_on_path=False)
     run_tool(command, workdir, env, f"{assignment}: executing the solution notebook in grading mode")
     return notebooks.read(workdir / "executed.ipynb")
 
@@ -73,12 +174,21 @@ def model_answers(source_nb, assignment: str, title: str) -> str:
     return "\n".join(out)
 
 
-def build_solutions(stage: Stage, run: bool) -> None:
-    source_nb = notebooks.read(stage.source_nb_path)
+def solution_notebook(source_nb, workdir: Path, assignment: str, run: bool = True):
+    """The source without its hidden tests, executed in grading mode in ``workdir`` (unless ``run`` is
+    false), normalized, and with the environment it was executed in recorded."""
     nb = without_hidden_tests(source_nb)
     if run:
-        nb = execute(nb, stage.scratch / "solutions", stage.assignment, stage.threads)
+        nb = execute(nb, workdir, assignment)
     _normalized(nb, source_nb.metadata)
+    if run:
+        nb.metadata.setdefault("course", {})["executed_with"] = execution_environment()
+    return nb
+
+
+def build_solutions(stage: Stage, run: bool) -> None:
+    source_nb = notebooks.read(stage.source_nb_path)
+    nb = solution_notebook(source_nb, stage.scratch / "solutions", stage.assignment, run)
     stage.solutions_folder.mkdir(parents=True)
     with open(stage.solutions_folder / stage.notebook, "w", encoding="utf-8") as handle:
         nbformat.write(nb, handle)
