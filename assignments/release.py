@@ -21,10 +21,10 @@ source's Colab cell is synced if it was out of date (the only write to ``source/
 bundles ``dist/lms/<a>.zip`` are rebuilt (``course lms`` rebuilds them alone from the committed
 ``release/``).
 
-Output is deterministic: release notebooks are byte-identical across runs; solution notebooks differ only
-in their outputs and execution counts. ``course release --check`` regenerates into a scratch folder
-and reports any drift from what is committed, changing nothing (add ``--no-validate --no-execute`` for a
-drift check in about a minute). ``--no-validate``/``--no-execute`` are for quick iterations only: commit
+Output is deterministic: release notebooks are byte-identical across runs, and so are solution notebooks
+executed with the same library versions (each records them; see the solutions section).
+``course release --check`` regenerates into a scratch folder and reports any drift from what is committed,
+changing nothing (add ``--no-validate --no-execute`` for a drift check in about a minute). ``--no-validate``/``--no-execute`` are for quick iterations only: commit
 what a plain ``course release`` wrote. Other commands: ``course catalog`` (questions, points, totals
 against ``assignments/catalog.py``), ``course lms`` (bundles only), ``course hygiene`` (step 1 only).
 """
@@ -46,6 +46,7 @@ from pathlib import Path
 import nbformat
 
 from . import catalog, hygiene, lms, notebooks
+from .grading.environment import GRADING_ENV
 from .paths import REPO
 
 SUBPROCESS_TIMEOUT = 1800        # seconds for one nbgrader / nbconvert run (cells have their own limits)
@@ -396,18 +397,115 @@ def without_hidden_tests(source_nb):
     return nb
 
 
+# Executing the solutions is reproducible: with the same library versions on the same kind of CPU, every
+# execution writes the same bytes, so a release (or `course demo`) of an unchanged source leaves the committed
+# solutions/ as they are (tests/test_release.py checks it). What would otherwise vary from run to run:
+SOLUTION_ENV = {
+    **GRADING_ENV,   # grading mode, offline, no progress bars, no accelerator (graded runs are on the CPU)
+    # One thread in every pool: how a float sum is split between threads decides its last bits, which training
+    # then carries into printed numbers (and the machine's core count would decide the split).
+    "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "RAYON_NUM_THREADS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "PYTHONHASHSEED": "0",   # the iteration order of sets and dicts of strings
+}
+# Elapsed times in printed text ("epoch 1: 0.2 s", "1.5 s per epoch", "12 ms"): the number becomes N.
+_DURATION = re.compile(r"(?<![\w.])\d+(?:\.(\d+))?(?= (?:s|ms|sec|secs|seconds?|min|minutes?)\b|ms\b)")
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+# The libraries whose versions decide the printed numbers and the figures (with the Python version and the
+# machine's architecture): a solution notebook records them (metadata course.executed_with); where they
+# differ, the same outputs cannot be expected (a new library version may initialise or compute differently).
+OUTPUT_LIBRARIES = ("torch", "transformers", "tokenizers", "datasets", "numpy", "matplotlib", "pillow",
+                    "ipykernel", "ipython")
+
+
+def execution_environment() -> dict:
+    """What the solutions are executed with here (kernels run this interpreter's environment)."""
+    import importlib.metadata
+    import platform
+
+    found = {"python": "%d.%d" % sys.version_info[:2], "machine": platform.machine()}
+    for name in OUTPUT_LIBRARIES:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def executed_with(nb) -> dict | None:
+    return nb.metadata.get("course", {}).get("executed_with")
+
+
+def without_execution_record(nb) -> None:
+    course = nb.metadata.get("course", {})
+    course.pop("executed_with", None)
+    if not course:
+        nb.metadata.pop("course", None)
+
+
+def _without_elapsed_times(text: str) -> str:
+    return _DURATION.sub(lambda m: "N" + (".N" if m.group(1) else ""), text)
+
+
+def _coalesced(outputs: list) -> list:
+    """Consecutive stream outputs of one stream as one: the kernel flushes a stream every 0.2 s and at
+    the end of a cell, so where a cell's printed text is split depends on timing."""
+    merged = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (output.get("output_type") == "stream" and previous is not None
+                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
+            previous["text"] += output["text"]
+        else:
+            merged.append(output)
+    return merged
+
+
+def _png_without_software(data: str) -> str:
+    """A base64 PNG without its "Software" text chunk (matplotlib writes its version there)."""
+    import base64
+    import struct
+
+    raw = base64.b64decode(data)
+    if not raw.startswith(_PNG_SIGNATURE):
+        return data
+    kept, at = [raw[:8]], 8
+    while at + 8 <= len(raw):
+        length, kind = struct.unpack(">I4s", raw[at:at + 8])
+        chunk = raw[at:at + 12 + length]
+        if not (kind == b"tEXt" and chunk[8:].startswith(b"Software\x00")):
+            kept.append(chunk)
+        at += 12 + length
+    return base64.b64encode(b"".join(kept)).decode("ascii") + ("\n" if data.endswith("\n") else "")
+
+
 def _normalized(nb, metadata) -> None:
-    """Metadata that execution adds varies by machine; keep the source's."""
+    """Keep what execution adds that varies by machine or run out of the notebook: its metadata (the
+    source's is kept), widget views, elapsed times in printed text, where printed text was split, and
+    matplotlib's version in figures."""
     nb.metadata = copy.deepcopy(metadata)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
-        if cell.cell_type == "code":
-            cell.outputs = [o for o in cell.outputs if not (o.get("output_type") == "display_data"
-                                                           and "application/vnd.jupyter.widget-view+json" in o.get("data", {}))]
+        if cell.cell_type != "code":
+            continue
+        outputs = [o for o in cell.outputs if not (o.get("output_type") == "display_data"
+                                                    and "application/vnd.jupyter.widget-view+json" in o.get("data", {}))]
+        cell.outputs = _coalesced(outputs)
+        for output in cell.outputs:
+            if output.get("output_type") == "stream":
+                output["text"] = _without_elapsed_times(output["text"])
+            data = output.get("data", {})
+            if "text/plain" in data:
+                data["text/plain"] = _without_elapsed_times(data["text/plain"])
+            if "image/png" in data:
+                data["image/png"] = _png_without_software(data["image/png"])
 
 
-def execute(nb, workdir: Path, assignment: str, threads: int | None = None):
-    """Run ``nb`` in a fresh kernel in grading mode (nbconvert); returns the executed notebook."""
+def execute(nb, workdir: Path, assignment: str):
+    """Run ``nb`` in a fresh kernel in grading mode (nbconvert) with ``SOLUTION_ENV``; returns the executed
+    notebook."""
     workdir.mkdir(parents=True, exist_ok=True)
     notebook_in = workdir / f"{assignment}.ipynb"
     with open(notebook_in, "w", encoding="utf-8") as handle:
@@ -416,7 +514,7 @@ def execute(nb, workdir: Path, assignment: str, threads: int | None = None):
                f"--ExecutePreprocessor.timeout={CELL_TIMEOUT}", "--ExecutePreprocessor.record_timing=False",
                "--ExecutePreprocessor.kernel_name=python3", "--output", "executed.ipynb",
                "--output-dir", str(workdir), str(notebook_in)]
-    env = _env({"NBGRADER_EXECUTION": "autograde"}, package_on_path=False, threads=threads)
+    env = _env(SOLUTION_ENV, package_on_path=False)
     _run(command, workdir, env, f"{assignment}: executing the solution notebook in grading mode")
     return notebooks.read(workdir / "executed.ipynb")
 
@@ -447,17 +545,57 @@ def model_answers(source_nb, assignment: str) -> str:
     return "\n".join(out)
 
 
-def build_solutions(stage: Stage, run: bool) -> None:
-    source_nb = notebooks.read(stage.source_nb_path)
+def solution_notebook(source_nb, workdir: Path, assignment: str, run: bool = True):
+    """The source without its hidden tests, executed in grading mode in ``workdir`` (unless ``run`` is
+    false), normalized, and with the environment it was executed in recorded."""
     nb = without_hidden_tests(source_nb)
     if run:
-        nb = execute(nb, stage.scratch / "solutions", stage.assignment, stage.threads)
+        nb = execute(nb, workdir, assignment)
     _normalized(nb, source_nb.metadata)
+    if run:
+        nb.metadata.setdefault("course", {})["executed_with"] = execution_environment()
+    return nb
+
+
+def build_solutions(stage: Stage, run: bool) -> None:
+    source_nb = notebooks.read(stage.source_nb_path)
+    nb = solution_notebook(source_nb, stage.scratch / "solutions", stage.assignment, run)
     stage.solutions_folder.mkdir(parents=True)
     with open(stage.solutions_folder / stage.notebook, "w", encoding="utf-8") as handle:
         nbformat.write(nb, handle)
     (stage.solutions_folder / "model_answers.md").write_text(model_answers(source_nb, stage.assignment),
                                                                encoding="utf-8")
+
+
+def solution_notebooks(course: Course) -> dict[Path, bytes]:
+    """The solution notebooks in ``course.solutions_dir`` with their bytes (for ``keep_other_environments_outputs``)."""
+    return {path: path.read_bytes() for path in sorted(course.solutions_dir.glob("*/*.ipynb"))}
+
+
+def keep_other_environments_outputs(before: dict[Path, bytes]) -> list[str]:
+    """After a release, put back each solution notebook whose new version differs from ``before`` only in its
+    outputs and whose outputs ``before`` were executed with other library versions (or Python, or machine
+    architecture) than here: there, the same outputs cannot be expected. Returns a note per notebook put
+    back. ``course demo`` uses it, so that its release leaves the committed solutions/ as they are on any
+    machine; ``course release`` rewrites them."""
+    here = execution_environment()
+    notes = []
+    for path, old in before.items():
+        if not path.exists() or path.read_bytes() == old:
+            continue
+        try:
+            then = executed_with(nbformat.reads(old.decode("utf-8"), as_version=4))
+            same_source = without_outputs(old.decode("utf-8")) == without_outputs(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError, nbformat.reader.NotJSONError):
+            continue
+        if not isinstance(then, dict) or then == here or not same_source:
+            continue
+        path.write_bytes(old)
+        differences = ", ".join(f"{key} {then.get(key)} there, {here.get(key)} here"
+                                for key in here if then.get(key) != here.get(key))
+        notes.append(f"{path.parent.name}/{path.name}: executed without errors; its committed outputs were kept "
+                     f"(executed with other versions: {differences}; `course release` rewrites them)")
+    return notes
 
 
 # --- committing ------------------------------------------------------------------------------------------
@@ -617,6 +755,7 @@ def release(assignments: list[str] | None = None, course: Course | None = None, 
 
 def without_outputs(text: str) -> str:
     nb = nbformat.reads(text, as_version=4)
+    without_execution_record(nb)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
