@@ -4,7 +4,9 @@ Real assignments (skipped per assignment while its source notebook does not exis
   (a) drift: what `course release` regenerates from source equals the committed release/ byte for byte
       and solutions/ ignoring outputs; the regeneration runs the pipeline once per test session
       (hygiene, nbgrader generate_assignment, leak scan, nbgrader validate on the source and --invert on
-      the release, solutions) in a scratch folder, shared between xdist workers;
+      the release, executed solutions) in a scratch folder, shared between xdist workers;
+  (a') reproducible solutions: the executed solutions equal the committed ones byte for byte where the
+      library versions are those they were executed with (so `course demo` leaves the tree clean);
   (b) leaks: nothing in release/ carries markers, hidden tests, mark schemes, grading imports, or any
       reference solution line of the source;
   (d) points: each notebook's graded cells add up to the catalog's declared total;
@@ -19,14 +21,16 @@ import fcntl
 import json
 import os
 import shutil
+import warnings
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from assignments.course import REPO, default
+from assignments.course import REPO, Course, default
 from assignments import cli, hygiene, lms, notebooks, release
+from assignments.release import solutions
 from assignments.course import points_report
 RELEASE_DIR = default().release_dir
 SOLUTIONS_DIR = default().solutions_dir
@@ -62,12 +66,10 @@ def regenerated(tmp_path_factory):
         if not record.exists():
             if area.exists():
                 shutil.rmtree(area)
-            # Solutions are compared without outputs, so they are not re-executed here (the source already
-            # runs twice under nbgrader validate; test_committed_solutions checks the committed execution).
-            # COURSE_TEST_EXECUTE_SOLUTIONS=1 executes them too, as `course release` does.
-            execute = os.environ.get("COURSE_TEST_EXECUTE_SOLUTIONS") == "1"
+            # Solutions are executed, as `course release` does: test_solution_outputs_reproduce compares them
+            # with the committed ones byte for byte.
             outcome = release.release(names, default(), commit_output=False, stage_into=area,
-                                      execute_solutions=execute, sync=False, bundles=False, log=lambda *_: None)
+                                      sync=False, bundles=False, log=lambda *_: None)
             record.write_text(json.dumps({"names": names, "problems": outcome.problems}))
         data = json.loads(record.read_text())
     return area, data
@@ -100,6 +102,58 @@ def test_no_drift(assignment, regenerated):
     committed_or_fail(SOLUTIONS_DIR, assignment)
     problems = release.drift(default(), area, [assignment])
     assert not problems, "\n".join(problems) + "\nrun `course release` and commit release/ and solutions/"
+
+
+@pytest.mark.parametrize("assignment", default().order)
+def test_solution_outputs_reproduce(assignment, regenerated, tmp_path):
+    """`course release`, and so `course demo`, rewrites the committed solutions/ with the same bytes: executing
+    them is deterministic (release.SOLUTION_ENV and release.solutions._normalized). That is expected where the committed
+    outputs were executed with this environment's library versions (metadata course.executed_with); where
+    they were not (a library released since), `course demo` keeps the committed outputs, and this test checks
+    instead that two executions here agree: it executes the solution a second time (one assignment only,
+    to keep the suite's time)."""
+    source_or_skip(assignment)
+    area, data = regenerated
+    staged = release.staged_folders(area, assignment)[1] / f"{assignment}.ipynb"
+    if problems_of(assignment, data["problems"]) or not staged.exists():
+        pytest.fail("the pipeline failed, nothing to compare:\n" + "\n".join(data["problems"]))
+    committed = committed_or_fail(SOLUTIONS_DIR, assignment)
+    then = release.executed_with(notebooks.read(committed))
+    here = release.executed_with(notebooks.read(staged))
+    assert then, f"{committed.relative_to(REPO)} records no execution environment: run `course release`"
+    if then == here:
+        assert staged.read_bytes() == committed.read_bytes(), (
+            f"solutions/{assignment}: a new execution differs from the committed one, in the same environment "
+            f"({differing_outputs(staged, committed)}): something in the solution run is not deterministic")
+        return
+    changed = ", ".join(f"{key} {then.get(key)} -> {here.get(key)}" for key in here if then.get(key) != here.get(key))
+    warnings.warn(f"solutions/{assignment} was executed with other versions ({changed}); run `course release` "
+                  "to refresh its outputs")
+    if assignment != REEXECUTED:
+        pytest.skip(f"other versions than the committed outputs' ({changed}); the determinism is checked on {REEXECUTED}")
+    source = notebooks.read(Path(area) / assignment / "course" / "source" / assignment / f"{assignment}.ipynb")
+    again = release.solution_notebook(source, tmp_path / "work", assignment)
+    with open(tmp_path / "again.ipynb", "w", encoding="utf-8") as handle:
+        nbformat.write(again, handle)
+    assert (tmp_path / "again.ipynb").read_bytes() == staged.read_bytes(), (
+        f"solutions/{assignment}: two executions here differ ({differing_outputs(tmp_path / 'again.ipynb', staged)})")
+
+
+REEXECUTED = "transformers"   # executed twice where the versions differ: the run that had a real nondeterminism
+
+
+def differing_outputs(path_a: Path, path_b: Path) -> str:
+    """Which cells' outputs differ, and the first difference."""
+    a, b = notebooks.read(path_a), notebooks.read(path_b)
+    cells = [(i, x, y) for i, (x, y) in enumerate(zip(a.cells, b.cells)) if x != y]
+    if not cells:
+        return "notebook metadata or formatting"
+    i, x, y = cells[0]
+    first = next(((p.get("text") or p.get("data")), (q.get("text") or q.get("data")))
+                 for p, q in zip(x.get("outputs", []), y.get("outputs", [])) if p != q) \
+        if len(x.get("outputs", [])) == len(y.get("outputs", [])) else (len(x.outputs), len(y.outputs))
+    where = ", ".join(f"{j} ({notebooks.grade_id(c)})" for j, c, _ in cells[:5])
+    return f"cells {where}; first: {str(first[0])[:300]!r} vs {str(first[1])[:300]!r}"
 
 
 def test_release_folders_have_sources():
@@ -395,3 +449,90 @@ def test_toy_release_end_to_end_and_deterministic(tmp_path, capsys):
     assert second["solutions/toy/model_answers.md"] == first["solutions/toy/model_answers.md"]
     assert release.without_outputs(second["solutions/toy/toy.ipynb"].decode()) == \
         release.without_outputs(first["solutions/toy/toy.ipynb"].decode())
+
+
+# --- reproducible solutions: what varies from run to run is held still or normalized --------------------
+
+def png(*chunks: tuple[bytes, bytes]) -> bytes:
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+    return solutions._PNG_SIGNATURE + header + b"".join(chunk(k, d) for k, d in chunks) + chunk(b"IEND", b"")
+
+
+def test_normalized_solutions_hold_nothing_that_varies_by_run():
+    import base64
+
+    from nbformat.v4 import new_output
+
+    image = png((b"tEXt", b"Software\x00Matplotlib version3.11.2, https://matplotlib.org/"),
+                (b"tEXt", b"Title\x00curves"), (b"IDAT", zlib_pixel()))
+    cell = new_code_cell("train()", outputs=[
+        new_output("stream", name="stdout", text="epoch 1: 0.2 s | train loss 0.725\n"),
+        new_output("stream", name="stdout", text="done in 12 ms, 3 steps, 45 words, the 1990s, v1.2 s\n"),
+        new_output("stream", name="stderr", text="a warning\n"),
+        new_output("stream", name="stdout", text=" no attention: 0.1 s per epoch; total 3 seconds\n"),
+        new_output("display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": "x"},
+                                          "text/plain": "widget"}),
+        new_output("display_data", data={"image/png": base64.b64encode(image).decode(), "text/plain": "<Figure>"}),
+        new_output("execute_result", data={"text/plain": "'took 1.5 s'"}, execution_count=1),
+    ])
+    cell.metadata["execution"] = {"iopub.execute_input": "2026-01-01T00:00:00"}
+    nb = new_notebook(cells=[cell], metadata={"language_info": {"name": "python", "version": "3.0.0"}})
+    solutions._normalized(nb, {"kernelspec": {"name": "python3"}})
+    assert nb.metadata == {"kernelspec": {"name": "python3"}}
+    assert "execution" not in nb.cells[0].metadata
+    outputs = nb.cells[0].outputs
+    assert [(o.output_type, o.get("name")) for o in outputs] == [
+        ("stream", "stdout"), ("stream", "stderr"), ("stream", "stdout"), ("display_data", None),
+        ("execute_result", None)]
+    assert outputs[0].text == ("epoch 1: N.N s | train loss 0.725\n"
+                               "done in N ms, 3 steps, 45 words, the 1990s, v1.2 s\n")
+    assert outputs[2].text == " no attention: N.N s per epoch; total N seconds\n"
+    assert outputs[4].data["text/plain"] == "'took N.N s'"
+    kept = base64.b64decode(outputs[3].data["image/png"])
+    assert kept == png((b"tEXt", b"Title\x00curves"), (b"IDAT", zlib_pixel()))
+
+
+def zlib_pixel() -> bytes:
+    import zlib
+
+    return zlib.compress(b"\x00\x00")
+
+
+def executed_solution(root: Path, outputs_text: str, environment: dict, source: str = "print(1)") -> Path:
+    from nbformat.v4 import new_output
+
+    nb = new_notebook(cells=[new_code_cell(source, id="cell-0",
+                                           outputs=[new_output("stream", name="stdout", text=outputs_text)])])
+    nb.metadata["course"] = {"executed_with": environment}
+    path = root / "solutions" / "toy" / "toy.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(nbformat.writes(nb), encoding="utf-8")
+    return path
+
+
+def test_demo_keeps_outputs_executed_with_other_versions(tmp_path):
+    """`course demo` puts back a solution notebook whose outputs alone changed because the committed ones
+    were executed with other library versions; same versions, or a changed source, keep the new one."""
+    here = release.execution_environment()
+    older = dict(here, torch="1.0.0")
+    course = Course(tmp_path)
+
+    path = executed_solution(tmp_path, "0.6192\n", older)
+    before = release.solution_notebooks(course)
+    executed_solution(tmp_path, "0.6219\n", here)
+    notes = release.keep_other_environments_outputs(before)
+    assert path.read_bytes() == before[path]
+    assert len(notes) == 1 and "toy/toy.ipynb" in notes[0] and f"torch 1.0.0 there, {here['torch']} here" in notes[0]
+
+    for environment, source in ((here, "print(1)"), (older, "print(2)")):
+        executed_solution(tmp_path, "0.6192\n", environment)
+        before = release.solution_notebooks(course)
+        new = executed_solution(tmp_path, "0.6219\n", here, source).read_bytes()
+        assert release.keep_other_environments_outputs(before) == []
+        assert path.read_bytes() == new
