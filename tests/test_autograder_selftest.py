@@ -1,19 +1,58 @@
-"""The autograder tested like a product: reference full marks, blank zero, every mutant caught.
+"""The autograder tested like a product: reference full marks, blank zero, every mutant caught on its own
+question only, every hidden test failed by at least one mutant, and the stand-ins both equal to the
+notebook's solution and worth full marks when graded as a student.
 
 Grading here is in-process (``assignments.grading.inprocess``): the notebooks are our own, and a kernel
 per mutant would cost minutes. The same suites run behind both real doors in test_standalone*.py and
 test_nbgrader_door.py, which check that the doors agree with this path.
 """
 
+import ast
+import fcntl
+import json
+import os
+from pathlib import Path
+
 import pytest
 
 from assignments.course import default
 from assignments import notebooks
 from assignments.grading import selftest
+from assignments.grading.mutants import MutantError, apply_change
+from assignments.results.model import QuestionResult, SubmissionResult, TestResult
 
 ASSIGNMENTS = default().present()
 MUTANTS = [(a, m) for a in ASSIGNMENTS for m in selftest.mutants(a)]
 REPEATS = 10
+
+
+class Gradings:
+    """Each mutant is graded once per test session, by whichever test (and xdist worker) asks first: the
+    per-mutant test and the per-assignment coverage test share the result through files in the session's
+    folder, one lock per mutant, so no mutant is graded twice however the tests are distributed."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def result(self, assignment: str, mutant: selftest.Mutant) -> SubmissionResult:
+        stem = self.folder / f"{assignment}-{mutant.name}"
+        with open(f"{stem}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            done = Path(f"{stem}.json")
+            if done.exists():
+                return SubmissionResult.from_dict(json.loads(done.read_text()))
+            result = selftest.grade_mutant(assignment, mutant)
+            done.write_text(result.to_json())
+            return result
+
+
+@pytest.fixture(scope="session")
+def gradings(tmp_path_factory):
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent   # the session's folder; each worker's own basetemp is a folder inside it
+    return Gradings(root / "mutant-gradings")
 
 
 def test_every_assignment_has_a_suite_and_mutants():
@@ -34,17 +73,124 @@ def test_blank_release_scores_zero(assignment):
     assert not problems, "\n".join(problems)
 
 
+# ------------------------------------------------------------------------------------------ stand-ins
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_stand_ins_equal_the_notebooks_definitions(assignment):
+    """One policy: each stand-in is the notebook's own definition (syntax trees compared), so a test that
+    uses a stand-in on both sides of a comparison still compares against the solution."""
+    problems = selftest.stand_in_problems(assignment)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_stand_in_that_drifts_from_the_solution_is_reported():
+    source = selftest.stand_in_source("transfer_lm")
+    drifted = source.replace("blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=1)",
+                             "blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=0)")
+    assert drifted != source, "the test's edit no longer matches stand_ins.py"
+    problems = selftest.stand_in_problems("transfer_lm", drifted)
+    assert len(problems) == 1 and "stand-in generate_square_subsequent_mask differs from the definition in " \
+        "answer cell square_mask" in problems[0], problems
+    reason = {("transfer_lm", "generate_square_subsequent_mask"): "a listed, explained difference"}
+    assert selftest.stand_in_problems("transfer_lm", drifted, reason) == []
+    assert selftest.stand_in_problems("transfer_lm", source, reason) == \
+        ["transfer_lm: stand-in generate_square_subsequent_mask now equals the notebook's; remove its exception"]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_stand_ins_score_full_marks_as_a_student(assignment):
+    """stand_ins.py as a student: the notebook's provided cells, and in the answer cells what each stand-in
+    call runs (its imports and the stand-ins it uses included). Catches what the comparison cannot: a
+    listed exception, or a stand-in's imports and helpers."""
+    nb, replaced = selftest.stand_in_notebook(assignment)
+    assert replaced, f"{assignment}: stand_ins.py answers no answer cell"
+    problems = selftest.check_stand_ins(assignment)
+    assert not problems, "\n".join(problems)
+
+
+# ------------------------------------------------------------------------------------------ mutants
+
+SOLUTION = '''def double(x):
+    """Twice x."""
+    ### BEGIN SOLUTION
+    return 2 * x
+    ### END SOLUTION
+
+
+class Counter:
+    """Counts."""
+
+    def __init__(self):
+        ### BEGIN SOLUTION
+        self.count = 0
+        ### END SOLUTION
+
+    def add(self, n):
+        ### BEGIN SOLUTION
+        self.count += n
+        return self.count
+        ### END SOLUTION
+'''
+DOC = '"""A mistake.\n\nquestion: q_tests\nreplaces: q\n"""\n\n\n'
+
+
+def test_a_mutant_replaces_only_the_definitions_it_states():
+    cell = apply_change(SOLUTION, DOC + "class Counter:\n    def add(self, n):\n        return n\n", "mutant toy/m")
+    tree = {node.name: node for node in ast.parse(cell).body}
+    assert ast.unparse(tree["double"]) == ast.unparse(ast.parse(SOLUTION).body[0]), "double must stay the solution's"
+    methods = {m.name: ast.unparse(m) for m in tree["Counter"].body if isinstance(m, ast.FunctionDef)}
+    assert "self.count = 0" in methods["__init__"] and methods["add"].endswith("return n"), cell
+    assert cell.count("### BEGIN SOLUTION") == cell.count("### END SOLUTION") == 2, \
+        f"the replaced method's solution markers must go with it:\n{cell}"
+    exec(compile(cell, "<mutated>", "exec"), {})
+
+
+@pytest.mark.parametrize("change,expected", [
+    ("def triple(x):\n    return 3 * x\n", "mutant toy/stale: the solution cell no longer defines triple"),
+    ("class Counter:\n    def reset(self):\n        self.count = 0\n",
+     "mutant toy/stale: the solution's class Counter no longer defines reset"),
+    ('def double(x):\n    """Other words."""\n    return 2 * x   # same code\n',
+     "mutant toy/stale: double is identical to the solution's (a no-op change)"),
+    ("class Counter:\n    def add(self, n):\n        self.count += n\n        return self.count\n",
+     "mutant toy/stale: Counter.add is identical to the solution's (a no-op change)"),
+    ("print('side effect')\n", "mutant toy/stale: a mutant holds only imports and the definitions it changes"),
+    ("class Counter(dict):\n    def add(self, n):\n        return n\n", "class Counter's bases or decorators differ"),
+])
+def test_a_stale_or_no_op_mutant_fails_loudly(change, expected):
+    with pytest.raises(MutantError) as raised:
+        apply_change(SOLUTION, DOC + change, "mutant toy/stale")
+    assert expected in str(raised.value), str(raised.value)
+
+
+def test_every_mutant_and_shortcut_applies_to_the_current_solution():
+    problems = []
+    for assignment in ASSIGNMENTS:
+        nb = selftest.reference_notebook(assignment)
+        for mutant in selftest.mutants(assignment) + selftest.shortcut_answers(assignment):
+            try:
+                mutated = selftest.apply_mutant(nb, mutant)
+            except MutantError as error:
+                problems.append(str(error))
+                continue
+            cell = next(c for c in mutated.cells if notebooks.grade_id(c) == mutant.replaces)
+            if cell.source != mutant.code:
+                problems.append(f"{mutant.label}: Mutant.code differs from the cell apply_mutant builds")
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("assignment,mutant", MUTANTS, ids=[f"{a}-{m.name}" for a, m in MUTANTS])
-def test_mutant_loses_points_on_its_own_question_only(assignment, mutant):
-    problems = selftest.check_mutant(assignment, mutant)
+def test_mutant_loses_points_on_its_own_question_only(assignment, mutant, gradings):
+    try:
+        result = gradings.result(assignment, mutant)
+    except MutantError as error:
+        pytest.fail(str(error))
+    problems = selftest.mutant_problems(mutant, result)
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_each_question_has_tests_whose_points_add_up_to_the_cell(assignment):
     """A question's tests are worth exactly its cell's points: no test can be worth more than the cell."""
-    import ast
-
     declared = {}
     for path in (default().autograder_dir / assignment).glob("test_*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -63,3 +209,26 @@ def test_every_autograded_question_has_a_mutant(assignment):
     questions = {q.grade_id for q in default().assignment(assignment).questions
                  if q.kind == "autograded"}
     assert questions <= covered, f"questions no mutant checks: {sorted(questions - covered)}"
+
+
+def test_a_hidden_test_that_every_mutant_passes_is_uncaught():
+    def graded(outcomes):
+        tests = [TestResult(name, "q_tests", 0.0, 1.0, outcome) for name, outcome in outcomes.items()]
+        question = QuestionResult("q_tests", "autograded", 3.0, 0.0, tests)
+        return SubmissionResult("m", "a", "in-process", questions=[question])
+
+    results = [graded({"t1": "failed", "t2": "passed"}), graded({"t1": "passed", "t2": "passed", "t3": "error"})]
+    assert selftest.uncaught_tests(results) == ["q_tests::t2"]
+
+
+# Last in the module, so that under xdist the mutants are mostly graded (by the test above) when it runs.
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_hidden_test_fails_for_at_least_one_mutant(assignment, gradings):
+    """A hidden test that no mutant fails may check nothing: add a realistic mutant it catches (on its own
+    question only), or merge it into a test that does."""
+    try:
+        results = [gradings.result(assignment, mutant) for mutant in selftest.mutants(assignment)]
+    except MutantError as error:
+        pytest.fail(str(error))
+    uncaught = selftest.uncaught_tests(results)
+    assert not uncaught, f"{assignment}: hidden tests no mutant fails: {uncaught}"

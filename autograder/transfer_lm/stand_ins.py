@@ -2,7 +2,8 @@
 
 Hidden tests pass ``stand_ins=(...)`` to swap these in for earlier questions, so that one mistake costs
 points once. The grader also imports this module as its own reference implementation (oracle models).
-Generated from the source notebook's solution cells; keep the two identical.
+Each definition is the source notebook's own (docstrings and comments may differ): the self-test compares
+their syntax trees and grades this file as a student (autograder/README.md, "Stand-ins").
 """
 
 import math

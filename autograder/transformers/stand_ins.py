@@ -3,7 +3,10 @@
 A hidden test that needs an earlier answer asks for it with ``stand_ins=(...)``; for that call the
 student's definition is replaced by the one here, so each mistake costs points on its own question only.
 This file is executed on its own (standard library, torch and transformers only) and is also imported by
-the tests as an oracle where no PyTorch module plays that part.
+the tests as an oracle where no PyTorch module plays that part. Each definition is the source notebook's own
+(the solution or, for DEVICE and PositionalEncoding, the provided cell; docstrings and comments may
+differ): the self-test compares their syntax trees and grades this file as a student (autograder/README.md,
+"Stand-ins").
 """
 
 import math
@@ -12,25 +15,26 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-DEVICE = torch.device("cpu")
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def scaled_dot_product(q, k, v, attn_drop_rate=0.1, mask=None):
     head_dim = q.size(-1)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(head_dim)           # (B, H, S, S)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(head_dim)            # (B, H, S, S)
     if mask is not None:
-        padding = mask.bool()[:, None, None, :]                        # (B, 1, 1, S): key columns
-        scores = scores.masked_fill(padding, float("-inf"))
-    attention = torch.softmax(scores, dim=-1)
-    attention = F.dropout(attention, p=attn_drop_rate, training=attn_drop_rate > 0)
+        padded_keys = mask.bool()[:, None, None, :]                     # (B, 1, 1, S): key columns
+        scores = scores.masked_fill(padded_keys, float("-inf"))
+    attention = torch.softmax(scores, dim=-1)                          # each row sums to 1
+    attention = F.dropout(attention, p=attn_drop_rate)
     return attention @ v, attention
 
 
 class MultiHeadAttention(nn.Module):
     def __init__(self, embed_dim, n_heads, attn_drop_rate):
         super().__init__()
-        assert embed_dim % n_heads == 0
-        self.embed_dim, self.n_heads = embed_dim, n_heads
+        assert embed_dim % n_heads == 0, "embed_dim must be divisible by n_heads"
+        self.embed_dim = embed_dim
+        self.n_heads = n_heads
         self.head_dim = embed_dim // n_heads
         self.attn_drop_rate = attn_drop_rate
         self.qkv_proj = nn.Linear(embed_dim, 3 * embed_dim)
@@ -38,12 +42,11 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, embedding, mask=None):
         B, S, E = embedding.shape
-        qkv = self.qkv_proj(embedding)                                  # (B, S, 3E)
-        q, k, v = qkv.split(E, dim=-1)                                  # 3 x (B, S, E)
+        q, k, v = self.qkv_proj(embedding).split(E, dim=-1)                # 3 x (B, S, E)
         q, k, v = (t.view(B, S, self.n_heads, self.head_dim).transpose(1, 2) for t in (q, k, v))
         rate = self.attn_drop_rate if self.training else 0.0
-        values, _ = scaled_dot_product(q, k, v, attn_drop_rate=rate, mask=mask)   # (B, H, S, hd)
-        values = values.transpose(1, 2).reshape(B, S, E)
+        values, _ = scaled_dot_product(q, k, v, attn_drop_rate=rate, mask=mask)   # (B, H, S, head_dim)
+        values = values.transpose(1, 2).reshape(B, S, E)                   # heads side by side
         return self.o_proj(values)
 
 
@@ -100,13 +103,13 @@ def mask_inputs(tokens, vocab_size, mask_token_id, pad_token_id=0, mask_rate=0.1
     real = tokens != pad_token_id
     selected = (torch.rand(tokens.shape, generator=generator) < mask_rate) & real
     labels = torch.where(selected, tokens, torch.full_like(tokens, -100))
-    action = torch.rand(tokens.shape, generator=generator)
+    choice = torch.rand(tokens.shape, generator=generator)                # one independent draw per token
     if only_mask:
-        action = torch.zeros_like(action)
-    to_mask = selected & (action < 0.8)
-    to_random = selected & (action >= 0.8) & (action < 0.9)
+        choice = torch.zeros_like(choice)
+    to_mask = selected & (choice < 0.8)
+    to_random = selected & (choice >= 0.8) & (choice < 0.9)
     random_tokens = torch.randint(0, vocab_size - 1, tokens.shape, generator=generator)
-    random_tokens = random_tokens + (random_tokens >= pad_token_id).long()   # skip the pad id
+    random_tokens = random_tokens + (random_tokens >= pad_token_id).long()   # skip over the pad id
     masked = torch.where(to_mask, torch.full_like(tokens, mask_token_id), tokens)
     masked = torch.where(to_random, random_tokens.to(tokens.dtype), masked)
     return masked, labels
@@ -131,16 +134,15 @@ class BERTGRUSentiment(nn.Module):
         self.bert = bert
         for parameter in self.bert.parameters():
             parameter.requires_grad = False
-        embedding_dim = bert.config.hidden_size
-        self.rnn = nn.GRU(embedding_dim, hidden_dim, num_layers=n_layers, bidirectional=bidirectional,
-                          batch_first=True, dropout=0.0 if n_layers < 2 else dropout)
+        self.rnn = nn.GRU(bert.config.hidden_size, hidden_dim, num_layers=n_layers, bidirectional=bidirectional,
+                          batch_first=True, dropout=0 if n_layers < 2 else dropout)
         self.dropout = nn.Dropout(dropout)
         self.out = nn.Linear(hidden_dim * (2 if bidirectional else 1), output_dim)
 
     def encode(self, input_ids, attention_mask=None):
         if attention_mask is None:
             attention_mask = torch.ones_like(input_ids)
-        self.bert.eval()                                                # frozen: no dropout either
+        self.bert.eval()                                                   # frozen: no dropout either
         with torch.no_grad():
             return self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
@@ -151,11 +153,8 @@ class BERTGRUSentiment(nn.Module):
         else:
             lengths = attention_mask.sum(dim=1).long().cpu()
         packed = nn.utils.rnn.pack_padded_sequence(features, lengths, batch_first=True, enforce_sorted=False)
-        _, hidden = self.rnn(packed)                                    # (layers * dirs, B, hidden)
-        if self.rnn.bidirectional:
-            final = torch.cat([hidden[-2], hidden[-1]], dim=-1)
-        else:
-            final = hidden[-1]
+        _, hidden = self.rnn(packed)                                       # (layers * dirs, B, hidden_dim)
+        final = torch.cat([hidden[-2], hidden[-1]], dim=-1) if self.rnn.bidirectional else hidden[-1]
         return self.out(self.dropout(final))
 
     def forward(self, input_ids=None, attention_mask=None, features=None):
@@ -171,7 +170,7 @@ def binary_accuracy(logits, y):
 
 def train_epoch(model, loader, optimizer, criterion):
     model.train()
-    total_loss, total_acc = 0.0, 0.0
+    total_loss, total_accuracy = 0.0, 0.0
     for batch in loader:
         batch = {name: tensor.to(DEVICE) for name, tensor in batch.items()}
         labels = batch.pop("labels")
@@ -181,21 +180,21 @@ def train_epoch(model, loader, optimizer, criterion):
         loss.backward()
         optimizer.step()
         total_loss += loss.item()
-        total_acc += binary_accuracy(logits.detach(), labels).item()
-    return total_loss / len(loader), total_acc / len(loader)
+        total_accuracy += binary_accuracy(logits.detach(), labels).item()
+    return total_loss / len(loader), total_accuracy / len(loader)
 
 
 def evaluate(model, loader, criterion):
     model.eval()
-    total_loss, total_acc = 0.0, 0.0
+    total_loss, total_accuracy = 0.0, 0.0
     with torch.no_grad():
         for batch in loader:
             batch = {name: tensor.to(DEVICE) for name, tensor in batch.items()}
             labels = batch.pop("labels")
             logits = model(**batch).squeeze(1)
             total_loss += criterion(logits, labels).item()
-            total_acc += binary_accuracy(logits, labels).item()
-    return total_loss / len(loader), total_acc / len(loader)
+            total_accuracy += binary_accuracy(logits, labels).item()
+    return total_loss / len(loader), total_accuracy / len(loader)
 
 
 def predict_sentiment(model, tokenizer, sentence):

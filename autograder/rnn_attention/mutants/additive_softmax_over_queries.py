@@ -6,13 +6,6 @@ replaces: additive_attention
 
 
 class AdditiveAttention(nn.Module):
-    def __init__(self, hidden_size):
-        super().__init__()
-        self.hidden_size = hidden_size
-        self.Wq = nn.Linear(hidden_size, hidden_size, bias=False)
-        self.Wk = nn.Linear(hidden_size, hidden_size)
-        self.v = nn.Linear(hidden_size, 1, bias=False)
-
     def forward(self, queries, keys, values):
         q = self.Wq(queries).unsqueeze(2)
         k = self.Wk(keys).unsqueeze(1)

@@ -6,10 +6,6 @@ replaces: bert_classifier
 
 
 class BertForSentenceClassification(BertModel):
-    def __init__(self, config):
-        super().__init__(config)
-        self.classifier = nn.Linear(config.hidden_size, config.num_labels)
-
     def forward(self, labels=None, **kwargs):
         logits = self.classifier(super().forward(**kwargs).pooler_output.detach())
         if labels is None:

@@ -6,13 +6,6 @@ replaces: gru_encoder
 
 
 class GRUEncoder(nn.Module):
-    def __init__(self, vocab_size, hidden_size):
-        super().__init__()
-        self.vocab_size = vocab_size
-        self.hidden_size = hidden_size
-        self.embedding = nn.Embedding(vocab_size, hidden_size)
-        self.gru = MyGRUCell(hidden_size, hidden_size)
-
     def forward(self, inputs):
         B, S = inputs.shape
         embedded = self.embedding(inputs)

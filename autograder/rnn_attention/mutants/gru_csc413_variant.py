@@ -6,17 +6,6 @@ replaces: gru_cell
 
 
 class MyGRUCell(nn.Module):
-    def __init__(self, input_size, hidden_size):
-        super().__init__()
-        self.input_size = input_size
-        self.hidden_size = hidden_size
-        self.Wir = nn.Linear(input_size, hidden_size)
-        self.Wiz = nn.Linear(input_size, hidden_size)
-        self.Win = nn.Linear(input_size, hidden_size)
-        self.Whr = nn.Linear(hidden_size, hidden_size)
-        self.Whz = nn.Linear(hidden_size, hidden_size)
-        self.Whn = nn.Linear(hidden_size, hidden_size)
-
     def forward(self, x, h_prev):
         r = torch.sigmoid(self.Wir(x) + self.Whr(h_prev))
         z = torch.sigmoid(self.Wiz(x) + self.Whz(h_prev))

@@ -16,9 +16,3 @@ class MyGRUCell(nn.Module):
         self.Whr = nn.Linear(hidden_size, hidden_size, bias=False)
         self.Whz = nn.Linear(hidden_size, hidden_size, bias=False)
         self.Whn = nn.Linear(hidden_size, hidden_size, bias=False)
-
-    def forward(self, x, h_prev):
-        r = torch.sigmoid(self.Wir(x) + self.Whr(h_prev))
-        z = torch.sigmoid(self.Wiz(x) + self.Whz(h_prev))
-        n = torch.tanh(self.Win(x) + r * self.Whn(h_prev))
-        return (1 - z) * n + z * h_prev

@@ -6,13 +6,6 @@ replaces: scaled_dot_attention
 
 
 class ScaledDotAttention(nn.Module):
-    def __init__(self, hidden_size):
-        super().__init__()
-        self.hidden_size = hidden_size
-        self.Wq = nn.Linear(hidden_size, hidden_size)
-        self.Wk = nn.Linear(hidden_size, hidden_size)
-        self.Wv = nn.Linear(hidden_size, hidden_size)
-
     def forward(self, queries, keys, values):
         q, k, v = self.Wq(queries), self.Wk(keys), self.Wv(values)
         weights = torch.softmax(q @ k.transpose(1, 2), dim=-1)

@@ -3,12 +3,6 @@
 question: count_parameters_tests
 replaces: count_parameters
 """
-import math
-
-import torch
-import torch.nn.functional as F
-from torch import nn
-from tqdm.auto import tqdm
 
 
 def count_trainable_parameters(model):

@@ -3,12 +3,6 @@
 question: parameter_formula_tests
 replaces: parameter_formula
 """
-import math
-
-import torch
-import torch.nn.functional as F
-from torch import nn
-from tqdm.auto import tqdm
 
 
 def formula_parameter_count(ntoken, nhid, nlayers, nhead, nclasses):

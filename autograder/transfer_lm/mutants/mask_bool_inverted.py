@@ -4,12 +4,6 @@ for boolean masks (True = blocked), instead of the float 0 / -inf mask.
 question: square_mask_tests
 replaces: square_mask
 """
-import math
-
-import torch
-import torch.nn.functional as F
-from torch import nn
-from tqdm.auto import tqdm
 
 
 def generate_square_subsequent_mask(size):

@@ -4,12 +4,6 @@ future and none of its past.
 question: square_mask_tests
 replaces: square_mask
 """
-import math
-
-import torch
-import torch.nn.functional as F
-from torch import nn
-from tqdm.auto import tqdm
 
 
 def generate_square_subsequent_mask(size):

@@ -4,12 +4,6 @@ fresh", which also re-initializes the pre-trained embedding.
 question: load_pretrained_base_tests
 replaces: load_pretrained_base
 """
-import math
-
-import torch
-import torch.nn.functional as F
-from torch import nn
-from tqdm.auto import tqdm
 
 
 def load_pretrained_base(model, lm_state_dict):

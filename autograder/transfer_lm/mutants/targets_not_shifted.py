@@ -3,12 +3,6 @@
 question: lm_batches_tests
 replaces: lm_batches
 """
-import math
-
-import torch
-import torch.nn.functional as F
-from torch import nn
-from tqdm.auto import tqdm
 
 
 def make_lm_chunks(ids, seq_len):

@@ -3,7 +3,6 @@
 question: square_mask_tests
 replaces: square_mask
 """
-from torch import nn
 
 
 def generate_square_subsequent_mask(size):

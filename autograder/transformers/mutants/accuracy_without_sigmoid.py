@@ -3,7 +3,6 @@
 question: binary_accuracy_tests
 replaces: binary_accuracy
 """
-import torch
 
 
 def binary_accuracy(logits, y):

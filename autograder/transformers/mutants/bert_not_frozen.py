@@ -3,8 +3,6 @@
 question: bert_gru_sentiment_tests
 replaces: bert_gru_sentiment
 """
-import torch
-import torch.nn as nn
 
 
 class BERTGRUSentiment(nn.Module):
@@ -21,19 +19,3 @@ class BERTGRUSentiment(nn.Module):
             attention_mask = torch.ones_like(input_ids)
         self.bert.eval()
         return self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-
-    def head(self, features, attention_mask=None):
-        B, S, _ = features.shape
-        if attention_mask is None:
-            lengths = torch.full((B,), S, dtype=torch.long)
-        else:
-            lengths = attention_mask.sum(dim=1).long().cpu()
-        packed = nn.utils.rnn.pack_padded_sequence(features, lengths, batch_first=True, enforce_sorted=False)
-        _, hidden = self.rnn(packed)
-        final = torch.cat([hidden[-2], hidden[-1]], dim=-1) if self.rnn.bidirectional else hidden[-1]
-        return self.out(self.dropout(final))
-
-    def forward(self, input_ids=None, attention_mask=None, features=None):
-        if features is None:
-            features = self.encode(input_ids, attention_mask)
-        return self.head(features, attention_mask)

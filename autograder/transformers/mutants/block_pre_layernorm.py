@@ -4,19 +4,8 @@ question: transformer_block_tests
 replaces: transformer_block
 """
 
-import torch.nn as nn
-
 
 class TransformerBlock(nn.Module):
-    def __init__(self, embed_dim, n_heads, attn_drop_rate, layer_drop_rate):
-        super().__init__()
-        self.self_attn = MultiHeadAttention(embed_dim, n_heads, attn_drop_rate)
-        self.dropout = nn.Dropout(layer_drop_rate)
-        self.norm1 = nn.LayerNorm(embed_dim)
-        self.linear_net = nn.Sequential(nn.Linear(embed_dim, 4 * embed_dim), nn.GELU(),
-                                        nn.Linear(4 * embed_dim, embed_dim), nn.Dropout(layer_drop_rate))
-        self.norm2 = nn.LayerNorm(embed_dim)
-
     def forward(self, inputs):
         embedding, mask = inputs
         embedding = embedding + self.dropout(self.self_attn(self.norm1(embedding), mask))

@@ -3,7 +3,6 @@
 question: transformer_block_tests
 replaces: transformer_block
 """
-import torch.nn as nn
 
 
 class TransformerBlock(nn.Module):
@@ -15,9 +14,3 @@ class TransformerBlock(nn.Module):
         self.linear_net = nn.Sequential(nn.Linear(embed_dim, 4 * embed_dim), nn.ReLU(),
                                         nn.Linear(4 * embed_dim, embed_dim), nn.Dropout(layer_drop_rate))
         self.norm2 = nn.LayerNorm(embed_dim)
-
-    def forward(self, inputs):
-        embedding, mask = inputs
-        embedding = self.norm1(embedding + self.dropout(self.self_attn(embedding, mask)))
-        embedding = self.norm2(embedding + self.linear_net(embedding))
-        return embedding, mask

@@ -3,28 +3,9 @@
 question: bert_gru_sentiment_tests
 replaces: bert_gru_sentiment
 """
-import torch
-import torch.nn as nn
 
 
 class BERTGRUSentiment(nn.Module):
-    def __init__(self, bert, hidden_dim, output_dim, n_layers, bidirectional, dropout):
-        super().__init__()
-        self.bert = bert
-        for parameter in self.bert.parameters():
-            parameter.requires_grad = False
-        self.rnn = nn.GRU(bert.config.hidden_size, hidden_dim, num_layers=n_layers, bidirectional=bidirectional,
-                          batch_first=True, dropout=0 if n_layers < 2 else dropout)
-        self.dropout = nn.Dropout(dropout)
-        self.out = nn.Linear(hidden_dim * (2 if bidirectional else 1), output_dim)
-
-    def encode(self, input_ids, attention_mask=None):
-        if attention_mask is None:
-            attention_mask = torch.ones_like(input_ids)
-        self.bert.eval()
-        with torch.no_grad():
-            return self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-
     def head(self, features, attention_mask=None):
         B, S, _ = features.shape
         if attention_mask is None:
@@ -34,8 +15,3 @@ class BERTGRUSentiment(nn.Module):
         _, hidden = self.rnn(features)
         final = torch.cat([hidden[-2], hidden[-1]], dim=-1) if self.rnn.bidirectional else hidden[-1]
         return self.out(self.dropout(final))
-
-    def forward(self, input_ids=None, attention_mask=None, features=None):
-        if features is None:
-            features = self.encode(input_ids, attention_mask)
-        return self.head(features, attention_mask)

@@ -3,7 +3,6 @@
 question: mask_inputs_tests
 replaces: mask_inputs
 """
-import torch
 
 
 def mask_inputs(tokens, vocab_size, mask_token_id, pad_token_id=0, mask_rate=0.15, only_mask=False,

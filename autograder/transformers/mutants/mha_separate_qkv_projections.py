@@ -5,9 +5,6 @@ question: multi_head_attention_tests
 replaces: multi_head_attention
 """
 
-import torch
-import torch.nn as nn
-
 
 class MultiHeadAttention(nn.Module):
     def __init__(self, embed_dim, n_heads, attn_drop_rate):

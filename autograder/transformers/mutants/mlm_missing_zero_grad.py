@@ -3,7 +3,6 @@
 question: mlm_step_tests
 replaces: mlm_step
 """
-import torch.nn as nn
 
 
 def mlm_step(model, optimizer, tokens, vocab_size, mask_token_id, pad_token_id=0, mask_rate=0.15,

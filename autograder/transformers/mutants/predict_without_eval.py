@@ -3,7 +3,6 @@
 question: predict_sentiment_tests
 replaces: predict_sentiment
 """
-import torch
 
 
 def predict_sentiment(model, tokenizer, sentence):

@@ -3,10 +3,6 @@
 question: scaled_dot_product_tests
 replaces: scaled_dot_product
 """
-import math
-
-import torch
-import torch.nn.functional as F
 
 
 def scaled_dot_product(q, k, v, attn_drop_rate=0.1, mask=None):
