@@ -72,9 +72,11 @@ def demo_class(assignment: str, buggy: int = 3) -> dict[str, object]:
     students = {"reference": filled_release(assignment), "blank": copy.deepcopy(resolve(assignment).release_notebook()),
                 DAMAGED: pasted_into_colab(filled_release(assignment))}
     for mutant in pick_mutants(assignment, buggy):
-        students[f"buggy-{mutant.name}"] = filled_release(assignment, {mutant.replaces: mutant.code})
+        typed = notebooks.student_text(nbformat.v4.new_code_cell(mutant.code))   # no nbgrader markers
+        students[f"buggy-{mutant.name}"] = filled_release(assignment, {mutant.replaces: typed})
     for answer in selftest.shortcut_answers(assignment)[:1]:
-        students[f"shortcut-{answer.name}"] = filled_release(assignment, {answer.replaces: answer.code})
+        typed = notebooks.student_text(nbformat.v4.new_code_cell(answer.code))
+        students[f"shortcut-{answer.name}"] = filled_release(assignment, {answer.replaces: typed})
     return students
 
 
