@@ -7,16 +7,10 @@ import pytest
 from assignments import demo_class, notebooks
 from assignments.grading import batch, table
 from assignments.workflow import grade_class
-
-ASSIGNMENT = "transfer_lm"
+from tests.helpers import QUICKEST as ASSIGNMENT
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
-pytestmark = [
-    pytest.mark.skipif(
-        not (notebooks.SOURCE_DIR / ASSIGNMENT).exists() or not (notebooks.RELEASE_DIR / ASSIGNMENT).exists(),
-        reason=f"{ASSIGNMENT} has no source or release notebook yet"),
-    pytest.mark.xdist_group('batch'),
-]
+pytestmark = pytest.mark.xdist_group('batch')
 
 
 def without_timings(path):

@@ -1,6 +1,6 @@
 """The release pipeline (issue items 4 and "Bad input").
 
-Real assignments (skipped per assignment while its source notebook does not exist yet):
+Real assignments (every catalog assignment; tests/test_catalog_complete.py checks that all their pieces exist):
   (a) drift: what `course release` regenerates from source equals the committed release/ byte for byte
       and solutions/ ignoring outputs; the regeneration runs the pipeline once per test session
       (hygiene, nbgrader generate_assignment, leak scan, nbgrader validate on the source and --invert on
@@ -27,13 +27,11 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from assignments import catalog, cli, hygiene, lms, notebooks, release
 from assignments.paths import RELEASE_DIR, REPO, SOLUTIONS_DIR, SOURCE_DIR
+from tests.helpers import nbgrader_meta as meta
 
 
-def source_or_skip(assignment: str) -> Path:
-    try:
-        return notebooks.notebook_path(assignment, SOURCE_DIR)
-    except FileNotFoundError:
-        pytest.skip(f"source/{assignment}/{assignment}.ipynb is not written yet")
+def source_path(assignment: str) -> Path:
+    return notebooks.notebook_path(assignment, SOURCE_DIR)
 
 
 def committed_or_fail(folder: Path, assignment: str) -> Path:
@@ -76,7 +74,6 @@ def problems_of(assignment: str, problems: list[str]) -> list[str]:
 @pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
 def test_pipeline_succeeds_on_the_source(assignment, regenerated):
     """Hygiene, generate_assignment, leak scan, validate (all pass) and --invert (none pass), solutions."""
-    source_or_skip(assignment)
     area, data = regenerated
     mine = problems_of(assignment, data["problems"])
     assert not mine, "\n".join(mine)
@@ -87,7 +84,6 @@ def test_pipeline_succeeds_on_the_source(assignment, regenerated):
 
 @pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
 def test_no_drift(assignment, regenerated):
-    source_or_skip(assignment)
     area, data = regenerated
     staged_release, staged_solutions = release.staged_folders(area, assignment)
     if problems_of(assignment, data["problems"]) or not staged_solutions.is_dir():
@@ -110,7 +106,7 @@ def test_release_folders_have_sources():
 
 @pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
 def test_release_has_no_leaks(assignment):
-    source = source_or_skip(assignment)
+    source = source_path(assignment)
     committed_or_fail(RELEASE_DIR, assignment)
     source_nb = notebooks.read(source)
     assert release.secret_lines(source_nb), "the source has no solution lines: is the leak scan blind?"
@@ -143,7 +139,6 @@ def test_leak_scan_finds_planted_leaks(tmp_path):
 
 @pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
 def test_points_match_catalog(assignment):
-    source_or_skip(assignment)
     info = catalog.points(assignment)
     assert info.questions, f"{assignment}: no graded cells"
     assert info.matches, (f"{assignment}: graded cells add up to {info.total:g}, the catalog "
@@ -153,7 +148,7 @@ def test_points_match_catalog(assignment):
 @pytest.mark.parametrize("assignment", catalog.COURSE_ORDER)
 def test_committed_solutions(assignment):
     """Executed in grading mode with outputs, no hidden tests, solutions and model answers present."""
-    source = notebooks.read(source_or_skip(assignment))
+    source = notebooks.read(source_path(assignment))
     nb = notebooks.read(committed_or_fail(SOLUTIONS_DIR, assignment))
     text = nbformat.writes(nb)
     assert "BEGIN HIDDEN TESTS" not in text and "hidden_tests(" not in text
@@ -196,12 +191,6 @@ GRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
 def cuda_is_available():  # a stand-in for torch.cuda.is_available() that keeps this toy fast
     return os.path.exists("/dev/nvidia0")
 print("GPU:", "present" if cuda_is_available() else "none (CPU only)")'''
-
-
-def meta(grade_id, **flags):
-    nbg = {"schema_version": 3, "grade": False, "solution": False, "locked": False, "grade_id": grade_id}
-    nbg.update(flags)
-    return {"nbgrader": nbg}
 
 
 def toy_cells():
