@@ -15,7 +15,7 @@ GPU host's run can be compared question by question:
 The class is ``course demo``'s (``demo_class.demo_class``: the reference, the blank release, ``--buggy``
 students with one known mistake each, a shortcut student, the reference pasted into a fresh Colab
 notebook) plus one hostile student whose first answer cell ends its kernel with ``os._exit``
-(``autograder/fixtures/hostile/os_exit.py``). Students are graded as files named after them (no LMS
+(``tests/fixtures/hostile/os_exit.py``). Students are graded as files named after them (no LMS
 intake: the Canvas file names add nothing to this question).
 
 ``--accelerators visible`` is the control, and exists for this benchmark alone: its grader processes
@@ -172,7 +172,7 @@ def demo_students(assignment: str, buggy: int) -> dict:
     """``course demo``'s class of ``assignment`` plus a hostile student; ``{student: notebook}``."""
     from assignments import demo_class
     from assignments.course import REPO as GRADER_REPO
-    from autograder.fixtures import payloads
+    from tests.fixtures import payloads
 
     students = demo_class.demo_class(assignment, buggy)
     hostile = payloads.by_name("os_exit")

@@ -9,16 +9,10 @@ from assignments import demo_class, notebooks
 from assignments.grading import batch
 from assignments.results import table
 from assignments.workflow import grade_class
-
-ASSIGNMENT = "transfer_lm"
+from tests.helpers import QUICKEST as ASSIGNMENT
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
-pytestmark = [
-    pytest.mark.skipif(
-        not (default().source_dir / ASSIGNMENT).exists() or not (default().release_dir / ASSIGNMENT).exists(),
-        reason=f"{ASSIGNMENT} has no source or release notebook yet"),
-    pytest.mark.xdist_group('batch'),
-]
+pytestmark = pytest.mark.xdist_group('batch')
 
 
 def without_timings(path):

@@ -2,9 +2,8 @@
 
 import re
 import tomllib
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from assignments.course import REPO
 
 
 def requirement_name(spec: str) -> str:

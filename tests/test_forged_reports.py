@@ -1,24 +1,19 @@
 """Weights in, never out (issue 15): a submission that answers questions wrongly and forges what its
 kernel reports scores nothing on the tests it attacks, graded through the standalone door.
 
-The forging submissions are built in ``autograder/fixtures/forged_reports.py``. Each was worth points
+The forging submissions are built in ``tests/fixtures/forged_reports.py``. Each was worth points
 against the old hidden tests, whose oracles were rebuilt from the weights the kernel reported. Both are
 graded in one batch (two workers, about 20-40 s on a quiet 2-core machine).
 """
 
-import sys
 
 import nbformat
 import pytest
 
 from assignments.results.model import SubmissionResult
 from assignments.grading.sandbox import Limits
-from assignments.course import REPO
 
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from autograder.fixtures import batch, forged_reports  # noqa: E402
+from tests.fixtures import batch, forged_reports
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
 pytestmark = pytest.mark.xdist_group('forged_reports')

@@ -21,26 +21,23 @@ from pathlib import Path
 
 import pytest
 
-from assignments.course import default
 from assignments import demo_class, formgrader, notebooks
 from assignments.cli import main as course
 from assignments.exports import nbgrader_gradebook
 from assignments.results import store
 from assignments.grading import nbgrader_door
+from assignments.course import default
 BUILD_DIR = default().build_dir
+from tests.helpers import QUICKEST
 
-ASSIGNMENT = "transfer_lm"
+ASSIGNMENT = QUICKEST
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = BUILD_DIR / "test-artifacts" / "formgrader"
 POINTS, COMMENT = "1.5", "(a) is right; in (b), say which order information the mask still gives."
 
-pytestmark = [
-    pytest.mark.skipif(not (default().source_dir / ASSIGNMENT).exists(),
-                       reason=f"{ASSIGNMENT} has no source notebook yet"),
-    # One worker runs this module (with `--dist loadgroup`), so the class is autograded once, not per worker.
-    pytest.mark.xdist_group("formgrader"),
-]
+# One worker runs this module (with `--dist loadgroup`), so the class is autograded once, not per worker.
+pytestmark = pytest.mark.xdist_group("formgrader")
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@ student's answer made endless or huge scores 0 with a ``test-budget`` finding, t
 tests keep what they earned, and a classmate graded in the same batch is untouched.
 
 One batch grades the toy (with its expensive suite, toy.EXPENSIVE_TESTS) for an honest student and for
-each payload in autograder/fixtures/hostile/budget/, two grader processes at a time, under a small
+each payload in tests/fixtures/hostile/budget/, two grader processes at a time, under a small
 GraderBudget so the kills come quickly.
 """
 
@@ -19,8 +19,8 @@ from filelock import FileLock
 from assignments.grading import batch
 from assignments.results.model import BUDGET_FINDING, SubmissionResult
 from assignments.grading.sandbox import Limits
-from autograder.fixtures import payloads, toy
-from autograder.fixtures.batch import grade_or_die, grade_toy_job, limits_dict
+from tests.fixtures import payloads, toy
+from tests.fixtures.batch import grade_or_die, grade_toy_job, limits_dict
 
 BUDGET = batch.GraderBudget(wall_seconds=120.0, memory_bytes=1536 * 2 ** 20, cpu_grace_seconds=2.0)
 BATCH_BOUND_S = 150.0   # four toy submissions, two killed once each, with two grader processes at a time

@@ -13,22 +13,16 @@ import zipfile
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from assignments import catalog, lms, notebooks
 from assignments.course import REPO, default
-from assignments import lms, notebooks
 RELEASE_DIR = default().release_dir
 SOLUTIONS_DIR = default().solutions_dir
 SOURCE_DIR = default().source_dir
 
 
-def release_or_skip(assignment: str):
-    """The committed release notebook; skipped while the source does not exist, failing if only it exists."""
-    try:
-        default().assignment(assignment).source_path
-    except FileNotFoundError:
-        pytest.skip(f"source/{assignment}/{assignment}.ipynb is not written yet")
-    path = RELEASE_DIR / assignment / f"{assignment}.ipynb"
-    assert path.exists(), f"release/{assignment}/{assignment}.ipynb is missing: run `course release {assignment}`"
-    return path
+def release_path(assignment: str):
+    """The committed release notebook (tests/test_catalog_complete.py checks that it exists)."""
+    return RELEASE_DIR / assignment / f"{assignment}.ipynb"
 
 
 # --- the configured Colab link -------------------------------------------------------------------------
@@ -44,7 +38,7 @@ def test_colab_pattern_is_configured_in_one_place():
 
 @pytest.mark.parametrize("assignment", default().order)
 def test_release_links_to_the_configured_colab_url(assignment):
-    path = release_or_skip(assignment)
+    path = release_path(assignment)
     first = notebooks.read(path).cells[0]
     assert notebooks.grade_id(first) == "colab_badge" and first.cell_type == "markdown"
     assert lms.colab_links(first.source) == [lms.colab_url(assignment, path.name)]
@@ -52,10 +46,7 @@ def test_release_links_to_the_configured_colab_url(assignment):
 
 @pytest.mark.parametrize("assignment", default().order)
 def test_source_link_is_in_sync(assignment):
-    try:
-        path = default().assignment(assignment).source_path
-    except FileNotFoundError:
-        pytest.skip(f"source/{assignment}/{assignment}.ipynb is not written yet")
+    path = default().assignment(assignment).source_path
     links = lms.colab_links(notebooks.read(path).cells[0].source)
     assert links == [lms.colab_url(assignment, path.name)], \
         f"{path.relative_to(REPO)}: Colab link {links}; `course release` rewrites it from [tool.course] colab_url"
@@ -67,7 +58,7 @@ def test_source_link_is_in_sync(assignment):
 def test_release_is_self_contained(assignment):
     """No import of assignments/autograder or any module only this repo has; imports are stdlib, preinstalled
     on Colab or installed by the setup cell; the setup cell checks find_spec and reports the GPU."""
-    path = release_or_skip(assignment)
+    path = release_path(assignment)
     problems = lms.self_contained_problems(notebooks.read(path), assignment, path.name)
     assert not problems, "\n".join(problems)
 
@@ -95,7 +86,7 @@ SETUP_PROBE = textwrap.dedent('''
 @pytest.mark.parametrize("assignment", default().order)
 def test_setup_cell_installs_only_what_is_missing(assignment):
     """Run the real setup cell with one of its packages hidden: it must pip-install exactly that package."""
-    path = release_or_skip(assignment)
+    path = release_path(assignment)
     setup = next(c for c in notebooks.read(path).cells if c.cell_type == "code")
     packages = lms.setup_packages(setup.source)
     assert packages, "the setup cell lists no packages"
@@ -113,7 +104,6 @@ def test_setup_cell_installs_only_what_is_missing(assignment):
 @pytest.mark.parametrize("assignment", default().order)
 def test_setup_cell_reports_the_gpu(assignment):
     """The executed solution notebook shows what the setup cell printed in grading mode."""
-    release_or_skip(assignment)
     nb = notebooks.read(SOLUTIONS_DIR / assignment / f"{assignment}.ipynb")
     setup = next(c for c in nb.cells if c.cell_type == "code")
     printed = "".join(o.get("text", "") for o in setup.outputs if o.output_type == "stream")
@@ -184,7 +174,7 @@ def test_colab_link_rewriting_keeps_the_rest():
 
 @pytest.mark.parametrize("assignment", default().order)
 def test_lms_bundle(assignment, tmp_path):
-    path = release_or_skip(assignment)
+    path = release_path(assignment)
     bundle = lms.build_bundle(assignment, RELEASE_DIR, tmp_path / "first")
     again = lms.build_bundle(assignment, RELEASE_DIR, tmp_path / "second")
     assert bundle == tmp_path / "first" / "lms" / f"{assignment}.zip"

@@ -1,12 +1,12 @@
 """The reaper: nothing a command starts outlives it, and a deadline ends it (the nbgrader door's containment)."""
 
-import os
 import subprocess
 import sys
 
 import pytest
 
 from assignments.grading.reaper import DEADLINE_EXIT
+from tests.helpers import alive
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_CHILD_SUBREAPER is Linux's")
 
@@ -20,14 +20,6 @@ if os.fork() == 0:
         time.sleep(600)
     os._exit(0)
 '''
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def reaped(deadline_s: float, code: str) -> subprocess.CompletedProcess:

@@ -1,6 +1,6 @@
 """The release pipeline (issue items 4 and "Bad input").
 
-Real assignments (skipped per assignment while its source notebook does not exist yet):
+Real assignments (every catalog assignment; tests/test_catalog_complete.py checks that all their pieces exist):
   (a) drift: what `course release` regenerates from source equals the committed release/ byte for byte
       and solutions/ ignoring outputs; the regeneration runs the pipeline once per test session
       (hygiene, nbgrader generate_assignment, leak scan, nbgrader validate on the source and --invert on
@@ -31,17 +31,15 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from assignments.course import REPO, Course, default
 from assignments import cli, hygiene, lms, notebooks, release
 from assignments.release import solutions
+from tests.helpers import nbgrader_meta as meta
 from assignments.course import points_report
 RELEASE_DIR = default().release_dir
 SOLUTIONS_DIR = default().solutions_dir
 SOURCE_DIR = default().source_dir
 
 
-def source_or_skip(assignment: str) -> Path:
-    try:
-        return default().assignment(assignment).source_path
-    except FileNotFoundError:
-        pytest.skip(f"source/{assignment}/{assignment}.ipynb is not written yet")
+def source_path(assignment: str) -> Path:
+    return default().assignment(assignment).source_path
 
 
 def committed_or_fail(folder: Path, assignment: str) -> Path:
@@ -82,7 +80,6 @@ def problems_of(assignment: str, problems: list[str]) -> list[str]:
 @pytest.mark.parametrize("assignment", default().order)
 def test_pipeline_succeeds_on_the_source(assignment, regenerated):
     """Hygiene, generate_assignment, leak scan, validate (all pass) and --invert (none pass), solutions."""
-    source_or_skip(assignment)
     area, data = regenerated
     mine = problems_of(assignment, data["problems"])
     assert not mine, "\n".join(mine)
@@ -93,7 +90,6 @@ def test_pipeline_succeeds_on_the_source(assignment, regenerated):
 
 @pytest.mark.parametrize("assignment", default().order)
 def test_no_drift(assignment, regenerated):
-    source_or_skip(assignment)
     area, data = regenerated
     staged_release, staged_solutions = release.staged_folders(area, assignment)
     if problems_of(assignment, data["problems"]) or not staged_solutions.is_dir():
@@ -112,7 +108,6 @@ def test_solution_outputs_reproduce(assignment, regenerated, tmp_path):
     they were not (a library released since), `course demo` keeps the committed outputs, and this test checks
     instead that two executions here agree: it executes the solution a second time (one assignment only,
     to keep the suite's time)."""
-    source_or_skip(assignment)
     area, data = regenerated
     staged = release.staged_folders(area, assignment)[1] / f"{assignment}.ipynb"
     if problems_of(assignment, data["problems"]) or not staged.exists():
@@ -168,7 +163,7 @@ def test_release_folders_have_sources():
 
 @pytest.mark.parametrize("assignment", default().order)
 def test_release_has_no_leaks(assignment):
-    source = source_or_skip(assignment)
+    source = source_path(assignment)
     committed_or_fail(RELEASE_DIR, assignment)
     source_nb = notebooks.read(source)
     assert release.secret_lines(source_nb), "the source has no solution lines: is the leak scan blind?"
@@ -201,7 +196,6 @@ def test_leak_scan_finds_planted_leaks(tmp_path):
 
 @pytest.mark.parametrize("assignment", default().order)
 def test_points_match_catalog(assignment):
-    source_or_skip(assignment)
     hw = default().assignment(assignment)
     assert hw.questions, f"{assignment}: no graded cells"
     assert abs(hw.total_points - hw.declared_points) < 1e-9, (
@@ -212,7 +206,7 @@ def test_points_match_catalog(assignment):
 @pytest.mark.parametrize("assignment", default().order)
 def test_committed_solutions(assignment):
     """Executed in grading mode with outputs, no hidden tests, solutions and model answers present."""
-    source = notebooks.read(source_or_skip(assignment))
+    source = notebooks.read(source_path(assignment))
     nb = notebooks.read(committed_or_fail(SOLUTIONS_DIR, assignment))
     text = nbformat.writes(nb)
     assert "BEGIN HIDDEN TESTS" not in text and "hidden_tests(" not in text
@@ -254,12 +248,6 @@ GRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
 def cuda_is_available():  # a stand-in for torch.cuda.is_available() that keeps this toy fast
     return os.path.exists("/dev/nvidia0")
 print("GPU:", "present" if cuda_is_available() else "none (CPU only)")'''
-
-
-def meta(grade_id, **flags):
-    nbg = {"schema_version": 3, "grade": False, "solution": False, "locked": False, "grade_id": grade_id}
-    nbg.update(flags)
-    return {"nbgrader": nbg}
 
 
 def toy_cells():

@@ -1,21 +1,21 @@
 """`course repair`: damaged but honest notebooks made gradable by plain `nbgrader autograde` (issue #11, 2).
 
 The damaged variants are built from one filled release with a known mistake
-(``autograder/fixtures/damaged.py``, shared with tests/test_recovery.py). The fast tests compare each
+(``tests/fixtures/damaged.py``, shared with tests/test_recovery.py). The fast tests compare each
 repaired copy with the repaired original, cell by cell (type, text, nbgrader metadata): the same cells
 mean nbgrader runs the same notebook. They also check the report, refusals and that every copy is a
 valid UTF-8 nbformat-4 file. One batch then grades the original as sent and two repaired copies that
-carry every kind of damage between them (combined to keep real nbgrader's run short) with one real
-`nbgrader autograde` call in one course folder, and compares the scores question by question.
+carry every kind of damage between them (combined to keep real nbgrader's run short), after `course
+repair`, through real `nbgrader autograde` in one course folder, and compares the scores question by
+question. That course is tests/test_nbgrader_door.py's (tests/fixtures/nbgrader_class.py): one nbgrader
+run for both files.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import io
 import json
-import shutil
 
 import nbformat
 import pytest
@@ -23,22 +23,15 @@ import pytest
 from assignments.course import default
 from assignments import cli, demo_class, notebooks
 from assignments.grading import nbgrader_door, repair
-from autograder.fixtures import damaged
+from tests.fixtures import damaged
+from tests.fixtures.nbgrader_class import ASSIGNMENT, BUGGY, DAMAGED
+from tests.helpers import notebook_bytes as as_file
 
-ASSIGNMENT = "transfer_lm"   # the quickest to execute under nbgrader (as in tests/test_nbgrader_door.py)
 OTHER = "rnn_attention"
 
-# One worker runs this module (`--dist loadgroup`): its nbgrader batch runs once, not once per worker.
-pytestmark = [
-    pytest.mark.skipif(not (default().source_dir / ASSIGNMENT).exists()
-                       or not (default().release_dir / ASSIGNMENT).exists(),
-                       reason=f"{ASSIGNMENT} has no source or release notebook yet"),
-    pytest.mark.xdist_group("repair_nbgrader"),
-]
-
-
-def as_file(nb) -> bytes:
-    return nbformat.writes(nb).encode("utf-8")
+# One worker runs this module and tests/test_nbgrader_door.py (`--dist loadgroup`): their shared nbgrader
+# class is graded once.
+pytestmark = pytest.mark.xdist_group("nbgrader_class")
 
 
 @pytest.fixture(scope="module")
@@ -234,41 +227,12 @@ def test_course_repair_reads_an_lms_zip_and_prints_the_table(tmp_path, original)
 
 
 # --- real nbgrader autograde: the repaired copies score what the original scores -------------------------
-def older_release_half_stripped_duplicated(nb):
-    """Last year's notebook (other grade_ids, reworded test cells) with cells duplicated by copy and paste,
-    whose second half an editor cleared of metadata."""
-    out = damaged.cells_duplicated(damaged.older_release(nb), damaged.earlier_attempt(nb))
-    half = damaged.metadata_stripped(out)
-    out.cells[len(out.cells) // 2:] = half.cells[len(out.cells) // 2:]
-    return out
-
-
-COMBINED = {   # every kind of damage in two notebooks (real nbgrader takes tens of seconds per notebook)
-    "colab-copy-utf-16": lambda nb: damaged.saved_as(demo_class.pasted_into_colab(nb), "utf-16"),
-    "older-release-latin-1": lambda nb: damaged.saved_as(older_release_half_stripped_duplicated(nb),
-                                                         "latin-1", "\r\n"),
-}
-
-
 @pytest.fixture(scope="module")
-def nbgrader_scores(tmp_path_factory, original):
-    """One `course repair` and one `nbgrader autograde` call over one course folder: the original as sent,
-    the damaged ones repaired."""
-    work = tmp_path_factory.mktemp("nbgrader")
-    (work / "inbox").mkdir()
-    for student, build in COMBINED.items():
-        (work / "inbox" / f"{student}.ipynb").write_bytes(build(original))
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert cli.main(["repair", ASSIGNMENT, str(work / "inbox"), "--out", str(work / "repair")]) == 0
-    course = nbgrader_door.prepare_course(ASSIGNMENT, work / "course")
-    shutil.copytree(work / "repair" / "submitted", course / "submitted", dirs_exist_ok=True)
-    target = nbgrader_door.submitted_path(course, ASSIGNMENT, "original")
-    target.parent.mkdir(parents=True)
-    target.write_bytes(as_file(original))
-    done = nbgrader_door.nbgrader(["autograde", ASSIGNMENT, "--create", "--force"], course, timeout=1200)
-    assert done.returncode == 0, f"nbgrader autograde failed:\n{done.stderr[-3000:]}"
-    students = ["original", *COMBINED]
-    return {r.student: r for r in nbgrader_door.read_gradebook(course, ASSIGNMENT, students)}
+def nbgrader_scores(nbgrader_class, original):
+    """nbgrader's records of the original as sent and of the damaged copies `course repair` repaired."""
+    assert nbgrader_class.students[BUGGY] == original, \
+        "the nbgrader class's buggy student should be the original the damaged copies are made from"
+    return {"original": nbgrader_class.results[BUGGY], **{s: nbgrader_class.results[s] for s in DAMAGED}}
 
 
 def test_the_original_loses_points_on_its_mistake_only(nbgrader_scores):
@@ -277,7 +241,7 @@ def test_the_original_loses_points_on_its_mistake_only(nbgrader_scores):
         f"the original should lose points on its one mistake only; nbgrader scored {original.scores()}"
 
 
-@pytest.mark.parametrize("student", sorted(COMBINED))
+@pytest.mark.parametrize("student", sorted(DAMAGED))
 def test_a_repaired_notebook_scores_in_nbgrader_what_the_original_scores(nbgrader_scores, student):
     got, expected = nbgrader_scores[student], nbgrader_scores["original"]
     assert got.status == "graded", [f.message for f in got.findings]

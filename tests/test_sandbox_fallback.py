@@ -12,7 +12,6 @@ import errno
 import os
 import shutil
 import socket
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -20,17 +19,16 @@ from pathlib import Path
 import psutil
 import pytest
 
+from assignments.grading import sandbox as sandbox_module
 from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
 from assignments.course import REPO
 
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from autograder.fixtures import batch, fallback, payloads, toy  # noqa: E402
+from tests.fixtures import batch, fallback, payloads, toy
+from tests.helpers import needs_isolation
 
 # One worker runs this module (`--dist loadgroup`): its module fixtures start one sandbox and grade one
 # fallback batch, not one per worker.
-pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason=fallback.ROOT_ONLY),
+pytestmark = [needs_isolation(None if os.geteuid() == 0 else fallback.ROOT_ONLY),
               pytest.mark.xdist_group("sandbox_fallback")]
 
 LIMITS = Limits(cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2 ** 30,
@@ -78,19 +76,24 @@ PROBE["kill_grader"] = attempt(lambda: os.kill(__GRADER__, signal.SIGTERM))
 '''
 
 
-# First in the module: the module's sandboxes hold the interpreter grant until the module ends.
-def test_an_interpreter_the_kernel_uid_cannot_reach_is_a_finding_not_silence():
-    with fallback.unreachable_interpreter() as blockers:
-        if not blockers:
-            pytest.skip("the interpreter is reachable by every uid here (or another test holds the grant)")
-        with fallback.env_switch():
-            box = Sandbox(b"{}", limits=LIMITS)
-            box.start()
-            try:
-                message = degraded(box.findings)
-            finally:
-                box.close()
-    assert "cannot reach the Python installation" in message and "runs as root" in message, message
+def test_an_interpreter_the_kernel_uid_cannot_reach_is_a_finding_not_silence(tmp_path, monkeypatch):
+    """Python under a folder others cannot search (as under a 0700 /root): the kernel cannot be dropped to
+    its uid, so it runs as root, and the finding says so. A 0700 folder among the installation's folders
+    stands in for such a Python, so the check runs whether or not this machine's own Python is reachable
+    (it is under /usr, or another test holds fallback.searchable's grant)."""
+    private = tmp_path / "python-installation"   # pytest's temporary root is 0700: no other uid gets in
+    private.mkdir()
+    installation = sandbox_module._python_roots()
+    monkeypatch.setattr(sandbox_module, "_python_roots", lambda: [*installation, str(private)])
+    with fallback.env_switch():
+        box = Sandbox(b"{}", limits=LIMITS)
+        box.start()
+        try:
+            message = degraded(box.findings)
+        finally:
+            box.close()
+    assert "cannot reach the Python installation" in message and str(private) in message, message
+    assert "runs as root" in message, message
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 The class is built from the committed transformers notebooks: the reference (release + solution), a
 disguised copy of it (locals renamed, re-printed from the syntax tree), the same copy pasted into a fresh
 Colab notebook (no nbgrader metadata), students with one known mistake (mutants), a student whose answers
-were written independently (``autograder/fixtures/similarity``, each passing its hidden tests), the
+were written independently (``tests/fixtures/similarity``, each passing its hidden tests), the
 untouched release, and a copy with markup in an answer.
 """
 
@@ -19,7 +19,7 @@ import pytest
 from assignments.course import default
 from assignments import cli, demo_class, notebooks, similarity, similarity_report
 from assignments.grading.inprocess import execute_cells, grade_namespace
-from autograder.fixtures.similarity import ASSIGNMENT, independent_answers, renamed
+from tests.fixtures.similarity import ASSIGNMENT, independent_answers, renamed
 
 SCRIPT = "<script>alert('copied')</script>"
 

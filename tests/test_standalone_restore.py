@@ -1,25 +1,13 @@
 """Standalone door, without a kernel: reading submissions, restoring cells from the template, rejecting
 what is not this assignment's notebook, the static audit, and `grade_submission` never raising."""
 
-import sys
-
 import nbformat
 import pytest
 
 from assignments import notebooks
 from assignments.grading.restore import check_assignment, restore
 from assignments.grading.standalone import audit_source, grade_submission, load_submission
-from assignments.course import REPO
-
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from autograder.fixtures import structural, toy  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def toy_assignment(tmp_path_factory):
-    return toy.build(tmp_path_factory.mktemp("toy"))
+from tests.fixtures import structural
 
 
 def codes(findings):

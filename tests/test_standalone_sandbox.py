@@ -2,7 +2,6 @@
 
 import os
 import pickle
-import sys
 
 import psutil
 import pytest
@@ -12,6 +11,7 @@ from assignments.grading.handle import SandboxError, StudentCodeError, StudentTi
 from assignments.grading.environment import GRADING_ENV
 from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
 from assignments.course import REPO
+from tests.helpers import REQUIRE_ISOLATION, isolation_required, isolation_unavailable
 
 LIMITS = Limits(cell_timeout=20, call_timeout=10, interrupt_grace=2, total_timeout=150,
                 max_result_bytes=8 * 2 ** 20, max_restarts=3)
@@ -143,10 +143,14 @@ def test_isolation(sandbox, student):
     degraded = [f for f in sandbox.findings if f.code == "sandbox-degraded"]
     if not (status.get("mount") and status.get("network")):
         assert degraded, "missing isolation must be reported as a finding"
-        pytest.skip(f"this machine gives no namespaces: {status.get('notes')}")
+        isolation_unavailable(f"this machine gives no namespaces: {status.get('notes')}")
     assert probe["readable"] == [], "hidden files were readable from the kernel"
     assert set(probe["repo"]) <= {".venv"}, probe["repo"]
     assert "connected" not in probe["network"]
+    if isolation_required():   # a machine that must enforce isolation gives all of it
+        assert status.get("readonly_root") and status.get("proc"), \
+            f"{REQUIRE_ISOLATION}=1, but the root is writable or /proc is shared: {status.get('notes')}"
+        assert os.geteuid() != 0 or status.get("uid") is not None, "the kernel was not given its own uid"
     if status.get("readonly_root"):
         assert probe["writable"] == []
     if status.get("proc"):
@@ -157,10 +161,8 @@ def test_isolation(sandbox, student):
 
 def test_the_read_files_payload_reads_nothing(sandbox, student):
     if not sandbox.status.get("mount"):
-        pytest.skip(f"no mount namespace on this machine: {sandbox.status.get('notes')}")
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
-    from autograder.fixtures import payloads
+        isolation_unavailable(f"no mount namespace on this machine: {sandbox.status.get('notes')}")
+    from tests.fixtures import payloads
 
     code = payloads.by_name("read_files").code.replace("__REPO__", str(REPO))
     sandbox.execute_cells([("read_files", code)])

@@ -10,11 +10,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
-
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from assignments.course import REPO
+
 SCRIPT = REPO / "benchmarks" / "student_gpu.py"
 
 

@@ -6,7 +6,6 @@ under a forked RNG with a fixed seed. Nothing here is ever sent to student code 
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import textwrap
@@ -14,6 +13,7 @@ import textwrap
 import torch
 import torch.nn.functional as F
 
+from assignments.grading.suite import single_threaded_torch as one_thread   # the grader's own training too
 from autograder.transfer_lm import stand_ins as reference
 
 
@@ -28,16 +28,6 @@ def single_threaded(code: str) -> str:
             "try:\n" + textwrap.indent(code, "    ") + "\n"
             "finally:\n"
             "    torch.set_num_threads(_threads_before)\n")
-
-
-@contextlib.contextmanager
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 # ----------------------------------------------------------------------------- masks

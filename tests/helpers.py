@@ -1,0 +1,60 @@
+"""Plain helpers that several test files share (pytest fixtures are in conftest.py).
+
+The isolation switch: a test that checks the sandbox's isolation (namespaces, the no-namespace fallback
+as root, cgroups) skips with ``isolation_unavailable(reason)`` where the machine cannot give it; with
+``COURSE_REQUIRE_ISOLATION=1`` (CI sets it in .ci/run) the same call fails the test instead, so a machine
+that must enforce isolation never passes by skipping. Mark a whole module or test with
+``needs_isolation(missing)``, ``missing`` being None where the machine gives what the tests need.
+"""
+
+from __future__ import annotations
+
+import os
+
+import nbformat
+import pytest
+
+REQUIRE_ISOLATION = "COURSE_REQUIRE_ISOLATION"
+
+# The assignment quickest to execute: where a code path is the same for every assignment (the nbgrader
+# door, repair, batch grading, formgrader), it stands for all three.
+QUICKEST = "transfer_lm"
+
+
+def isolation_required() -> bool:
+    return os.environ.get(REQUIRE_ISOLATION, "") not in ("", "0")
+
+
+def isolation_unavailable(reason: str):
+    """Skip: this machine cannot give the isolation the test checks. Fail where it must (the switch)."""
+    if isolation_required():
+        pytest.fail(f"{REQUIRE_ISOLATION}=1, but this machine gives no isolation for this test: {reason}",
+                    pytrace=False)
+    pytest.skip(f"isolation unavailable: {reason} (set {REQUIRE_ISOLATION}=1 to fail instead)")
+
+
+def needs_isolation(missing: str | None):
+    """A mark for a module or test that needs isolation the machine may lack; ``missing`` says what is
+    missing (None: nothing). conftest.py turns it into ``isolation_unavailable`` before the test runs."""
+    return pytest.mark.needs_isolation(missing=missing)
+
+
+def nbgrader_meta(grade_id: str, **flags) -> dict:
+    """A cell's metadata as nbgrader writes it (schema 3); ``flags`` sets grade, solution, locked, points."""
+    nbg = {"schema_version": 3, "grade": False, "solution": False, "locked": False, "grade_id": grade_id}
+    nbg.update(flags)
+    return {"nbgrader": nbg}
+
+
+def notebook_bytes(nb) -> bytes:
+    """The file a student would upload for ``nb``: nbformat's JSON in UTF-8."""
+    return nbformat.writes(nb).encode("utf-8")
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running process (a zombie is not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
