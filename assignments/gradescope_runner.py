@@ -73,7 +73,7 @@ def _unusable(notebook: Path, assignment: str) -> str | None:
         return (f"{notebook.name} is not a readable Jupyter notebook (it is not valid notebook JSON); "
                 f"download it again with File > Download > Download .ipynb and upload that file")
     try:
-        from ..course import resolve
+        from .course import resolve
 
         expected = {q.grade_id for q in resolve(assignment).questions}
     except Exception:  # noqa: BLE001 - without the source we cannot tell; let the grader decide
@@ -86,7 +86,7 @@ def _unusable(notebook: Path, assignment: str) -> str | None:
 
 def _standalone_grader():
     # Imported late: the grader lives in its own module and only this command needs it.
-    from ..grading.standalone import grade_submission
+    from .grading.standalone import grade_submission
 
     return grade_submission
 

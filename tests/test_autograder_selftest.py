@@ -18,7 +18,7 @@ import pytest
 from assignments.course import default
 from assignments import notebooks
 from assignments.grading import selftest
-from assignments.grading.mutants import MutantError, apply_change
+from assignments.grading.mutation import MutantError, apply_change
 from assignments.results.model import QuestionResult, SubmissionResult, TestResult
 
 ASSIGNMENTS = default().present()

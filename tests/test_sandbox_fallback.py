@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from assignments.grading import sandbox as sandbox_module
+from assignments.grading import kernel_process
 from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
 from assignments.course import REPO
 
@@ -83,8 +83,8 @@ def test_an_interpreter_the_kernel_uid_cannot_reach_is_a_finding_not_silence(tmp
     (it is under /usr, or another test holds fallback.searchable's grant)."""
     private = tmp_path / "python-installation"   # pytest's temporary root is 0700: no other uid gets in
     private.mkdir()
-    installation = sandbox_module._python_roots()
-    monkeypatch.setattr(sandbox_module, "_python_roots", lambda: [*installation, str(private)])
+    installation = kernel_process.python_roots()
+    monkeypatch.setattr(kernel_process, "python_roots", lambda: [*installation, str(private)])
     with fallback.env_switch():
         box = Sandbox(b"{}", limits=LIMITS)
         box.start()

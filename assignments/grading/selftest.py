@@ -28,7 +28,7 @@ from .. import notebooks
 from ..course import resolve
 from .handle import extract_definitions, stand_in_source
 from .inprocess import execute_cells, grade_namespace, grade_notebook
-from .mutants import (Mutant, MutantError, definitions, load_folder, load_mutant, same_definition,  # noqa: F401
+from .mutation import (Mutant, MutantError, definitions, load_folder, load_mutant, same_definition,  # noqa: F401
                       solution_cell, without_definitions)
 from ..results.model import SubmissionResult
 
