@@ -144,9 +144,10 @@ def differing_outputs(path_a: Path, path_b: Path) -> str:
     if not cells:
         return "notebook metadata or formatting"
     i, x, y = cells[0]
-    first = next(((p.get("text") or p.get("data")), (q.get("text") or q.get("data")))
-                 for p, q in zip(x.get("outputs", []), y.get("outputs", [])) if p != q) \
-        if len(x.get("outputs", [])) == len(y.get("outputs", [])) else (len(x.outputs), len(y.outputs))
+    outputs_a, outputs_b = x.get("outputs", []), y.get("outputs", [])
+    first = next((((p.get("text") or p.get("data")), (q.get("text") or q.get("data")))
+                  for p, q in zip(outputs_a, outputs_b) if p != q), ("source or metadata", "source or metadata")) \
+        if len(outputs_a) == len(outputs_b) else (f"{len(outputs_a)} outputs", f"{len(outputs_b)} outputs")
     where = ", ".join(f"{j} ({notebooks.grade_id(c)})" for j, c, _ in cells[:5])
     return f"cells {where}; first: {str(first[0])[:300]!r} vs {str(first[1])[:300]!r}"
 
