@@ -19,7 +19,8 @@ import nbformat
 import pytest
 
 from assignments import standin_hub
-from assignments.notebooks import grade_id, source_notebook
+from assignments.course import default
+from assignments.notebooks import grade_id
 
 # The line each online branch prints: it names what was loaded and how many examples came.
 ONLINE_LINES = {
@@ -53,7 +54,7 @@ def hub(tmp_path_factory):
 
 def student_notebook(assignment: str):
     """The source notebook with the solutions in place and the hidden tests removed."""
-    nb = copy.deepcopy(source_notebook(assignment))
+    nb = copy.deepcopy(default().assignment(assignment).source_notebook())
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.source = HIDDEN.sub("", cell.source)
