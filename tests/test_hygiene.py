@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from assignments import catalog, hygiene, notebooks
+from assignments import hygiene, notebooks
 from assignments.course import REPO, default
 SOURCE_DIR = default().source_dir
 from tests.helpers import nbgrader_meta as meta

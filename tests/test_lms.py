@@ -13,7 +13,7 @@ import zipfile
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from assignments import catalog, lms, notebooks
+from assignments import lms, notebooks
 from assignments.course import REPO, default
 RELEASE_DIR = default().release_dir
 SOLUTIONS_DIR = default().solutions_dir
