@@ -52,12 +52,22 @@ def wait_for_ready(client, budget: float, alive: Callable[[], bool]) -> bool:
                     return False
                 continue
             if msg.get("parent_header", {}).get("msg_id") == msg_id:
-                while True:  # iopub is connected once it delivers; drop what it has so far
+                # iopub is connected once it delivers: drop what it has so far, up to this request's
+                # idle status (or 0.2 s of silence, if it joined after that status was sent)
+                while True:
                     try:
-                        client.get_iopub_msg(timeout=0.2)
+                        note = client.get_iopub_msg(timeout=0.2)
                     except queue.Empty:
                         return True
+                    if _is_idle_for(note, msg_id):
+                        return True
     return False
+
+
+def _is_idle_for(msg: dict, msg_id: str) -> bool:
+    """Whether ``msg`` is the kernel's "idle" status after the request ``msg_id``: its last message."""
+    return (msg.get("msg_type") == "status" and msg.get("parent_header", {}).get("msg_id") == msg_id
+            and msg.get("content", {}).get("execution_state") == "idle")
 
 
 def execute(client, code: str, timeout: float, alive: Callable[[], bool], max_output_chars: int = 0,
@@ -72,12 +82,16 @@ def execute(client, code: str, timeout: float, alive: Callable[[], bool], max_ou
     reply = None
     idle_by = None
     while True:
+        # Once the reply is in, only iopub's idle status is awaited, so wait on iopub (not on the shell
+        # channel, which has nothing more to say): a snippet then costs no idle poll interval.
+        wait = 0.05 if reply is not None else 0.0
         drain_until = time.monotonic() + 0.1   # a flood of output must not starve the checks below
         while time.monotonic() < drain_until:  # drain iopub: outputs are capped, never trusted
             try:
-                msg = client.get_iopub_msg(timeout=0)
+                msg = client.get_iopub_msg(timeout=wait)
             except queue.Empty:
                 break
+            wait = 0.0
             if msg.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             kind, content = msg.get("msg_type"), msg.get("content", {})
@@ -103,6 +117,8 @@ def execute(client, code: str, timeout: float, alive: Callable[[], bool], max_ou
         if time.monotonic() > end:
             outcome.status = "timeout"
             break
+        if reply is not None:
+            continue
         try:
             msg = client.get_shell_msg(timeout=0.05)
         except queue.Empty:
