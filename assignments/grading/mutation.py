@@ -151,16 +151,27 @@ def _class_changes(change: ast.ClassDef, solution: ast.ClassDef, label: str) -> 
         if name is None:
             raise MutantError(f"{label}: class {change.name} may hold only the methods and class attributes it "
                               f"changes; line {member.lineno} is a {type(member).__name__}")
-        if name in seen:
-            raise MutantError(f"{label}: {change.name}.{name} is given twice")
-        seen.add(name)
-        if name not in theirs:
-            raise MutantError(f"{label}: the solution's class {change.name} no longer defines {name}; update or "
-                              f"remove the mutant")
-        if same_definition(member, theirs[name]):
-            raise MutantError(f"{label}: {change.name}.{name} is identical to the solution's (a no-op change)")
-        pairs.append((member, theirs[name]))
+        solution_member = _replaced(name, theirs, seen, label, owner=change.name)
+        _refuse_no_op(member, solution_member, f"{change.name}.{name}", label)
+        pairs.append((member, solution_member))
     return pairs
+
+
+def _replaced(name: str, theirs: dict, seen: set, label: str, owner: str = "") -> ast.AST:
+    """The solution's definition that a change of ``name`` replaces (in class ``owner``, if given);
+    MutantError when the change gives the name twice or the solution no longer defines it."""
+    if name in seen:
+        raise MutantError(f"{label}: {f'{owner}.' if owner else ''}{name} is given twice")
+    seen.add(name)
+    if name not in theirs:
+        scope = f"the solution's class {owner}" if owner else "the solution cell"
+        raise MutantError(f"{label}: {scope} no longer defines {name}; update or remove the mutant")
+    return theirs[name]
+
+
+def _refuse_no_op(change: ast.AST, solution: ast.AST, where: str, label: str) -> None:
+    if same_definition(change, solution):
+        raise MutantError(f"{label}: {where} is identical to the solution's (a no-op change)")
 
 
 def changed_definitions(change_text: str, solution_text: str, label: str) -> tuple[list, list]:
@@ -177,21 +188,15 @@ def changed_definitions(change_text: str, solution_text: str, label: str) -> tup
         if name is None:
             raise MutantError(f"{label}: a mutant holds only imports and the definitions it changes "
                               f"(functions, classes, assignments); line {node.lineno} is a {type(node).__name__}")
-        if name in seen:
-            raise MutantError(f"{label}: {name} is given twice")
-        seen.add(name)
-        if name not in theirs:
-            raise MutantError(f"{label}: the solution cell no longer defines {name}; update or remove the mutant")
-        solution = theirs[name]
+        solution = _replaced(name, theirs, seen, label)
         if isinstance(node, ast.ClassDef) and isinstance(solution, ast.ClassDef):
             pairs += _class_changes(node, solution, label)
-        elif type(node) is not type(solution) and not {type(node), type(solution)} <= {ast.Assign, ast.AnnAssign}:
+            continue
+        if type(node) is not type(solution) and not {type(node), type(solution)} <= {ast.Assign, ast.AnnAssign}:
             raise MutantError(f"{label}: {name} is a {type(solution).__name__} in the solution cell, not a "
                               f"{type(node).__name__}")
-        elif same_definition(node, solution):
-            raise MutantError(f"{label}: {name} is identical to the solution's (a no-op change)")
-        else:
-            pairs.append((node, solution))
+        _refuse_no_op(node, solution, name, label)
+        pairs.append((node, solution))
     if not pairs:
         raise MutantError(f"{label}: changes no definition")
     return imports, pairs
