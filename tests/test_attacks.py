@@ -32,14 +32,16 @@ SECRET = "def secret_answer(x):\n    return x * 2  # this line must never reach 
 
 @pytest.fixture(scope="module", params=fallback.MODES)
 def sandbox(request):
-    """Every kernel attack runs twice: with the machine's namespaces, and in the forced no-namespace
-    fallback (as root only: it drops the kernel to another uid)."""
-    if request.param != "namespaces" and os.geteuid() != 0:
+    """Every kernel attack runs three times: with the machine's namespaces, in the forced no-namespace
+    fallback (as root only: it drops the kernel to another uid), and in a kernel forked from a warm
+    zygote, as batches start them."""
+    if request.param == "no-namespaces" and os.geteuid() != 0:
         isolation_unavailable(fallback.ROOT_ONLY)
     with fallback.mode(request.param):
         box = Sandbox(b'{"cells": []}', "mallory.ipynb", limits=LIMITS)
         box.start()
         try:
+            assert bool(box.status.get("warm")) == (request.param == "warm"), box.status
             yield box
         finally:
             box.close()

@@ -125,7 +125,8 @@ def test_batch_finishes_in_bounded_time_and_leaves_no_grader_process(graded):
 
 def test_grader_dying_outside_a_test_is_retried_once_then_recorded_alone(tmp_path):
     jobs = [batch.Job("dies", "dies.ipynb"), batch.Job("classmate", "classmate.ipynb")]
-    dies, classmate = batch.grade_batch(toy.NAME, jobs, tmp_path, workers=2, progress=False, grader=grade_or_die)
+    dies, classmate = batch.grade_batch(toy.NAME, jobs, tmp_path, workers=2, progress=False, grader=grade_or_die,
+                                        warm_kernels=False)   # this grader starts no kernel
     assert [f.code for f in dies.findings] == ["grader-crash"] and "stopped 2 time(s)" in dies.findings[0].message, \
         f"a grader dying twice outside any test should give one grader-crash finding; got {dies.findings}"
     assert classmate.status == "graded" and not classmate.findings, \

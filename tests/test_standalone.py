@@ -19,7 +19,7 @@ from assignments.course import REPO, default
 from assignments import notebooks
 from assignments.results.model import SubmissionResult
 from assignments.grading.sandbox import Limits
-from tests.fixtures import batch, payloads, structural, toy
+from tests.fixtures import batch, payloads, structural, toy, warm
 from tests.helpers import QUICKEST
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
@@ -77,7 +77,8 @@ def graded(tmp_path_factory):
     saved = os.environ.get("TMPDIR")
     os.environ["TMPDIR"] = str(sandboxes)   # workers make their sandboxes here, so leftovers are visible
     try:
-        results = batch.grade_all(jobs, workers=3)
+        with warm.zygote():   # kernels start as in `course grade`'s batches: forked from a warm zygote
+            results = batch.grade_all(jobs, workers=3)
     finally:
         if saved is None:
             os.environ.pop("TMPDIR", None)
@@ -102,6 +103,13 @@ def test_every_submission_got_a_result_and_nothing_was_left_behind(graded):
     for process in psutil.process_iter(["cmdline"]):
         assert str(graded["sandboxes"]) not in " ".join(process.info["cmdline"] or []), \
             f"sandbox process {process.pid} outlived its grading"
+
+
+def test_every_kernel_of_the_class_was_forked_from_the_warm_zygote(graded):
+    cold = [label for label, result in graded["results"].items()
+            if result.status == "graded" and "kernel_start_s" in result.timings
+            and result.timings.get("warm_kernel") != 1 and label != "real:in-process"]
+    assert not cold, f"these submissions' kernels started cold, so the hostile class did not test warm kernels: {cold}"
 
 
 def test_toy_reference_gets_full_marks_blank_gets_zero(graded):

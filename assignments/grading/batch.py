@@ -71,11 +71,15 @@ def grade_one(assignment: str, job: Job, skip_tests=(), test_log=None) -> Submis
                             skip_tests=skip_tests, test_log=test_log)
 
 
-def _grader_main(grader, assignment: str, job: Job, skip: list[str], folder: str) -> None:
+def _grader_main(grader, assignment: str, job: Job, skip: list[str], folder: str, zygote: str = "") -> None:
     """Entry point of a grader process: grade, then write the record where the supervisor reads it."""
     import resource
 
+    from .warm_kernels import ZYGOTE_ENV
+
     tempfile.tempdir = str(Path(folder) / "tmp")   # sandbox scratch lands here: removed even after a kill
+    if zygote:
+        os.environ[ZYGOTE_ENV] = zygote   # this process's kernels are forked from the batch's zygote
     with open(Path(folder) / "tests.jsonl", "a", encoding="utf-8") as log:
         result = grader(assignment, job, skip_tests=tuple(skip), test_log=log)
     # Peak resident memory of this grader process (kB on Linux); the sandbox measures the kernel's own.
@@ -158,9 +162,29 @@ class _Submission:
     log_offset: int = 0
 
 
+def _start_zygote():
+    """The batch's warm-kernel zygote, when kernels can have namespaces; None otherwise (cold kernels).
+    The fork server is started first, so that it and the zygote import their libraries side by side."""
+    from .kernel_process import kernel_env, namespaces_allowed
+    from .sandbox import Limits
+    from .warm_kernels import Zygote
+
+    limits = Limits()
+    if not (limits.isolate and namespaces_allowed()):
+        return None
+    try:
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+    except (ImportError, ValueError, OSError):
+        pass
+    return Zygote.start(lambda scratch: kernel_env(scratch, limits))
+
+
 class _Supervisor:
-    def __init__(self, assignment, grader, budget: GraderBudget, work: Path):
+    def __init__(self, assignment, grader, budget: GraderBudget, work: Path, zygote: str = ""):
         self.assignment, self.grader, self.budget, self.work = assignment, grader, budget, work
+        self.zygote = zygote
         self.context = _grader_context()
 
     def start(self, sub: _Submission) -> None:
@@ -173,7 +197,8 @@ class _Supervisor:
         os.chmod(sub.folder / "tmp", 0o711)
         sub.test, sub.log_offset = None, 0
         sub.process = self.context.Process(
-            target=_grader_main, args=(self.grader, self.assignment, sub.job, list(sub.skip), str(sub.folder)),
+            target=_grader_main,
+            args=(self.grader, self.assignment, sub.job, list(sub.skip), str(sub.folder), self.zygote),
             name=f"grader-{sub.job.student}", daemon=True)
         sub.process.start()
         sub.started = time.monotonic()
@@ -276,13 +301,16 @@ def _death(exitcode) -> str:
 
 def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | None = None,
                 progress: bool = True, budget: GraderBudget | None = None,
-                grader=grade_one, findings: dict[str, list[Finding]] | None = None) -> list[SubmissionResult]:
+                grader=grade_one, findings: dict[str, list[Finding]] | None = None,
+                warm_kernels: bool = True) -> list[SubmissionResult]:
     """Grade every job (``workers`` at a time, with a progress bar and ETA); results come back in job order.
     Each record is written to ``out_dir/results`` once, as its grading ends, with ``findings[student]``
     (what the intake found about that student) added first.
 
     ``grader(assignment, job, skip_tests, test_log)`` grades one job in a grader process; it must be
-    picklable (a module-level function or a partial of one)."""
+    picklable (a module-level function or a partial of one). With ``warm_kernels`` the students' kernels
+    are forked from one process that has imported their libraries (``warm_kernels.py``), where the
+    machine gives kernels namespaces; each is still a fresh process in its own sandbox."""
     from tqdm.auto import tqdm
 
     workers = workers or default_workers()
@@ -292,6 +320,9 @@ def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | 
     work = Path(tempfile.mkdtemp(prefix="course-batch-"))
     os.chmod(work, 0o711)
     supervisor = _Supervisor(assignment, grader, budget, work)
+    # one submission gains nothing: the zygote would pay the imports its one kernel would have paid
+    zygote = _start_zygote() if warm_kernels and len(jobs) > 1 else None
+    supervisor.zygote = zygote.socket if zygote else ""
     waiting, running = deque(_Submission(job) for job in jobs), []
     try:
         with tqdm(total=len(jobs), desc=f"grading {assignment}", unit="submission", disable=not progress) as bar:
@@ -319,6 +350,8 @@ def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | 
         for sub in running:   # interrupted: leave no grader process behind
             sub.process.kill()
             sub.process.join()
+        if zygote is not None:
+            zygote.close()
         shutil.rmtree(work, ignore_errors=True)
     if progress:
         print(f"graded {len(jobs)} submission(s) of {assignment} in {time.perf_counter() - started:.1f} s "

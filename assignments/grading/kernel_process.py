@@ -22,6 +22,7 @@ from ..course import REPO
 from ..results.model import Finding
 from .environment import GRADING_ENV
 from .scratch import python_roots, tree_bytes
+from .warm_kernels import ForkedLauncher, warm_scratch, zygote_socket
 
 # Path sockets and other users' runtime folders (D-Bus, systemd, docker, XDG_RUNTIME_DIR): covered with
 # empty tmpfs in the kernel's mount namespace, so a user-namespace kernel cannot talk to the grader's
@@ -78,7 +79,7 @@ class KernelProcess:
 
     def __init__(self, workdir: Path, scratch: Path, limits, owner, hide: tuple):
         self.workdir, self.scratch, self.limits, self.owner, self.hide = workdir, scratch, limits, owner, hide
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen | ForkedLauncher | None = None
         self.status: dict = {}        # the isolation the launcher obtained
         self.killed: str | None = None   # why the watchdog stopped the kernel
         self.peak_rss = 0
@@ -106,18 +107,41 @@ class KernelProcess:
         }
 
     def launch(self, conn_file: Path) -> None:
-        """Start the launcher, read its isolation report and start the watchdog."""
+        """Start the launcher (forked from the batch's warm zygote where there is one and it can, else a
+        fresh interpreter), read its isolation report and start the watchdog."""
         config = self.config(conn_file)
+        zygote = zygote_socket()
+        if not (zygote and config["isolate"] and config["namespaces"] and self._start(config, zygote)):
+            self._start(config, None)
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _start(self, config: dict, zygote: str | None) -> bool:
+        """One start of the launcher; False when a warm start was refused (nothing is left running)."""
         read_fd, write_fd = os.pipe()
-        config["status_fd"] = write_fd
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", str(LAUNCHER), json.dumps(config)], cwd=str(self.workdir),
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(write_fd,), start_new_session=True)
+        config = dict(config, status_fd=write_fd)
+        if zygote:
+            scratch = warm_scratch(zygote)
+            config.update(env=kernel_env(scratch, self.limits), warm_scratch=str(scratch))
+            try:
+                self.proc = ForkedLauncher.fork(zygote, config, write_fd)
+            except (OSError, ValueError):
+                os.close(read_fd)
+                os.close(write_fd)
+                return False
+        else:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", str(LAUNCHER), json.dumps(config)], cwd=str(self.workdir),
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(write_fd,), start_new_session=True)
         os.close(write_fd)
         threading.Thread(target=self._read_stderr, args=(self.proc.stdout,), daemon=True).start()
         self.status = self._read_status(read_fd)
-        threading.Thread(target=self._watch, daemon=True).start()
+        if zygote and not self.status.get("warm"):
+            self._kill_tree()
+            self.proc.stdout.close()
+            self.proc = None
+            return False
+        return True
 
     def _read_status(self, fd) -> dict:
         """The launcher's report of the isolation it obtained, written just before ipykernel starts."""
@@ -158,6 +182,18 @@ class KernelProcess:
         except psutil.Error:
             return []
 
+    def _counted(self) -> list:
+        """The processes whose memory counts against the cap: the whole tree, except, for a warm kernel,
+        the launcher and init, which are forks of the zygote holding only its shared library pages."""
+        tree = self._tree()
+        if not isinstance(self.proc, ForkedLauncher) or not tree:
+            return tree
+        try:
+            ours = {tree[0].pid} | {child.pid for child in tree[0].children()}
+        except psutil.Error:
+            return tree
+        return [member for member in tree if member.pid not in ours]
+
     def _watch(self):
         """Memory watchdog over the kernel's whole process tree, and disk watchdog over its scratch."""
         proc, stop, ticks = self.proc, self._watch_stop, 0
@@ -169,7 +205,7 @@ class KernelProcess:
                 self._kill_tree()
                 return
             total = 0
-            for member in self._tree():
+            for member in self._counted():
                 try:
                     total += member.memory_info().rss
                 except psutil.Error:
@@ -222,6 +258,8 @@ class KernelProcess:
             self._kill_uid(self.status.get("uid"))
         if self.proc.stdout:
             self.proc.stdout.close()
+        if isinstance(self.proc, ForkedLauncher):
+            self.proc.release()
         self.proc = None
 
     def alive(self) -> bool:

@@ -50,6 +50,13 @@ becomes a ``sandbox-degraded`` finding):
 - **time**: per-cell and per-call timeouts, then SIGINT; a kernel that ignores it is killed, restarted,
   and the cells that had completed are executed again so later tests still run; everything shares one
   total budget per submission. At most ``Limits.max_restarts`` restarts.
+- **warm start** (batches, ``warm_kernels.py``): the launcher is forked from a zygote that has imported
+  ipykernel, torch and the notebooks' libraries, instead of starting a fresh interpreter. It runs the same
+  steps, so every protection above and below holds. On top of that, the kernel's scratch is bound again
+  at a fixed path under its private ``/tmp``, which the zygote's environment names. ``RLIMIT_AS`` adds
+  the zygote's address space. The memory watchdog leaves out the launcher and init, which are forks
+  holding only the zygote's shared pages. The launcher dies when the grader process closes its lifeline.
+  Without a mount namespace, or for a kernel environment other than the zygote's, the kernel starts cold.
 - **teardown**: the kernel is PID 2 under an init that dies with the launcher (``PR_SET_PDEATHSIG``),
   so killing the launcher ends every process the student started inside the PID namespace (without one,
   every process running as the sandbox's uid is killed, daemons that left the tree included); the work

@@ -17,6 +17,14 @@ Standard library only, because it runs before (and around) the student's kernel.
 Each step that the machine refuses (no user namespaces, no mount_setattr, ...) is skipped and reported in
 the status, so the grader can record exactly what protection the student's code ran under.
 
+**Warm start** (``kernel_zygote.py``): the same steps run in a process forked from a zygote that has
+already imported ipykernel, torch and the notebooks' libraries, so ``launch`` is also a function. The
+kernel then starts ipykernel in its own process instead of exec'ing Python, its scratch folder is bound
+again at the fixed path ``cfg["warm_scratch"]`` that the zygote's environment named before those
+libraries read it, and the launcher dies when the grader closes ``lifeline`` (its parent is the zygote).
+A warm start needs the mount namespace; without one the launcher reports ``warm: false`` and exits, and
+the grader starts a cold kernel instead.
+
 **Fallback without namespaces** (a default Docker container run as root, Gradescope; forced with the
 grader's ``NO_NAMESPACES_ENV`` switch): the kernel still drops to the sandbox's own unprivileged uid, so
 permissions keep it out of the grader's 0700 folders, other kernels' scratch folders and the grader's
@@ -30,6 +38,7 @@ import errno
 import json
 import os
 import resource
+import select
 import signal
 import sys
 
@@ -228,10 +237,15 @@ def hide_and_keep(cfg, status):
         status["notes"].append(f"file system left writable ({error})")
 
 
-def become_kernel(cfg, status, status_fd):
-    """Last steps in the kernel's own process, then exec ipykernel."""
+def become_kernel(cfg, status, status_fd, start_kernel=None):
+    """Last steps in the kernel's own process, then exec ipykernel (or ``start_kernel(cfg)``, warm)."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    limits = cfg["rlimits"]
+    limits = dict(cfg["rlimits"])
+    if start_kernel is not None and "RLIMIT_AS" in limits:
+        # A cold kernel's address space starts empty and its imports count against the limit; a warm
+        # one already holds the zygote's libraries, so it gets the same room on top of those.
+        with open("/proc/self/statm") as statm:
+            limits["RLIMIT_AS"] += int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     for name, value in limits.items():
         try:
             resource.setrlimit(getattr(resource, name), (value, value))
@@ -257,6 +271,9 @@ def become_kernel(cfg, status, status_fd):
     os.chdir(cfg["scratch"])
     os.write(status_fd, json.dumps(status).encode())
     os.close(status_fd)
+    if start_kernel is not None:
+        start_kernel(cfg)
+        os._exit(0)
     os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
 
 
@@ -284,13 +301,16 @@ def fallback(cfg, status, drop):
     cfg["env"]["TMPDIR"] = cfg["scratch"]
 
 
+WARM_REFUSED = 75   # exit status of a launcher that could not start a warm kernel (EX_TEMPFAIL)
+
+
 def _exit_code(wait_status):
     """Shell convention: 128 + N when the process was killed by signal N."""
     code = os.waitstatus_to_exitcode(wait_status)
     return 128 - code if code < 0 else code & 0xFF
 
 
-def run_init(cfg, status, status_fd):
+def run_init(cfg, status, status_fd, start_kernel=None):
     """PID 1 of the sandbox: fresh /proc, then the kernel as its only child."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if status.get("pid") and status.get("mount"):
@@ -302,7 +322,7 @@ def run_init(cfg, status, status_fd):
     kernel = os.fork()
     if kernel == 0:
         try:
-            become_kernel(cfg, status, status_fd)
+            become_kernel(cfg, status, status_fd, start_kernel)
         except BaseException as error:  # noqa: BLE001 - report and leave; nothing else can run here
             os.write(2, f"sandbox launcher: {error!r}\n".encode())
         os._exit(127)
@@ -320,8 +340,44 @@ def run_init(cfg, status, status_fd):
             os._exit(_exit_code(code))
 
 
-def main():
-    cfg = json.loads(sys.argv[1])
+def bind_warm_scratch(cfg, status):
+    """Scratch again at the fixed path the zygote's environment names (a warm start only)."""
+    target = cfg["warm_scratch"]
+    if not status["mount"] or not any(inside(target, p) for p in status["hidden"]):
+        status["notes"].append("a warm kernel needs a mount namespace with a private /tmp")
+        return False
+    try:
+        os.makedirs(target, exist_ok=True)
+        mount(cfg["scratch"], target, None, MS_BIND)
+    except OSError as error:
+        status["notes"].append(f"scratch not bound for a warm kernel ({error})")
+        return False
+    return True
+
+
+def wait_for(child, lifeline):
+    """Wait status of ``child``; with a lifeline, kill it first once the grader has closed its end."""
+    if lifeline is not None:
+        pidfd = os.pidfd_open(child)
+        while True:
+            try:
+                ready, _, _ = select.select([pidfd, lifeline], [], [])
+            except InterruptedError:
+                continue
+            if lifeline in ready and not os.read(lifeline, 1):
+                os.kill(child, signal.SIGKILL)   # init: the whole PID namespace goes with it
+                break
+            if pidfd in ready:
+                break
+    while True:
+        try:
+            return os.waitpid(child, 0)[1]
+        except InterruptedError:
+            continue
+
+
+def launch(cfg, lifeline=None, start_kernel=None):
+    """Everything above, in this process (the launcher); returns the exit status for the grader."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     status_fd = cfg["status_fd"]
     status = {"notes": [], "hidden": [], "readonly_root": False, "proc": False, "user_namespace": False}
@@ -338,19 +394,24 @@ def main():
         except OSError as error:
             status["notes"].append(f"could not hide files ({error})")
             status["mount"] = False
+    if start_kernel is not None:
+        status["warm"] = bind_warm_scratch(cfg, status)
+        if not status["warm"]:
+            os.write(status_fd, json.dumps(status).encode())
+            return WARM_REFUSED
     child = os.fork()
     if child == 0:
-        run_init(cfg, status, status_fd)
+        if lifeline is not None:
+            os.close(lifeline)
+        run_init(cfg, status, status_fd, start_kernel)
     os.close(status_fd)
     signal.signal(signal.SIGINT, lambda *_: os.kill(child, signal.SIGINT))
     signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
-    while True:
-        try:
-            _, code = os.waitpid(child, 0)
-            break
-        except InterruptedError:
-            continue
-    sys.exit(_exit_code(code))
+    return _exit_code(wait_for(child, lifeline))
+
+
+def main():
+    sys.exit(launch(json.loads(sys.argv[1])))
 
 
 if __name__ == "__main__":

@@ -151,7 +151,9 @@ def _grade(result, assignment: Assignment, submission, question_list, *, seed, l
     apply_penalties(result)
     result.timings.update({"kernel_start_s": round(sandbox.start_seconds, 2),
                            "execute_s": round(executed - began, 2), "tests_s": round(finished - executed, 2),
-                           "kernel_peak_mb": round(sandbox.peak_rss / 2 ** 20), "restarts": sandbox.restarts})
+                           "kernel_peak_mb": round(sandbox.peak_rss / 2 ** 20), "restarts": sandbox.restarts,
+                           # 1 when the (last) kernel was forked from the batch's warm zygote
+                           "warm_kernel": int(bool(sandbox.status.get("warm")))})
 
 
 def default_template(assignment: Assignment | str):
