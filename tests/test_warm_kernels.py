@@ -128,15 +128,19 @@ def test_a_batch_grades_with_warm_kernels_and_stops_its_zygote(tmp_path):
     the_toy = toy.build(tmp_path / "toy")
     jobs = [batch.Job(name, str(the_toy.write(nb, f"{name}.ipynb")))
             for name, nb in (("ref", the_toy.reference()), ("blank", the_toy.release))]
+    before = _zygotes()
     grader = partial(batch_fixtures.grade_toy_job, str(the_toy.folder), batch_fixtures.limits_dict(Limits()))
     results = batch.grade_batch(the_toy.assignment, jobs, tmp_path / "out", workers=2, progress=False,
                                 grader=grader)
     assert [r.timings.get("warm_kernel") for r in results] == [1, 1]
     points = [sum(q.points or 0 for q in r.questions) for r in results]
     assert points[0] > 0 and points[1] == 0, points
-    # the batch's zygote is a child of this process (other test workers may run zygotes of their own)
-    left = [p.pid for p in psutil.Process().children() if "kernel_zygote.py" in " ".join(_cmdline(p))]
-    assert not left, "the batch left its zygote running"
+    assert not _zygotes() - before, "the batch left its zygote running"
+
+
+def _zygotes() -> set[int]:
+    """This process's zygotes (the batch's is its child; other test workers may run their own)."""
+    return {p.pid for p in psutil.Process().children() if "kernel_zygote.py" in " ".join(_cmdline(p))}
 
 
 def _cmdline(process) -> list[str]:
@@ -144,3 +148,24 @@ def _cmdline(process) -> list[str]:
         return process.cmdline()
     except psutil.Error:
         return []
+
+
+def test_a_zygote_that_fails_to_import_lets_kernels_start_cold_at_once(monkeypatch):
+    from assignments.grading import warm_kernels
+    from assignments.grading.kernel_process import kernel_env
+
+    monkeypatch.setattr(warm_kernels, "PRELOAD", ["torch", "no_such_module_for_the_zygote"])
+    broken = warm_kernels.Zygote.spawn(lambda scratch: kernel_env(scratch, LIMITS))
+    try:
+        monkeypatch.setenv(ZYGOTE_ENV, broken.socket)
+        began = time.monotonic()
+        box, student = start_box()
+        try:
+            assert not box.status.get("warm"), box.status
+            assert student.run("result = 6 * 7") == 42
+        finally:
+            box.close()
+        assert time.monotonic() - began < warm_kernels.START_TIMEOUT_S / 2, "the grader waited for a failed zygote"
+        assert Path(broken.socket).with_name("failed").exists()
+    finally:
+        broken.close()

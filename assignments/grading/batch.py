@@ -164,7 +164,8 @@ class _Submission:
 
 def _start_zygote():
     """The batch's warm-kernel zygote, when kernels can have namespaces; None otherwise (cold kernels).
-    The fork server is started first, so that it and the zygote import their libraries side by side."""
+    The fork server is started first, so that it and the zygote import their libraries side by side while
+    the first grader processes read their submissions (their kernels wait for the zygote)."""
     from .kernel_process import kernel_env, namespaces_allowed
     from .sandbox import Limits
     from .warm_kernels import Zygote
@@ -178,7 +179,7 @@ def _start_zygote():
         forkserver.ensure_running()
     except (ImportError, ValueError, OSError):
         pass
-    return Zygote.start(lambda scratch: kernel_env(scratch, limits))
+    return Zygote.spawn(lambda scratch: kernel_env(scratch, limits))
 
 
 class _Supervisor:

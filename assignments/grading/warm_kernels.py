@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import psutil
+
 # Set in a grader process to the zygote's socket; unset: every kernel starts cold.
 ZYGOTE_ENV = "COURSE_KERNEL_ZYGOTE"
 # What the zygote imports: what the graded notebooks and the runtime import, and ipykernel itself
@@ -50,9 +52,10 @@ class Zygote:
         self.socket = str(folder / "zygote.sock")
 
     @classmethod
-    def start(cls, kernel_env: Callable[[Path], dict]) -> "Zygote | None":
-        """A ready zygote, started with the environment ``kernel_env(scratch)`` gives a kernel whose
-        scratch is at ``warm_scratch``; None if it would not start."""
+    def spawn(cls, kernel_env: Callable[[Path], dict]) -> "Zygote":
+        """Start a zygote with the environment ``kernel_env(scratch)`` gives a kernel whose scratch is at
+        ``warm_scratch``; it imports in the background. Grader processes may ask for kernels at once:
+        ``ForkedLauncher.fork`` waits until the socket is there, or starts cold if the zygote failed."""
         # 0700, and always under /tmp, which every kernel's mount namespace covers with its own tmpfs
         folder = Path(tempfile.mkdtemp(prefix="course-zygote-", dir="/tmp"))
         socket_path = str(folder / "zygote.sock")
@@ -61,9 +64,15 @@ class Zygote:
                                 env=kernel_env(warm_scratch(socket_path)), cwd=str(folder),
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
-        zygote = cls(proc, folder)
-        ready, _, _ = select.select([proc.stdout], [], [], START_TIMEOUT_S)
-        if not ready or proc.stdout.readline() != b"ready\n":
+        (folder / "pid").write_text(str(proc.pid))   # for graders waiting on it: is it still there?
+        return cls(proc, folder)
+
+    @classmethod
+    def start(cls, kernel_env: Callable[[Path], dict]) -> "Zygote | None":
+        """A zygote that is ready (``spawn``, then wait), or None if it would not start."""
+        zygote = cls.spawn(kernel_env)
+        ready, _, _ = select.select([zygote.proc.stdout], [], [], START_TIMEOUT_S)
+        if not ready or zygote.proc.stdout.readline() != b"ready\n":
             zygote.close()
             return None
         return zygote
@@ -84,6 +93,32 @@ def zygote_socket() -> str | None:
     return os.environ.get(ZYGOTE_ENV) or None
 
 
+def _connect(path: str) -> socket.socket:
+    """A connection to the zygote at ``path``. A batch starts grading while its zygote still imports, so
+    wait for the socket while the zygote has not said it failed; OSError when it failed or never came."""
+    failed = Path(path).with_name("failed")
+    try:
+        zygote_pid = int(Path(path).with_name("pid").read_text())
+    except (OSError, ValueError):
+        raise OSError(f"no warm zygote at {path}") from None
+    end = time.monotonic() + START_TIMEOUT_S
+    refused_until = None
+    while True:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            conn.connect(path)
+            return conn
+        except (FileNotFoundError, ConnectionRefusedError) as error:
+            conn.close()
+            now = time.monotonic()
+            if isinstance(error, ConnectionRefusedError):   # bound, not yet listening; or a dead zygote
+                refused_until = refused_until or now + 1.0
+            if (failed.exists() or not psutil.pid_exists(zygote_pid) or now > end
+                    or (refused_until and now > refused_until)):
+                raise OSError(f"no warm zygote at {path} ({error.strerror})") from None
+        time.sleep(0.05)
+
+
 class ForkedLauncher:
     """A launcher forked by the zygote, with the part of ``Popen``'s interface ``KernelProcess`` uses:
     ``pid``, ``poll``, ``wait``, ``returncode``, ``stdout`` (the kernel's log)."""
@@ -98,16 +133,17 @@ class ForkedLauncher:
         """Ask the zygote at ``path`` for a launcher; OSError or ValueError if it cannot."""
         log_read, log_write = os.pipe()
         lifeline_read, lifeline_write = os.pipe()
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn = None
         try:
+            conn = _connect(path)
             conn.settimeout(START_TIMEOUT_S)
-            conn.connect(path)
             socket.send_fds(conn, [json.dumps(config).encode() + b"\n"], [status_fd, log_write, lifeline_read])
             reply = json.loads(cls._line(conn))
             if "pid" not in reply:
                 raise ValueError(f"the zygote refused: {reply.get('error', reply)}")
         except (OSError, ValueError):
-            conn.close()
+            if conn is not None:
+                conn.close()
             for fd in (log_read, lifeline_write):
                 os.close(fd)
             raise
