@@ -105,13 +105,21 @@ def measure_class(assignment: str, students: int, workers: int, folder: Path) ->
     env = {**os.environ, **GRADING_ENV}
     why_no_cgroup = cgroups.unavailable()
     cpu_seconds = None
+    # Memory of the whole class at once (fork server, zygote, grader processes, kernels), sampled once a
+    # second to keep the sampler's own CPU small. Summed PSS, not "unique": the kernels are forks of the
+    # zygote and share its anonymous pages, which PSS splits between them and unique would count per process.
     if why_no_cgroup:
-        subprocess.run(argv, env=env, check=True)
+        process = subprocess.Popen(argv, env=env)
+        with tree_memory.Sampler(tree_memory.descendants(process.pid), interval=1.0) as sampler:
+            process.wait()
     else:
         with cgroups.Cgroup() as group:
-            group.popen(argv, env=env).wait()
+            with tree_memory.Sampler(group.pids, interval=1.0) as sampler:
+                group.popen(argv, env=env).wait()
             cpu_seconds = group.cpu_seconds()
     row = json.loads(out_json.read_text())
+    row["class_pss_peak_mb"] = round(sampler.peak["pss"] / MB)
+    row["pss_per_worker_mb"] = round(sampler.peak["pss"] / MB / min(workers, students))
     row.update(assignment=assignment, students=students, workers=workers,
                per_submission_per_core_s=round(row["wall_s"] * row["cores"] / students, 2),
                cpu_per_submission_s=round(cpu_seconds / students, 2) if cpu_seconds else None,
@@ -129,7 +137,10 @@ def report_class(row: dict) -> str:
             f"({ok} the {TARGET_PER_CORE_S:g} s target); {cpu}\n"
             f"    median submission: {m['total_s']} s wall in its grader process (kernel start "
             f"{m['kernel_start_s']} s, notebook cells {m['execute_s'] - m['kernel_start_s']:.2f} s, hidden tests "
-            f"{m['tests_s']} s), grader process CPU {m['grader_cpu_s']} s")
+            f"{m['tests_s']} s), grader process CPU {m['grader_cpu_s']} s\n"
+            f"    memory: {row['class_pss_peak_mb']} MB at the peak for the whole class (summed PSS), "
+            f"{row['pss_per_worker_mb']} MB per submission being graded "
+            f"({'meets' if row['pss_per_worker_mb'] <= TARGET_MB else 'misses'} the {TARGET_MB} MB target)")
 
 
 # ------------------------------------------------------------------------------------------ one submission
