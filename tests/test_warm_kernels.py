@@ -79,6 +79,23 @@ def test_two_warm_kernels_share_no_random_state_and_no_zygote_file(zygote):
     assert not any(zygote.socket in link for link in links), links
 
 
+def test_a_grader_that_leaves_mid_request_does_not_stop_the_zygote(zygote):
+    import socket
+
+    for message in (b"", b"{not json\n", b'{"env": {}}\n'):
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(zygote.socket)
+        if message:
+            conn.sendall(message)
+        conn.close()   # gone before the zygote answers
+    assert zygote.proc.poll() is None, "the zygote ended: every other student's kernel would have died with it"
+    box, student = start_box("after.ipynb")
+    try:
+        assert box.status.get("warm") and student.run("result = 1") == 1
+    finally:
+        box.close()
+
+
 def test_a_warm_kernel_dies_with_its_grader_process(zygote, tmp_path):
     """The launcher's parent is the zygote, so only its lifeline to the grader can end it early."""
     script = (

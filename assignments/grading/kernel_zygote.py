@@ -72,17 +72,25 @@ def start_kernel(cfg):
 
 
 def serve_one(conn, sockets, children):
-    """Read one request from ``conn`` and fork its launcher."""
-    data, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST, 3)
+    """Read one request from ``conn`` and fork its launcher. A grader that goes away mid-request (killed
+    for its budget) costs only its own request: the zygote serves every other student's kernel."""
+    try:
+        data, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST, 3)
+    except OSError:
+        conn.close()
+        return
     try:
         cfg = json.loads(data.decode())
-        if len(fds) != 3:
-            raise ValueError("three file descriptors expected")
+        if len(fds) != 3 or not isinstance(cfg, dict) or not isinstance(cfg.get("env"), dict):
+            raise ValueError("a launch configuration with three file descriptors expected")
     except ValueError as error:
-        conn.sendall(json.dumps({"error": str(error)}).encode() + b"\n")
-        conn.close()
         for fd in fds:
             os.close(fd)
+        try:
+            conn.sendall(json.dumps({"error": str(error)}).encode() + b"\n")
+        except OSError:
+            pass
+        conn.close()
         return
     refused = cfg["env"] != WARM_ENV
     pid = os.fork()
@@ -100,8 +108,11 @@ def serve_one(conn, sockets, children):
             os._exit(127)
     for fd in fds:
         os.close(fd)
-    conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
     children[os.pidfd_open(pid)] = (pid, conn)
+    try:
+        conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+    except OSError:
+        pass   # its grader is gone: the launcher sees its lifeline closed and ends; reap() collects it
 
 
 def reap(pidfd, children):
@@ -128,7 +139,10 @@ def serve(path):
         for pidfd in [fd for fd in ready if fd in children]:
             reap(pidfd, children)
         if listener in ready:
-            conn, _ = listener.accept()
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
             serve_one(conn, [listener] + [c for _, c in children.values()], children)
 
 
