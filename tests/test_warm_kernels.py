@@ -131,14 +131,18 @@ def test_a_request_for_another_environment_gets_a_cold_kernel(zygote):
         box.close()
 
 
-def test_without_a_zygote_the_kernel_starts_cold(monkeypatch, tmp_path):
-    monkeypatch.setenv(ZYGOTE_ENV, str(tmp_path / "no-such.sock"))
+def assert_a_cold_kernel_answers():
     box, student = start_box()
     try:
         assert not box.status.get("warm"), box.status
         assert student.run("result = 6 * 7") == 42
     finally:
         box.close()
+
+
+def test_without_a_zygote_the_kernel_starts_cold(monkeypatch, tmp_path):
+    monkeypatch.setenv(ZYGOTE_ENV, str(tmp_path / "no-such.sock"))
+    assert_a_cold_kernel_answers()
 
 
 def test_a_batch_grades_with_warm_kernels_and_stops_its_zygote(tmp_path):
@@ -176,12 +180,7 @@ def test_a_zygote_that_fails_to_import_lets_kernels_start_cold_at_once(monkeypat
     try:
         monkeypatch.setenv(ZYGOTE_ENV, broken.socket)
         began = time.monotonic()
-        box, student = start_box()
-        try:
-            assert not box.status.get("warm"), box.status
-            assert student.run("result = 6 * 7") == 42
-        finally:
-            box.close()
+        assert_a_cold_kernel_answers()
         assert time.monotonic() - began < warm_kernels.START_TIMEOUT_S / 2, "the grader waited for a failed zygote"
         assert Path(broken.socket).with_name("failed").exists()
     finally:
