@@ -19,7 +19,8 @@ from assignments.grading.handle import (KERNEL_TEXT_CHARS, SandboxError, Student
 from assignments.grading.reply import check_value, decode_reply
 from assignments.grading.runtime import to_bytes
 from assignments.grading.environment import GRADING_ENV
-from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
+from assignments.grading.limits import Limits
+from assignments.grading.sandbox import KernelHandle, Sandbox
 from assignments.grading.standalone import audit_source, grade_submission
 from tests.fixtures import fallback, toy
 from tests.helpers import isolation_unavailable

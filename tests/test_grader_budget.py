@@ -18,7 +18,7 @@ from filelock import FileLock
 
 from assignments.grading import batch
 from assignments.results.model import BUDGET_FINDING, SubmissionResult
-from assignments.grading.sandbox import Limits
+from assignments.grading.limits import Limits
 from tests.fixtures import payloads, toy
 from tests.fixtures.batch import grade_or_die, grade_toy_job, limits_dict
 

@@ -20,3 +20,17 @@ def test_notebooks_still_validate_without_that_grammar():
             "nbformat.validate(default().assignment('transfer_lm').source_notebook()); print('ok')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_a_batch_supervisor_never_imports_torch():
+    # `course grade`'s own process only hands submissions to grader processes (forked from a fork server that
+    # has the grader's modules) and starts the warm-kernel zygote (a process of its own): importing torch
+    # there would cost about 190 MB and a second of CPU for the whole batch. This walks that path for real.
+    code = ("import sys; from assignments import cli; from assignments.workflow import grade_class; "
+            "from assignments.results import table; from assignments.grading import batch; "
+            "zygote = batch._start_zygote(); "
+            "print(sorted(m for m in ('torch', 'transformers', 'nbgrader') if m in sys.modules)); "
+            "zygote and zygote.close()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]", f"the batch supervisor's own process imported {done.stdout.strip()}"

@@ -20,7 +20,8 @@ import psutil
 import pytest
 
 from assignments.grading import kernel_process
-from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
+from assignments.grading.limits import Limits
+from assignments.grading.sandbox import KernelHandle, Sandbox
 from assignments.course import REPO
 
 from tests.fixtures import batch, fallback, payloads, toy

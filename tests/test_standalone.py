@@ -18,7 +18,7 @@ import pytest
 from assignments.course import REPO, default
 from assignments import notebooks
 from assignments.results.model import SubmissionResult
-from assignments.grading.sandbox import Limits
+from assignments.grading.limits import Limits
 from tests.fixtures import batch, payloads, structural, toy, warm
 from tests.helpers import QUICKEST
 

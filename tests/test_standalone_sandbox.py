@@ -9,7 +9,8 @@ import torch
 
 from assignments.grading.handle import SandboxError, StudentCodeError, StudentTimeout
 from assignments.grading.environment import GRADING_ENV
-from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
+from assignments.grading.limits import Limits
+from assignments.grading.sandbox import KernelHandle, Sandbox
 from assignments.course import REPO
 from tests.helpers import REQUIRE_ISOLATION, isolation_required, isolation_unavailable
 

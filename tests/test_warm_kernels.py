@@ -18,7 +18,8 @@ import psutil
 import pytest
 
 from assignments.grading import batch
-from assignments.grading.sandbox import KernelHandle, Limits, Sandbox
+from assignments.grading.limits import Limits
+from assignments.grading.sandbox import KernelHandle, Sandbox
 from assignments.grading.warm_kernels import ZYGOTE_ENV, warm_scratch
 from tests.fixtures import batch as batch_fixtures
 from tests.fixtures import toy, warm
@@ -100,7 +101,7 @@ def test_a_warm_kernel_dies_with_its_grader_process(zygote, tmp_path):
     """The launcher's parent is the zygote, so only its lifeline to the grader can end it early."""
     script = (
         "import json, sys, time\n"
-        "from assignments.grading.sandbox import Limits, Sandbox\n"
+        "from assignments.grading.limits import Limits\nfrom assignments.grading.sandbox import Sandbox\n"
         "box = Sandbox(b'{\"cells\": []}', 'orphan.ipynb', limits=Limits())\n"
         "box.start()\n"
         "print(json.dumps({'warm': bool(box.status.get('warm')), 'launcher': box._kernel.proc.pid}), flush=True)\n"

@@ -45,9 +45,9 @@ class Job:
 
 @dataclass(frozen=True)
 class GraderBudget:
-    """What one grader process may use (its student's kernel is bounded separately by sandbox.Limits)."""
+    """What one grader process may use (its student's kernel is bounded separately by limits.Limits)."""
 
-    # The whole submission in one grader process: sandbox.Limits.total_timeout (300 s) for the kernel's
+    # The whole submission in one grader process: limits.Limits.total_timeout (300 s) for the kernel's
     # notebook and calls, plus starting Python and torch, plus the grader's own share of the tests.
     wall_seconds: float = 600.0
     # Resident memory of the grader process itself (not its kernel): torch and the suite take ~0.5 GB.
@@ -167,7 +167,7 @@ def _start_zygote():
     The fork server is started first, so that it and the zygote import their libraries side by side while
     the first grader processes read their submissions (their kernels wait for the zygote)."""
     from .kernel_process import kernel_env, namespaces_allowed
-    from .sandbox import Limits
+    from .limits import Limits
     from .warm_kernels import Zygote
 
     limits = Limits()

@@ -95,7 +95,7 @@ def check_value(value, max_bytes: int, max_items: int, max_depth: int):
 
 
 def decode_reply(data: bytes, limits) -> dict:
-    """The kernel's reply dict, checked against ``limits`` (a sandbox.Limits)."""
+    """The kernel's reply dict, checked against ``limits`` (a limits.Limits)."""
     check_archive(data, limits.max_result_bytes)
     try:
         with warnings.catch_warnings():

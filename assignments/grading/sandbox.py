@@ -83,37 +83,15 @@ import secrets
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..results.model import Finding
 from .handle import SandboxError, StudentTimeout
 from .kernel_messages import CellOutcome, connect, execute, wait_for_ready
 from .kernel_process import NO_NAMESPACES_ENV, KernelProcess, drop_user, isolation_finding
+from .limits import Limits
 from .scratch import remove_entry, write_new_file
 from .snippets import KernelHandle, bootstrap_code, read_reply, reply_value, serve_code, write_request
-
-MB = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Everything one submission may use. Tests shrink these to keep hostile fixtures fast."""
-
-    cell_timeout: float = 60.0          # one notebook cell
-    call_timeout: float = 60.0          # one hidden-test snippet (a test may ask for less, never more)
-    total_timeout: float = 300.0        # the whole submission: notebook, restarts and every test
-    startup_timeout: float = 60.0       # kernel start until it answers
-    interrupt_grace: float = 2.0        # after SIGINT, how long before the kernel is killed
-    memory_bytes: int = 2 * 1024 ** 3   # RSS of the kernel's whole process tree
-    max_result_bytes: int = 256 * MB    # one snippet's result file
-    max_output_chars: int = 10_000      # printed output kept per cell
-    max_restarts: int = 3
-    scratch_bytes: int = 1024 * MB      # everything the kernel writes into its scratch folder
-    max_reply_items: int = 1_000_000     # values (tensors, numbers, strings) in one reply
-    max_reply_depth: int = 32           # nesting of lists/tuples/dicts in one reply
-    threads: int = 1                    # torch/OpenMP threads in the kernel (workers run in parallel)
-    isolate: bool = True                # namespaces; False only for debugging
 
 
 class Sandbox:
@@ -380,4 +358,4 @@ def score_like_output(cell_outputs: list[tuple[str, str]]) -> list[Finding]:
     return found
 
 
-__all__ = ["Sandbox", "KernelHandle", "Limits", "CellOutcome", "NO_NAMESPACES_ENV", "score_like_output"]
+__all__ = ["Sandbox", "KernelHandle", "CellOutcome", "NO_NAMESPACES_ENV", "score_like_output"]

@@ -38,7 +38,8 @@ from ..course import Assignment, resolve
 from .handle import SandboxError, answered_by, describe_exception
 from .restore import check_assignment, restore
 from ..results.model import BUDGET_FINDING, Finding, SubmissionResult, score_questions
-from .sandbox import KernelHandle, Limits, Sandbox, score_like_output
+from .limits import Limits
+from .sandbox import KernelHandle, Sandbox, score_like_output
 from .shortcuts import apply_penalties, check_restored
 from .suite import run_suite
 
@@ -365,5 +366,5 @@ def audit(restored) -> list[Finding]:
     return findings
 
 
-__all__ = ["grade_submission", "load_submission", "default_template", "audit", "audit_source", "Limits",
+__all__ = ["grade_submission", "load_submission", "default_template", "audit", "audit_source",
            "MAX_NOTEBOOK_BYTES"]

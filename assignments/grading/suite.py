@@ -41,7 +41,7 @@ PYTEST_ARGS = [
 
 # Grader CPU seconds one hidden test may use on its own side of the boundary (decoding replies, building
 # oracles, comparing). Measured as CPU time (ITIMER_PROF), not wall time: a test that waits for the kernel
-# uses none, and the kernel's time has its own limits (sandbox.Limits); LocalHandle's snippet alarm owns
+# uses none, and the kernel's time has its own limits (limits.Limits); LocalHandle's snippet alarm owns
 # ITIMER_REAL, so the two timers never cancel each other. Raise it for one test with
 # ``@pytest.mark.budget(seconds)``. Work stuck in C never returns to Python to see the signal: the batch's
 # per-submission deadline and memory budget (batch.GraderBudget) end that one.
