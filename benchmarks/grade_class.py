@@ -80,14 +80,15 @@ def synthetic_class(assignment: str, size: int, folder: Path) -> list:
     return jobs
 
 
-def grade_a_class(assignment: str, students: int, workers: int, folder: Path) -> dict:
-    """Runs in the child process: grade the class, return wall time and the median submission's timings."""
+def grade_a_class(assignment: str, workers: int, folder: Path) -> dict:
+    """Runs in the child process: grade the class written in ``folder``, return wall time and the median
+    submission's timings. It imports what ``course grade``'s supervising process imports (``batch``, not
+    torch), so that the class's memory is what grading a real class holds."""
     from assignments.grading import batch
 
-    folder.mkdir(parents=True)
-    jobs = synthetic_class(assignment, students, folder)
+    jobs = [batch.Job(path.stem.partition("-")[0], str(path)) for path in sorted(folder.glob("*.ipynb"))]
     began = time.perf_counter()
-    results = batch.grade_batch(assignment, jobs, folder / "out", workers, progress=False)
+    results = batch.grade_batch(assignment, jobs, folder.parent / "out", workers, progress=False)
     wall = time.perf_counter() - began
     keys = ("total_s", "kernel_start_s", "execute_s", "tests_s", "grader_cpu_s")
     return {"wall_s": round(wall, 1), "points": [r.autograded_points for r in results],
@@ -98,10 +99,16 @@ def grade_a_class(assignment: str, students: int, workers: int, folder: Path) ->
 
 def measure_class(assignment: str, students: int, workers: int, folder: Path) -> dict:
     """The class graded in a child process, in a cgroup (no limits) when possible to count its CPU time."""
-    folder.mkdir(parents=True)
+    # Written by a process of its own: building the class imports torch (the mutants' module), which neither
+    # this process (see --cold-cache) nor a real class's supervising process imports; in the measured child it
+    # would add about 170 MB to the class's memory.
+    submissions = folder / "submissions"
+    submissions.mkdir(parents=True)
+    subprocess.run([sys.executable, __file__, "--write-class", str(submissions), "--assignment", assignment,
+                    "--students", str(students)], check=True)
     out_json = folder / "class.json"
-    argv = [sys.executable, __file__, "--grade-class", str(out_json), "--assignment", assignment,
-            "--students", str(students), "--workers", str(workers)]
+    argv = [sys.executable, __file__, "--grade-class", str(submissions), str(out_json), "--assignment", assignment,
+            "--workers", str(workers)]
     env = {**os.environ, **GRADING_ENV}
     why_no_cgroup = cgroups.unavailable()
     cpu_seconds = None
@@ -266,15 +273,21 @@ def main() -> int:
                              "page cache, so that its cgroup is charged for every library page it maps, as a "
                              "fresh container is")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure to this file")
-    parser.add_argument("--grade-class", type=Path, default=None, help=argparse.SUPPRESS)   # the child's part
+    # the children's parts: write the class, grade it
+    parser.add_argument("--write-class", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--grade-class", type=Path, nargs=2, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
+    if args.write_class:
+        synthetic_class(args.assignment[0], args.students, args.write_class)
+        return 0
     work = Path(tempfile.mkdtemp(prefix="grading-benchmark-"))
     os.chmod(work, 0o711)   # a sandboxed kernel running as its own uid must reach its scratch below
     try:
         if args.grade_class:
-            row = grade_a_class(args.assignment[0], args.students, args.workers[0], work / "class")
-            args.grade_class.write_text(json.dumps(row))
+            submissions, out_json = args.grade_class
+            row = grade_a_class(args.assignment[0], args.workers[0], submissions)
+            out_json.write_text(json.dumps(row))
             return 0
         print(f"machine: {os.cpu_count()} CPUs, load average {load()}", flush=True)
         figures = []
