@@ -25,11 +25,10 @@ import ast
 import contextlib
 import io
 import re
-import signal
-import threading
 import warnings
 
 from . import runtime
+from .timers import raising_after
 from ..course import resolve
 
 DEFAULT_TIMEOUT = 60.0
@@ -153,23 +152,9 @@ class StudentHandle:
         raise NotImplementedError
 
 
-@contextlib.contextmanager
 def _alarm(seconds: float):
-    """Raise StudentTimeout after ``seconds`` (main thread only; elsewhere there is no limit)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
-        yield
-        return
-
-    def on_alarm(signum, frame):
-        raise StudentTimeout(f"your code did not finish within {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    """Raise StudentTimeout after ``seconds`` of wall time (main thread only; elsewhere there is no limit)."""
+    return raising_after(seconds, "wall", lambda: StudentTimeout(f"your code did not finish within {seconds:g} s"))
 
 
 class LocalHandle(StudentHandle):

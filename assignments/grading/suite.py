@@ -12,9 +12,7 @@ import contextlib
 import io
 import json
 import os
-import signal
 import sys
-import threading
 import time
 import warnings
 from dataclasses import asdict
@@ -24,6 +22,7 @@ import pytest
 from ..course import REPO, resolve
 from .handle import StandInRefused, StudentCodeError, StudentTimeout, SandboxError, describe_exception
 from .reply import ReplyRefused
+from .timers import raising_after
 from ..results.model import TestResult
 
 PYTEST_ARGS = [
@@ -180,23 +179,9 @@ class GradingPlugin:
         self._write({"event": "end", "id": item.nodeid, "result": asdict(result)})
 
 
-@contextlib.contextmanager
 def _cpu_budget(seconds: float):
     """Raise TestBudgetExceeded in the test once this process has used ``seconds`` more CPU time."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "ITIMER_PROF"):
-        yield
-        return
-
-    def on_timer(signum, frame):
-        raise TestBudgetExceeded(budget_message(seconds))
-
-    previous = signal.signal(signal.SIGPROF, on_timer)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
+    return raising_after(seconds, "cpu", lambda: TestBudgetExceeded(budget_message(seconds)))
 
 
 @contextlib.contextmanager
