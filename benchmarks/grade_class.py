@@ -66,18 +66,17 @@ MB = 2 ** 20
 
 
 # ------------------------------------------------------------------------------------------ a class
-def synthetic_class(assignment: str, size: int, folder: Path) -> list:
+def synthetic_class(assignment: str, size: int, folder: Path) -> None:
+    """Write ``size`` notebooks into ``folder``, named ``student<i>-<variant>.ipynb``: the reference and
+    the mutants in turn."""
     from assignments import demo_class
-    from assignments.grading import batch, selftest
+    from assignments.grading import selftest
 
     variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in selftest.mutants(assignment)]
-    jobs = []
     for i in range(size):
         name, replacements = variants[i % len(variants)]
         path = folder / f"student{i:03d}-{name}.ipynb"
         path.write_text(nbformat.writes(demo_class.filled_release(assignment, replacements)))
-        jobs.append(batch.Job(f"student{i:03d}", str(path)))
-    return jobs
 
 
 def grade_a_class(assignment: str, workers: int, folder: Path) -> dict:
