@@ -222,3 +222,11 @@ def test_a_stand_in_is_refused_until_its_question_is_scored():
     assert handle.run("result = add(2, 3)", stand_ins=("add",)) == 5
     with pytest.raises(StandInRefused, match="scale_tests"):
         handle.run("result = scale(2, 3)", stand_ins=("scale",))
+
+
+def test_kernel_value_shows_a_type_and_a_short_prefix_only():
+    from assignments.grading.checks import KERNEL_VALUE_CHARS, kernel_value
+    assert kernel_value({"a": 1}).startswith("dict: ")
+    long_key = "def scaled_dot_product(q, k, v, mask=None):\n    return q" * 3
+    shown = kernel_value(long_key)
+    assert len(shown) <= KERNEL_VALUE_CHARS and "\n" not in shown and "return" not in shown

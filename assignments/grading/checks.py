@@ -10,10 +10,24 @@ from __future__ import annotations
 import pytest
 import torch
 
+from .handle import untrusted_text
+
+# How much of a kernel-returned value a message may show: enough to recognise "a dict" or "'fc1.weight'",
+# far too little to carry a line of a stand-in or hidden test out through feedback.
+KERNEL_VALUE_CHARS = 24
+
 
 def question(grade_id: str, points: float):
     """Mark a test as worth ``points`` of the autograded test cell ``grade_id``."""
     return pytest.mark.question(grade_id, points=points)
+
+
+def kernel_value(value) -> str:
+    """The only way a message may mention something the student's kernel returned (a name, a key, a
+    string, a shape it reported): its type and a short printable prefix of its repr, never the whole."""
+    kind = type(value).__name__
+    text = untrusted_text(kind, repr(value))
+    return text if len(text) <= KERNEL_VALUE_CHARS else text[:KERNEL_VALUE_CHARS - 3] + "..."
 
 
 class GradingFailure(AssertionError):
