@@ -35,6 +35,12 @@ ONLINE_LINES = {
     "transfer_lm": [r"Loaded Salesforce/wikitext \(wikitext-2-raw-v1\) from the Hugging Face hub: \d+ training",
                     r"Loaded cornell-movie-review-data/rotten_tomatoes from the Hugging Face hub: \d+ training"],
 }
+# The line each notebook prints on a runtime without a GPU (this rehearsal has none): what it shrinks or keeps.
+CPU_LINES = {
+    "transformers": r"CPU RUNTIME \(no GPU\): Part 3 uses \d+ training and \d+ test reviews cut to 128 tokens",
+    "rnn_attention": r"CPU RUNTIME \(no GPU\): Part 4's two experiments keep their sizes",
+    "transfer_lm": r"CPU RUNTIME \(no GPU\): pre-training sees the first 4,800 windows of WikiText-2 for 2 epochs",
+}
 # A cell that runs longer than this must show a progress bar. Generous because this machine's 2 cores are
 # shared; the setup cell is exempt (its time is importing torch, not a loop).
 PROGRESS_AFTER_S = 20
@@ -173,6 +179,8 @@ def assert_online(assignment: str, text: str) -> None:
 def test_notebook_runs_its_online_branch_end_to_end_in_student_mode(assignment, hub, tmp_path, monkeypatch):
     result = rehearse(student_notebook(assignment), hub, tmp_path, monkeypatch)
     assert_online(assignment, result["text"])
+    assert re.search(CPU_LINES[assignment], result["text"]), (
+        f"{assignment}: without a GPU the notebook should announce its CPU configuration ({CPU_LINES[assignment]!r})")
     slowest = sorted(result["seconds"].items(), key=lambda item: -item[1])[:5]
     print(f"{assignment}: {sum(result['seconds'].values()):.0f} s in all; slowest cells {slowest}; "
           f"{len(result['figures'])} figures")
@@ -184,6 +192,17 @@ def _corrupt(nb, old: str, new: str):
     for cell in hits:
         cell.source = cell.source.replace(old, new)
     return nb
+
+
+@pytest.mark.parametrize("assignment, sizes_cell", [("transformers", "tokenize_and_split"),
+                                                     ("transfer_lm", "pretrain_run")])
+def test_full_size_on_cpu_keeps_the_gpu_configuration(assignment, sizes_cell, hub, tmp_path, monkeypatch):
+    """The switch a student flips to run the GPU sizes on a CPU anyway: nothing shrinks, nothing is announced.
+    Run up to the cell that decides the sizes (the full run itself is the GPU's)."""
+    nb = _corrupt(student_notebook(assignment), "FULL_SIZE_ON_CPU = False", "FULL_SIZE_ON_CPU = True")
+    result = rehearse(nb, hub, tmp_path, monkeypatch, stop_after=sizes_cell)
+    assert "CPU RUNTIME" not in result["text"], f"{assignment}: FULL_SIZE_ON_CPU = True still shrank a part"
+    assert re.search(ONLINE_LINES[assignment][0], result["text"]), f"{assignment}: the online branch did not run"
 
 
 def test_a_wrong_dataset_id_fails_the_rehearsal_with_the_fallback_named(hub, tmp_path, monkeypatch):
