@@ -40,6 +40,10 @@ def _reference_step(lm_state, start):
     return {name: tensor.detach() for name, tensor in model.state_dict().items() if name.startswith("base.")}
 
 
+def _tensors(n):
+    return "1 tensor" if n == 1 else f"{n} tensors"
+
+
 def _lm_state():
     # A language model whose weights differ from any fresh initialization: seeded, then shifted.
     state = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NTOKEN, seed=21).state_dict()
@@ -76,7 +80,7 @@ def test_every_base_tensor_copied(student):
     moved = [name for name, tensor in expected.items()
              if name not in stepped or not torch.allclose(stepped[name].float(), tensor, rtol=1e-4, atol=1e-5)]
     expect(not moved, f"after load_pretrained_base one SGD step should update the base as it updates the "
-                      f"reference's, but {len(moved)} of {len(expected)} base tensors differ afterwards: leave every "
+                      f"reference's, but {len(moved)} of its {_tensors(len(expected))} end elsewhere: leave every "
                       f"parameter trainable (the whole model is fine-tuned)")
 
 
@@ -92,6 +96,6 @@ def test_head_kept_new_and_language_model_untouched(student):
            torch.equal(after["head.decoder.bias"], before["head.decoder.bias"]),
            "load_pretrained_base changed the new head; it must leave the freshly initialized head as it was")
     changed = [name for name, tensor in lm_state.items() if not torch.equal(out["lm_after"][name], tensor)]
-    expect(not changed, f"the language model's state dict changed ({len(changed)} tensors, for example {changed[:2]}) "
+    expect(not changed, f"the language model's state dict changed ({_tensors(len(changed))}, for example {changed[:2]}) "
                         f"during load_pretrained_base or one training step after it: copy the values into the "
                         f"classifier instead of sharing the language model's tensors")
