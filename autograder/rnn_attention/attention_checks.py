@@ -4,9 +4,18 @@ import torch
 
 from assignments.grading.checks import expect, expect_shape
 
+# The grader's weights are loaded strictly, with one allowance the additive skeleton states: its single bias
+# b_k may sit on Wq instead of Wk (Wq q + b + Wk k gives the same scores). A bias the formula does not have
+# (on both projections, or on v, which shifts every score of a row alike) is loaded as zeros.
 RUN_ATTENTION = """
 attention = {cls}(hidden_size)
 if state is not None:
+    own, state = attention.state_dict(), dict(state)
+    if "Wk.bias" in state and "Wk.bias" not in own and "Wq.bias" in own:
+        state["Wq.bias"] = state.pop("Wk.bias")
+    for name in own:
+        if name.endswith(".bias") and name not in state:
+            state[name] = torch.zeros_like(own[name])
     attention.load_state_dict(state)
 context, weights = attention(queries, keys, values)
 result = {{"context": context, "weights": weights}}

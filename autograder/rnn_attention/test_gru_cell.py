@@ -1,4 +1,5 @@
-"""MyGRUCell against torch.nn.GRUCell with copied weights, on several random shapes."""
+"""MyGRUCell against torch.nn.GRUCell with copied weights, on several random shapes: values, then the
+gradients a backward pass sends to the inputs and to every weight."""
 
 import torch
 from torch import nn
@@ -31,7 +32,7 @@ def test_gru_cell_has_the_six_linear_layers(student):
         expect(has_bias, f"{name} should have a bias")
 
 
-@question("gru_cell_tests", points=2)
+@question("gru_cell_tests", points=1)
 def test_gru_cell_matches_nn_grucell_on_random_shapes(student):
     for index, (batch, input_size, hidden_size) in enumerate(SHAPES):
         g = torch.Generator().manual_seed(100 + index)
@@ -47,3 +48,45 @@ def test_gru_cell_matches_nn_grucell_on_random_shapes(student):
         what = f"h_new for batch {batch}, input_size {input_size}, hidden_size {hidden_size}"
         expect_close(out["h_new"], expected, what, rtol=1e-4, atol=1e-5)
         expect(out["inputs_unchanged"], "forward must not modify x or h_prev in place")
+
+
+RUN_BACKWARD = """
+cell = MyGRUCell(input_size, hidden_size)
+cell.load_state_dict(state)
+x, h = x.clone().requires_grad_(True), h.clone().requires_grad_(True)
+(cell(x, h) * upstream).sum().backward()
+result = {"x": x.grad, "h": h.grad,
+          "weights": {name: p.grad for name, p in cell.named_parameters() if p.grad is not None}}
+"""
+
+
+@question("gru_cell_tests", points=1)
+def test_gru_cell_gradients_match_nn_grucell(student):
+    # Backpropagation through one step, with a random upstream gradient: what reaches x, h_prev and each of
+    # the six layers must equal what nn.GRUCell sends back from the same weights. A detached state or an
+    # in-place change to a tensor autograd saved shows here even when the forward values are right.
+    batch, input_size, hidden_size = 4, 6, 5
+    g = torch.Generator().manual_seed(120)
+    oracle = nn.GRUCell(input_size, hidden_size)
+    with torch.no_grad():
+        for parameter in oracle.parameters():
+            parameter.copy_(seeded(parameter.shape, g, 0.6))
+    x, h, upstream = seeded((batch, input_size), g), seeded((batch, hidden_size), g), seeded((batch, hidden_size), g)
+    state = gru_cell_state(oracle.weight_ih, oracle.weight_hh, oracle.bias_ih, oracle.bias_hh)
+    x_leaf, h_leaf = x.clone().requires_grad_(True), h.clone().requires_grad_(True)
+    (oracle(x_leaf, h_leaf) * upstream).sum().backward()
+    expected = gru_cell_state(oracle.weight_ih.grad, oracle.weight_hh.grad, oracle.bias_ih.grad, oracle.bias_hh.grad)
+    out = student.run(RUN_BACKWARD, input_size=input_size, hidden_size=hidden_size, state=state, x=x, h=h,
+                      upstream=upstream)
+    for name in ("x", "h_prev"):
+        expect(out[name[0]] is not None, f"no gradient reached {name}: the output must stay connected to it "
+                                         f"(no detach, no torch.no_grad)")
+    expect_close(out["x"], x_leaf.grad, "the gradient reaching x", rtol=1e-4, atol=1e-5)
+    expect_close(out["h"], h_leaf.grad, "the gradient reaching h_prev (do not detach the previous state)",
+                 rtol=1e-4, atol=1e-5)
+    weights = out["weights"]
+    missing = sorted(name for name in expected if name not in weights)
+    expect(not missing, f"{len(missing)} of the 12 weights and biases got no gradient; every layer must stay in "
+                        f"the graph")
+    for name, grad in expected.items():
+        expect_close(weights[name], grad, f"the gradient of {name}", rtol=1e-4, atol=1e-5)

@@ -15,6 +15,15 @@ result = {"annotations": annotations, "hidden": hidden}
 """
 
 
+BACKWARD = """
+encoder = GRUEncoder(vocab_size, hidden_size)
+encoder.load_state_dict(state)
+_, hidden = encoder(ids)
+(hidden * upstream).sum().backward()
+result = encoder.embedding.weight.grad
+"""
+
+
 @question("gru_encoder_tests", points=1)
 def test_encoder_returns_all_states_and_the_last(student):
     ids = torch.randint(0, 13, (3, 7), generator=torch.Generator().manual_seed(21))   # batch 3, seq 7
@@ -45,3 +54,16 @@ def test_encoder_matches_nn_gru(student):
         shape = f"vocab {vocab}, hidden {hidden_size}, batch {batch}, seq {seq}"
         expect_close(out["annotations"], expected, f"annotations ({shape}) compared with nn.GRU", atol=1e-5)
         expect_close(out["hidden"], h_n[0], f"hidden ({shape}) compared with nn.GRU's last state", atol=1e-5)
+    # Backpropagation through time: a loss on the LAST state only must send gradient to the embeddings of
+    # every character, through all the steps, exactly as nn.GRU does (a state detached between steps cuts
+    # it off after one step). The characters are all different, so each embedding row shows one position.
+    embedding.zero_grad()
+    gru.zero_grad()
+    ids = torch.randperm(vocab, generator=g)[:seq].unsqueeze(0)                  # batch 1, no repeats
+    upstream = seeded((1, hidden_size), g)
+    (gru(embedding(ids))[1][0] * upstream).sum().backward()
+    grads = student.run(BACKWARD, stand_ins=("MyGRUCell",), vocab_size=vocab, hidden_size=hidden_size, ids=ids,
+                        state=state, upstream=upstream)
+    expect_close(grads, embedding.weight.grad, f"the gradient of the embedding table from a loss on the last "
+                 f"state ({seq} characters): it must reach every character through all the steps, so do not "
+                 f"detach the state between steps", rtol=1e-4, atol=1e-6)

@@ -4,9 +4,12 @@ The held-out labels stay here: the student's code receives the held-out reviews 
 predictions, which are scored in the grader.
 """
 
-import torch
+import math
 
-from assignments.grading.checks import expect, expect_shape, question
+import torch
+import torch.nn.functional as F
+
+from assignments.grading.checks import expect, expect_shape, kernel_value, question
 from autograder.transfer_lm import synthetic
 from autograder.transfer_lm.synthetic import causal_mask, reference_model
 
@@ -44,7 +47,80 @@ def test_predict_classes_matches_reference(student):
                        f"last real token (evaluation mode, causal mask)")
 
 
-@question("finetune_tests", points=2)
+SPY = '''
+seen = []
+class Spy(Model):
+    def forward(self, src, src_mask=None, lengths=None):
+        scores = super().forward(src, src_mask, lengths)
+        seen.append({'first': src[:, 0].clone(), 'training': self.training, 'mask': src_mask,
+                     'lengths': lengths, 'scores': scores.detach().clone()})
+        return scores
+model = Spy(ntoken, 2, 8, 1, 3, dropout=0.1)
+model.eval()   # as predict_classes leaves it: train_classifier must switch training mode on by itself
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = [train_classifier(model, inputs, lengths, labels, optimizer, batch_size=4, progress=False)
+          for epoch in range(2)]
+result = {'calls': seen, 'losses': losses}
+'''
+ROWS = 10
+
+
+@question("finetune_tests", points=1)
+def test_train_classifier_shuffles_trains_and_averages_per_review(student):
+    # 10 reviews in batches of 4 (4 + 4 + 2), two epochs. Row r starts with token r + 1, so the first token of
+    # each row the model sees tells which review it is. The kernel reports what a subclass of the reference
+    # Model saw on each call; forging that report gains at most this point.
+    # Shuffling: torch.randperm gives each of the 10! orders with equal probability, so a correct loop
+    # visits the rows in their stored order in an epoch with probability 1/10! = 2.8e-7, and repeats the
+    # first epoch's order in the second with the same probability: the check below fails a correct loop
+    # about once in 1.8 million gradings.
+    g = torch.Generator().manual_seed(23)
+    lengths = torch.randint(2, 7, (ROWS,), generator=g)
+    inputs = torch.randint(ROWS + 1, 19, (ROWS, 6), generator=g)
+    inputs[:, 0] = torch.arange(1, ROWS + 1)
+    for row in range(ROWS):
+        inputs[row, int(lengths[row]):] = 0
+    labels = torch.randint(3, (ROWS,), generator=g)
+    out = student.run(synthetic.single_threaded(SPY), stand_ins=STAND_INS, ntoken=19, inputs=inputs,
+                      lengths=lengths, labels=labels)
+    calls, losses = out["calls"], out["losses"]
+    expect(isinstance(calls, list) and len(calls) == 6,
+           f"two epochs of train_classifier over 10 reviews in batches of 4 should call the model 6 times (3 per "
+           f"epoch); got {len(calls) if isinstance(calls, list) else kernel_value(calls)}")
+    orders = []
+    for epoch in range(2):
+        epoch_calls = calls[3 * epoch: 3 * epoch + 3]
+        expect(all(call["training"] is True for call in epoch_calls),
+               "train_classifier called the model in evaluation mode; put it in training mode first (dropout "
+               "must be on while it learns)")
+        for call in epoch_calls:
+            rows = call["first"].long() - 1
+            mask = synthetic.as_additive(call["mask"])
+            expect(mask is not None and tuple(mask.shape) == (6, 6) and torch.equal(mask, causal_mask(6)),
+                   "train_classifier must call the model with the causal mask for the padded length")
+            expect(isinstance(call["lengths"], torch.Tensor) and torch.equal(call["lengths"].long(), lengths[rows]),
+                   "train_classifier must pass each batch's own lengths to the model, in the batch's row order")
+        order = torch.cat([call["first"].long() - 1 for call in epoch_calls])
+        expect(sorted(order.tolist()) == list(range(ROWS)),
+               "in one epoch train_classifier should visit every review exactly once")
+        orders.append(order.tolist())
+        # The mean loss per review: each call's cross-entropy summed over its rows, over the 10 reviews.
+        total = sum(F.cross_entropy(call["scores"].float(), labels[call["first"].long() - 1], reduction="sum").item()
+                    for call in epoch_calls)
+        loss = losses[epoch]
+        if isinstance(loss, torch.Tensor) and loss.numel() == 1:
+            loss = loss.item()
+        expect(isinstance(loss, (int, float)) and not isinstance(loss, bool) and
+               math.isclose(loss, total / ROWS, rel_tol=1e-4, abs_tol=1e-6),
+               f"epoch {epoch + 1}: train_classifier should return the mean loss per review over the epoch "
+               f"({total / ROWS:.4f} from the scores your loop computed; the last batch holds 2 reviews, not 4)")
+    expect(orders[0] != list(range(ROWS)) or orders[1] != list(range(ROWS)),
+           "train_classifier visits the reviews in their stored order; shuffle them each epoch (torch.randperm)")
+    expect(orders[0] != orders[1], "train_classifier visited the reviews in the same order in both epochs; draw a "
+                                   "new random order (torch.randperm) every epoch")
+
+
+@question("finetune_tests", points=1)
 def test_pretrained_classifier_accuracy(student):
     # The grader pre-trains a tiny language model on unlabelled synthetic reviews (vocabulary 30, nhid 32,
     # 2 heads, 1 layer) with the reference code; the student's train_classifier then fine-tunes a

@@ -3,16 +3,45 @@
 import torch
 
 from assignments.grading.checks import expect, expect_shape, question
-from autograder.transfer_lm.synthetic import reference_model
+from autograder.transfer_lm import stand_ins as reference
+from autograder.transfer_lm.synthetic import causal_mask, reference_model
 
 STAND_INS = ("PositionalEncoding", "Model")
 NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES = 41, 2, 12, 2, 3
+# After loading, one SGD step on the classifier (evaluation mode, so no randomness): the base must still
+# learn (nothing frozen), and the language model's tensors must not move with it (copied, not shared).
 SNIPPET = """
 model = Model(ntoken, nhead, nhid, nlayers, nclasses, dropout=0.1)
 model.load_state_dict(start)
 load_pretrained_base(model, lm_state)
-result = {'after': model.state_dict(), 'lm_after': lm_state}
+result = {'after': {name: tensor.clone() for name, tensor in model.state_dict().items()}}
+model.eval()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model(src, mask, lengths).logsumexp(dim=-1).sum().backward()
+optimizer.step()
+result.update(stepped=model.state_dict(), lm_after=lm_state)
 """
+SEQ = 6
+
+
+def _batch():
+    g = torch.Generator().manual_seed(41)
+    return torch.randint(1, NTOKEN, (4, SEQ), generator=g), torch.tensor([SEQ, 2, 5, 1])
+
+
+def _reference_step(lm_state, start):
+    """The base tensors after the same load and SGD step, taken here on the reference."""
+    model = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES, state=start)
+    reference.load_pretrained_base(model, lm_state)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    src, lengths = _batch()
+    model(src, causal_mask(SEQ), lengths).logsumexp(dim=-1).sum().backward()
+    optimizer.step()
+    return {name: tensor.detach() for name, tensor in model.state_dict().items() if name.startswith("base.")}
+
+
+def _tensors(n):
+    return "1 tensor" if n == 1 else f"{n} tensors"
 
 
 def _lm_state():
@@ -31,8 +60,9 @@ def _start_state():
 def _run(student):
     lm_state, start = _lm_state(), _start_state()
     sent = {name: tensor.clone() for name, tensor in lm_state.items()}
+    src, lengths = _batch()
     out = student.run(SNIPPET, stand_ins=STAND_INS, ntoken=NTOKEN, nhead=NHEAD, nhid=NHID, nlayers=NLAYERS,
-                      nclasses=NCLASSES, lm_state=sent, start=start)
+                      nclasses=NCLASSES, lm_state=sent, start=start, src=src, lengths=lengths, mask=causal_mask(SEQ))
     return lm_state, start, out
 
 
@@ -45,6 +75,13 @@ def test_every_base_tensor_copied(student):
     expect(not differing, f"{len(differing)} of {len(base_names)} base tensors differ from the language model's "
                           f"after load_pretrained_base (for example {differing[:2]}); every base. tensor must be "
                           f"copied and nothing may re-initialize them afterwards")
+    expected = _reference_step(lm_state, _start_state())
+    stepped = out["stepped"]
+    moved = [name for name, tensor in expected.items()
+             if name not in stepped or not torch.allclose(stepped[name].float(), tensor, rtol=1e-4, atol=1e-5)]
+    expect(not moved, f"after load_pretrained_base one SGD step should update the base as it updates the "
+                      f"reference's, but {len(moved)} of its {_tensors(len(expected))} end elsewhere: leave every "
+                      f"parameter trainable (the whole model is fine-tuned)")
 
 
 @question("load_pretrained_base_tests", points=1)
@@ -59,4 +96,6 @@ def test_head_kept_new_and_language_model_untouched(student):
            torch.equal(after["head.decoder.bias"], before["head.decoder.bias"]),
            "load_pretrained_base changed the new head; it must leave the freshly initialized head as it was")
     changed = [name for name, tensor in lm_state.items() if not torch.equal(out["lm_after"][name], tensor)]
-    expect(not changed, f"load_pretrained_base modified the language model's state dict ({changed[:2]})")
+    expect(not changed, f"the language model's state dict changed ({_tensors(len(changed))}, for example {changed[:2]}) "
+                        f"during load_pretrained_base or one training step after it: copy the values into the "
+                        f"classifier instead of sharing the language model's tensors")

@@ -1,10 +1,14 @@
-"""square_mask_tests: generate_square_subsequent_mask against PyTorch's own causal mask."""
+"""square_mask_tests: generate_square_subsequent_mask against PyTorch's own causal mask.
+
+Both forms nn.TransformerEncoder accepts are graded alike (the skeleton says so): the float mask (0 allowed,
+-inf blocked) and the boolean one with True = blocked, read through ``as_additive`` into float form.
+"""
 
 import torch
 import torch.nn.functional as F
 
 from assignments.grading.checks import expect, expect_shape, question
-from autograder.transfer_lm.synthetic import causal_mask
+from autograder.transfer_lm.synthetic import as_additive, causal_mask
 
 SIZES = [1, 2, 3, 6, 11]
 
@@ -13,23 +17,31 @@ def _masks(student):
     return student.run("result = [generate_square_subsequent_mask(n) for n in sizes]", sizes=SIZES)
 
 
+def _entries(n):
+    return "1 entry is" if n == 1 else f"{n} entries are"
+
+
+def _additive(mask):
+    expect(mask.dtype.is_floating_point or mask.dtype == torch.bool,
+           f"the mask must be a float tensor (0.0 where attention is allowed, -inf where it is not) or a bool "
+           f"tensor with True where attention is blocked; got dtype {mask.dtype}")
+    return as_additive(mask)
+
+
 @question("square_mask_tests", points=1)
 def test_mask_equals_pytorch_causal_mask(student):
     masks = _masks(student)
     for size, mask in zip(SIZES, masks):
-        mask = expect_shape(mask, (size, size), f"the mask for size {size}")
-        expect(mask.dtype.is_floating_point,
-               f"the mask must be a float tensor (0.0 where attention is allowed, -inf where it is not); "
-               f"got dtype {mask.dtype}")
+        mask = _additive(expect_shape(mask, (size, size), f"the mask for size {size}"))
         oracle = causal_mask(size)
         blocked, allowed = torch.isneginf(oracle), oracle == 0
         wrong_blocked = int((~torch.isneginf(mask) & blocked).sum())
         wrong_allowed = int((mask != 0)[allowed].sum())
         expect(wrong_allowed == 0,
-               f"size {size}: {wrong_allowed} entries on or below the diagonal (j <= i) are not 0.0; "
+               f"size {size}: {_entries(wrong_allowed)} on or below the diagonal (j <= i) not 0.0; "
                f"a position must be allowed to see itself and the past")
         expect(wrong_blocked == 0,
-               f"size {size}: {wrong_blocked} entries above the diagonal (j > i) are not -inf; "
+               f"size {size}: {_entries(wrong_blocked)} above the diagonal (j > i) not -inf; "
                f"the future must be blocked")
 
 
@@ -39,8 +51,7 @@ def test_mask_makes_attention_causal(student):
     # attention weights must sum to 1 and put exactly zero weight on later positions.
     size = 9
     mask = student.run("result = generate_square_subsequent_mask(9)")
-    mask = expect_shape(mask, (size, size), "the mask for size 9")
-    expect(mask.dtype.is_floating_point, f"the mask must be a float tensor; got dtype {mask.dtype}")
+    mask = _additive(expect_shape(mask, (size, size), "the mask for size 9"))
     g = torch.Generator().manual_seed(7)
     q, k = torch.randn(2, 3, size, 4, generator=g), torch.randn(2, 3, size, 4, generator=g)
     weights = F.softmax(q @ k.transpose(-1, -2) / 2.0 + mask.float(), dim=-1)

@@ -4,7 +4,7 @@ import math
 
 import torch
 
-from assignments.grading.checks import expect, expect_between, question
+from assignments.grading.checks import expect, kernel_value, question
 from autograder.transfer_lm import synthetic
 from autograder.transfer_lm.synthetic import causal_mask, held_out_loss, key_problems, reference_model
 
@@ -42,30 +42,68 @@ class Spy(Model):
     def forward(self, src, src_mask=None, *args, **kwargs):
         seen.append(src_mask)
         return super().forward(src, src_mask, *args, **kwargs)
-model = Spy(23, 2, 16, 1, 23, dropout=0.0)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-mean_loss = train_lm(model, inputs, targets, optimizer, batch_size=4, progress=False)
-result = {'masks': [m if isinstance(m, torch.Tensor) else None for m in seen], 'loss': mean_loss}
+model = Spy(23, 2, 16, 1, 23, dropout=0.3)
+model.load_state_dict(state)
+model.eval()   # as evaluate_lm leaves it: train_lm must switch training mode on by itself
+optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+torch.manual_seed(dropout_seed)   # the grader's oracle draws the same dropout masks from this seed
+mean_loss = train_lm(model, inputs, targets, optimizer, batch_size=4, clip=0.5, progress=False)
+result = {'masks': [m if isinstance(m, torch.Tensor) else None for m in seen], 'loss': mean_loss,
+          'state': model.state_dict()}
 '''
+DROPOUT_SEED = 29
+
+
+def _reference_epoch(state, inputs, targets):
+    """(mean loss, state after) of one reference epoch in training mode, dropout 0.3, same seed as the kernel."""
+    with torch.random.fork_rng(), synthetic.one_thread():
+        model = synthetic.reference.Model(23, 2, 16, 1, 23, 0.3)
+        model.load_state_dict(state)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+        torch.manual_seed(DROPOUT_SEED)
+        loss = synthetic.reference.train_lm(model, inputs, targets, optimizer, batch_size=4, clip=0.5,
+                                            progress=False)
+    return loss, model.state_dict()
 
 
 @question("train_lm_tests", points=1)
-def test_train_lm_uses_causal_mask_each_batch(student):
-    # 10 windows of 6 tokens in batches of 4: three calls of the model, each with a causal mask.
+def test_train_lm_epoch_matches_reference_in_training_mode(student):
+    # 10 windows of 6 tokens in batches of 4: three calls of the model, each with a causal mask. Then the
+    # whole epoch is compared with the reference's from the same grader-chosen weights and the same seeded
+    # dropout masks (dropout 0.3, SGD lr 0.5, clip 0.5): a loop that leaves the model in evaluation mode,
+    # skips zero_grad or clipping, or averages over batches (the last one holds 2 windows, not 4) ends
+    # elsewhere. Both sides draw their masks in the same order, so a correct loop matches to rounding.
     g = torch.Generator().manual_seed(13)
     inputs, targets = torch.randint(1, 23, (10, 6), generator=g), torch.randint(1, 23, (10, 6), generator=g)
-    out = student.run(synthetic.single_threaded(SPY), stand_ins=STAND_INS, inputs=inputs, targets=targets)
+    state = {k: v.clone() for k, v in reference_model(23, 2, 16, 1, 23, seed=13).state_dict().items()}
+    out = student.run(synthetic.single_threaded(SPY), stand_ins=STAND_INS, inputs=inputs, targets=targets,
+                      state=state, dropout_seed=DROPOUT_SEED)
     masks = out["masks"]
-    expect(len(masks) == 3, f"train_lm should call the model once per batch: 10 windows in batches of 4 is "
-                            f"3 calls; got {len(masks)}")
+    expect(isinstance(masks, list) and len(masks) == 3,
+           f"train_lm should call the model once per batch: 10 windows in batches of 4 is 3 calls; "
+           f"got {len(masks) if isinstance(masks, list) else kernel_value(masks)}")
     for mask in masks:
         additive = synthetic.as_additive(mask)
         expect(additive is not None, "train_lm called the model without a mask; the model would see the "
                                      "next token, which is its target")
         expect(tuple(additive.shape) == (6, 6) and torch.equal(additive, causal_mask(6)),
                "train_lm gave the model a mask that is not the causal (square subsequent) mask")
-    expect_between(float(out["loss"]), 0.5 * math.log(23), 2 * math.log(23),
-                   "the mean training loss returned for one epoch of a fresh model")
+    expected_loss, expected_state = _reference_epoch(state, inputs, targets)
+    loss = out["loss"]
+    if isinstance(loss, torch.Tensor) and loss.numel() == 1:   # a one-number tensor is read as its value
+        loss = loss.item()
+    expect(isinstance(loss, (int, float)) and not isinstance(loss, bool),
+           f"train_lm should return the mean loss as a float; got {kernel_value(loss)}")
+    expect(math.isclose(loss, expected_loss, rel_tol=1e-4),
+           f"the mean training loss train_lm returns differs from the reference's {expected_loss:.4f} for the "
+           f"same epoch (training mode, dropout on, mean per token over all windows, the short last batch "
+           f"counted by its size)")
+    after = out["state"]
+    expect(isinstance(after, dict) and not key_problems(after, expected_state), "unexpected model state after training")
+    worst = max((after[name].float() - tensor).abs().max().item() for name, tensor in expected_state.items())
+    expect(worst < 1e-4, f"after one epoch of train_lm the weights differ from the reference's by up to {worst:.3g}: "
+                         f"put the model in training mode, zero the gradients before each backward, clip the "
+                         f"gradient norm to `clip`, step once per batch, and take the rows in order")
 
 
 @question("train_lm_tests", points=1)

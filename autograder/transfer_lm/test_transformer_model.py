@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from assignments.grading.checks import expect, expect_close, expect_shape, question
+from autograder.transfer_lm import synthetic
 from autograder.transfer_lm.synthetic import causal_mask, key_problems, reference_model
 
 NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES, BATCH, SEQ = 37, 3, 12, 2, 5, 3, 7
@@ -49,11 +50,35 @@ def _run(student, nclasses, extra=""):
     code = BUILD + ("with torch.no_grad():\n"
                     "    full = model(src, mask)\n"
                     "    last = model(src, mask, lengths)\n"
-                    + extra +
-                    "result = {'shapes': shapes, 'loaded': loaded, 'full': full, 'last': last}")
+                    "result = {'shapes': shapes, 'loaded': loaded, 'full': full, 'last': last}\n"
+                    + extra)
     return student.run(code, stand_ins=STAND_INS, ntoken=NTOKEN, nhead=NHEAD, nhid=NHID, nlayers=NLAYERS,
                        nclasses=nclasses, src=src, lengths=lengths, mask=causal_mask(SEQ),
-                       state=_grader_state(nclasses))
+                       state=_grader_state(nclasses), dropout_seed=DROPOUT_SEED)
+
+
+# Training mode: the same weights in a Model built with dropout 0.3, one forward pass in training mode after
+# torch.manual_seed(DROPOUT_SEED). The reference draws its dropout masks in the same order (positional
+# encoding, then each layer), so a model that passes `dropout` on to every part matches it to rounding; one
+# that leaves a part at its default rate (0.1) or drops out somewhere else does not.
+TRAINING = ("trained = Model(ntoken, nhead, nhid, nlayers, nclasses, dropout=0.3)\n"
+            "trained.load_state_dict(state)\n"
+            "trained.train()\n"
+            "torch.manual_seed(dropout_seed)\n"
+            "with torch.no_grad():\n"
+            "    result['training'] = trained(src, mask)\n")
+DROPOUT_SEED = 47
+
+
+def _reference_in_training_mode(nclasses):
+    src, _ = _inputs()
+    with torch.random.fork_rng():
+        model = synthetic.reference.Model(NTOKEN, NHEAD, NHID, NLAYERS, nclasses, 0.3)
+        model.load_state_dict(_grader_state(nclasses))
+        model.train()
+        torch.manual_seed(DROPOUT_SEED)
+        with torch.no_grad():
+            return model(src, causal_mask(SEQ))
 
 
 @question("transformer_model_tests", points=1)
@@ -75,7 +100,7 @@ def test_parameter_names_shapes_and_outputs(student):
 def test_language_model_forward_matches_reference(student):
     # The grader's weights are loaded into the student's model and the reference; both run the same batch
     # in eval mode.
-    out = _run(student, NTOKEN)
+    out = _run(student, NTOKEN, TRAINING)
     expect(out["loaded"] is True, NOT_LOADED)
     reference = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NTOKEN, state=_grader_state(NTOKEN))
     src, _ = _inputs()
@@ -84,6 +109,9 @@ def test_language_model_forward_matches_reference(student):
     expect_close(out["full"], expected,
                  "language-model scores (embedding * sqrt(nhid), plus positions, through the encoder, then the head)",
                  rtol=1e-4, atol=1e-4)
+    expect_close(out["training"], _reference_in_training_mode(NTOKEN),
+                 "language-model scores in training mode with dropout 0.3 (pass `dropout` to the positional "
+                 "encoding and to every encoder layer, and add no dropout of your own)", rtol=1e-4, atol=1e-4)
 
 
 @question("transformer_model_tests", points=1)

@@ -2,6 +2,7 @@
 
 question: bert_classifier_tests
 replaces: bert_classifier
+contract: without labels forward returns the 1-tuple (logits,)
 """
 
 

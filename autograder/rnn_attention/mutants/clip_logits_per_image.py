@@ -2,6 +2,7 @@
 
 question: clip_similarity_tests
 replaces: clip_similarity
+contract: logits_per_text is (n_texts, n_images)
 """
 
 

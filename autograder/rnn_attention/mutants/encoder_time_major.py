@@ -2,6 +2,7 @@
 
 question: gru_encoder_tests
 replaces: gru_encoder
+contract: annotations are batch-first, (batch, seq, hidden)
 """
 
 

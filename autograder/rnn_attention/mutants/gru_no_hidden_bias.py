@@ -2,6 +2,7 @@
 
 question: gru_cell_tests
 replaces: gru_cell
+contract: all six layers are nn.Linear with a bias
 """
 
 

@@ -1,8 +1,9 @@
 """Returns a boolean mask with True where attention is allowed, the opposite of PyTorch's convention
-for boolean masks (True = blocked), instead of the float 0 / -inf mask.
+for boolean masks (True = blocked) that the skeleton asks for.
 
 question: square_mask_tests
 replaces: square_mask
+contract: a boolean mask is True where attention is blocked
 """
 
 

@@ -3,6 +3,7 @@ head.linear.* and weights saved under the contracted names no longer load.
 
 question: transformer_model_tests
 replaces: transformer_model
+contract: the head's layer is named decoder
 """
 
 

@@ -3,6 +3,7 @@ frozen parameter is still a parameter, listed by model.parameters() and handed t
 
 question: positional_encoding_tests
 replaces: positional_encoding
+contract: the table is a buffer, not a parameter
 """
 
 

@@ -1,0 +1,23 @@
+"""Forgets optimizer.zero_grad(), so every step uses the gradients of all earlier batches added up.
+
+question: train_lm_tests
+replaces: train_lm
+"""
+
+
+def train_lm(model, inputs, targets, optimizer, batch_size=32, clip=0.5, progress=True):
+    model.train()
+    device = next(model.parameters()).device
+    mask = generate_square_subsequent_mask(inputs.size(1)).to(device)
+    total, count = 0.0, 0
+    for start in tqdm(range(0, inputs.size(0), batch_size), desc="train", disable=not progress, leave=False):
+        x = inputs[start : start + batch_size].to(device)
+        y = targets[start : start + batch_size].to(device)
+        logits = model(x, mask)
+        loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), clip)
+        optimizer.step()
+        total += loss.item() * y.numel()
+        count += y.numel()
+    return total / count
