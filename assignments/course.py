@@ -35,7 +35,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
     CatalogEntry("transformers", "Transformers from scratch: attention, a mini BERT, masked-LM pre-training, "
                                  "and frozen-BERT sentiment", 48),
     CatalogEntry("rnn_attention", "From recurrence to attention", 40),
-    CatalogEntry("transfer_lm", "A transformer language model, and what pre-training buys a classifier", 32),
+    CatalogEntry("transfer_lm", "A transformer language model, and what pre-training buys a classifier", 35),
 )
 
 
