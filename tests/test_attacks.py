@@ -86,6 +86,15 @@ def test_deeply_nested_and_oversized_replies_are_refused():
         check_value([1, 2, 3, 4], 2 ** 20, 3, 4)
 
 
+def test_a_long_string_in_a_reply_is_refused_even_as_a_dictionary_key():
+    key_text = SECRET * 10   # what a kernel that kept its stand-ins would send back as a "name"
+    for reply in ({"names": [key_text]}, {key_text: 1}):
+        with pytest.raises(SandboxError, match="characters"):
+            decode_reply(to_bytes({"ok": True, "result": reply}), LIMITS)
+    name = "x" * LIMITS.max_reply_string_chars
+    assert decode_reply(to_bytes({"ok": True, "result": {name: name}}), LIMITS)["result"] == {name: name}
+
+
 def test_a_plain_reply_survives_decoding_unchanged():
     x = torch.arange(6.0).reshape(2, 3).t()   # not contiguous: still a valid strided tensor
     out = decode_reply(to_bytes({"ok": True, "result": {"x": x, "n": [1, 2.5, "s", None, (True,)]}}), LIMITS)
