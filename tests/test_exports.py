@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import os
 import stat
 import subprocess
@@ -355,6 +356,26 @@ def test_feedback_markdown_and_html(tmp_path, results):
         text = path.read_text(encoding="utf-8")
         assert forbidden(text) == [], path.name
         assert "/tmp/" not in text   # the grader's file paths are not the student's business
+
+
+def test_a_test_message_is_bounded_and_printable_in_the_record_itself():
+    from assignments.results.model import MESSAGE_CHARS
+
+    made = TestResult("test_x", "attention_tests", 0.0, 1.0, "failed", "a\x1b[2J\u202eb\nc" + "y" * 10 ** 6)
+    assert len(made.message) == MESSAGE_CHARS and made.message.startswith("a?[2J?b c")
+    assert TestResult(**{**made.__dict__}).message == made.message, "bounding twice changes nothing"
+
+
+def test_markdown_feedback_escapes_what_a_student_influenced():
+    result = record("`x`<img src=x onerror=alert(1)>[a](http://evil)")
+    result.questions[0].tests[1].message = "got **bold** <img src=x onerror=alert(1)> ![i](http://evil/i.png)"
+    result.findings = [Finding("shortcut-x", "uses `helper` from <script>", "warning", "attention_tests")]
+    md = feedback.feedback_markdown(result)
+    assert "<img" not in md and "<script>" not in md and "**bold**" not in md, md
+    assert not re.search(r"(?<!\\)\]\(", md) and not re.search(r"(?<!\\)`", md), "no link, image or code span"
+    assert "&lt;img src=x onerror=alert(1)&gt;" in md and "\\*\\*bold\\*\\*" in md
+    assert "test cell mha_tests was edited" in feedback.feedback_markdown(record("111")), \
+        "an underscore inside a word stays as it is"
 
 
 def test_feedback_strips_traceback_frames():
