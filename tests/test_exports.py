@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 import os
+import re
 import stat
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from assignments.cli import main as course
@@ -146,7 +147,7 @@ def fake_repo(root: Path) -> Path:
     for name in ("toy", "other"):
         for kind in ("source", "release"):
             (root / kind / name).mkdir(parents=True)
-            (root / kind / name / f"{name}.ipynb").write_text("{}")
+            (root / kind / name / f"{name}.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook()))
         (root / "autograder" / name / "mutants").mkdir(parents=True)
         (root / "autograder" / name / "__init__.py").write_text("")
         (root / "autograder" / name / f"test_{name}.py").write_text("def test_x(student): pass\n")
@@ -172,7 +173,8 @@ def test_gradescope_autograder_zip(tmp_path):
         assert modes[script] & stat.S_IXUSR and stat.S_ISREG(modes[script])
     assert {"assignments/__init__.py", "assignments/gradescope_runner.py", "assignments/results/model.py",
             "autograder/__init__.py", "autograder/toy/__init__.py", "autograder/toy/test_toy.py",
-            "source/toy/toy.ipynb", "release/toy/toy.ipynb", "pyproject.toml", "requirements.txt"} <= names
+            "source/toy/grading.json", "release/toy/toy.ipynb", "pyproject.toml", "requirements.txt"} <= names
+    assert "source/toy/toy.ipynb" not in names, "the source notebook holds the solutions: it stays out"
     assert not [n for n in names if "other" in n or "mutants" in n or "__pycache__" in n or n.endswith(".pyc")]
     assert "download.pytorch.org/whl/cpu" in setup and "requirements.txt" in setup
     assert "torch" not in requirements and "nbgrader" in requirements

@@ -554,14 +554,14 @@ def check(nb, owners: dict[str, str], rules: dict[str, notebooks.ShortcutRule]) 
 
 
 def check_restored(assignment: str, restored, template, rules=None) -> list[Finding]:
-    """``check`` with the assignment's rules (from its source notebook) and the template's answer names.
+    """``check`` with the assignment's rules (``Assignment.shortcut_rules``) and the template's answer names.
 
     ``restored`` is the notebook as the standalone door rebuilt it (``restore.restore``)."""
     from .handle import answered_by
 
     if rules is None:
         try:
-            rules = notebooks.shortcut_rules(resolve(assignment).source_notebook())
+            rules = resolve(assignment).shortcut_rules
         except (OSError, ValueError):
             return []                  # no source notebook (a toy assignment): nothing is declared
     return check(restored, answered_by(template), rules)
