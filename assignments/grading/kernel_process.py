@@ -101,7 +101,8 @@ class KernelProcess:
                         "RLIMIT_CPU": int(2 * self.limits.total_timeout) + 10,
                         # per user: only meaningful (and harmless) for the dedicated unprivileged user
                         **({"RLIMIT_NPROC": 4096} if self.owner else {})},
-            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", str(conn_file),
+            # relative to scratch, where the kernel starts: any process may read another's argv (/proc)
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", conn_file.name,
                      "--HistoryManager.enabled=False"],
             "env": kernel_env(self.scratch, self.limits),
         }
@@ -129,10 +130,17 @@ class KernelProcess:
                 os.close(write_fd)
                 return False
         else:
+            # The configuration goes through a pipe, not argv: without a PID namespace every uid can read
+            # every process's command line, and the launcher's (and its init's) would name the scratch.
+            config_read, config_write = os.pipe()
             self.proc = subprocess.Popen(
-                [sys.executable, "-I", str(LAUNCHER), json.dumps(config)], cwd=str(self.workdir),
+                [sys.executable, "-I", str(LAUNCHER), str(config_read)], cwd=str(self.workdir),
                 env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(write_fd,), start_new_session=True)
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(write_fd, config_read),
+                start_new_session=True)
+            os.close(config_read)
+            with open(config_write, "wb") as pipe:   # the launcher reads it whole before anything else
+                pipe.write(json.dumps(config).encode())
         os.close(write_fd)
         threading.Thread(target=self._read_stderr, args=(self.proc.stdout,), daemon=True).start()
         self.status = self._read_status(read_fd)

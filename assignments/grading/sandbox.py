@@ -88,9 +88,9 @@ from pathlib import Path
 from ..results.model import Finding
 from .handle import SandboxError, StudentTimeout
 from .kernel_messages import CellOutcome, connect, execute, wait_for_ready
-from .kernel_process import NO_NAMESPACES_ENV, KernelProcess, drop_user, isolation_finding
+from .kernel_process import NO_NAMESPACES_ENV, SANDBOX_UIDS, KernelProcess, drop_user, isolation_finding
 from .limits import Limits
-from .scratch import remove_entry, write_new_file
+from .scratch import remove_entry, remove_owned, write_new_file
 from .snippets import KernelHandle, bootstrap_code, read_reply, reply_value, serve_code, write_request
 
 
@@ -142,10 +142,10 @@ class Sandbox:
         try:
             self.workdir = Path(tempfile.mkdtemp(prefix="course-sandbox-"))
             self.scratch = self.workdir / "scratch"
-            self.scratch.mkdir()
+            self.scratch.mkdir(mode=0o700)   # its kernel's alone: no classmate's uid may list or read it
             if self._owner:   # the kernel's uid must pass through (not list) the work folder to scratch
                 os.chmod(self.workdir, 0o711)
-            write_new_file(self.scratch / self.filename, self.submission, self._owner, 0o644)
+            write_new_file(self.scratch / self.filename, self.submission, self._owner, 0o600)
             if self._owner:
                 os.chown(self.scratch, *self._owner)
             self._launch()
@@ -162,11 +162,25 @@ class Sandbox:
             self.findings.append(finding)
 
     def close(self):
-        """Kill every process of the sandbox and remove the work folder; safe to call twice."""
+        """Kill every process of the sandbox, remove the work folder and whatever its uid left in the
+        shared temporary folders; safe to call twice."""
         self._stop_kernel()
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
+        self._sweep_shared_tmp()
+
+    def _sweep_shared_tmp(self):
+        """Without a mount namespace the kernel could write to /tmp, /var/tmp and /dev/shm, where a later
+        kernel (a classmate's) could pick it up: a stand-in it received, say. Its uid is its own, so every
+        entry that uid owns there is its leftover; each is removed and the count is a finding."""
+        uid = self.status.get("uid")
+        if not (self.status.get("fallback") or {}).get("dropped") or uid not in SANDBOX_UIDS:
+            return
+        removed = remove_owned(uid)
+        if removed:
+            self.findings.append(Finding("shared-tmp-removed", f"{removed} file(s) or folder(s) your code left "
+                                         "in the machine's shared temporary folders were removed", "info"))
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -318,7 +332,7 @@ class Sandbox:
         token = secrets.token_hex(12)
         request_path = self.scratch / f"call-{token}.in"
         reply_path = self.scratch / f"call-{token}.out"
-        write_request(request_path, code, inputs, stand_in_source, stand_ins, seed)
+        write_request(request_path, code, inputs, stand_in_source, stand_ins, seed, self._owner)
         limit = min(timeout, self.limits.call_timeout)
         outcome = self._execute(serve_code(request_path, reply_path, self.limits.max_result_bytes), limit)
         try:

@@ -1,6 +1,6 @@
 """Start one sandboxed Jupyter kernel: run as a script by ``sandbox.py``, never imported by the grader.
 
-    python sandbox_launch.py '<json config>'
+    python sandbox_launch.py <fd of a pipe that carries the json config>
 
 Standard library only, because it runs before (and around) the student's kernel. Three processes:
 
@@ -411,7 +411,11 @@ def launch(cfg, lifeline=None, start_kernel=None):
 
 
 def main():
-    sys.exit(launch(json.loads(sys.argv[1])))
+    """argv[1] is the pipe the grader writes the configuration to (never the configuration itself: every
+    uid can read a process's argv where there is no PID namespace)."""
+    with os.fdopen(int(sys.argv[1]), "rb") as pipe:
+        config = json.loads(pipe.read())
+    sys.exit(launch(config))
 
 
 if __name__ == "__main__":

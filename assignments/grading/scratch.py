@@ -56,6 +56,32 @@ def tree_bytes(root: Path) -> int:
     return total
 
 
+# World-writable folders a kernel without a mount namespace can leave files in for a later kernel.
+SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def remove_owned(uid: int, roots=SHARED_TMP, skip=()) -> int:
+    """Remove everything owned by ``uid`` under ``roots`` (never following a link, never entering
+    ``skip``); return how many entries went. Where no other uid can be the owner (a sandbox's own uid),
+    this is exactly what that sandbox left behind, wherever it hid it."""
+    removed, skip = 0, {os.path.realpath(p) for p in skip}
+    for root in roots:
+        for folder, subfolders, files in os.walk(root, followlinks=False):
+            subfolders[:] = [d for d in subfolders if os.path.join(folder, d) not in skip]
+            for name in list(subfolders) + files:
+                path = os.path.join(folder, name)
+                try:
+                    if os.lstat(path).st_uid != uid:
+                        continue
+                    remove_entry(Path(path))
+                except OSError:
+                    continue
+                removed += 1
+                if name in subfolders:
+                    subfolders.remove(name)
+    return removed
+
+
 def python_roots() -> list[str]:
     """Folders the kernel's Python needs (bound back into its mount namespace): the venv, the base
     installation, their site-packages."""
