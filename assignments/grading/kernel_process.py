@@ -21,7 +21,7 @@ import psutil
 from ..course import REPO
 from ..results.model import Finding
 from .environment import GRADING_ENV
-from .scratch import python_roots, tree_bytes
+from .scratch import python_roots, tree_usage
 from .warm_kernels import ForkedLauncher, warm_scratch, zygote_socket
 
 # Path sockets and other users' runtime folders (D-Bus, systemd, docker, XDG_RUNTIME_DIR): covered with
@@ -36,6 +36,7 @@ NO_NAMESPACES_ENV = "COURSE_SANDBOX_NO_NAMESPACES"
 # each other. 2**20 uids, far above any real account and below 2**31.
 SANDBOX_UIDS = range(0x60000000, 0x60000000 + 2 ** 20)
 LAUNCHER = Path(__file__).with_name("sandbox_launch.py")
+NPROC = 512   # processes and threads of one sandbox's uid (RLIMIT_NPROC counts threads too)
 MB = 1024 * 1024
 
 
@@ -100,7 +101,9 @@ class KernelProcess:
                         "RLIMIT_FSIZE": self.limits.max_result_bytes + 16 * MB, "RLIMIT_CORE": 0,
                         "RLIMIT_CPU": int(2 * self.limits.total_timeout) + 10,
                         # per user: only meaningful (and harmless) for the dedicated unprivileged user
-                        **({"RLIMIT_NPROC": 4096} if self.owner else {})},
+                        # a few hundred: ipykernel needs about a dozen threads, and 4096 per sandbox let
+                        # eight kernels take every PID of a 32,768-PID host
+                        **({"RLIMIT_NPROC": NPROC} if self.owner else {})},
             # relative to scratch, where the kernel starts: any process may read another's argv (/proc)
             "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", conn_file.name,
                      "--HistoryManager.enabled=False"],
@@ -207,11 +210,15 @@ class KernelProcess:
         proc, stop, ticks = self.proc, self._watch_stop, 0
         while not stop.is_set() and proc.poll() is None:
             ticks += 1
-            if ticks % 5 == 0 and tree_bytes(self.scratch) > self.limits.scratch_bytes:
-                self.killed = (f"your code wrote more than {self.limits.scratch_bytes // MB} MB of files "
-                               "and the kernel was stopped")
-                self._kill_tree()
-                return
+            if ticks % 5 == 0:
+                used, files = tree_usage(self.scratch, self.limits.scratch_files)
+                if used > self.limits.scratch_bytes or files > self.limits.scratch_files:
+                    self.killed = (f"your code wrote more than {self.limits.scratch_bytes // MB} MB of files "
+                                   if used > self.limits.scratch_bytes else
+                                   f"your code made more than {self.limits.scratch_files} files ") + \
+                        "and the kernel was stopped"
+                    self._kill_tree()
+                    return
             total = 0
             for member in self._counted():
                 try:

@@ -23,6 +23,7 @@ class Limits:
     max_output_chars: int = 10_000      # printed output kept per cell
     max_restarts: int = 3
     scratch_bytes: int = 1024 * MB      # everything the kernel writes into its scratch folder
+    scratch_files: int = 20_000         # files and folders in scratch: empty files cost inodes, not bytes
     max_reply_items: int = 1_000_000     # values (tensors, numbers, strings) in one reply
     max_reply_depth: int = 32           # nesting of lists/tuples/dicts in one reply
     # Characters in one string of a reply (dict keys included). Tests ask for names (parameters, module

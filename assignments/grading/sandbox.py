@@ -59,11 +59,15 @@ becomes a ``sandbox-degraded`` finding):
   Without a mount namespace, or for a kernel environment other than the zygote's, the kernel starts cold.
 - **teardown**: the kernel is PID 2 under an init that dies with the launcher (``PR_SET_PDEATHSIG``),
   so killing the launcher ends every process the student started inside the PID namespace (without one,
-  every process running as the sandbox's uid is killed, daemons that left the tree included); the work
-  folder is removed whatever happened. Not limited: CPU use below the timeouts.
+  every process running as the sandbox's uid is killed, daemons that left the tree included, and every
+  file that uid owns under ``/tmp``, ``/var/tmp`` and ``/dev/shm`` is removed and counted, so nothing is
+  relayed to a later kernel); the work folder is removed whatever happened.
+- **CPU share**: every sandbox is one session (its launcher's) and seccomp refuses ``setsid`` and
+  ``setpgid`` in every mode, so where the host schedules by session (autogroup) a sandbox gets one share
+  however many busy processes it starts. Not limited: CPU use below the timeouts; there is no cgroup.
 - **disk**: the scratch folder stays on the host disk (the grader must read reply files from it, so a
-  tmpfs private to the kernel's namespace would not do); the watchdog sums its allocated blocks every
-  250 ms and kills the kernel above ``Limits.scratch_bytes``, ``RLIMIT_FSIZE`` bounds any one file, and a
+  tmpfs private to the kernel's namespace would not do); the watchdog sums its allocated blocks and counts
+  its entries every 250 ms and kills the kernel above ``Limits.scratch_bytes`` or ``Limits.scratch_files``, ``RLIMIT_FSIZE`` bounds any one file, and a
   restart empties scratch back to the submission alone. Overshoot is what the kernel writes in 250 ms.
 - **the grader's own writes** into scratch (submission, ``kernel.json``, request files) create new files
   with ``O_EXCL | O_NOFOLLOW`` after removing, without following, whatever the kernel left at that name.

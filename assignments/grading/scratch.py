@@ -37,9 +37,11 @@ def write_new_file(path: Path, data: bytes, owner, mode: int) -> None:
         handle.write(data)
 
 
-def tree_bytes(root: Path) -> int:
-    """Bytes allocated under ``root`` (links not followed; a vanishing entry counts as nothing)."""
-    total, stack = 0, [str(root)]
+def tree_usage(root: Path, max_entries: int | None = None) -> tuple[int, int]:
+    """(bytes allocated, entries) under ``root``, links not followed, a vanishing entry counting as
+    nothing. Counting stops once there are more than ``max_entries``: the caller only needs to know that
+    (and 200,000 empty files would otherwise make every look cost more than the last)."""
+    total, count, stack = 0, 0, [str(root)]
     while stack:
         try:
             entries = list(os.scandir(stack.pop()))
@@ -51,9 +53,12 @@ def tree_bytes(root: Path) -> int:
             except OSError:
                 continue
             total += info.st_blocks * 512
+            count += 1
+            if max_entries is not None and count > max_entries:
+                return total, count
             if stat.S_ISDIR(info.st_mode):
                 stack.append(entry.path)
-    return total
+    return total, count
 
 
 # World-writable folders a kernel without a mount namespace can leave files in for a later kernel.
