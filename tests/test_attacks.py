@@ -155,6 +155,14 @@ def test_filling_the_scratch_folder_stops_the_kernel_with_a_finding(sandbox, stu
     assert student.run("result = 1") == 1   # restarted; the filled scratch went with the old kernel's files
 
 
+def test_many_empty_files_in_the_scratch_folder_stop_the_kernel_with_a_finding(sandbox, student):
+    # bytes would not notice them: 30,000 empty files cost inodes only
+    sandbox.execute_cells([("inodes", "import time\nfor i in range(30000):\n    open(f'e-{i}', 'w').close()\n"
+                                      "time.sleep(2)\n")])
+    assert any("made more than" in f.message for f in sandbox.findings), [f.message for f in sandbox.findings]
+    assert student.run("result = 1") == 1   # restarted; the files went with the old kernel's
+
+
 def test_system_sockets_and_runtime_folders_are_hidden(sandbox, student):
     """With a mount namespace the kernel finds /run, /var/run and /var/lib/docker empty. The forced fallback
     has none by design: there the student's record must say that files were not hidden."""
