@@ -103,3 +103,18 @@ def test_what_a_kernel_leaves_in_shared_temporary_folders_is_removed_and_counted
     assert [path for path in left if os.path.lexists(path)] == [], "files of the sandbox's uid outlived it"
     removed = [f.message for f in box.findings if f.code == "shared-tmp-removed"]
     assert removed and removed[0].startswith("3 "), box.findings
+
+
+def test_where_kernels_would_share_a_uid_the_batch_grades_one_at_a_time(tmp_path, monkeypatch, capsys):
+    """No namespaces, and a Python other uids cannot reach: every kernel would run as root, so two at a
+    time could read each other's scratch. The batch says so and grades one at a time."""
+    from assignments.grading import batch, kernel_process
+    from tests.fixtures.batch import grade_or_die
+
+    monkeypatch.setenv(kernel_process.NO_NAMESPACES_ENV, "1")
+    monkeypatch.setattr(kernel_process, "unreachable_python", lambda: ["/root"])
+    jobs = [batch.Job("a", "a.ipynb"), batch.Job("b", "b.ipynb")]
+    batch.grade_batch("toy", jobs, tmp_path, workers=2, progress=True, grader=grade_or_die, warm_kernels=False)
+    said = capsys.readouterr().out
+    assert "grading one submission at a time instead of 2" in said and "runs as root" in said, said
+    assert "with 1 worker(s)" in said, said

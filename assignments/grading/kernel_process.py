@@ -52,6 +52,40 @@ def namespaces_allowed() -> bool:
     return os.environ.get(NO_NAMESPACES_ENV, "") != "1"
 
 
+def namespaces_available() -> bool:
+    """Whether a launcher here would get a mount namespace (asked of a throwaway child, as it would)."""
+    if not namespaces_allowed():
+        return False
+    import ctypes
+
+    flags = 0x00020000 | (0 if os.geteuid() == 0 else 0x10000000)   # CLONE_NEWNS, CLONE_NEWUSER
+    child = os.fork()
+    if child == 0:
+        os._exit(0 if ctypes.CDLL(None, use_errno=True).unshare(ctypes.c_int(flags)) == 0 else 1)
+    return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+
+
+def unreachable_python() -> list[str]:
+    """Folders on the way to this Python that other uids cannot search: a dropped kernel could not start."""
+    targets = [os.path.realpath(sys.executable), *(os.path.realpath(r) for r in python_roots())]
+    folders = {str(parent) for target in targets for parent in Path(target).parents}
+    return sorted(f for f in folders if os.path.isdir(f) and not os.stat(f).st_mode & 0o001)
+
+
+def shared_kernel_uid() -> str | None:
+    """Why the kernels of concurrent sandboxes would run as one uid with nothing hidden between them
+    (so one could read a classmate's scratch), or None where each gets a uid or a namespace of its own."""
+    if namespaces_available():
+        return None
+    if os.geteuid() != 0:
+        return "without namespaces and without root every kernel runs as the grader's uid"
+    blocked = unreachable_python()
+    if blocked:
+        return (f"other uids cannot reach Python ({', '.join(blocked[:3])} lack o+x), so every kernel runs "
+                "as root")
+    return None
+
+
 def kernel_env(scratch: Path, limits) -> dict:
     """The kernel's whole environment: nothing of the grader's, caches and config inside scratch."""
     scratch = str(scratch)
