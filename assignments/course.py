@@ -16,12 +16,14 @@ to its assignment's ``total_points`` (``course catalog`` prints both, and a test
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import notebooks
 
 REPO = Path(__file__).resolve().parent.parent
+MANIFEST = "grading.json"   # Assignment.grading_manifest, in a copy of the course without source notebooks
 
 
 @dataclass(frozen=True)
@@ -187,11 +189,45 @@ class Assignment:
         return notebooks.read(self.release_path)
 
     @property
+    def manifest_path(self) -> Path:
+        """Where a copy of the course without the source notebook (the Gradescope bundle) keeps what
+        grading reads from it: ``source/<name>/grading.json`` (``grading_manifest``)."""
+        return self.source_folder / MANIFEST
+
+    def grading_manifest(self) -> dict:
+        """The questions (grade_id, points, kind) and shortcut rules of the source notebook, as plain
+        JSON: all that grading needs of it, without a line of the solutions."""
+        rules = notebooks.shortcut_rules(self.source_notebook())
+        return {"assignment": self.name,
+                "questions": [[q.grade_id, q.points, q.kind] for q in self.questions],
+                "shortcut_rules": {q: {"forbidden": list(r.forbidden), "penalty": r.penalty}
+                                   for q, r in rules.items()}}
+
+    def _manifest(self) -> dict | None:
+        """The grading manifest where there is no source notebook but a manifest; None otherwise."""
+        if any(self.source_folder.glob("*.ipynb")) or not self.manifest_path.is_file():
+            return None
+        return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+
+    @property
     def questions(self) -> list[notebooks.Question]:
-        """Every graded cell of the source notebook in notebook order (re-read when the file changes)."""
+        """Every graded cell of the source notebook in notebook order (re-read when the file changes), or
+        of the grading manifest that stands for it."""
+        manifest = self._manifest()
+        if manifest is not None:
+            return [notebooks.Question(g, float(points), kind) for g, points, kind in manifest["questions"]]
         path = self.source_path
         stat = path.stat()
         return list(_questions(str(path), stat.st_mtime_ns, stat.st_size))
+
+    @property
+    def shortcut_rules(self) -> dict[str, notebooks.ShortcutRule]:
+        """The shortcut rules the source notebook declares (``notebooks.shortcut_rules``), or the manifest's."""
+        manifest = self._manifest()
+        if manifest is None:
+            return notebooks.shortcut_rules(self.source_notebook())
+        return {q: notebooks.ShortcutRule(q, tuple(r["forbidden"]), r["penalty"])
+                for q, r in manifest["shortcut_rules"].items()}
 
     @property
     def autograded_order(self) -> list[str]:

@@ -2,14 +2,18 @@
 
 The zip holds ``setup.sh`` (CPU torch and this package's dependencies in a venv), ``run_autograder``
 (runs ``python -m assignments.gradescope_runner`` on ``/autograder/submission``), and what grading needs:
-the ``assignments`` package, ``autograder/<assignment>`` (without mutants or shortcut answers), the source
-and release notebooks of that assignment, ``pyproject.toml`` and ``nbgrader_config.py``. Nothing of other
-assignments goes in. The same inputs give the same zip, byte for byte.
+the ``assignments`` package, ``autograder/<assignment>`` (without mutants or shortcut answers), the release
+notebook of that assignment (the template the grader restores submissions from), its grading manifest
+(``source/<a>/grading.json``: the questions' points and the shortcut rules, which is all grading reads of
+the source notebook), ``pyproject.toml`` and ``nbgrader_config.py``. The source notebook, which holds the
+solutions, stays out: nothing a submission can reach inside the container is worth full marks. Nothing
+of other assignments goes in. The same inputs give the same zip, byte for byte.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from pathlib import Path, PurePosixPath
 
@@ -106,11 +110,9 @@ def autograder_files(assignment: str, repo: Path = REPO, package_dir: Path = PAC
     for path in sorted(hw.suite_dir.parent.glob("*.py")):   # the autograder package's own modules
         files[f"autograder/{path.name}"] = path
     files.update(dict(_files_under(hw.suite_dir, repo)))
-    for kind, folder in (("source", hw.source_folder), ("release", hw.release_folder)):
-        if not any(folder.glob("*.ipynb")):
-            hint = " (run `course release` first)" if kind == "release" else ""
-            raise FileNotFoundError(f"no {kind} notebook in {folder}{hint}")
-        files.update(dict(_files_under(folder, repo)))
+    if not any(hw.release_folder.glob("*.ipynb")):
+        raise FileNotFoundError(f"no release notebook in {hw.release_folder} (run `course release` first)")
+    files.update(dict(_files_under(hw.release_folder, repo)))
     for name in ("pyproject.toml", "nbgrader_config.py"):
         if (repo / name).is_file():
             files[name] = repo / name
@@ -122,6 +124,8 @@ def autograder_files(assignment: str, repo: Path = REPO, package_dir: Path = PAC
 def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_dir: Path = PACKAGE_DIR) -> Path:
     """Write the Gradescope autograder zip for ``assignment`` to ``out``; returns ``out``."""
     files = autograder_files(assignment, Path(repo), Path(package_dir))
+    hw = Course(Path(repo)).assignment(assignment)
+    manifest = json.dumps(hw.grading_manifest(), indent=1, sort_keys=True) + "\n"
     deps = dependencies(files["pyproject.toml"])
     torch = next((d for d in deps if d.replace(" ", "").lower().startswith("torch")), "torch")
     requirements = "".join(f"{d}\n" for d in deps if d != torch)
@@ -129,6 +133,7 @@ def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_
         "setup.sh": (SETUP_SH.replace("{torch}", torch), 0o755),
         "run_autograder": (RUN_AUTOGRADER.replace("{assignment}", assignment), 0o755),
         "requirements.txt": (requirements, 0o644),
+        hw.manifest_path.relative_to(hw.course.root).as_posix(): (manifest, 0o644),
     }
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

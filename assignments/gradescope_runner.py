@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -23,27 +25,89 @@ from .results.model import Finding, rejected
 
 # Folders an upload may carry that hold no submission: editor caches and macOS zip metadata.
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "__MACOSX"}
+MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024   # a filled notebook is well under 1 MB; outputs can add a few MB
+DOWNLOAD_HINT = "download it with File > Download > Download .ipynb and upload that file"
 
 
-def find_notebook(submission_dir: Path, assignment: str) -> tuple[Path | None, list[str]]:
-    """The notebook to grade in a Gradescope submission folder, and notes for the student."""
-    notes = []
-    found = sorted(p for p in Path(submission_dir).rglob("*.ipynb")
-                   if not any(part in IGNORED_PARTS for part in p.parts))
-    others = sorted(p.name for p in Path(submission_dir).rglob("*")
-                    if p.is_file() and p.suffix.lower() != ".ipynb")
+class UploadRefused(Exception):
+    """The upload cannot be graded; the message is for the student."""
+
+
+def _entries(submission_dir: Path):
+    """Every file, folder and link under ``submission_dir`` with its lstat, never following a link
+    (a link may point anywhere on the grading machine, the instructor's files included)."""
+    for folder, dirs, files in os.walk(submission_dir, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in IGNORED_PARTS)
+        for name in sorted(dirs + files):
+            path = Path(folder, name)
+            try:
+                yield path, path.lstat()
+            except OSError:   # vanished while we looked: nothing to grade there
+                continue
+
+
+def _not_a_file(info: os.stat_result) -> str | None:
+    """Why an entry named like a notebook is no notebook file; None for a regular file."""
+    if stat.S_ISLNK(info.st_mode):
+        return "a link, not a file"
+    if stat.S_ISDIR(info.st_mode):
+        return "a folder, not a notebook file"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    return None
+
+
+def find_notebook(submission_dir: Path, assignment: str) -> tuple[Path | None, list[str], list[str]]:
+    """(the notebook to grade in a Gradescope submission folder, notes for the student, refusals).
+
+    Only regular files count; an entry named ``*.ipynb`` that is a link, a folder or anything else is
+    refused with a reason (the third list), and so is any other link."""
+    notes, refused, found, others = [], [], [], []
+    for path, info in _entries(Path(submission_dir)):
+        shown = path.relative_to(submission_dir).as_posix()
+        why = _not_a_file(info)
+        if path.suffix.lower() == ".ipynb" and why is not None:
+            refused.append(f"{shown} is {why}")
+        elif why is None and path.suffix.lower() == ".ipynb":
+            found.append((path, info))
+        elif why is None or stat.S_ISLNK(info.st_mode):
+            others.append(shown)
     if others:
         notes.append(f"ignored files that are not notebooks: {', '.join(others[:10])}")
     if not found:
-        return None, notes
+        return None, notes, refused
+    notes += [f"ignored: {why}" for why in refused]
     # LMS downloads rename files ("smithj_1234_5678_transformers-1.ipynb"): an exact name wins, then
     # one that contains the assignment's name, then the newest.
-    named = ([p for p in found if p.stem.lower() == assignment.lower()]
-             or [p for p in found if assignment.lower() in p.stem.lower()])
-    chosen = (named or sorted(found, key=lambda p: (p.stat().st_mtime, str(p))))[-1]
+    named = ([p for p in found if p[0].stem.lower() == assignment.lower()]
+             or [p for p in found if assignment.lower() in p[0].stem.lower()])
+    chosen = (named or sorted(found, key=lambda p: (p[1].st_mtime, str(p[0]))))[-1][0]
     if len(found) > 1:
         notes.append(f"several notebooks were uploaded; graded {chosen.name}")
-    return chosen, notes
+    return chosen, notes, []
+
+
+def read_upload(path: Path, submission_dir: Path) -> bytes:
+    """The bytes of the regular file ``path``, which must lie inside ``submission_dir`` once every link is
+    resolved; opened without following a link (O_NOFOLLOW), so a link swapped in after the scan is refused
+    too. UploadRefused otherwise, or when it is larger than MAX_NOTEBOOK_BYTES."""
+    root = os.path.realpath(submission_dir)
+    if os.path.commonpath([root, os.path.realpath(path)]) != root:
+        raise UploadRefused(f"{path.name} lies outside the upload; {DOWNLOAD_HINT}")
+    try:
+        # O_NONBLOCK: a FIFO put in its place does not hang the runner; fstat refuses it below.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        raise UploadRefused(f"{path.name} could not be opened as a file; {DOWNLOAD_HINT}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise UploadRefused(f"{path.name} is not a regular file; {DOWNLOAD_HINT}")
+        if info.st_size > MAX_NOTEBOOK_BYTES:
+            raise UploadRefused(f"{path.name} is {info.st_size / 2**20:.0f} MB, more than the "
+                                f"{MAX_NOTEBOOK_BYTES // 2**20} MB a notebook may be; clear its outputs "
+                                f"(Edit > Clear all outputs) and upload it again")
+        return handle.read(MAX_NOTEBOOK_BYTES + 1)[:MAX_NOTEBOOK_BYTES]
 
 
 def submitter(metadata_path: Path) -> str:
@@ -56,22 +120,14 @@ def submitter(metadata_path: Path) -> str:
         return "gradescope"
 
 
-MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024   # a filled notebook is well under 1 MB; outputs can add a few MB
-
-
-def _unusable(notebook: Path, assignment: str) -> str | None:
-    """Why ``notebook`` cannot be graded, checked before any kernel starts; None when it can."""
-    size = notebook.stat().st_size
-    if size > MAX_NOTEBOOK_BYTES:
-        return (f"{notebook.name} is {size / 2**20:.0f} MB, more than the {MAX_NOTEBOOK_BYTES // 2**20} MB "
-                f"a notebook may be; clear its outputs (Edit > Clear all outputs) and upload it again")
+def _unusable(name: str, data: bytes, assignment: str) -> str | None:
+    """Why the notebook ``name`` (its bytes) cannot be graded, checked before any kernel starts; None
+    when it can."""
     try:
-        data = json.loads(notebook.read_bytes().decode("utf-8"))
-        cells = data["cells"]
+        cells = json.loads(data.decode("utf-8"))["cells"]
         ids = {((c.get("metadata") or {}).get("nbgrader") or {}).get("grade_id") for c in cells}
     except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
-        return (f"{notebook.name} is not a readable Jupyter notebook (it is not valid notebook JSON); "
-                f"download it again with File > Download > Download .ipynb and upload that file")
+        return f"{name} is not a readable Jupyter notebook (it is not valid notebook JSON); {DOWNLOAD_HINT}"
     try:
         from .course import resolve
 
@@ -79,7 +135,7 @@ def _unusable(notebook: Path, assignment: str) -> str | None:
     except Exception:  # noqa: BLE001 - without the source we cannot tell; let the grader decide
         return None
     if expected and not (expected & ids):
-        return (f"{notebook.name} does not hold any question of {assignment}; is it the notebook of another "
+        return (f"{name} does not hold any question of {assignment}; is it the notebook of another "
                 f"assignment? Upload your completed {assignment}.ipynb")
     return None
 
@@ -89,6 +145,19 @@ def _standalone_grader():
     from .grading.standalone import grade_submission
 
     return grade_submission
+
+
+def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
+    """Grade the bytes that were read, from a private copy: the grader never opens the upload itself."""
+    with tempfile.TemporaryDirectory(prefix="course-upload-") as folder:   # 0700, root's only
+        copy = Path(folder) / name
+        copy.write_bytes(data)
+        try:
+            return grade(assignment, copy, student)
+        except Exception as error:  # noqa: BLE001 - the student must get a readable results.json
+            traceback.print_exc()   # goes to Gradescope's stdout, which only staff see
+            return rejected(student, assignment, "standalone",
+                            Finding("grader-error", f"{type(error).__name__}: {error}", "error"), name)
 
 
 def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None = None,
@@ -101,21 +170,22 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
     metadata = Path(metadata) if metadata else submission_dir.parent / "submission_metadata.json"
     student = submitter(metadata)
     start = time.perf_counter()
-    notebook, notes = find_notebook(submission_dir, assignment)
-    problem = _unusable(notebook, assignment) if notebook is not None else None
+    notebook, notes, refused = find_notebook(submission_dir, assignment)
+    try:
+        if notebook is None and refused:
+            raise UploadRefused(f"{'; '.join(refused)}: only a notebook file is graded; {DOWNLOAD_HINT}")
+        data = read_upload(notebook, submission_dir) if notebook is not None else None
+        problem = _unusable(notebook.name, data, assignment) if data is not None else None
+    except UploadRefused as why:
+        data, problem = None, str(why)
     if problem is not None:
         result = rejected(student, assignment, "standalone", Finding("bad-notebook", problem, "error"),
-                          str(notebook))
+                          notebook.name if notebook is not None else "")
     elif notebook is None:
         result = rejected(student, assignment, "standalone", Finding(
             "missing-notebook", f"no .ipynb file was uploaded; upload your completed {assignment}.ipynb", "error"))
     else:
-        try:
-            result = (grade or _standalone_grader())(assignment, notebook, student)
-        except Exception as error:  # noqa: BLE001 - the student must get a readable results.json
-            traceback.print_exc()   # goes to Gradescope's stdout, which only staff see
-            result = rejected(student, assignment, "standalone",
-                              Finding("grader-error", f"{type(error).__name__}: {error}", "error"), str(notebook))
+        result = _grade_copy(grade or _standalone_grader(), assignment, notebook.name, data, student)
     result.findings = [Finding("upload", note, "info") for note in notes] + list(result.findings)
     result.timings = {**(result.timings or {})}
     result.timings.setdefault("total_s", round(time.perf_counter() - start, 2))

@@ -86,6 +86,15 @@ def test_deeply_nested_and_oversized_replies_are_refused():
         check_value([1, 2, 3, 4], 2 ** 20, 3, 4)
 
 
+def test_a_long_string_in_a_reply_is_refused_even_as_a_dictionary_key():
+    key_text = SECRET * 10   # what a kernel that kept its stand-ins would send back as a "name"
+    for reply in ({"names": [key_text]}, {key_text: 1}):
+        with pytest.raises(SandboxError, match="characters"):
+            decode_reply(to_bytes({"ok": True, "result": reply}), LIMITS)
+    name = "x" * LIMITS.max_reply_string_chars
+    assert decode_reply(to_bytes({"ok": True, "result": {name: name}}), LIMITS)["result"] == {name: name}
+
+
 def test_a_plain_reply_survives_decoding_unchanged():
     x = torch.arange(6.0).reshape(2, 3).t()   # not contiguous: still a valid strided tensor
     out = decode_reply(to_bytes({"ok": True, "result": {"x": x, "n": [1, 2.5, "s", None, (True,)]}}), LIMITS)
@@ -144,6 +153,14 @@ def test_filling_the_scratch_folder_stops_the_kernel_with_a_finding(sandbox, stu
     assert any("MB of files" in f.message for f in sandbox.findings), \
         [f.message for f in sandbox.findings]
     assert student.run("result = 1") == 1   # restarted; the filled scratch went with the old kernel's files
+
+
+def test_many_empty_files_in_the_scratch_folder_stop_the_kernel_with_a_finding(sandbox, student):
+    # bytes would not notice them: 30,000 empty files cost inodes only
+    sandbox.execute_cells([("inodes", "import time\nfor i in range(30000):\n    open(f'e-{i}', 'w').close()\n"
+                                      "time.sleep(2)\n")])
+    assert any("made more than" in f.message for f in sandbox.findings), [f.message for f in sandbox.findings]
+    assert student.run("result = 1") == 1   # restarted; the files went with the old kernel's
 
 
 def test_system_sockets_and_runtime_folders_are_hidden(sandbox, student):

@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from assignments.cli import main as course
@@ -145,7 +147,7 @@ def fake_repo(root: Path) -> Path:
     for name in ("toy", "other"):
         for kind in ("source", "release"):
             (root / kind / name).mkdir(parents=True)
-            (root / kind / name / f"{name}.ipynb").write_text("{}")
+            (root / kind / name / f"{name}.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook()))
         (root / "autograder" / name / "mutants").mkdir(parents=True)
         (root / "autograder" / name / "__init__.py").write_text("")
         (root / "autograder" / name / f"test_{name}.py").write_text("def test_x(student): pass\n")
@@ -171,7 +173,8 @@ def test_gradescope_autograder_zip(tmp_path):
         assert modes[script] & stat.S_IXUSR and stat.S_ISREG(modes[script])
     assert {"assignments/__init__.py", "assignments/gradescope_runner.py", "assignments/results/model.py",
             "autograder/__init__.py", "autograder/toy/__init__.py", "autograder/toy/test_toy.py",
-            "source/toy/toy.ipynb", "release/toy/toy.ipynb", "pyproject.toml", "requirements.txt"} <= names
+            "source/toy/grading.json", "release/toy/toy.ipynb", "pyproject.toml", "requirements.txt"} <= names
+    assert "source/toy/toy.ipynb" not in names, "the source notebook holds the solutions: it stays out"
     assert not [n for n in names if "other" in n or "mutants" in n or "__pycache__" in n or n.endswith(".pyc")]
     assert "download.pytorch.org/whl/cpu" in setup and "requirements.txt" in setup
     assert "torch" not in requirements and "nbgrader" in requirements
@@ -355,6 +358,26 @@ def test_feedback_markdown_and_html(tmp_path, results):
         text = path.read_text(encoding="utf-8")
         assert forbidden(text) == [], path.name
         assert "/tmp/" not in text   # the grader's file paths are not the student's business
+
+
+def test_a_test_message_is_bounded_and_printable_in_the_record_itself():
+    from assignments.results.model import MESSAGE_CHARS
+
+    made = TestResult("test_x", "attention_tests", 0.0, 1.0, "failed", "a\x1b[2J\u202eb\nc" + "y" * 10 ** 6)
+    assert len(made.message) == MESSAGE_CHARS and made.message.startswith("a?[2J?b c")
+    assert TestResult(**{**made.__dict__}).message == made.message, "bounding twice changes nothing"
+
+
+def test_markdown_feedback_escapes_what_a_student_influenced():
+    result = record("`x`<img src=x onerror=alert(1)>[a](http://evil)")
+    result.questions[0].tests[1].message = "got **bold** <img src=x onerror=alert(1)> ![i](http://evil/i.png)"
+    result.findings = [Finding("shortcut-x", "uses `helper` from <script>", "warning", "attention_tests")]
+    md = feedback.feedback_markdown(result)
+    assert "<img" not in md and "<script>" not in md and "**bold**" not in md, md
+    assert not re.search(r"(?<!\\)\]\(", md) and not re.search(r"(?<!\\)`", md), "no link, image or code span"
+    assert "&lt;img src=x onerror=alert(1)&gt;" in md and "\\*\\*bold\\*\\*" in md
+    assert "test cell mha_tests was edited" in feedback.feedback_markdown(record("111")), \
+        "an underscore inside a word stays as it is"
 
 
 def test_feedback_strips_traceback_frames():

@@ -59,13 +59,33 @@ def bundle(tmp_path_factory):
     return root
 
 
-def grade_upload(root: Path, files: dict[str, bytes]) -> dict:
+class Link:
+    """An upload entry that is a symbolic link (Gradescope keeps links when it clones a repository) to
+    ``target``, relative to the submission folder; with ``data``, that file is written there first."""
+
+    def __init__(self, target: str, data: bytes | None = None):
+        self.target, self.data = target, data
+
+
+FOLDER = object()   # an upload entry that is a folder
+
+
+def grade_upload(root: Path, files: dict) -> dict:
     for name in ("submission", "results"):
         shutil.rmtree(root / name, ignore_errors=True)
     (root / "submission").mkdir()
     (root / "results").mkdir()
     for name, data in files.items():
-        (root / "submission" / name).write_bytes(data)
+        target = root / "submission" / name
+        if isinstance(data, Link):
+            if data.data is not None:
+                (target.parent / data.target).write_bytes(data.data)
+            target.symlink_to(data.target)
+        elif data is FOLDER:
+            target.mkdir()
+            (target / "notes.txt").write_text("not a notebook")
+        else:
+            target.write_bytes(data)
     (root / "submission_metadata.json").write_text(json.dumps({
         "id": 1, "created_at": "2026-11-20T12:00:00Z", "assignment": {"title": A},
         "users": [{"email": "student@example.edu", "name": "Student", "sid": "s1"}]}))
@@ -83,6 +103,13 @@ def grade_upload(root: Path, files: dict[str, bytes]) -> dict:
 
 def notebook_bytes(kind: str, assignment: str = A) -> bytes:
     return next((REPO / kind / assignment).glob("*.ipynb")).read_bytes()
+
+
+def test_bundle_holds_the_release_and_a_manifest_never_the_solution_source(bundle):
+    assert not list((bundle / "source" / "source").rglob("*.ipynb")), "the solution source is in the bundle"
+    manifest = json.loads((bundle / "source" / "source" / A / "grading.json").read_text())
+    assert manifest["questions"] and manifest["shortcut_rules"], manifest
+    assert (bundle / "source" / "release" / A / f"{A}.ipynb").is_file()
 
 
 def test_bundle_grades_the_reference_notebook_with_full_marks(bundle):
@@ -170,6 +197,34 @@ def test_bad_upload_scores_zero_with_a_message(bundle, upload):
     data = grade_upload(bundle, BAD_UPLOADS[upload])
     assert data["score"] == 0, f"{upload}: should score 0 but scored {data['score']}"
     assert "could not be graded" in data["output"], f"{upload}: the output should say why:\n{data['output']}"
+
+
+# Uploads that are no regular file: each is refused before a kernel starts (a second or two each, so
+# they run in `make test`). The link points outside the upload at a notebook worth full marks (what the
+# solution source was, when the bundle still shipped it); followed as root, it would be graded.
+FULL_MARKS_OUTSIDE = Link("../outside.ipynb", notebook_bytes("source"))
+ODD_UPLOADS = {
+    "notebook linked to a file outside the upload": {f"{A}.ipynb": FULL_MARKS_OUTSIDE},
+    "folder named like the notebook": {f"{A}.ipynb": FOLDER},
+}
+
+
+@pytest.mark.parametrize("upload", list(ODD_UPLOADS), ids=list(ODD_UPLOADS))
+def test_an_upload_that_is_no_regular_file_scores_zero_with_a_clear_message(bundle, upload):
+    data = grade_upload(bundle, ODD_UPLOADS[upload])
+    assert data["score"] == 0, f"{upload}: should score 0 but scored {data['score']}"
+    assert "could not be graded" in data["output"] and "only a notebook file is graded" in data["output"], \
+        f"{upload}: the student should read why:\n{data['output']}"
+    assert "tell course staff" not in data["output"], f"{upload}: the runner fell back to its crash message"
+
+
+def test_a_linked_notebook_beside_a_real_file_is_passed_over_and_named(bundle):
+    # The real file is another assignment's notebook, refused before any kernel starts: cheap, and its
+    # message shows which of the two was taken although the link has the exact name.
+    data = grade_upload(bundle, {f"{A}.ipynb": FULL_MARKS_OUTSIDE,
+                                 "mine.ipynb": notebook_bytes("source", "rnn_attention")})
+    assert data["score"] == 0, f"the linked notebook must not be graded: {data['score']}"
+    assert f"{A}.ipynb is a link" in data["output"] and "mine.ipynb does not hold" in data["output"], data["output"]
 
 
 def test_hidden_test_visibility_is_one_course_setting(tmp_path):

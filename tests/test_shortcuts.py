@@ -9,6 +9,7 @@ import copy
 
 import nbformat
 import pytest
+import safetensors.torch  # noqa: F401 - in sys.modules, as in a grader that has loaded weights
 
 from assignments.course import default
 from assignments import demo_class, hygiene, notebooks
@@ -135,6 +136,9 @@ SDPA_USES = {
                       "fun.scaled_dot_product_attention(q, k, v)"),
     "star import": ("from torch.nn.functional import *\n", "scaled_dot_product_attention(q, k, v)"),
     "private re-export": ("import torch._C._nn as C\n", "C.scaled_dot_product_attention(q, k, v)"),
+    # safetensors.torch holds torch as an attribute; the test imports it, as loading weights does in the grader
+    "another package's re-export": ("import safetensors.torch as st\n",
+                                    "st.torch.nn.functional.scaled_dot_product_attention(q, k, v)"),
     "import inside the function": ("", "__import__('torch.nn.functional', fromlist=['x']).scaled_dot_product_attention(q, k, v)"),
     "magic in the cell": ("%config InlineBackend.figure_format = 'png'\nsdpa = F.scaled_dot_product_attention\n",
                           "sdpa(q, k, v)"),

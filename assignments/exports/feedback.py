@@ -9,6 +9,7 @@ bounded length) and grader-internal findings are replaced by a fixed line.
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from ..results.model import SubmissionResult
@@ -17,6 +18,17 @@ from .text import humanise_question, humanise_test, points, safe_message, studen
 
 MARK = {"passed": "✓", "failed": "✗", "error": "✗"}
 MAX_COMMENT = 4000
+# Characters that start Markdown constructs (emphasis, code, links, images, headings, tables, raw HTML)
+# are escaped in every text a student influenced, so it reads as typed in any renderer: no injected link,
+# image, tag or broken layout. <, > and & become entities, which renderers without backslash escapes for
+# them also show as text. An underscore inside a word (mha_tests) starts nothing and is left alone.
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*{}\[\]#|!~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def md_text(text: str) -> str:
+    """``text`` as literal Markdown text on one line."""
+    text = html.escape(str(text).replace("\n", " "), quote=False)
+    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
 
 
 def safe_comment(text: str) -> str:
@@ -59,27 +71,27 @@ def _total_line(result: SubmissionResult) -> str:
 
 def feedback_markdown(result: SubmissionResult, title: str | None = None) -> str:
     title = title or f"Feedback: {result.assignment}"
-    out = [f"# {title}", "", f"Student: `{result.student}`", "", f"**{_total_line(result)}**", ""]
+    out = [f"# {md_text(title)}", "", f"Student: {md_text(result.student)}", "", f"**{_total_line(result)}**", ""]
     if result.status == "rejected":
         out += ["> Your notebook could not be graded, so every autograded question scores 0. "
                 "The notes below say why.", ""]
     shortcuts, findings = _split_findings(result)
     for question in result.questions:
-        heading = f"## {humanise_question(question.grade_id)}: {points(question.points)} / " \
+        heading = f"## {md_text(humanise_question(question.grade_id))}: {points(question.points)} / " \
                   f"{points(question.max_points)}"
         status = _question_status(question)
         out += [heading + (f" ({status})" if status else ""), ""]
         for test in question.tests:
             mark = MARK.get(test.outcome, "•")
-            line = f"- {mark} {humanise_test(test.name)}: {points(test.points)} / {points(test.max_points)}"
+            line = f"- {mark} {md_text(humanise_test(test.name))}: {points(test.points)} / {points(test.max_points)}"
             message = safe_message(test.message) if test.outcome != "passed" else ""
             if message:
-                line += " — " + message.replace("\n", " ")
+                line += " — " + md_text(message)
             out.append(line)
         if question.kind == "autograded" and not question.tests:
             out.append("- no hidden test ran for this question")
         for finding in shortcuts.get(question.grade_id, []):
-            out.append(f"- ⚠ **Shortcut** ({finding.severity}): {finding.message.replace(chr(10), ' ')}")
+            out.append(f"- ⚠ **Shortcut** ({md_text(finding.severity)}): {md_text(finding.message)}")
         if question.comment:
             out.append("> **Grader's comment:** " + safe_comment(question.comment).replace("\n", "\n> "))
         if out[-1] != "":
@@ -87,8 +99,8 @@ def feedback_markdown(result: SubmissionResult, title: str | None = None) -> str
     if findings:
         out += ["## Notes from the grader", ""]
         for finding in findings:
-            where = f" ({finding.cell})" if finding.cell else ""
-            out.append(f"- **{finding.severity}**{where}: {finding.message.replace(chr(10), ' ')}")
+            where = f" ({md_text(finding.cell)})" if finding.cell else ""
+            out.append(f"- **{md_text(finding.severity)}**{where}: {md_text(finding.message)}")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ..results.model import Finding, SubmissionResult
+from ..results.model import Finding, SubmissionResult, bounded_message
 
-MAX_MESSAGE = 600
 # Findings about the grader itself: their text may quote grader internals, so students get a fixed line.
 INTERNAL_CODES = {"suite-problem", "grader-crash", "grader-error", "internal-error", "kernel-start-failed"}
 # Findings about the grading machine, for staff only: left out of what students read.
@@ -51,9 +50,7 @@ def safe_message(text: str) -> str:
         lines = [line for line in text.strip().splitlines() if line.strip()]
         text = lines[-1] if lines else ""
     text = "\n".join(line for line in text.splitlines() if not _FRAME.match(line)).strip()
-    if len(text) > MAX_MESSAGE:
-        text = text[: MAX_MESSAGE - 1].rstrip() + "…"
-    return text
+    return bounded_message(text)
 
 
 def student_findings(result: SubmissionResult) -> list[Finding]:

@@ -300,6 +300,18 @@ def _death(exitcode) -> str:
     return f"the grader process ended without a result (exit code {exitcode})"
 
 
+def _one_at_a_time_if_kernels_share_a_uid(workers: int) -> int:
+    """1 (with a line saying why) where concurrent kernels would share a uid and see each other's files."""
+    from .kernel_process import shared_kernel_uid
+
+    reason = shared_kernel_uid()
+    if reason is None:
+        return workers
+    print(f"grading one submission at a time instead of {workers}: {reason}, and a kernel could read a "
+          "classmate's files; give the machine namespaces or root to grade in parallel")
+    return 1
+
+
 def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | None = None,
                 progress: bool = True, budget: GraderBudget | None = None,
                 grader=grade_one, findings: dict[str, list[Finding]] | None = None,
@@ -315,6 +327,8 @@ def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | 
     from tqdm.auto import tqdm
 
     workers = workers or default_workers()
+    if workers > 1 and len(jobs) > 1:
+        workers = _one_at_a_time_if_kernels_share_a_uid(workers)
     budget = budget or GraderBudget()
     results: dict[str, SubmissionResult] = {}
     started = time.perf_counter()

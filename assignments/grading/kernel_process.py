@@ -21,7 +21,7 @@ import psutil
 from ..course import REPO
 from ..results.model import Finding
 from .environment import GRADING_ENV
-from .scratch import python_roots, tree_bytes
+from .scratch import python_roots, tree_usage
 from .warm_kernels import ForkedLauncher, warm_scratch, zygote_socket
 
 # Path sockets and other users' runtime folders (D-Bus, systemd, docker, XDG_RUNTIME_DIR): covered with
@@ -36,6 +36,7 @@ NO_NAMESPACES_ENV = "COURSE_SANDBOX_NO_NAMESPACES"
 # each other. 2**20 uids, far above any real account and below 2**31.
 SANDBOX_UIDS = range(0x60000000, 0x60000000 + 2 ** 20)
 LAUNCHER = Path(__file__).with_name("sandbox_launch.py")
+NPROC = 512   # processes and threads of one sandbox's uid (RLIMIT_NPROC counts threads too)
 MB = 1024 * 1024
 
 
@@ -49,6 +50,40 @@ def drop_user() -> tuple[int, int] | None:
 
 def namespaces_allowed() -> bool:
     return os.environ.get(NO_NAMESPACES_ENV, "") != "1"
+
+
+def namespaces_available() -> bool:
+    """Whether a launcher here would get a mount namespace (asked of a throwaway child, as it would)."""
+    if not namespaces_allowed():
+        return False
+    import ctypes
+
+    flags = 0x00020000 | (0 if os.geteuid() == 0 else 0x10000000)   # CLONE_NEWNS, CLONE_NEWUSER
+    child = os.fork()
+    if child == 0:
+        os._exit(0 if ctypes.CDLL(None, use_errno=True).unshare(ctypes.c_int(flags)) == 0 else 1)
+    return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+
+
+def unreachable_python() -> list[str]:
+    """Folders on the way to this Python that other uids cannot search: a dropped kernel could not start."""
+    targets = [os.path.realpath(sys.executable), *(os.path.realpath(r) for r in python_roots())]
+    folders = {str(parent) for target in targets for parent in Path(target).parents}
+    return sorted(f for f in folders if os.path.isdir(f) and not os.stat(f).st_mode & 0o001)
+
+
+def shared_kernel_uid() -> str | None:
+    """Why the kernels of concurrent sandboxes would run as one uid with nothing hidden between them
+    (so one could read a classmate's scratch), or None where each gets a uid or a namespace of its own."""
+    if namespaces_available():
+        return None
+    if os.geteuid() != 0:
+        return "without namespaces and without root every kernel runs as the grader's uid"
+    blocked = unreachable_python()
+    if blocked:
+        return (f"other uids cannot reach Python ({', '.join(blocked[:3])} lack o+x), so every kernel runs "
+                "as root")
+    return None
 
 
 def kernel_env(scratch: Path, limits) -> dict:
@@ -100,8 +135,11 @@ class KernelProcess:
                         "RLIMIT_FSIZE": self.limits.max_result_bytes + 16 * MB, "RLIMIT_CORE": 0,
                         "RLIMIT_CPU": int(2 * self.limits.total_timeout) + 10,
                         # per user: only meaningful (and harmless) for the dedicated unprivileged user
-                        **({"RLIMIT_NPROC": 4096} if self.owner else {})},
-            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", str(conn_file),
+                        # a few hundred: ipykernel needs about a dozen threads, and 4096 per sandbox let
+                        # eight kernels take every PID of a 32,768-PID host
+                        **({"RLIMIT_NPROC": NPROC} if self.owner else {})},
+            # relative to scratch, where the kernel starts: any process may read another's argv (/proc)
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", conn_file.name,
                      "--HistoryManager.enabled=False"],
             "env": kernel_env(self.scratch, self.limits),
         }
@@ -129,10 +167,17 @@ class KernelProcess:
                 os.close(write_fd)
                 return False
         else:
+            # The configuration goes through a pipe, not argv: without a PID namespace every uid can read
+            # every process's command line, and the launcher's (and its init's) would name the scratch.
+            config_read, config_write = os.pipe()
             self.proc = subprocess.Popen(
-                [sys.executable, "-I", str(LAUNCHER), json.dumps(config)], cwd=str(self.workdir),
+                [sys.executable, "-I", str(LAUNCHER), str(config_read)], cwd=str(self.workdir),
                 env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(write_fd,), start_new_session=True)
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(write_fd, config_read),
+                start_new_session=True)
+            os.close(config_read)
+            with open(config_write, "wb") as pipe:   # the launcher reads it whole before anything else
+                pipe.write(json.dumps(config).encode())
         os.close(write_fd)
         threading.Thread(target=self._read_stderr, args=(self.proc.stdout,), daemon=True).start()
         self.status = self._read_status(read_fd)
@@ -199,11 +244,15 @@ class KernelProcess:
         proc, stop, ticks = self.proc, self._watch_stop, 0
         while not stop.is_set() and proc.poll() is None:
             ticks += 1
-            if ticks % 5 == 0 and tree_bytes(self.scratch) > self.limits.scratch_bytes:
-                self.killed = (f"your code wrote more than {self.limits.scratch_bytes // MB} MB of files "
-                               "and the kernel was stopped")
-                self._kill_tree()
-                return
+            if ticks % 5 == 0:
+                used, files = tree_usage(self.scratch, self.limits.scratch_files)
+                if used > self.limits.scratch_bytes or files > self.limits.scratch_files:
+                    self.killed = (f"your code wrote more than {self.limits.scratch_bytes // MB} MB of files "
+                                   if used > self.limits.scratch_bytes else
+                                   f"your code made more than {self.limits.scratch_files} files ") + \
+                        "and the kernel was stopped"
+                    self._kill_tree()
+                    return
             total = 0
             for member in self._counted():
                 try:

@@ -23,7 +23,11 @@ class Limits:
     max_output_chars: int = 10_000      # printed output kept per cell
     max_restarts: int = 3
     scratch_bytes: int = 1024 * MB      # everything the kernel writes into its scratch folder
+    scratch_files: int = 20_000         # files and folders in scratch: empty files cost inodes, not bytes
     max_reply_items: int = 1_000_000     # values (tensors, numbers, strings) in one reply
     max_reply_depth: int = 32           # nesting of lists/tuples/dicts in one reply
+    # Characters in one string of a reply (dict keys included). Tests ask for names (parameters, module
+    # types); a longer string is a reply carrying text out (a stand-in it received), never an answer.
+    max_reply_string_chars: int = 200
     threads: int = 1                    # torch/OpenMP threads in the kernel (workers run in parallel)
     isolate: bool = True                # namespaces; False only for debugging

@@ -8,8 +8,9 @@ out of memory. So, in order:
 
 1. the zip's central directory: few enough entries, total uncompressed size within the result cap;
 2. ``torch.load(weights_only=True)``;
-3. every value: exact plain types, bounded nesting and count, and each tensor strided, with non-negative
-   strides, a logical size within the cap, and a storage large enough for every element it addresses.
+3. every value: exact plain types, bounded nesting and count, strings (dict keys too) of bounded length,
+   and each tensor strided, with non-negative strides, a logical size within the cap, and a storage large
+   enough for every element it addresses.
 
 Anything else raises ``SandboxError`` (a finding and zero for that test, never a grader crash).
 """
@@ -24,6 +25,7 @@ import torch
 
 from . import runtime
 from .handle import SandboxError
+from .limits import Limits
 
 MAX_ZIP_ENTRIES = 100_000
 
@@ -68,7 +70,16 @@ def check_tensor(tensor: torch.Tensor, max_bytes: int) -> torch.Tensor:
     return tensor.clone()   # our own compact copy: no shared or overlapping storage survives
 
 
-def check_value(value, max_bytes: int, max_items: int, max_depth: int):
+def check_string(text: str, max_chars: int) -> str:
+    """``text`` if it is at most ``max_chars`` long. A longer one is refused, not cut: a cut string would
+    be a different answer, and the only long strings a kernel has to give are texts it was sent."""
+    if len(text) > max_chars:
+        raise ReplyRefused(f"the result holds a string of {len(text)} characters, more than {max_chars}")
+    return text
+
+
+def check_value(value, max_bytes: int, max_items: int, max_depth: int,
+                max_chars: int = Limits.max_reply_string_chars):
     """Rebuild ``value`` from exact plain types, checking it on the way; SandboxError if it is not plain."""
     budget = [max_items]
 
@@ -78,7 +89,9 @@ def check_value(value, max_bytes: int, max_items: int, max_depth: int):
             raise ReplyRefused(f"the result holds more than {max_items} values")
         if depth > max_depth:
             raise ReplyRefused(f"the result is nested more than {max_depth} levels deep")
-        if item is None or type(item) in (bool, int, float, str):
+        if type(item) is str:
+            return check_string(item, max_chars)
+        if item is None or type(item) in (bool, int, float):
             return item
         if isinstance(item, torch.Tensor):
             return check_tensor(item, max_bytes)
@@ -88,7 +101,7 @@ def check_value(value, max_bytes: int, max_items: int, max_depth: int):
         if isinstance(item, dict):
             if not all(type(k) is str for k in item):
                 raise ReplyRefused("the result has a dictionary key that is not a string")
-            return {k: walk(v, depth + 1) for k, v in item.items()}
+            return {check_string(k, max_chars): walk(v, depth + 1) for k, v in item.items()}
         raise ReplyRefused(f"the result holds a {type(item).__name__}, which the grader does not accept")
 
     return walk(value, 0)
@@ -105,7 +118,12 @@ def decode_reply(data: bytes, limits) -> dict:
         raise ReplyRefused("the result could not be read safely") from None
     if not isinstance(reply, dict):
         raise ReplyRefused("the result has the wrong structure")
-    return check_value(reply, limits.max_result_bytes, limits.max_reply_items, limits.max_reply_depth)
+    if type(reply.get("error")) is str:
+        # The helper's "Type: message" for an exception in student code: feedback shows only its start
+        # (handle.untrusted_text), so it is cut, not refused; a long message is no fault of the student.
+        reply["error"] = reply["error"][:limits.max_reply_string_chars]
+    return check_value(reply, limits.max_result_bytes, limits.max_reply_items, limits.max_reply_depth,
+                       limits.max_reply_string_chars)
 
 
-__all__ = ["ReplyRefused", "decode_reply", "check_archive", "check_tensor", "check_value"]
+__all__ = ["ReplyRefused", "decode_reply", "check_archive", "check_string", "check_tensor", "check_value"]

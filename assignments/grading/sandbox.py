@@ -59,11 +59,15 @@ becomes a ``sandbox-degraded`` finding):
   Without a mount namespace, or for a kernel environment other than the zygote's, the kernel starts cold.
 - **teardown**: the kernel is PID 2 under an init that dies with the launcher (``PR_SET_PDEATHSIG``),
   so killing the launcher ends every process the student started inside the PID namespace (without one,
-  every process running as the sandbox's uid is killed, daemons that left the tree included); the work
-  folder is removed whatever happened. Not limited: CPU use below the timeouts.
+  every process running as the sandbox's uid is killed, daemons that left the tree included, and every
+  file that uid owns under ``/tmp``, ``/var/tmp`` and ``/dev/shm`` is removed and counted, so nothing is
+  relayed to a later kernel); the work folder is removed whatever happened.
+- **CPU share**: every sandbox is one session (its launcher's) and seccomp refuses ``setsid`` and
+  ``setpgid`` in every mode, so where the host schedules by session (autogroup) a sandbox gets one share
+  however many busy processes it starts. Not limited: CPU use below the timeouts; there is no cgroup.
 - **disk**: the scratch folder stays on the host disk (the grader must read reply files from it, so a
-  tmpfs private to the kernel's namespace would not do); the watchdog sums its allocated blocks every
-  250 ms and kills the kernel above ``Limits.scratch_bytes``, ``RLIMIT_FSIZE`` bounds any one file, and a
+  tmpfs private to the kernel's namespace would not do); the watchdog sums its allocated blocks and counts
+  its entries every 250 ms and kills the kernel above ``Limits.scratch_bytes`` or ``Limits.scratch_files``, ``RLIMIT_FSIZE`` bounds any one file, and a
   restart empties scratch back to the submission alone. Overshoot is what the kernel writes in 250 ms.
 - **the grader's own writes** into scratch (submission, ``kernel.json``, request files) create new files
   with ``O_EXCL | O_NOFOLLOW`` after removing, without following, whatever the kernel left at that name.
@@ -88,9 +92,9 @@ from pathlib import Path
 from ..results.model import Finding
 from .handle import SandboxError, StudentTimeout
 from .kernel_messages import CellOutcome, connect, execute, wait_for_ready
-from .kernel_process import NO_NAMESPACES_ENV, KernelProcess, drop_user, isolation_finding
+from .kernel_process import NO_NAMESPACES_ENV, SANDBOX_UIDS, KernelProcess, drop_user, isolation_finding
 from .limits import Limits
-from .scratch import remove_entry, write_new_file
+from .scratch import remove_entry, remove_owned, write_new_file
 from .snippets import KernelHandle, bootstrap_code, read_reply, reply_value, serve_code, write_request
 
 
@@ -142,10 +146,10 @@ class Sandbox:
         try:
             self.workdir = Path(tempfile.mkdtemp(prefix="course-sandbox-"))
             self.scratch = self.workdir / "scratch"
-            self.scratch.mkdir()
+            self.scratch.mkdir(mode=0o700)   # its kernel's alone: no classmate's uid may list or read it
             if self._owner:   # the kernel's uid must pass through (not list) the work folder to scratch
                 os.chmod(self.workdir, 0o711)
-            write_new_file(self.scratch / self.filename, self.submission, self._owner, 0o644)
+            write_new_file(self.scratch / self.filename, self.submission, self._owner, 0o600)
             if self._owner:
                 os.chown(self.scratch, *self._owner)
             self._launch()
@@ -162,11 +166,25 @@ class Sandbox:
             self.findings.append(finding)
 
     def close(self):
-        """Kill every process of the sandbox and remove the work folder; safe to call twice."""
+        """Kill every process of the sandbox, remove the work folder and whatever its uid left in the
+        shared temporary folders; safe to call twice."""
         self._stop_kernel()
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
+        self._sweep_shared_tmp()
+
+    def _sweep_shared_tmp(self):
+        """Without a mount namespace the kernel could write to /tmp, /var/tmp and /dev/shm, where a later
+        kernel (a classmate's) could pick it up: a stand-in it received, say. Its uid is its own, so every
+        entry that uid owns there is its leftover; each is removed and the count is a finding."""
+        uid = self.status.get("uid")
+        if not (self.status.get("fallback") or {}).get("dropped") or uid not in SANDBOX_UIDS:
+            return
+        removed = remove_owned(uid)
+        if removed:
+            self.findings.append(Finding("shared-tmp-removed", f"{removed} file(s) or folder(s) your code left "
+                                         "in the machine's shared temporary folders were removed", "info"))
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -318,7 +336,7 @@ class Sandbox:
         token = secrets.token_hex(12)
         request_path = self.scratch / f"call-{token}.in"
         reply_path = self.scratch / f"call-{token}.out"
-        write_request(request_path, code, inputs, stand_in_source, stand_ins, seed)
+        write_request(request_path, code, inputs, stand_in_source, stand_ins, seed, self._owner)
         limit = min(timeout, self.limits.call_timeout)
         outcome = self._execute(serve_code(request_path, reply_path, self.limits.max_result_bytes), limit)
         try:

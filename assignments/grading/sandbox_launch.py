@@ -1,6 +1,6 @@
 """Start one sandboxed Jupyter kernel: run as a script by ``sandbox.py``, never imported by the grader.
 
-    python sandbox_launch.py '<json config>'
+    python sandbox_launch.py <fd of a pipe that carries the json config>
 
 Standard library only, because it runs before (and around) the student's kernel. Three processes:
 
@@ -55,8 +55,10 @@ PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 # x86_64 also refuses every x32 syscall (numbers with bit 30 set), which would reach socket() by another
 # number. Any other architecture (including 32-bit compat calls on these machines) is refused outright.
 SECCOMP_ARCHES = {
-    "x86_64": {"audit_arch": 0xC000003E, "socket": 41, "io_uring_setup": 425, "x32_bit": 0x40000000},
-    "aarch64": {"audit_arch": 0xC00000B7, "socket": 198, "io_uring_setup": 425, "x32_bit": None},
+    "x86_64": {"audit_arch": 0xC000003E, "socket": 41, "io_uring_setup": 425, "x32_bit": 0x40000000,
+               "setsid": 112, "setpgid": 109},
+    "aarch64": {"audit_arch": 0xC00000B7, "socket": 198, "io_uring_setup": 425, "x32_bit": None,
+                "setsid": 157, "setpgid": 154},
 }
 AF_UNIX = 1
 BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x06
@@ -102,8 +104,13 @@ class SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
 
 
-def network_filter(machine):
-    """BPF program: AF_UNIX sockets only, no io_uring; None for an architecture we do not know."""
+def network_filter(machine, network=True):
+    """BPF program: no new session or process group (EPERM) and, with ``network``, AF_UNIX sockets only
+    and no io_uring; None for an architecture we do not know.
+
+    Sessions: the scheduler's autogroups give each session an equal share of the CPU, and every sandbox
+    is one session (its launcher's), so a kernel whose busy children each called setsid() took a share
+    per child and starved a classmate's kernel; kept in one session, a sandbox gets one share."""
     arch = SECCOMP_ARCHES.get(machine)
     if arch is None:
         return None
@@ -117,13 +124,19 @@ def network_filter(machine):
                ("nr:ld", None, None, SECCOMP_DATA_NR)]
     if arch["x32_bit"]:
         program.append(("jge", "refuse", None, arch["x32_bit"]))
-    program += [("jeq", "family", None, arch["socket"]),
-                ("jeq", "refuse", None, arch["io_uring_setup"]),
-                ("ret", None, None, SECCOMP_RET_ALLOW),
-                ("family:ld", None, None, SECCOMP_DATA_ARG0),   # low 32 bits of the int argument
-                ("jeq", "unix", "refuse", AF_UNIX),
-                ("refuse:ret", None, None, refuse),
-                ("unix:ret", None, None, SECCOMP_RET_ALLOW)]   # BPF jumps only forward
+    program += [("jeq", "session", None, arch["setsid"]),
+                ("jeq", "session", None, arch["setpgid"])]
+    if network:
+        program += [("jeq", "family", None, arch["socket"]),
+                    ("jeq", "refuse", None, arch["io_uring_setup"])]
+    program.append(("ret", None, None, SECCOMP_RET_ALLOW))
+    if network:
+        program += [("family:ld", None, None, SECCOMP_DATA_ARG0),   # low 32 bits of the int argument
+                    ("jeq", "unix", "refuse", AF_UNIX)]
+    program += [("refuse:ret", None, None, refuse),
+                ("session:ret", None, None, SECCOMP_RET_ERRNO | errno.EPERM)]
+    if network:
+        program.append(("unix:ret", None, None, SECCOMP_RET_ALLOW))   # BPF jumps only forward
     labels = {op.split(":")[0]: i for i, (op, *_) in enumerate(program) if ":" in op}
     codes = {"ld": BPF_LD_W_ABS, "jeq": BPF_JEQ_K, "jge": BPF_JGE_K, "ret": BPF_RET_K}
     out = []
@@ -135,19 +148,23 @@ def network_filter(machine):
     return out
 
 
-def block_network(status):
-    """Install the filter in this process (inherited across exec); record whether it holds."""
+def install_filter(status, network):
+    """Install the filter in this process (inherited across exec); record what holds: ``sessions`` (one
+    session for the whole sandbox) and, when ``network`` is asked for, ``seccomp`` (no network)."""
     machine = os.uname().machine
-    program = network_filter(machine)
+    program = network_filter(machine, network)
+    lost = "the kernel has the network and may start sessions" if network else "the kernel may start sessions"
     if program is None:
-        status["notes"].append(f"no seccomp filter for architecture {machine!r}: the kernel has the network")
+        status["notes"].append(f"no seccomp filter for architecture {machine!r}: {lost}")
         return
     array = (SockFilter * len(program))(*program)
     fprog = SockFprog(len(program), array)
     if libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog), 0, 0) != 0:
-        status["notes"].append(f"seccomp refused ({os.strerror(ctypes.get_errno())}): the kernel has the network")
+        status["notes"].append(f"seccomp refused ({os.strerror(ctypes.get_errno())}): {lost}")
         return
-    status["seccomp"] = True
+    status["sessions"] = True
+    if network:
+        status["seccomp"] = True
 
 
 def _as_user(uid, gid, check):
@@ -266,8 +283,8 @@ def become_kernel(cfg, status, status_fd, start_kernel=None):
         status["uid"] = os.geteuid()
         status["capabilities_dropped"] = True
     prctl(PR_SET_NO_NEW_PRIVS, 1)   # also what lets an unprivileged process install a seccomp filter
-    if cfg["isolate"] and not status.get("network"):
-        block_network(status)       # after the last setuid; the filter is kept across exec
+    if cfg["isolate"]:            # after the last setuid; the filter is kept across exec
+        install_filter(status, network=not status.get("network"))
     os.chdir(cfg["scratch"])
     os.write(status_fd, json.dumps(status).encode())
     os.close(status_fd)
@@ -411,7 +428,11 @@ def launch(cfg, lifeline=None, start_kernel=None):
 
 
 def main():
-    sys.exit(launch(json.loads(sys.argv[1])))
+    """argv[1] is the pipe the grader writes the configuration to (never the configuration itself: every
+    uid can read a process's argv where there is no PID namespace)."""
+    with os.fdopen(int(sys.argv[1]), "rb") as pipe:
+        config = json.loads(pipe.read())
+    sys.exit(launch(config))
 
 
 if __name__ == "__main__":

@@ -37,9 +37,11 @@ def write_new_file(path: Path, data: bytes, owner, mode: int) -> None:
         handle.write(data)
 
 
-def tree_bytes(root: Path) -> int:
-    """Bytes allocated under ``root`` (links not followed; a vanishing entry counts as nothing)."""
-    total, stack = 0, [str(root)]
+def tree_usage(root: Path, max_entries: int | None = None) -> tuple[int, int]:
+    """(bytes allocated, entries) under ``root``, links not followed, a vanishing entry counting as
+    nothing. Counting stops once there are more than ``max_entries``: the caller only needs to know that
+    (and 200,000 empty files would otherwise make every look cost more than the last)."""
+    total, count, stack = 0, 0, [str(root)]
     while stack:
         try:
             entries = list(os.scandir(stack.pop()))
@@ -51,9 +53,38 @@ def tree_bytes(root: Path) -> int:
             except OSError:
                 continue
             total += info.st_blocks * 512
+            count += 1
+            if max_entries is not None and count > max_entries:
+                return total, count
             if stat.S_ISDIR(info.st_mode):
                 stack.append(entry.path)
-    return total
+    return total, count
+
+
+# World-writable folders a kernel without a mount namespace can leave files in for a later kernel.
+SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def remove_owned(uid: int, roots=SHARED_TMP, skip=()) -> int:
+    """Remove everything owned by ``uid`` under ``roots`` (never following a link, never entering
+    ``skip``); return how many entries went. Where no other uid can be the owner (a sandbox's own uid),
+    this is exactly what that sandbox left behind, wherever it hid it."""
+    removed, skip = 0, {os.path.realpath(p) for p in skip}
+    for root in roots:
+        for folder, subfolders, files in os.walk(root, followlinks=False):
+            subfolders[:] = [d for d in subfolders if os.path.join(folder, d) not in skip]
+            for name in list(subfolders) + files:
+                path = os.path.join(folder, name)
+                try:
+                    if os.lstat(path).st_uid != uid:
+                        continue
+                    remove_entry(Path(path))
+                except OSError:
+                    continue
+                removed += 1
+                if name in subfolders:
+                    subfolders.remove(name)
+    return removed
 
 
 def python_roots() -> list[str]:

@@ -21,8 +21,9 @@ before any student code runs:
    student added, or that the same answer cell holds. Another question's answer is not followed (it is
    checked for its own question, so a mistake is reported once), nor is instructor code.
 4. **Match** a path against the declared names by object identity (``torch.nn.modules.activation.
-   MultiheadAttention`` is ``torch.nn.MultiheadAttention``): the student's path is walked from modules
-   already imported in this process, never importing anything a submission names. A bare declared name
+   MultiheadAttention`` is ``torch.nn.MultiheadAttention``, and so is another package's re-export of it):
+   the student's path is walked from modules already imported in this process, never importing anything
+   a submission names. A bare declared name
    is one of the notebook's own definitions and matches by name.
 
 Each hit is a ``Finding`` with code ``shortcut`` whose ``cell`` is the question's grade_id. The rule's
@@ -45,6 +46,7 @@ import ast
 import builtins
 import importlib
 import sys
+import types
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -406,7 +408,8 @@ def declared_resolves(name: str) -> bool:
 @lru_cache(maxsize=4096)
 def lookup(path: str):
     """The object a student's dotted path reaches from modules this process has ALREADY imported (nothing
-    a submission names is ever imported here), or ``_MISSING``."""
+    a submission names is ever imported here), or ``_MISSING``. A module's attributes are read from its
+    ``__dict__``: a lazy module's ``__getattr__`` (transformers has them) would import what the path names."""
     parts = path.split(".")
     obj = sys.modules.get(parts[0], _MISSING)
     if obj is _MISSING:
@@ -417,20 +420,24 @@ def lookup(path: str):
             obj = module
             continue
         try:
-            obj = getattr(obj, parts[index])
+            if isinstance(obj, types.ModuleType):
+                obj = vars(obj).get(parts[index], _MISSING)
+            else:
+                obj = getattr(obj, parts[index])
         except Exception:  # noqa: BLE001 - any failure means "not this object"
+            return _MISSING
+        if obj is _MISSING:
             return _MISSING
     return obj
 
 
 def matches(path: str, declared: str) -> bool:
-    """``path`` (from the student's code) is the declared object, under whatever alias or re-export."""
+    """``path`` (from the student's code) is the declared object, under whatever alias or re-export, from
+    this package or another (``safetensors.torch.torch.nn.functional`` is ``torch.nn.functional``)."""
     if path == declared:
         return True
     target = declared_object(declared)
-    if target is _MISSING or path.split(".")[0] != declared.split(".")[0]:
-        return False
-    return lookup(path) is target
+    return target is not _MISSING and lookup(path) is target
 
 
 # --- scanning a notebook, checking its questions ----------------------------------------------------------
@@ -547,14 +554,14 @@ def check(nb, owners: dict[str, str], rules: dict[str, notebooks.ShortcutRule]) 
 
 
 def check_restored(assignment: str, restored, template, rules=None) -> list[Finding]:
-    """``check`` with the assignment's rules (from its source notebook) and the template's answer names.
+    """``check`` with the assignment's rules (``Assignment.shortcut_rules``) and the template's answer names.
 
     ``restored`` is the notebook as the standalone door rebuilt it (``restore.restore``)."""
     from .handle import answered_by
 
     if rules is None:
         try:
-            rules = notebooks.shortcut_rules(resolve(assignment).source_notebook())
+            rules = resolve(assignment).shortcut_rules
         except (OSError, ValueError):
             return []                  # no source notebook (a toy assignment): nothing is declared
     return check(restored, answered_by(template), rules)

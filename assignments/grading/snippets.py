@@ -18,6 +18,7 @@ from pathlib import Path
 from . import runtime
 from .handle import SandboxError, StudentCodeError, StudentHandle, untrusted_text
 from .reply import decode_reply
+from .scratch import write_new_file
 
 RUNTIME_MODULE = "_course_grader_runtime"
 MB = 1024 * 1024
@@ -80,13 +81,13 @@ def bootstrap_code() -> str:
             f"get_ipython().user_ns, {RUNTIME_MODULE!r})}})")
 
 
-def write_request(path: Path, code: str, inputs: dict, stand_in_source: str, stand_ins: tuple, seed: int) -> None:
-    """A new request file (O_EXCL | O_NOFOLLOW: never through what the kernel put at that name)."""
+def write_request(path: Path, code: str, inputs: dict, stand_in_source: str, stand_ins: tuple, seed: int,
+                  owner=None) -> None:
+    """A new request file (O_EXCL | O_NOFOLLOW: never through what the kernel put at that name), 0600 and
+    owned by the kernel's uid (``owner``): it holds stand-ins, which no other uid may read."""
     request = {"code": code, "inputs": inputs, "stand_in_source": stand_in_source,
                "stand_ins": list(stand_ins), "seed": int(seed)}
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(runtime.to_bytes(request))
+    write_new_file(path, runtime.to_bytes(request), owner, 0o600)
 
 
 def serve_code(request_path: Path, reply_path: Path, max_bytes: int) -> str:

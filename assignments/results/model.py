@@ -6,6 +6,18 @@ import json
 from dataclasses import asdict, dataclass, field
 
 BUDGET_FINDING = "test-budget"   # a hidden test ran past its time or memory budget in the grader
+# The longest test message a record keeps. Grader-written messages are a sentence or two (~300 chars);
+# the cap is what keeps a message built from anything a kernel sent back (a forged reply, text a test
+# forgot to pass through checks.kernel_value) from growing a record to megabytes.
+MESSAGE_CHARS = 600
+
+
+def bounded_message(text: str) -> str:
+    """``text`` as every export may show it: line breaks and tabs become spaces, other characters that do
+    not print (escape sequences, bidirectional overrides) become "?", and at most MESSAGE_CHARS remain.
+    Applying it twice changes nothing."""
+    text = "".join(c if c.isprintable() else " " if c in "\t\n\r" else "?" for c in str(text)).strip()
+    return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS - 1].rstrip() + "…"
 
 
 @dataclass
@@ -16,8 +28,12 @@ class TestResult:
     points: float        # earned
     max_points: float
     outcome: str         # "passed" | "failed" | "error"
-    message: str = ""    # author-written, safe to show the student
+    message: str = ""    # author-written, safe to show the student; bounded_message() when created
     seconds: float = 0.0
+
+    def __post_init__(self):
+        # Bounded here, when the record is made, so the stored record and every export read the same text.
+        self.message = bounded_message(self.message)
 
 
 @dataclass

@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from assignments.grading.checks import expect, expect_close, expect_shape, question
+from assignments.grading.checks import expect, expect_close, expect_shape, kernel_value, question
 from autograder.transformers.helpers import padding_mask
 
 SHAPES = [(2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8)]   # batch, heads, seq, head_dim
@@ -166,6 +166,12 @@ def test_mha_parameters(student):
     shapes = student.run(code)
     expected = {"qkv_proj.weight": [60, 20], "qkv_proj.bias": [60], "o_proj.weight": [20, 20], "o_proj.bias": [20]}
     got = {name: shape.tolist() for name, shape in shapes.items()}
+    # The names are the kernel's: the message lists the grader's names and quotes the kernel's only
+    # through kernel_value, so a reply cannot carry text out through feedback.
+    missing = sorted(set(expected) - set(got))
+    extra = sorted(set(got) - set(expected))
+    wrong = sorted(name for name in set(expected) & set(got) if got[name] != expected[name])
     expect(got == expected, f"MultiHeadAttention(20, 5, 0.1) should have exactly the parameters "
-                            f"{sorted(expected)} with shapes (3E, E), (3E,), (E, E), (E,); got "
-                            f"{ {k: tuple(v) for k, v in got.items()} }")
+                            f"{sorted(expected)} with shapes (3E, E), (3E,), (E, E), (E,); missing: {missing}, "
+                            f"wrong shape: {wrong}, {len(extra)} unexpected"
+                            + (f" (first: {kernel_value(extra[0])})" if extra else ""))

@@ -9,7 +9,7 @@ student's names. The oracle runs in training mode so PyTorch's inference fast pa
 import torch
 import torch.nn as nn
 
-from assignments.grading.checks import expect, expect_close, expect_shape, question
+from assignments.grading.checks import expect, expect_close, expect_shape, kernel_value, question
 from autograder.transformers.helpers import padding_mask, reference
 
 ATTENTION = ("scaled_dot_product", "MultiHeadAttention")
@@ -96,12 +96,17 @@ def test_block_structure(student):
             "          'attn': type(block.self_attn).__name__}")
     out = student.run(code, stand_ins=ATTENTION)
     expect(out["kinds"] == ["Linear", "GELU", "Linear", "Dropout"],
-           f"linear_net should be Sequential(Linear, GELU, Linear, Dropout); got {out['kinds']}")
+           f"linear_net should be Sequential(Linear, GELU, Linear, Dropout); "
+           f"got {kernel_value(out['kinds'])}")
     expect(out["shapes"] == [[48, 12], [12, 48]],
-           f"linear_net should map E -> 4E -> E (weights (4E, E) and (E, 4E)); got {out['shapes']}")
-    expect(abs(out["p"] - 0.2) < 1e-9, f"linear_net's Dropout should use layer_drop_rate (0.2); got {out['p']}")
-    expect(out["norms"] == ["LayerNorm", "LayerNorm"], f"norm1 and norm2 should be nn.LayerNorm; got {out['norms']}")
-    expect(out["attn"] == "MultiHeadAttention", f"self_attn should be your MultiHeadAttention; got {out['attn']}")
+           f"linear_net should map E -> 4E -> E (weights (4E, E) and (E, 4E)); "
+           f"got {kernel_value(out['shapes'])}")
+    expect(abs(out["p"] - 0.2) < 1e-9,
+           f"linear_net's Dropout should use layer_drop_rate (0.2); got {kernel_value(out['p'])}")
+    expect(out["norms"] == ["LayerNorm", "LayerNorm"],
+           f"norm1 and norm2 should be nn.LayerNorm; got {kernel_value(out['norms'])}")
+    expect(out["attn"] == "MultiHeadAttention",
+           f"self_attn should be your MultiHeadAttention; got {kernel_value(out['attn'])}")
 
 
 # ------------------------------------------------------------------------------------------ MiniBERT
@@ -121,9 +126,11 @@ def test_mini_bert_structure_and_shape(student):
             "          'blocks': len(model.blocks), 'head': list(model.head.weight.shape)}")
     out = student.run(code, stand_ins=MODEL, tokens=tokens)
     expect(out["rows"] == 24, f"the embedding needs vocab_size + 1 rows (the last id is [MASK]): "
-                              f"expected 24, got {out['rows']}")
-    expect(out["blocks"] == 2, f"model.blocks should hold n_layers (2) blocks; got {out['blocks']}")
-    expect(out["head"] == [23, 12], f"the head should be nn.Linear(embed_dim, vocab_size); got weight {out['head']}")
+                              f"expected 24, got {kernel_value(out['rows'])}")
+    expect(out["blocks"] == 2,
+           f"model.blocks should hold n_layers (2) blocks; got {kernel_value(out['blocks'])}")
+    expect(out["head"] == [23, 12],
+           f"the head should be nn.Linear(embed_dim, vocab_size); got weight {kernel_value(out['head'])}")
     logits = expect_shape(out["logits"], (3, 9, 23), "MiniBERT logits for tokens of shape (3, 9) and vocab 23")
     expect(bool(torch.isfinite(logits).all()), "MiniBERT logits contain NaN or inf")
 
