@@ -39,6 +39,21 @@ CATALOG: tuple[CatalogEntry, ...] = (
 )
 
 
+DEMO_TERM = "demo"
+
+
+def term_folder(root: Path) -> str:
+    """``[tool.course] term`` (e.g. "2026-autumn"): each term's grades get a folder of their own, so a
+    new term never reads or mixes with the last one's. Default "current"; "demo" is the demo's."""
+    from .config import settings
+
+    term = str(settings(root).get("term", "current")).strip()
+    if not term or term == DEMO_TERM or "/" in term or term.startswith("."):
+        raise ValueError(f"[tool.course] term {term!r} cannot name a folder of grades/ "
+                         f"(not empty, not {DEMO_TERM!r}, no '/')")
+    return term
+
+
 @dataclass(frozen=True)
 class Course:
     """The course's folders (each defaults to ``root/<folder>``) and its catalog."""
@@ -49,7 +64,7 @@ class Course:
     autograder_dir: Path | None = None     # hidden suites: autograder/<assignment>/
     dist_dir: Path | None = None           # LMS zips and the Gradescope bundle
     build_dir: Path | None = None          # release staging (same file system, so moves are renames)
-    grades_dir: Path | None = None         # results of the grading commands
+    grades_dir: Path | None = None         # this term's runs: grades/<term>/<assignment>/ (see `term`)
     catalog: tuple[CatalogEntry, ...] = field(default=CATALOG, compare=True)
 
     def __post_init__(self):
@@ -59,7 +74,14 @@ class Course:
                      "grades_dir"):
             value = getattr(self, name)
             default = root / name.removesuffix("_dir")
+            if name == "grades_dir":
+                default = root / "grades" / term_folder(root)
             object.__setattr__(self, name, Path(value).resolve() if value is not None else default)
+
+    @property
+    def demo_dir(self) -> Path:
+        """The demo's own runs, beside the terms and never inside one: grades/demo/<assignment>/."""
+        return self.root / "grades" / DEMO_TERM
 
     # --- which assignments ------------------------------------------------------------------------------
 

@@ -37,7 +37,9 @@ def test_an_assignment_knows_its_files_from_the_course_root(tmp_path):
     assert hw.source_folder == root / "source" / "toy" and hw.suite_dir == root / "autograder" / "toy"
     assert hw.stand_ins_path == root / "autograder" / "toy" / "stand_ins.py"
     assert hw.solution_path == root / "solutions" / "toy" / "toy.ipynb"
-    assert hw.nbgrader_door_dir == root / "grades" / "toy" / "nbgrader"
+    # Without a configured term the runs go to grades/current/; the demo has grades/demo/.
+    assert hw.nbgrader_door_dir == root / "grades" / "current" / "toy" / "nbgrader"
+    assert hw.course.demo_dir == root / "grades" / "demo"
 
 
 def test_questions_follow_the_source_notebook_when_it_changes(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..results.model import SubmissionResult
 from ..course import REPO
-from .text import execution_seconds, humanise_question, humanise_test, points, safe_message, student_findings
+from .text import execution_seconds, humanise_test, question_title, points, safe_message, student_findings
 
 # ---------------------------------------------------------------- results.json
 
@@ -47,7 +47,7 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
     for question in result.questions:
         if question.kind != "autograded":
             continue
-        title = humanise_question(question.grade_id)
+        title = question_title(result.assignment, question.grade_id)
         if not question.tests:
             # Nothing ran for this question (rejected submission, or the grader stopped early).
             tests.append({
@@ -91,7 +91,7 @@ def overall_output(result: SubmissionResult) -> str:
                      "The notes below say why.")
     manual = [q for q in result.questions if q.kind == "manual"]
     if manual:
-        names = ", ".join(f"{humanise_question(q.grade_id)} ({points(q.max_points)} pts)" for q in manual)
+        names = ", ".join(f"{question_title(result.assignment, q.grade_id)} ({points(q.max_points)} pts)" for q in manual)
         lines.append(f"Written answers are graded by hand, separately: {names}.")
     findings = student_findings(result)
     if findings:
