@@ -168,8 +168,8 @@ def cmd_catalog(args) -> int:
         blocks.append(text)
         ok &= fine
     print("\n\n".join(blocks))
-    declared = sum(entry.total_points for entry in course.catalog)
-    print(f"\ncourse total declared: {declared:g} points")
+    total = sum(course.assignment(name).total_points for name in course.present())
+    print(f"\ncourse total: {total:g} points (the sum of the source notebooks' graded cells)")
     return 0 if ok else 1
 
 
