@@ -524,3 +524,13 @@ def test_demo_keeps_outputs_executed_with_other_versions(tmp_path):
         new = executed_solution(tmp_path, "0.6219\n", here, source).read_bytes()
         assert release.keep_other_environments_outputs(before) == []
         assert path.read_bytes() == new
+
+
+def test_release_refuses_a_placeholder_colab_url(tmp_path):
+    """A template value would put a dead link at the top of every student's notebook (issue 24)."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.course]\ncolab_url = "https://colab.research.google.com/github/YOUR-ORG/YOUR-REPO/blob/main/'
+        'release/{assignment}/{notebook}"\n')
+    problems = release.hygiene_problems(Course(tmp_path), ["toy"])
+    assert "[tool.course] colab_url in pyproject.toml is still a placeholder" in problems[0]
+    assert lms.colab_problems(REPO) == [], "the course's own colab_url is not a placeholder"

@@ -36,7 +36,7 @@ def available(course: Course) -> tuple[list[str], list[str]]:
 # --- hygiene ---------------------------------------------------------------------------------------------
 
 def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
-    problems = []
+    problems = lms.colab_problems(course.root) if assignments else []
     for name in assignments:
         folder = course.source_dir / name
         found = sorted(folder.glob("*.ipynb")) if folder.is_dir() else []
