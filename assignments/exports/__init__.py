@@ -76,8 +76,8 @@ FORMATS = tuple(WRITERS)
 def export(assignment: str, results_folder: Path | None = None, out: Path | None = None,
            formats=FORMATS, roster_path: Path | None = None, db_url: str | None = None,
            course_root: Path | None = None, strict: bool = True,
-           problems: list[str] | None = None, canvas_options=None, excused: list[str] = ()
-           ) -> dict[str, list[Path]]:
+           problems: list[str] | None = None, canvas_options=None, excused: list[str] = (),
+           late_policy=None) -> dict[str, list[Path]]:
     """Write the chosen exports for ``assignment``; returns format -> files written.
 
     Everything is read from one run folder, the one holding ``results_folder`` (default: the term's
@@ -86,10 +86,11 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
     nbgrader course folder (``run_course_folder``) unless ``db_url``/``course_root`` name one. Nothing
     from another run is read. Hand grades and comments a grader entered in formgrader are merged into
     every export; the gradebook itself only ever receives the grader's automatic scores, so its hand
-    grades stay. Excused questions and the late policy (``adjust.py``; the course configuration plus
-    ``excused``) are applied once, before any writer. When the gradebook lacks the assignment, the
-    nbgrader format is skipped: with ``strict`` a ``LookupError`` follows once the other formats are
-    written, without it the reason goes to ``problems`` (or is printed when no list is given).
+    grades stay. Excused questions and the late policy (``adjust.py``: the course configuration, plus
+    ``excused``; ``late_policy`` replaces the configured policy) are applied once, before any writer.
+    When the gradebook lacks the assignment, the nbgrader format is skipped: with ``strict`` a
+    ``LookupError`` follows once the other formats are written, without it the reason goes to
+    ``problems`` (or is printed when no list is given).
     """
     from ..config import settings
     from ..course import resolve
@@ -124,7 +125,8 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
         _report(problems, f"hand grades not read from {db_url}: {error}")
     config = settings(resolve(assignment).course.root)
     excused = list(config.get("excused", {}).get(assignment, [])) + list(excused)
-    results = adjust.apply(results, roster, adjust.LatePolicy.from_settings(config.get("late_policy")), excused)
+    late_policy = late_policy or adjust.LatePolicy.from_settings(config.get("late_policy"))
+    results = adjust.apply(results, roster, late_policy, excused)
     if "canvas" in formats and canvas_options is None:
         canvas_options = canvas.options(resolve(assignment))
     job = ExportJob(assignment, results, graded, out, roster, db_url, root, canvas_options)

@@ -77,14 +77,15 @@ def _question_heading(result: SubmissionResult, question) -> str:
     return f"{title}: {points(question.points)} / {points(question.max_points)}{status}"
 
 
-def _who(result: SubmissionResult, name: str) -> str:
-    return f"{name} ({result.student})" if name and name != result.student else result.student
+def _who(result: SubmissionResult, name: str, escape=lambda text: text) -> str:
+    """The student's LMS name (``escape``d: the student chose it) and their key."""
+    return f"{escape(name)} ({result.student})" if name and name != result.student else result.student
 
 
 def feedback_markdown(result: SubmissionResult, title: str | None = None, name: str = "") -> str:
     """``name``: the student's name as the LMS gave it (the roster), shown beside the key."""
     title = title or f"Feedback: {result.assignment}"
-    out = [f"# {title}", "", f"Student: {markdown_text(_who(result, name))}", "", f"**{_total_line(result)}**", ""]
+    out = [f"# {title}", "", f"Student: {_who(result, name, markdown_text)}", "", f"**{_total_line(result)}**", ""]
     out += [f"**{line}**" for line in _score_lines(result)] + [""]
     if result.status == "rejected":
         out += ["> Your notebook could not be graded, so every autograded question scores 0. "
@@ -129,7 +130,7 @@ def feedback_html(result: SubmissionResult, title: str | None = None, name: str 
     title = title or f"Feedback: {result.assignment}"
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{e(title)}</title>",
            f"<style>{STYLE}</style></head><body>", f"<h1>{e(title)}</h1>",
-           f"<p>Student: {e(_who(result, name))}</p>", f"<p><strong>{e(_total_line(result))}</strong></p>"]
+           f"<p>Student: {_who(result, name, e)}</p>", f"<p><strong>{e(_total_line(result))}</strong></p>"]
     out += [f"<p><strong>{e(line)}</strong></p>" for line in _score_lines(result)]
     if result.status == "rejected":
         out.append('<p class="rejected">Your notebook could not be graded, so every autograded question '
