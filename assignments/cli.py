@@ -285,6 +285,15 @@ def cmd_gradescope_zip(args) -> int:
     return 0
 
 
+def cmd_lock(args) -> int:
+    from . import lockfile
+
+    path = lockfile.write()
+    print(f"wrote {path}: {len(lockfile.read(path))} packages at the versions installed here "
+          "(the Gradescope bundle installs exactly these)")
+    return 0
+
+
 def cmd_intake(args) -> int:
     from . import intake
     from .results import store
@@ -350,6 +359,10 @@ def _add_export_commands(sub) -> None:
     zip_cmd.add_argument("assignment")
     zip_cmd.add_argument("--out", type=Path, default=None, help="default: dist/gradescope/<assignment>.zip")
     zip_cmd.set_defaults(func=cmd_gradescope_zip)
+
+    lock = sub.add_parser("lock", help="write requirements.lock: the installed versions of every dependency "
+                                       "(run where the tests pass; the Gradescope zip installs these)")
+    lock.set_defaults(func=cmd_lock)
 
 
 # --- written answers and similarity --------------------------------------------------------------------

@@ -165,16 +165,21 @@ def test_gradescope_autograder_zip(tmp_path):
         modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
         setup = archive.read("setup.sh").decode()
         runner = archive.read("run_autograder").decode()
-        requirements = archive.read("requirements.txt").decode()
+        requirements = archive.read("requirements.lock").decode()
         archive.extractall(tmp_path / "unpacked")
     for script in ("setup.sh", "run_autograder"):
         assert modes[script] & stat.S_IXUSR and stat.S_ISREG(modes[script])
     assert {"assignments/__init__.py", "assignments/gradescope_runner.py", "assignments/results/model.py",
             "autograder/__init__.py", "autograder/toy/__init__.py", "autograder/toy/test_toy.py",
-            "source/toy/toy.ipynb", "release/toy/toy.ipynb", "pyproject.toml", "requirements.txt"} <= names
+            "source/toy/toy.ipynb", "release/toy/toy.ipynb", "pyproject.toml", "requirements.lock"} <= names
     assert not [n for n in names if "other" in n or "mutants" in n or "__pycache__" in n or n.endswith(".pyc")]
-    assert "download.pytorch.org/whl/cpu" in setup and "requirements.txt" in setup
-    assert "torch" not in requirements and "nbgrader" in requirements
+    # Pinned to what the tests ran with (issue 24): torch from the CPU index, then the whole lock.
+    from assignments import lockfile
+
+    pins = lockfile.read(REPO / lockfile.LOCK)
+    assert "download.pytorch.org/whl/cpu" in setup and f'"torch=={pins["torch"]}"' in setup
+    assert 'pip install -r "$ROOT/source/requirements.lock"' in setup
+    assert f"nbgrader=={pins['nbgrader']}\n" in requirements and ">=" not in requirements
     assert "--assignment toy" in runner and 'ROOT="${AUTOGRADER_ROOT:-/autograder}"' in runner
     assert 'RESULTS="$ROOT/results/results.json"' in runner
     assert subprocess.run(["bash", "-n", str(tmp_path / "unpacked" / "run_autograder")]).returncode == 0
