@@ -16,9 +16,10 @@ except ImportError:   # Python 3.10: pytest's own dependency gives the same pars
 
 
 def settings(root: Path) -> dict:
-    """``[tool.course]`` of ``root/pyproject.toml``; empty when the file or the table is missing."""
-    path = Path(root) / "pyproject.toml"
-    if not path.is_file():
+    """``[tool.course]`` of ``root/pyproject.toml``; empty when the file or the table is missing or cannot
+    be read (a process that has the repository hidden from it, like a student's kernel, gets defaults)."""
+    try:
+        with open(Path(root) / "pyproject.toml", "rb") as handle:
+            return tomllib.load(handle).get("tool", {}).get("course", {})
+    except OSError:
         return {}
-    with open(path, "rb") as handle:
-        return tomllib.load(handle).get("tool", {}).get("course", {})
