@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ..results.model import SubmissionResult
 from . import csv_safe
+from .adjust import final_score
 from .text import points, question_title
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -103,8 +104,6 @@ def _question_columns(results: list[SubmissionResult], target: CanvasAssignment)
 
 
 def _total(result: SubmissionResult, ungraded: str) -> str:
-    from .adjust import final_score
-
     score = final_score(result)
     if score.ungraded and ungraded == "omit":
         return ""
@@ -113,16 +112,16 @@ def _total(result: SubmissionResult, ungraded: str) -> str:
 
 def _question_cell(result: SubmissionResult, grade_id: str) -> str:
     try:
-        value = result.question(grade_id).points
+        question = result.question(grade_id)
     except KeyError:
         return ""
-    return "" if value is None else points(value)
+    if question.excused:
+        return "EX"   # Canvas' own mark for an excused grade
+    return "" if question.points is None else points(question.points)
 
 
 def rows(results: list[SubmissionResult], opts: CanvasOptions, roster: dict[str, dict] | None = None,
          points_possible: bool = True) -> list[list[str]]:
-    from .adjust import final_score
-
     roster = roster or {}
     per_question = _question_columns(results, opts.target) if opts.per_question and results else []
     total_max = max((final_score(r).max_points for r in results), default=0.0)
@@ -144,8 +143,6 @@ def write_canvas_csv(results: list[SubmissionResult], path: Path, opts: CanvasOp
                      roster: dict[str, dict] | None = None, points_possible: bool = True) -> Path:
     """Write the import file; ``roster`` (student -> {name, user_id, ...}) comes from the intake manifest
     or a Canvas gradebook export."""
-    from .adjust import final_score
-
     if opts.ungraded_written == "omit":
         waiting = sum(1 for r in results if final_score(r).ungraded)
         if waiting:
