@@ -129,6 +129,23 @@ def test_gradescope_run_path(tmp_path, results):
     def broken_grade(assignment, path, student):
         raise RuntimeError(SECRET)
 
+    # Gradescope's metadata says when it was due (Bea's own extension first) and when it came: 30 h late.
+    # No late policy is configured in this course, so the score stays; the policy itself is applied the
+    # same way as in every export (course_decisions → adjust.apply).
+    (tmp_path / "submission_metadata.json").write_text(json.dumps({
+        "created_at": "2026-11-02T18:00:00.000000+00:00", "assignment": {"due_date": "2026-11-01T12:00:00Z"},
+        "users": [{"email": "bea@uni.edu", "name": "Bea", "assignment": {"due_date": "2026-11-01T12:00:00+00:00"}}]}))
+    assert gradescope_runner.submission_facts(tmp_path / "submission_metadata.json") == {"name": "Bea",
+                                                                                         "hours_late": 30.0}
+    late = gradescope_runner.course_decisions(record("bea"), {"hours_late": 30.0})
+    assert late.late_penalty == 0 and json.loads(json.dumps(gradescope.results_json(late)))["score"] == 3.0
+    from assignments.exports import adjust
+
+    penalised = adjust.apply([record("bea")], {"bea": {"hours_late": 30.0}}, adjust.LatePolicy(per_day=10))[0]
+    shown = gradescope.results_json(penalised)
+    assert shown["score"] == 1.4 and "Late penalty: -1.6 points (2 day(s) late" in shown["output"], \
+        "3 autograded less 2 started days x 10% of 8 points, as the Canvas total counts it"
+
     gradescope_runner.run(A, submission, out, grade=broken_grade)
     written = json.loads(out.read_text())
     assert written["score"] == 0.0 and "internal problem" in written["output"]

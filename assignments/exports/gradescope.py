@@ -71,7 +71,7 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
                 "visibility": visibility,
             })
     return {
-        "score": float(round(result.autograded_points, 4)),
+        "score": autograded_score(result),
         "execution_time": int(round(execution_seconds(result))),
         "output": overall_output(result),
         "output_format": "text",
@@ -84,8 +84,20 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
     }
 
 
+def autograded_score(result: SubmissionResult) -> float:
+    """The autograded points of the questions not excused, less the late penalty (never below 0)."""
+    kept = [q for q in result.questions if q.kind == "autograded" and not q.excused]
+    return float(round(max(0.0, sum(q.points or 0.0 for q in kept) - result.late_penalty), 4))
+
+
 def overall_output(result: SubmissionResult) -> str:
-    lines = [f"Autograded score: {points(result.autograded_points)} / {points(result.autograded_max)}"]
+    lines = [f"Autograded score: {points(autograded_score(result))} / "
+             f"{points(sum(q.max_points for q in result.questions if q.kind == 'autograded' and not q.excused))}"]
+    if result.late_penalty:
+        lines.append(f"Late penalty: -{points(result.late_penalty)} points ({result.late_note}).")
+    excused = [question_title(result.assignment, q.grade_id) for q in result.questions if q.excused]
+    if excused:
+        lines.append(f"Excused (not counted): {', '.join(excused)}.")
     if result.status == "rejected":
         lines.append("Your notebook could not be graded, so every autograded question scores 0. "
                      "The notes below say why.")
