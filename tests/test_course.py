@@ -6,6 +6,7 @@ A toy course is built in a temporary folder the way tests everywhere build one: 
 from __future__ import annotations
 
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from assignments import hygiene, notebooks
@@ -112,3 +113,18 @@ def test_student_text_drops_markers_and_the_mark_scheme():
     assert notebooks.student_text(cell) == "Because it is linear.\n"
     code = new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION")
     assert notebooks.student_text(code) == "def f():\n    return 1\n"
+
+
+def test_course_help_speaks_to_instructors(capsys):
+    """`course --help` describes the term's commands, not the module's design; defaults are values."""
+    from assignments.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert "grades/<term>/<assignment>/" in text and "make clean" in text
+    assert "Every command is registered here" not in text and "cmd_" not in text
+    with pytest.raises(SystemExit):
+        main(["autograde", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: 1800)" in text and "NOTEBOOK_TIMEOUT_S" not in text
