@@ -394,8 +394,8 @@ def _add_formgrader_command(sub) -> None:
                                                "course folder holding the assignment's gradebook")
     parser.add_argument("assignment")
     parser.add_argument("--root", type=Path, default=None,
-                        help="nbgrader course folder; default: grades/<term>/<assignment>/nbgrader/course if graded, "
-                             "else the repository")
+                        help="nbgrader course folder; default: this term's run of the assignment "
+                             "(grades/<term>/<assignment>/nbgrader/course, made by `course grade`)")
     parser.add_argument("--port", type=int, default=None, help="default: a free port")
     parser.set_defaults(func=cmd_formgrader)
 
