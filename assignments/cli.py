@@ -24,7 +24,8 @@ USAGE = """Release, grade and export the course's notebook assignments.
 A term: `course release` -> students submit -> `course grade <a> <LMS download>` (or `course autograde`)
 -> `course formgrader <a>` for written answers -> `course export <a>`. Each run writes under
 grades/<term>/<assignment>/ ([tool.course] term in pyproject.toml) and reads nothing from another
-run; the demo has grades/demo/. `make clean` removes grades/, build/ and dist/."""
+run; the demo has grades/demo/. `course clean` removes the demo's runs, build/ and dist/ (`--term T`
+also that term's grades); `make clean` removes all of grades/, build/ and dist/."""
 
 # --- grading ---------------------------------------------------------------------------------------------
 
@@ -285,6 +286,26 @@ def cmd_gradescope_zip(args) -> int:
     return 0
 
 
+def cmd_clean(args) -> int:
+    """Remove what can be made again (the demo's runs, release staging, bundles) and, only when named,
+    one term's runs: those hold hand grades that exist nowhere else."""
+    import shutil
+
+    course = _course(args)
+    targets = [course.demo_dir, course.build_dir, course.dist_dir]
+    if args.term:
+        term = course.root / "grades" / args.term
+        if args.term in (".", "..", "") or "/" in args.term or not term.is_dir():
+            print(f"no term folder grades/{args.term}")
+            return 1
+        targets.append(term)
+    for target in targets:
+        if target.exists():
+            shutil.rmtree(target)
+            print(f"removed {course.display(target)}")
+    return 0
+
+
 def cmd_lock(args) -> int:
     from . import lockfile
 
@@ -359,6 +380,12 @@ def _add_export_commands(sub) -> None:
     zip_cmd.add_argument("assignment")
     zip_cmd.add_argument("--out", type=Path, default=None, help="default: dist/gradescope/<assignment>.zip")
     zip_cmd.set_defaults(func=cmd_gradescope_zip)
+
+    clean = sub.add_parser("clean", help="remove the demo's runs, release staging and bundles; with --term, "
+                                         "also that term's grades (hand grades included)")
+    clean.add_argument("--term", default=None, help="a term folder of grades/ to remove as well")
+    clean.set_defaults(func=cmd_clean)
+    _root_option(clean)
 
     lock = sub.add_parser("lock", help="write requirements.lock: the installed versions of every dependency "
                                        "(run where the tests pass; the Gradescope zip installs these)")

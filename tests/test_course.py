@@ -128,3 +128,16 @@ def test_course_help_speaks_to_instructors(capsys):
         main(["autograde", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "(default: 1800)" in text and "NOTEBOOK_TIMEOUT_S" not in text
+
+
+def test_course_clean_keeps_every_terms_grades_unless_one_is_named(tmp_path):
+    from assignments.cli import main
+
+    for folder in ("grades/demo/toy", "grades/2026-autumn/toy", "grades/2025-spring/toy", "build/x", "dist/lms"):
+        (tmp_path / folder).mkdir(parents=True)
+    assert main(["clean", "--root", str(tmp_path)]) == 0
+    assert sorted(p.name for p in (tmp_path / "grades").iterdir()) == ["2025-spring", "2026-autumn"]
+    assert not (tmp_path / "build").exists() and not (tmp_path / "dist").exists()
+    assert main(["clean", "--root", str(tmp_path), "--term", "2025-spring"]) == 0
+    assert sorted(p.name for p in (tmp_path / "grades").iterdir()) == ["2026-autumn"]
+    assert main(["clean", "--root", str(tmp_path), "--term", "../.."]) == 1 and (tmp_path / "grades").is_dir()
