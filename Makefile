@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 PYTEST_WORKERS ?= auto
 
-.PHONY: demo test venv release selftest clean browser venv-old rehearsal rehearsal-old
+.PHONY: demo test venv release selftest clean browser spreadsheet lock venv-old rehearsal rehearsal-old
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,14 @@ release: venv
 # Chromium and chromedriver from apt for the formgrader browser test (CI calls it; needs root or sudo).
 browser:
 	.ci/install-browser
+
+# LibreOffice Calc from apt for the CSV test that opens exports in a real spreadsheet (CI calls it).
+spreadsheet:
+	.ci/install-spreadsheet
+
+# The versions this venv has, for the Gradescope bundle (run after the tests pass; commit the file).
+lock: venv
+	$(BIN)/course lock
 
 selftest: venv
 	$(BIN)/course selftest --repeats 10

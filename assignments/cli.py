@@ -18,6 +18,15 @@ from . import exports, formgrader, lms, release, similarity_report
 from .course import Course, default, points_report
 from .exports import nbgrader_gradebook
 
+# What `course --help` says to an instructor (the module docstring above is for developers).
+USAGE = """Release, grade and export the course's notebook assignments.
+
+A term: `course release` -> students submit -> `course grade <a> <LMS download>` (or `course autograde`)
+-> `course formgrader <a>` for written answers -> `course export <a>`. Each run writes under
+grades/<term>/<assignment>/ ([tool.course] term in pyproject.toml) and reads nothing from another
+run; the demo has grades/demo/. `course clean` removes the demo's runs, build/ and dist/ (`--term T`
+also that term's grades); `make clean` removes all of grades/, build/ and dist/."""
+
 # --- grading ---------------------------------------------------------------------------------------------
 
 def cmd_selftest(args) -> int:
@@ -160,8 +169,8 @@ def cmd_catalog(args) -> int:
         blocks.append(text)
         ok &= fine
     print("\n\n".join(blocks))
-    declared = sum(entry.total_points for entry in course.catalog)
-    print(f"\ncourse total declared: {declared:g} points")
+    total = sum(course.assignment(name).total_points for name in course.present())
+    print(f"\ncourse total: {total:g} points (the sum of the source notebooks' graded cells)")
     return 0 if ok else 1
 
 
@@ -240,12 +249,22 @@ def _formats(text: str) -> list[str]:
     return chosen
 
 
+def _canvas_options(args):
+    from .exports import canvas
+
+    return canvas.options(default().assignment(args.assignment), args.canvas_assignment, args.canvas_id,
+                          args.ungraded_written, args.per_question)
+
+
 def cmd_export(args) -> int:
     problems: list[str] = []
+    formats = _formats(args.formats)
     try:
-        written = exports.export(args.assignment, args.results, args.out, _formats(args.formats), args.roster, args.db,
-                         strict=False, problems=problems)
-    except (FileNotFoundError, LookupError, RuntimeError) as error:
+        written = exports.export(args.assignment, args.results, args.out, formats, args.roster, args.db,
+                                 strict=False, problems=problems,
+                                 canvas_options=_canvas_options(args) if "canvas" in formats else None,
+                                 excused=args.excuse or [])
+    except (FileNotFoundError, LookupError, RuntimeError, ValueError) as error:
         print(f"export failed: {error}")
         return 1
     exports.print_written(written)
@@ -264,6 +283,35 @@ def cmd_gradescope_zip(args) -> int:
         print(f"cannot build the Gradescope zip: {error}")
         return 1
     print(f"wrote {out} (upload it as the autograder of a Gradescope programming assignment)")
+    return 0
+
+
+def cmd_clean(args) -> int:
+    """Remove what can be made again (the demo's runs, release staging, bundles) and, only when named,
+    one term's runs: those hold hand grades that exist nowhere else."""
+    import shutil
+
+    course = _course(args)
+    targets = [course.demo_dir, course.build_dir, course.dist_dir]
+    if args.term:
+        term = course.root / "grades" / args.term
+        if args.term in (".", "..", "") or "/" in args.term or not term.is_dir():
+            print(f"no term folder grades/{args.term}")
+            return 1
+        targets.append(term)
+    for target in targets:
+        if target.exists():
+            shutil.rmtree(target)
+            print(f"removed {course.display(target)}")
+    return 0
+
+
+def cmd_lock(args) -> int:
+    from . import lockfile
+
+    path = lockfile.write()
+    print(f"wrote {path}: {len(lockfile.read(path))} packages at the versions installed here "
+          "(the Gradescope bundle installs exactly these)")
     return 0
 
 
@@ -286,32 +334,62 @@ def cmd_intake(args) -> int:
     return 0
 
 
+def _canvas_arguments(parser) -> None:
+    parser.add_argument("--canvas-assignment", default=None, metavar="NAME",
+                        help="the existing Canvas assignment's name; default: [tool.course.canvas.assignments] "
+                             "in pyproject.toml, else the assignment's title")
+    parser.add_argument("--canvas-id", default=None, metavar="ID",
+                        help="its Canvas assignment id (the number in its URL); default: from pyproject.toml")
+    parser.add_argument("--ungraded-written", choices=("zero", "omit"), default=None,
+                        help="a written answer not graded yet counts 0, or leaves that student's Canvas cell "
+                             "empty; default: [tool.course.canvas] ungraded_written, else zero")
+    parser.add_argument("--per-question", action="store_true",
+                        help="add one Canvas column per question (Canvas makes each a new assignment)")
+    parser.add_argument("--excuse", action="append", metavar="QUESTION or STUDENT:QUESTION",
+                        help="leave a question out of score and maximum, for everyone or one student "
+                             "(repeatable; adds to [tool.course.excused])")
+
+
 def _add_export_commands(sub) -> None:
     intake = sub.add_parser("intake", help="turn an LMS download (zip, folder or .ipynb) into one notebook "
                                            "per student and report duplicates, late and wrong files")
     intake.add_argument("assignment")
     intake.add_argument("input", type=Path, help="a .ipynb, a folder, or a Canvas/Moodle bulk-download zip")
-    intake.add_argument("--dest", type=Path, default=None, help="default: grades/<assignment>/submissions")
-    intake.add_argument("--manifest", type=Path, default=None, help="default: grades/<assignment>/intake.json")
+    intake.add_argument("--dest", type=Path, default=None, help="default: grades/<term>/<assignment>/submissions")
+    intake.add_argument("--manifest", type=Path, default=None, help="default: grades/<term>/<assignment>/intake.json")
     intake.set_defaults(func=cmd_intake)
 
     export_cmd = sub.add_parser("export", help="write Gradescope, Canvas, nbgrader, feedback and report "
                                                "exports from stored results")
     export_cmd.add_argument("assignment")
-    export_cmd.add_argument("--results", type=Path, default=None, help="default: grades/<assignment>/results")
-    export_cmd.add_argument("--out", type=Path, default=None, help="default: grades/<assignment>/exports")
+    export_cmd.add_argument("--results", type=Path, default=None,
+                            help="a run's results folder; default: the term's, grades/<term>/<assignment>/results "
+                                 "(everything else is read from the same run folder)")
+    export_cmd.add_argument("--out", type=Path, default=None, help="default: exports/ beside the results folder")
     export_cmd.add_argument("--formats", default=",".join(exports.FORMATS), help=f"comma-separated; default: all "
                                                                         f"({','.join(exports.FORMATS)})")
-    export_cmd.add_argument("--roster", type=Path, default=None, help="intake manifest with LMS names and ids; "
-                                                                      "default: grades/<assignment>/intake.json")
-    export_cmd.add_argument("--db", default=None, help="nbgrader gradebook URL; default: the one in "
-                                                       "grades/<assignment>/nbgrader/course if any, else the repository's")
+    export_cmd.add_argument("--roster", type=Path, default=None,
+                            help="an intake manifest, or a Canvas gradebook export (its names, SIS ids and sections); "
+                                 "default: intake.json beside the results folder")
+    export_cmd.add_argument("--db", default=None, help="nbgrader gradebook URL; default: the run's own "
+                                                       "(nbgrader/course/gradebook.db beside the results folder)")
+    _canvas_arguments(export_cmd)
     export_cmd.set_defaults(func=cmd_export)
 
     zip_cmd = sub.add_parser("gradescope-zip", help="build the Gradescope autograder zip for an assignment")
     zip_cmd.add_argument("assignment")
     zip_cmd.add_argument("--out", type=Path, default=None, help="default: dist/gradescope/<assignment>.zip")
     zip_cmd.set_defaults(func=cmd_gradescope_zip)
+
+    clean = sub.add_parser("clean", help="remove the demo's runs, release staging and bundles; with --term, "
+                                         "also that term's grades (hand grades included)")
+    clean.add_argument("--term", default=None, help="a term folder of grades/ to remove as well")
+    clean.set_defaults(func=cmd_clean)
+    _root_option(clean)
+
+    lock = sub.add_parser("lock", help="write requirements.lock: the installed versions of every dependency "
+                                       "(run where the tests pass; the Gradescope zip installs these)")
+    lock.set_defaults(func=cmd_lock)
 
 
 # --- written answers and similarity --------------------------------------------------------------------
@@ -343,8 +421,8 @@ def _add_formgrader_command(sub) -> None:
                                                "course folder holding the assignment's gradebook")
     parser.add_argument("assignment")
     parser.add_argument("--root", type=Path, default=None,
-                        help="nbgrader course folder; default: grades/<assignment>/nbgrader/course if graded, "
-                             "else the repository")
+                        help="nbgrader course folder; default: this term's run of the assignment "
+                             "(grades/<term>/<assignment>/nbgrader/course, made by `course grade`)")
     parser.add_argument("--port", type=int, default=None, help="default: a free port")
     parser.set_defaults(func=cmd_formgrader)
 
@@ -369,7 +447,7 @@ def _add_similarity_command(sub) -> None:
                                                "HTML report of the most similar pairs")
     parser.add_argument("assignment")
     parser.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
-    parser.add_argument("--out", help="output folder (default: grades/<assignment>/similarity)")
+    parser.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/similarity)")
     parser.add_argument("--top", type=int, default=similarity_report.TOP, help=f"pairs shown side by side (default {similarity_report.TOP})")
     parser.add_argument("--workers", type=int, default=None, help="processes reading notebooks "
                                                                   "(default: CPU cores)")
@@ -379,7 +457,10 @@ def _add_similarity_command(sub) -> None:
 # --- the parser ----------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="course", description=__doc__)
+    from .grading.nbgrader_door import NOTEBOOK_TIMEOUT_S
+
+    parser = argparse.ArgumentParser(prog="course", description=USAGE,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
     selftest = sub.add_parser("selftest", help="mutation-test the hidden suites (reference, blank, mutants)")
@@ -393,24 +474,23 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("assignment")
     grade.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
     grade.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPU cores)")
-    grade.add_argument("--out", help="output folder (default: grades/<assignment>)")
+    grade.add_argument("--out", help="output folder (default: grades/<term>/<assignment>)")
     grade.set_defaults(func=cmd_grade)
 
     repair = sub.add_parser("repair", help="repair damaged notebooks (lost nbgrader metadata, another encoding) "
                                            "so that plain `nbgrader autograde` grades them")
     repair.add_argument("assignment")
     repair.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
-    repair.add_argument("--out", help="output folder (default: grades/<assignment>/repair)")
+    repair.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/repair)")
     repair.set_defaults(func=cmd_repair)
 
     autograde = sub.add_parser("autograde", help="grade the same inputs through real `nbgrader autograde`, "
                                                  "each notebook repaired first (as `course repair`)")
     autograde.add_argument("assignment")
     autograde.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
-    autograde.add_argument("--out", help="output folder (default: grades/<assignment>/nbgrader)")
+    autograde.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/nbgrader)")
     autograde.add_argument("--timeout", type=float, default=None,
-                           help="seconds one student's nbgrader run may take (default: "
-                                "nbgrader_door.NOTEBOOK_TIMEOUT_S)")
+                           help=f"seconds one student's nbgrader run may take (default: {NOTEBOOK_TIMEOUT_S:g})")
     autograde.add_argument("--workers", type=int, default=None,
                            help="parallel workers of the standalone second opinion (default: CPU cores)")
     autograde.add_argument("--no-cross-check", action="store_true",

@@ -8,9 +8,9 @@ in the spirit of nbgrader's ``CourseDirectory``::
     hw.source_path, hw.release_path, hw.solution_path, hw.suite_dir, hw.stand_ins_path
     hw.questions, hw.autograded_order, hw.max_points("attention_tests")
 
-The catalog below is the one list of assignments: their course order, titles and declared point totals. The
-declared totals are the contract with the LMS gradebook: each source notebook's graded cells must add up
-to its assignment's ``total_points`` (``course catalog`` prints both, and a test checks they agree).
+The catalog below is the one list of assignments: their course order and titles. Points are not typed
+here: they are declared once, in the source notebooks' graded cells, and an assignment's total is their
+sum (``points.py`` checks that the hidden tests split each cell's points exactly).
 """
 
 from __future__ import annotations
@@ -30,15 +30,29 @@ MANIFEST = "grading.json"   # Assignment.grading_manifest, in a copy of the cour
 class CatalogEntry:
     name: str            # folder and notebook name: source/<name>/<name>.ipynb
     title: str           # what students see in the LMS and the bundle README
-    total_points: float  # declared total; the notebook's graded cells must add up to it
 
 
 CATALOG: tuple[CatalogEntry, ...] = (
     CatalogEntry("transformers", "Transformers from scratch: attention, a mini BERT, masked-LM pre-training, "
-                                 "and frozen-BERT sentiment", 48),
-    CatalogEntry("rnn_attention", "From recurrence to attention", 40),
-    CatalogEntry("transfer_lm", "A transformer language model, and what pre-training buys a classifier", 35),
+                                 "and frozen-BERT sentiment"),
+    CatalogEntry("rnn_attention", "From recurrence to attention"),
+    CatalogEntry("transfer_lm", "A transformer language model, and what pre-training buys a classifier"),
 )
+
+
+DEMO_TERM = "demo"
+
+
+def term_folder(root: Path) -> str:
+    """``[tool.course] term`` (e.g. "2026-autumn"): each term's grades get a folder of their own, so a
+    new term never reads or mixes with the last one's. Default "current"; "demo" is the demo's."""
+    from .config import settings
+
+    term = str(settings(root).get("term", "current")).strip()
+    if not term or term == DEMO_TERM or "/" in term or term.startswith("."):
+        raise ValueError(f"[tool.course] term {term!r} cannot name a folder of grades/ "
+                         f"(not empty, not {DEMO_TERM!r}, no '/')")
+    return term
 
 
 @dataclass(frozen=True)
@@ -51,7 +65,7 @@ class Course:
     autograder_dir: Path | None = None     # hidden suites: autograder/<assignment>/
     dist_dir: Path | None = None           # LMS zips and the Gradescope bundle
     build_dir: Path | None = None          # release staging (same file system, so moves are renames)
-    grades_dir: Path | None = None         # results of the grading commands
+    grades_dir: Path | None = None         # this term's runs: grades/<term>/<assignment>/ (see `term`)
     catalog: tuple[CatalogEntry, ...] = field(default=CATALOG, compare=True)
 
     def __post_init__(self):
@@ -61,7 +75,14 @@ class Course:
                      "grades_dir"):
             value = getattr(self, name)
             default = root / name.removesuffix("_dir")
+            if name == "grades_dir":
+                default = root / "grades" / term_folder(root)
             object.__setattr__(self, name, Path(value).resolve() if value is not None else default)
+
+    @property
+    def demo_dir(self) -> Path:
+        """The demo's own runs, beside the terms and never inside one: grades/demo/<assignment>/."""
+        return self.root / "grades" / DEMO_TERM
 
     # --- which assignments ------------------------------------------------------------------------------
 
@@ -118,10 +139,6 @@ class Assignment:
     @property
     def title(self) -> str:
         return self.course.entry(self.name).title if self.in_catalog else self.name
-
-    @property
-    def declared_points(self) -> float | None:
-        return self.course.entry(self.name).total_points if self.in_catalog else None
 
     # --- files ------------------------------------------------------------------------------------------
 
@@ -269,30 +286,25 @@ def resolve(assignment: "Assignment | str") -> Assignment:
 
 
 def points_report(assignment: Assignment) -> tuple[str, bool]:
-    """A printable block for ``course catalog``: each graded cell and its points against the declared
-    total; and whether they agree."""
+    """A printable block for ``course catalog``: each graded cell and its points, the total they make,
+    and whether the catalog knows the assignment and its hidden tests split each cell's points exactly."""
+    from .points import split_problems
+
     name = assignment.name
     lines = [f"{name}: {assignment.title}"]
     try:
         questions = assignment.questions
     except FileNotFoundError:
         lines.append(f"  (no source notebook yet: source/{name}/{name}.ipynb)")
-        lines.append(f"  declared total {assignment.declared_points:g}")
         return "\n".join(lines), True
     width = max([len(q.grade_id or "?") for q in questions] + [8])
     for q in questions:
         lines.append(f"  {q.grade_id or '?':<{width}}  {q.kind:<10}  {q.points:>5g}")
     auto = sum(q.points for q in questions if q.kind == "autograded")
     manual = sum(q.points for q in questions if q.kind == "manual")
-    total = auto + manual
-    lines.append(f"  {'total':<{width}}  {'':<10}  {total:>5g}  (autograded {auto:g}, manual {manual:g})")
-    declared = assignment.declared_points
-    if declared is None:
-        lines.append(f"  PROBLEM: {name} is not in the course catalog (assignments/course.py)")
-        return "\n".join(lines), False
-    if abs(total - declared) >= 1e-9:
-        lines.append(f"  PROBLEM: the notebook's points add up to {total:g}, the catalog declares "
-                     f"{declared:g} (assignments/course.py)")
-        return "\n".join(lines), False
-    lines.append(f"  declared total {declared:g}: ok")
-    return "\n".join(lines), True
+    lines.append(f"  {'total':<{width}}  {'':<10}  {auto + manual:>5g}  (autograded {auto:g}, manual {manual:g})")
+    problems = split_problems(assignment)
+    if not assignment.in_catalog:
+        problems.append(f"{name} is not in the course catalog (assignments/course.py)")
+    lines += [f"  PROBLEM: {problem}" for problem in problems]
+    return "\n".join(lines), not problems

@@ -1,6 +1,7 @@
 """The Gradescope autograder zip of one assignment (``course gradescope-zip``).
 
-The zip holds ``setup.sh`` (CPU torch and this package's dependencies in a venv), ``run_autograder``
+The zip holds ``setup.sh`` (CPU torch and this package's dependencies in a venv, at the versions of
+``requirements.lock``, which it ships), ``run_autograder``
 (runs ``python -m assignments.gradescope_runner`` on ``/autograder/submission``), and what grading needs:
 the ``assignments`` package, ``autograder/<assignment>`` (without mutants or shortcut answers), the release
 notebook of that assignment (the template the grader restores submissions from), its grading manifest
@@ -17,6 +18,7 @@ import json
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from . import lockfile
 from .course import REPO, Course
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -44,9 +46,10 @@ apt-get update
 apt-get install -y --no-install-recommends python3 python3-pip python3-venv
 python3 -m venv "$ROOT/venv"
 "$ROOT/venv/bin/python" -m pip install --upgrade pip
+# Exactly the versions the course's tests ran with (requirements.lock, written by `course lock`).
 # CPU-only torch first: Gradescope has no GPU and the CUDA build is gigabytes. pip keeps it afterwards.
 "$ROOT/venv/bin/python" -m pip install --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}" "{torch}"
-"$ROOT/venv/bin/python" -m pip install -r "$ROOT/source/requirements.txt"
+"$ROOT/venv/bin/python" -m pip install -r "$ROOT/source/requirements.lock"
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -126,13 +129,13 @@ def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_
     files = autograder_files(assignment, Path(repo), Path(package_dir))
     hw = Course(Path(repo)).assignment(assignment)
     manifest = json.dumps(hw.grading_manifest(), indent=1, sort_keys=True) + "\n"
-    deps = dependencies(files["pyproject.toml"])
-    torch = next((d for d in deps if d.replace(" ", "").lower().startswith("torch")), "torch")
-    requirements = "".join(f"{d}\n" for d in deps if d != torch)
+    pins = lockfile.read(_lock_path(Path(repo)))
+    if "torch" not in pins:
+        raise FileNotFoundError(f"{lockfile.LOCK} pins no torch; run `course lock` (make lock)")
     generated = {
-        "setup.sh": (SETUP_SH.replace("{torch}", torch), 0o755),
+        "setup.sh": (SETUP_SH.replace("{torch}", f"torch=={pins['torch']}"), 0o755),
         "run_autograder": (RUN_AUTOGRADER.replace("{assignment}", assignment), 0o755),
-        "requirements.txt": (requirements, 0o644),
+        "requirements.lock": (lockfile.render(pins), 0o644),
         hw.manifest_path.relative_to(hw.course.root).as_posix(): (manifest, 0o644),
     }
     out = Path(out)
@@ -147,6 +150,14 @@ def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_
     tmp.write_bytes(buffer.getvalue())
     tmp.replace(out)
     return out
+
+
+def _lock_path(repo: Path) -> Path:
+    """The course's ``requirements.lock``: the one beside ``repo``'s pyproject, else this checkout's."""
+    for root in (repo, REPO):
+        if (root / lockfile.LOCK).is_file():
+            return root / lockfile.LOCK
+    raise FileNotFoundError(f"no {lockfile.LOCK} in {repo}; run `course lock` (make lock) in the tested environment")
 
 
 def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:

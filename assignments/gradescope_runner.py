@@ -120,6 +120,45 @@ def submitter(metadata_path: Path) -> str:
         return "gradescope"
 
 
+def submission_facts(metadata_path: Path) -> dict:
+    """What submission_metadata.json says about the submitter, in the roster's terms: ``name`` and, where
+    Gradescope gives a due date (the student's own extension first) and the submission time, ``hours_late``."""
+    try:
+        data = json.loads(Path(metadata_path).read_text(encoding="utf-8"))
+        user = (data.get("users") or [{}])[0]
+        due = (user.get("assignment") or {}).get("due_date") or (data.get("assignment") or {}).get("due_date")
+        facts = {"name": str(user.get("name") or "")}
+        if due and data.get("created_at"):
+            late = _moment(data["created_at"]) - _moment(due)
+            facts["hours_late"] = max(0.0, late.total_seconds() / 3600)
+        return facts
+    except (OSError, ValueError, TypeError, AttributeError, IndexError):
+        return {}
+
+
+def _moment(text: str):
+    from datetime import datetime
+
+    return datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+
+
+def course_decisions(result, facts: dict):
+    """``result`` with the course's late policy and excused questions applied (exports/adjust.py), as
+    every other export applies them; a configuration error leaves it as graded and is printed for staff."""
+    from .config import settings
+    from .course import resolve
+    from .exports import adjust
+
+    try:
+        config = settings(resolve(result.assignment).course.root)
+        policy = adjust.LatePolicy.from_settings(config.get("late_policy"))
+        excused = config.get("excused", {}).get(result.assignment, [])
+        return adjust.apply([result], {result.student: facts}, policy, excused)[0]
+    except ValueError as error:
+        print(f"course configuration not applied: {error}")
+        return result
+
+
 def _unusable(name: str, data: bytes, assignment: str) -> str | None:
     """Why the notebook ``name`` (its bytes) cannot be graded, checked before any kernel starts; None
     when it can."""
@@ -187,6 +226,7 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
     else:
         result = _grade_copy(grade or _standalone_grader(), assignment, notebook.name, data, student)
     result.findings = [Finding("upload", note, "info") for note in notes] + list(result.findings)
+    result = course_decisions(result, submission_facts(metadata))
     result.timings = {**(result.timings or {})}
     result.timings.setdefault("total_s", round(time.perf_counter() - start, 2))
     write_results_json(result, out)

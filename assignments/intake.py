@@ -91,6 +91,16 @@ class IntakeResult:
         return {s.student: {"name": s.name, "user_id": s.user_id, "lms": s.lms, "late": s.late}
                 for s in self.submissions + self.missing}
 
+    def merged_into(self, earlier: "IntakeResult") -> "IntakeResult":
+        """This intake (a regrade of some students) joined with an earlier one of the same run: students
+        found now replace their earlier entries and findings, everyone else's are kept as they were."""
+        now = {s.student for s in self.submissions + self.missing}
+        return IntakeResult(
+            self.assignment, self.source,
+            sorted([s for s in earlier.submissions if s.student not in now] + self.submissions, key=lambda s: s.student),
+            sorted([s for s in earlier.missing if s.student not in now] + self.missing, key=lambda s: s.student),
+            [f for f in earlier.findings if f.student is not None and f.student not in now] + self.findings)
+
     def to_dict(self) -> dict:
         return asdict(self)
 

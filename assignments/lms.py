@@ -55,6 +55,23 @@ def colab_pattern(root: Path = REPO) -> str:
     return value
 
 
+PLACEHOLDERS = re.compile(r"YOUR[-_]|<[^>]*>|\bOWNER\b|\bexample\.(com|org)\b|\bchangeme\b", re.IGNORECASE)
+
+
+def colab_problems(root: Path = REPO) -> list[str]:
+    """Why ``[tool.course] colab_url`` cannot go into a release (empty: it can): missing, malformed, or a
+    template value (YOUR-ORG, <owner>, example.com) that would send every student to a dead link."""
+    try:
+        pattern = colab_pattern(root)
+    except (OSError, ValueError) as error:
+        return [str(error)]
+    if PLACEHOLDERS.search(pattern):
+        return [f"[tool.course] colab_url in pyproject.toml is still a placeholder ({pattern}); set it to "
+                "where students open the release notebooks: https://colab.research.google.com/github/"
+                "OWNER/REPO/blob/BRANCH/release/{assignment}/{notebook} with your repository's names"]
+    return []
+
+
 def colab_url(assignment: str, notebook: str, root: Path = REPO) -> str:
     return colab_pattern(root).format(assignment=assignment, notebook=notebook)
 

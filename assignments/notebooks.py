@@ -8,7 +8,8 @@ nbgrader applies), what the blank release of a source notebook is, and what a st
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -49,16 +50,34 @@ class Question:
     grade_id: str
     points: float
     kind: str  # "autograded" or "manual"
+    # The nearest Markdown heading above the cell, as the student reads it (exports title questions by it).
+    heading: str = field(default="", compare=False)
+
+
+_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")
+_POINTS_SUFFIX = re.compile(r"\s*\(\s*\d+(\.\d+)?\s+points?\s*\)\s*$", re.IGNORECASE)
+
+
+def _last_heading(cell, current: str) -> str:
+    """The last heading line of a Markdown cell (without a "(N points)" tail), else ``current``."""
+    for line in cell.source.splitlines():
+        match = _HEADING.match(line)
+        if match and match.group(1):
+            current = _POINTS_SUFFIX.sub("", match.group(1).strip("# ").strip())
+    return current
 
 
 def questions(nb) -> list[Question]:
     """Every graded cell in notebook order."""
     found = []
+    heading = ""
     for cell in nb.cells:
+        if cell.cell_type == "markdown" and not is_manually_graded(cell):
+            heading = _last_heading(cell, heading)
         if is_autograded_test(cell):
-            found.append(Question(grade_id(cell), float(nbgrader(cell).get("points", 0)), "autograded"))
+            found.append(Question(grade_id(cell), float(nbgrader(cell).get("points", 0)), "autograded", heading))
         elif is_manually_graded(cell):
-            found.append(Question(grade_id(cell), float(nbgrader(cell).get("points", 0)), "manual"))
+            found.append(Question(grade_id(cell), float(nbgrader(cell).get("points", 0)), "manual", heading))
     return found
 
 

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from . import intake
-from .course import default, resolve
+from .course import default
 from .grading import batch
 from .results.model import Finding, SubmissionResult, rejected
 
@@ -14,7 +14,10 @@ from .results.model import Finding, SubmissionResult, rejected
 def collect(assignment: str, source: Path, out: Path) -> tuple[list[batch.Job], intake.IntakeResult]:
     """Read an LMS download into one grading job per student, and keep the intake manifest."""
     found = intake.collect(Path(source), assignment, Path(out) / "submissions")
-    found.save(Path(out) / "intake.json")
+    manifest = Path(out) / "intake.json"
+    # A regrade of some students joins this run's roster: the others keep their names, ids and findings.
+    roster = found.merged_into(intake.IntakeResult.load(manifest)) if manifest.is_file() else found
+    roster.save(manifest)
     print(found.summary())
     # Every student's kernel has the whole class's submissions and results hidden, wherever --out points.
     hide = (str(Path(source).resolve()), str(Path(out).resolve()))
@@ -104,7 +107,8 @@ def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3)
     students = demo_class.demo_class(assignment, buggy)
     download = default().build_dir / "demo" / assignment / "canvas_download.zip"
     files = demo_class.write_canvas_zip(assignment, students, download)
-    out = resolve(assignment).grades_dir
+    # The demo's own folder: its students never appear in a term's runs (grades/<term>/).
+    out = default().demo_dir / assignment
     standalone = grade_class(assignment, download, out, workers)
     print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
     # Canvas user ids key the records; say who is who (file name: login_userid_submissionid_name).
@@ -113,7 +117,7 @@ def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3)
 
     staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(out / "intake.json").submissions}
     # Every notebook goes through nbgrader, the damaged one (no nbgrader metadata) repaired first.
-    door_dir = resolve(assignment).nbgrader_door_dir
+    door_dir = out / "nbgrader"
     course = nbgrader_door.course_folder(door_dir)
     through_nbgrader = nbgrader_door.autograde_repaired(assignment, staged, door_dir,
                                                         root=course)

@@ -15,6 +15,9 @@ import nbformat
 import pytest
 
 REQUIRE_ISOLATION = "COURSE_REQUIRE_ISOLATION"
+# The same rule for programs from the OS packages that CI installs (LibreOffice, ``.ci/install-spreadsheet``):
+# a test that needs one skips without it, and fails instead with COURSE_REQUIRE_TOOLS=1 (.ci/run sets it).
+REQUIRE_TOOLS = "COURSE_REQUIRE_TOOLS"
 
 # The assignment quickest to execute: where a code path is the same for every assignment (the nbgrader
 # door, repair, batch grading, formgrader), it stands for all three.
@@ -31,6 +34,13 @@ def isolation_unavailable(reason: str):
         pytest.fail(f"{REQUIRE_ISOLATION}=1, but this machine gives no isolation for this test: {reason}",
                     pytrace=False)
     pytest.skip(f"isolation unavailable: {reason} (set {REQUIRE_ISOLATION}=1 to fail instead)")
+
+
+def tool_unavailable(reason: str):
+    """Skip: an OS program the test needs is not installed. Fail where CI promised it (the switch)."""
+    if os.environ.get(REQUIRE_TOOLS, "") not in ("", "0"):
+        pytest.fail(f"{REQUIRE_TOOLS}=1, but {reason}", pytrace=False)
+    pytest.skip(f"{reason} (set {REQUIRE_TOOLS}=1 to fail instead)")
 
 
 def needs_isolation(missing: str | None):

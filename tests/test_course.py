@@ -6,6 +6,7 @@ A toy course is built in a temporary folder the way tests everywhere build one: 
 from __future__ import annotations
 
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from assignments import hygiene, notebooks
@@ -28,7 +29,7 @@ def test_catalog_assignments_come_first_in_course_order_then_unknown_source_fold
     write_notebook(tmp_path / "source" / CATALOG[1].name / f"{CATALOG[1].name}.ipynb", [])
     assert course.names() == [entry.name for entry in CATALOG] + ["zeta"]
     assert course.present() == [CATALOG[1].name, "zeta"], "only folders with a notebook, catalog order first"
-    assert course.assignment("zeta").title == "zeta" and course.assignment("zeta").declared_points is None
+    assert course.assignment("zeta").title == "zeta" and not course.assignment("zeta").in_catalog
 
 
 def test_an_assignment_knows_its_files_from_the_course_root(tmp_path):
@@ -37,7 +38,9 @@ def test_an_assignment_knows_its_files_from_the_course_root(tmp_path):
     assert hw.source_folder == root / "source" / "toy" and hw.suite_dir == root / "autograder" / "toy"
     assert hw.stand_ins_path == root / "autograder" / "toy" / "stand_ins.py"
     assert hw.solution_path == root / "solutions" / "toy" / "toy.ipynb"
-    assert hw.nbgrader_door_dir == root / "grades" / "toy" / "nbgrader"
+    # Without a configured term the runs go to grades/current/; the demo has grades/demo/.
+    assert hw.nbgrader_door_dir == root / "grades" / "current" / "toy" / "nbgrader"
+    assert hw.course.demo_dir == root / "grades" / "demo"
 
 
 def test_questions_follow_the_source_notebook_when_it_changes(tmp_path):
@@ -53,12 +56,31 @@ def test_questions_follow_the_source_notebook_when_it_changes(tmp_path):
     assert hw.autograded_order == ["a_tests", "b_tests"] and hw.total_points == 6, "a stale copy was kept"
 
 
-def test_points_report_names_a_total_that_disagrees_with_the_catalog(tmp_path):
+def test_points_are_declared_once_and_a_split_that_disagrees_names_the_question_and_both_totals(tmp_path):
+    """The cell's points are the truth; the hidden tests' @question points must split them exactly, and
+    `course catalog`, `course hygiene` and `course release` all say so in the same words."""
+    from assignments.release import hygiene_problems
+
     name = CATALOG[0].name
     write_notebook(tmp_path / "source" / name / f"{name}.ipynb",
-                   [new_code_cell("x = 1", metadata=graded("a_tests", 1))])
-    text, fine = points_report(Course(tmp_path).assignment(name))
-    assert not fine and f"the catalog declares {CATALOG[0].total_points:g}" in text
+                   [new_code_cell("x = 1", metadata=graded("a_tests", 4)),
+                    new_markdown_cell("why", metadata=graded("why", 1, solution=True))])
+    suite = tmp_path / "autograder" / name
+    suite.mkdir(parents=True)
+    (suite / "test_a.py").write_text(
+        "from assignments.grading.checks import question\n\n"
+        "@question('a_tests', points=1)\ndef test_one(student):\n    pass\n\n"
+        "@question('a_tests', points=2)\ndef test_two(student):\n    pass\n")
+    hw = Course(tmp_path).assignment(name)
+    assert hw.total_points == 5, "the total is the cells' sum, typed nowhere"
+    text, fine = points_report(hw)
+    expected = "question a_tests: its test cell in source/{0}/{0}.ipynb gives 4 points, its hidden tests' " \
+               "@question(points=...) add up to 3".format(name)
+    assert not fine and expected in text
+    assert any(expected in problem for problem in hygiene_problems(Course(tmp_path), [name]))
+    (suite / "test_a.py").write_text((suite / "test_a.py").read_text().replace("points=2", "points=3"))
+    text, fine = points_report(hw)
+    assert fine, text
 
 
 def test_every_catalog_total_matches_its_source_notebook():
@@ -91,3 +113,31 @@ def test_student_text_drops_markers_and_the_mark_scheme():
     assert notebooks.student_text(cell) == "Because it is linear.\n"
     code = new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION")
     assert notebooks.student_text(code) == "def f():\n    return 1\n"
+
+
+def test_course_help_speaks_to_instructors(capsys):
+    """`course --help` describes the term's commands, not the module's design; defaults are values."""
+    from assignments.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert "grades/<term>/<assignment>/" in text and "make clean" in text
+    assert "Every command is registered here" not in text and "cmd_" not in text
+    with pytest.raises(SystemExit):
+        main(["autograde", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: 1800)" in text and "NOTEBOOK_TIMEOUT_S" not in text
+
+
+def test_course_clean_keeps_every_terms_grades_unless_one_is_named(tmp_path):
+    from assignments.cli import main
+
+    for folder in ("grades/demo/toy", "grades/2026-autumn/toy", "grades/2025-spring/toy", "build/x", "dist/lms"):
+        (tmp_path / folder).mkdir(parents=True)
+    assert main(["clean", "--root", str(tmp_path)]) == 0
+    assert sorted(p.name for p in (tmp_path / "grades").iterdir()) == ["2025-spring", "2026-autumn"]
+    assert not (tmp_path / "build").exists() and not (tmp_path / "dist").exists()
+    assert main(["clean", "--root", str(tmp_path), "--term", "2025-spring"]) == 0
+    assert sorted(p.name for p in (tmp_path / "grades").iterdir()) == ["2026-autumn"]
+    assert main(["clean", "--root", str(tmp_path), "--term", "../.."]) == 1 and (tmp_path / "grades").is_dir()

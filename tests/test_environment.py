@@ -47,3 +47,11 @@ def test_required_packages_are_declared():
 
 def test_nbgrader_is_the_0_9_series():
     assert re.search(r"nbgrader>=0\.9,<0\.10", pip_dependencies()["nbgrader"])
+
+
+def test_the_gradescope_lock_records_the_versions_these_tests_run_with():
+    """Gradescope's image installs requirements.lock; in CI this proves those are the tested versions."""
+    from assignments import lockfile
+
+    assert lockfile.drift() == [], (f"{lockfile.LOCK} differs from this environment; run `make lock` where "
+                                    "the tests pass and commit it")

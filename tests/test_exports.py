@@ -131,6 +131,23 @@ def test_gradescope_run_path(tmp_path, results):
     def broken_grade(assignment, path, student):
         raise RuntimeError(SECRET)
 
+    # Gradescope's metadata says when it was due (Bea's own extension first) and when it came: 30 h late.
+    # No late policy is configured in this course, so the score stays; the policy itself is applied the
+    # same way as in every export (course_decisions → adjust.apply).
+    (tmp_path / "submission_metadata.json").write_text(json.dumps({
+        "created_at": "2026-11-02T18:00:00.000000+00:00", "assignment": {"due_date": "2026-11-01T12:00:00Z"},
+        "users": [{"email": "bea@uni.edu", "name": "Bea", "assignment": {"due_date": "2026-11-01T12:00:00+00:00"}}]}))
+    assert gradescope_runner.submission_facts(tmp_path / "submission_metadata.json") == {"name": "Bea",
+                                                                                         "hours_late": 30.0}
+    late = gradescope_runner.course_decisions(record("bea"), {"hours_late": 30.0})
+    assert late.late_penalty == 0 and json.loads(json.dumps(gradescope.results_json(late)))["score"] == 3.0
+    from assignments.exports import adjust
+
+    penalised = adjust.apply([record("bea")], {"bea": {"hours_late": 30.0}}, adjust.LatePolicy(per_day=10))[0]
+    shown = gradescope.results_json(penalised)
+    assert shown["score"] == 1.4 and "Late penalty: -1.6 points (2 day(s) late" in shown["output"], \
+        "3 autograded less 2 started days x 10% of 8 points, as the Canvas total counts it"
+
     gradescope_runner.run(A, submission, out, grade=broken_grade)
     written = json.loads(out.read_text())
     assert written["score"] == 0.0 and "internal problem" in written["output"]
@@ -167,17 +184,22 @@ def test_gradescope_autograder_zip(tmp_path):
         modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
         setup = archive.read("setup.sh").decode()
         runner = archive.read("run_autograder").decode()
-        requirements = archive.read("requirements.txt").decode()
+        requirements = archive.read("requirements.lock").decode()
         archive.extractall(tmp_path / "unpacked")
     for script in ("setup.sh", "run_autograder"):
         assert modes[script] & stat.S_IXUSR and stat.S_ISREG(modes[script])
     assert {"assignments/__init__.py", "assignments/gradescope_runner.py", "assignments/results/model.py",
             "autograder/__init__.py", "autograder/toy/__init__.py", "autograder/toy/test_toy.py",
-            "source/toy/grading.json", "release/toy/toy.ipynb", "pyproject.toml", "requirements.txt"} <= names
+            "source/toy/grading.json", "release/toy/toy.ipynb", "pyproject.toml", "requirements.lock"} <= names
     assert "source/toy/toy.ipynb" not in names, "the source notebook holds the solutions: it stays out"
     assert not [n for n in names if "other" in n or "mutants" in n or "__pycache__" in n or n.endswith(".pyc")]
-    assert "download.pytorch.org/whl/cpu" in setup and "requirements.txt" in setup
-    assert "torch" not in requirements and "nbgrader" in requirements
+    # Pinned to what the tests ran with (issue 24): torch from the CPU index, then the whole lock.
+    from assignments import lockfile
+
+    pins = lockfile.read(REPO / lockfile.LOCK)
+    assert "download.pytorch.org/whl/cpu" in setup and f'"torch=={pins["torch"]}"' in setup
+    assert 'pip install -r "$ROOT/source/requirements.lock"' in setup
+    assert f"nbgrader=={pins['nbgrader']}\n" in requirements and ">=" not in requirements
     assert "--assignment toy" in runner and 'ROOT="${AUTOGRADER_ROOT:-/autograder}"' in runner
     assert 'RESULTS="$ROOT/results/results.json"' in runner
     assert subprocess.run(["bash", "-n", str(tmp_path / "unpacked" / "run_autograder")]).returncode == 0
@@ -196,22 +218,53 @@ def test_gradescope_autograder_zip(tmp_path):
 # ---------------------------------------------------------------- Canvas
 
 
-def test_canvas_csv_header_and_rows(tmp_path, results):
-    roster = {"111": {"name": "doejane", "user_id": "111"}, "222": {"name": "Jane Roe", "user_id": "222"}}
-    path = canvas.write_canvas_csv(results, tmp_path / "canvas.csv", A, roster)
+HOMEWORK = canvas.CanvasAssignment("Homework 1", "4821")
+
+
+def read_csv(path) -> list[list[str]]:
     with open(path, newline="", encoding="utf-8") as handle:
-        table = list(csv.reader(handle))
-    assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                        f"{A}: attention_tests", f"{A}: mha_tests", f"{A}: attention_written",
-                        f"{A}: autograded total", f"{A}: total"]
-    assert table[1] == ["Points Possible", "", "", "", "", "3", "2", "3", "5", "8"]
-    assert table[2] == ["doejane", "111", "", "", "", "1", "2", "", "3", ""]
-    assert table[3] == ["Jane Roe", "222", "", "", "", "3", "2", "", "5", ""]
-    assert table[4] == ["333", "333", "", "", "", "0", "0", "", "0", ""]
+        return list(csv.reader(handle))
+
+
+def test_canvas_csv_has_one_column_for_the_existing_canvas_assignment(tmp_path, results):
+    roster = {"111": {"name": "doejane", "user_id": "111"}, "222": {"name": "Jane Roe", "user_id": "222",
+                                                                    "sis_user_id": "s222", "section": "B"}}
+    table = read_csv(canvas.write_canvas_csv(results, tmp_path / "canvas.csv", canvas.CanvasOptions(HOMEWORK), roster))
+    assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Homework 1 (4821)"]
+    assert table[1] == ["Points Possible", "", "", "", "", "8"]
+    # Written answers not graded yet count 0 by default: autograded 3, 5 and 0 (rejected).
+    assert table[2:] == [["doejane", "111", "", "", "", "3"], ["Jane Roe", "222", "s222", "", "B", "5"],
+                         ["333", "333", "", "", "", "0"]]
     graded = record("444", padded_ok=True)
     graded.questions[2].points = 2.5
-    row = canvas.rows([graded], A, points_possible=False)[1]
-    assert row[-1] == "7.5" and row[1] == "444"
+    assert canvas.rows([graded], canvas.CanvasOptions(HOMEWORK), points_possible=False)[1][-1] == "7.5"
+
+
+def test_canvas_leaves_ungraded_students_empty_when_asked_and_adds_questions_on_request(tmp_path, results, capsys):
+    graded = record("444", padded_ok=True)
+    graded.questions[2].points = 2.5
+    opts = canvas.CanvasOptions(HOMEWORK, ungraded_written="omit", per_question=True)
+    table = read_csv(canvas.write_canvas_csv(results + [graded], tmp_path / "canvas.csv", opts))
+    assert "3 student(s) have written answers not graded yet" in capsys.readouterr().out
+    assert table[0][5:] == ["Homework 1 (4821)", "Homework 1: Attention", "Homework 1: Mha",
+                            "Homework 1: Attention (written)"]
+    assert table[1][5:] == ["8", "3", "2", "3"]
+    assert [row[5] for row in table[2:]] == ["", "", "", "7.5"]
+    assert table[2][6:] == ["1", "2", ""] and table[5][6:] == ["3", "2", "2.5"]
+
+
+def test_canvas_assignment_comes_from_the_course_configuration(tmp_path):
+    from assignments.course import Course
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.course]\nterm = "t"\n[tool.course.canvas]\nungraded_written = "omit"\n'
+        '[tool.course.canvas.assignments]\ntransformers = { name = "HW 1", id = 77 }\n')
+    hw = Course(tmp_path).assignment("transformers")
+    assert canvas.options(hw) == canvas.CanvasOptions(canvas.CanvasAssignment("HW 1", "77"), "omit")
+    assert canvas.options(hw, "Other", "5", "zero").target.column == "Other (5)"
+    (tmp_path / "pyproject.toml").write_text('[tool.course.canvas]\nungraded_written = "maybe"\n')
+    with pytest.raises(ValueError, match="ungraded_written"):
+        canvas.options(Course(tmp_path).assignment("transformers"))
 
 
 # ---------------------------------------------------------------- nbgrader gradebook
@@ -302,16 +355,16 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
         assert set(written) == set(exports.FORMATS)
     with open(out / "canvas" / "toy_canvas.csv", newline="") as handle:
         table = {row["Student"]: row for row in csv.DictReader(handle)}
-    assert table["222"]["toy: attention_written"] == "2.5", "the hand grade is missing from Canvas"
-    assert table["222"]["toy: total"] == "7.5", "Canvas total should add the hand grade to 5 autograded"
-    assert table["111"]["toy: attention_written"] == "" and table["111"]["toy: total"] == ""
+    assert table["222"]["toy"] == "7.5", "Canvas total should add the hand grade to 5 autograded"
+    assert table["111"]["toy"] == "3", "an ungraded written answer counts 0 by default"
     with open(out / "nbgrader" / "grades.csv", newline="") as handle:
         nb_rows = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert float(nb_rows["222"]["raw_score"]) == 7.5
     md = (out / "feedback" / "222.md").read_text(encoding="utf-8")
     assert "Attention (written): 2.5 / 3 (graded by hand)" in md
+    assert "Score: 7.5 / 8" in md
     assert "Grader's comment:** Good intuition; say why the scale is sqrt(d_k)." in md
-    assert "written: 2.5 / 3" in md and "still to be graded" not in md
+    assert "written: 2.5 / 3" in md and "not graded yet" not in md
     assert "say why the scale is sqrt(d_k)." in (out / "feedback" / "222.html").read_text(encoding="utf-8")
     assert "| attention_written | manual | 3 | 1 | 2.5 | 2.5 | 2.5 | 0 |" in \
         (out / "report" / "summary.md").read_text(encoding="utf-8")
@@ -332,7 +385,7 @@ def test_merge_hand_grades_leaves_ungraded_questions_waiting(results):
     merged = nbgrader_gradebook.merge_hand_grades(results, hand)
     question = merged[1].question("attention_written")
     assert question.points is None and question.comment == "see me"
-    assert "waiting for a hand grade" in feedback.feedback_markdown(merged[1])
+    assert "Attention (written): not graded yet (3 points)" in feedback.feedback_markdown(merged[1])
     assert results[1].question("attention_written").comment == "", "the input records must stay as they were"
 
 
@@ -344,7 +397,10 @@ def test_feedback_markdown_and_html(tmp_path, results):
     assert "## Attention: 1 / 3" in md
     assert "✗ Padded keys get zero attention: 0 / 2 — attention to padded keys must be 0; got up to 0.31" in md
     assert "✓ Rows sum to one: 1 / 1" in md and "Output shape (batch3)" in md
-    assert "Attention (written): – / 3 (waiting for a hand grade)" in md
+    # Issue 26: an ungraded written answer is "not graded yet", never "0 / N".
+    assert "## Attention (written): not graded yet (3 points)" in md
+    assert "**Autograded: 3 / 5 points; written: not graded yet (3 points)**" in md
+    assert "Score: 3 / 8 so far (written answers still to be graded)" in md and "0 / 3" not in md
     assert "test cell mha_tests was edited" in md and "internal problem" in md
     assert "network isolation" not in md   # notes about the grading machine are for staff
     page = feedback.feedback_html(results[0])

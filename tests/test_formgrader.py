@@ -24,6 +24,7 @@ import pytest
 from assignments import demo_class, formgrader, notebooks
 from assignments.cli import main as course
 from assignments.exports import nbgrader_gradebook
+from assignments.exports.text import question_title
 from assignments.results import store
 from assignments.grading import nbgrader_door
 from assignments.course import default
@@ -160,11 +161,13 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
 
     out = tmp_path / "exports"
     assert course(["export", ASSIGNMENT, "--results", str(results_folder), "--out", str(out),
-                   "--formats", "canvas,feedback", "--db", db]) == 0
+                   "--formats", "canvas,feedback", "--db", db, "--canvas-assignment", "HW", "--canvas-id", "7",
+                   "--per-question"]) == 0
     with open(out / "canvas" / f"{ASSIGNMENT}_canvas.csv", newline="") as handle:
         rows = {row["Student"]: row for row in csv.DictReader(handle)}
-    assert rows["ada"][f"{ASSIGNMENT}: {question.grade_id}"] == POINTS, "the hand grade is not in the Canvas CSV"
-    assert rows["bob"][f"{ASSIGNMENT}: {question.grade_id}"] == "", "bob was not graded by hand"
+    column = f"HW: {question_title(ASSIGNMENT, question.grade_id)}"
+    assert rows["ada"][column] == POINTS, "the hand grade is not in the Canvas CSV"
+    assert rows["bob"][column] == "", "bob was not graded by hand"
     feedback = (out / "feedback" / "ada.md").read_text(encoding="utf-8")
     assert COMMENT in feedback and f"{POINTS} / " in feedback, "the hand grade or comment is not in ada's feedback"
 

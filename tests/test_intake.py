@@ -210,6 +210,20 @@ def test_manifest_round_trip(tmp_path):
     assert "1 submission(s)" in again.summary() and "1 late" in again.summary()
 
 
+def test_a_regrade_of_one_student_joins_the_runs_roster(tmp_path):
+    """Regrading one student must not turn everyone else's name into an id (issue 24)."""
+    class_zip = make_zip(tmp_path / "canvas.zip", {"doejane_LATE_111_900_transformers.ipynb": GOOD,
+                                                   "roejim_222_901_transformers.ipynb": GOOD,
+                                                   "poesam_333_903_notes.txt": b"x"})
+    first = run(class_zip, tmp_path / "first")
+    again = run(make_zip(tmp_path / "one.zip", {"roejim_222_905_transformers.ipynb": GOOD}), tmp_path / "again")
+    merged = again.merged_into(first)
+    assert merged.roster() == {**first.roster(), "222": again.roster()["222"]}
+    assert [s.submission_id for s in merged.submissions] == [900, 905]
+    assert codes(merged, "111") == codes(first, "111") == ["late"]
+    assert [s.student for s in merged.missing] == ["333"]
+
+
 def test_default_fingerprints_read_the_source_folder(tmp_path):
     (tmp_path / "transformers").mkdir()
     (tmp_path / "transformers" / "transformers.ipynb").write_bytes(GOOD)

@@ -14,6 +14,7 @@ import safetensors.torch  # noqa: F401 - in sys.modules, as in a grader that has
 from assignments.course import default
 from assignments import demo_class, hygiene, notebooks
 from assignments.exports.feedback import feedback_html, feedback_markdown
+from assignments.exports.text import question_title
 from assignments.exports.report import summary_markdown
 from assignments.grading import nbgrader_door, selftest, shortcuts
 from assignments.grading.handle import answered_by
@@ -269,7 +270,8 @@ def test_feedback_and_class_report_show_the_finding():
     result.findings = shortcuts.check(student("transfer_lm", {shortcut.replaces: shortcut.code}),
                                       owners("transfer_lm"), rules("transfer_lm"))
     markdown = feedback_markdown(result)
-    section = markdown.split("## Square mask:")[1].split("\n## ")[0]
+    title = question_title("transfer_lm", "square_mask_tests")   # the notebook's heading above the cell
+    section = markdown.split(f"## {title}:")[1].split("\n## ")[0]
     assert "**Shortcut**" in section and "generate_square_subsequent_mask" in section, \
         f"the finding belongs under its question in the feedback; got:\n{section}"
     assert "<strong>Shortcut</strong>" in feedback_html(result)

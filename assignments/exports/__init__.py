@@ -23,6 +23,7 @@ class ExportJob:
     roster: dict             # student key -> LMS names and ids
     db_url: str              # the nbgrader gradebook
     course_root: Path        # the nbgrader course folder holding that gradebook
+    canvas: object = None    # canvas.CanvasOptions: the Canvas assignment and how ungraded answers count
 
 
 def _gradescope(job: ExportJob) -> list[Path]:
@@ -34,25 +35,28 @@ def _gradescope(job: ExportJob) -> list[Path]:
 def _canvas(job: ExportJob) -> list[Path]:
     from .canvas import write_canvas_csv
 
-    return [write_canvas_csv(job.results, job.out / "canvas" / f"{job.assignment}_canvas.csv", job.assignment,
+    return [write_canvas_csv(job.results, job.out / "canvas" / f"{job.assignment}_canvas.csv", job.canvas,
                              job.roster)]
 
 
 def _nbgrader(job: ExportJob) -> list[Path]:
     """Raises LookupError or RuntimeError when the gradebook does not know the assignment."""
+    from .csv_safe import neutralise_file
     from .nbgrader_gradebook import nbgrader_export, place_missing_notebooks, write_gradebook
 
     report = write_gradebook(job.graded, job.assignment, job.db_url, job.roster)
     place_missing_notebooks(job.graded, job.assignment, job.course_root, job.db_url)
     for problem in report.problems:
         print(f"nbgrader: {problem}")
-    return [nbgrader_export(job.course_root, job.out / "nbgrader" / "grades.csv", job.db_url, job.assignment)]
+    # nbgrader writes its CSV itself; the cells a student influenced are neutralised afterwards.
+    return [neutralise_file(nbgrader_export(job.course_root, job.out / "nbgrader" / "grades.csv", job.db_url,
+                                            job.assignment))]
 
 
 def _feedback(job: ExportJob) -> list[Path]:
     from .feedback import write_feedback
 
-    return write_feedback(job.results, job.out / "feedback")
+    return write_feedback(job.results, job.out / "feedback", roster=job.roster)
 
 
 def _report_writer(job: ExportJob) -> list[Path]:
@@ -72,37 +76,60 @@ FORMATS = tuple(WRITERS)
 def export(assignment: str, results_folder: Path | None = None, out: Path | None = None,
            formats=FORMATS, roster_path: Path | None = None, db_url: str | None = None,
            course_root: Path | None = None, strict: bool = True,
-           problems: list[str] | None = None) -> dict[str, list[Path]]:
+           problems: list[str] | None = None, canvas_options=None, excused: list[str] = (),
+           late_policy=None) -> dict[str, list[Path]]:
     """Write the chosen exports for ``assignment``; returns format -> files written.
 
-    Hand grades and comments a grader entered in formgrader are read from the gradebook (``db_url``, else
-    the one in ``course_root``, else ``nbgrader_gradebook.course_folder``) and merged into every export;
-    the gradebook itself only ever receives the grader's automatic scores, so its hand grades stay.
-    The roster (LMS names and ids) is ``roster_path``, else ``intake.json`` beside the results folder,
-    else ``grades/<assignment>/intake.json``. When the gradebook lacks the assignment, the nbgrader
-    format is skipped: with ``strict`` a ``LookupError`` follows once the other formats are written,
-    without it the reason goes to ``problems`` (or is printed when no list is given).
+    Everything is read from one run folder, the one holding ``results_folder`` (default: the term's
+    folder of the assignment, ``Assignment.grades_dir``): the roster is that run's ``intake.json``
+    (or ``roster_path``: an intake manifest or a Canvas gradebook export), the gradebook is that run's
+    nbgrader course folder (``run_course_folder``) unless ``db_url``/``course_root`` name one. Nothing
+    from another run is read. Hand grades and comments a grader entered in formgrader are merged into
+    every export; the gradebook itself only ever receives the grader's automatic scores, so its hand
+    grades stay. Excused questions and the late policy (``adjust.py``: the course configuration, plus
+    ``excused``; ``late_policy`` replaces the configured policy) are applied once, before any writer.
+    When the gradebook lacks the assignment, the nbgrader format is skipped: with ``strict`` a
+    ``LookupError`` follows once the other formats are written, without it the reason goes to
+    ``problems`` (or is printed when no list is given).
     """
+    from ..config import settings
+    from ..course import resolve
     from ..results import store
-    from .nbgrader_gradebook import course_folder, default_db_url, merge_hand_grades, read_hand_grades
+    from . import adjust, canvas
+    from .nbgrader_gradebook import default_db_url, merge_hand_grades, read_hand_grades, run_course_folder
 
     results_folder = Path(results_folder) if results_folder else store.results_dir(assignment)
-    out = Path(out) if out else store.exports_dir(assignment)
+    run = results_folder.parent
+    out = Path(out) if out else run / "exports"
     results = store.load_results(results_folder, assignment)
     if not results:
         raise FileNotFoundError(f"no results for {assignment} in {results_folder}")
-    if roster_path is None:
-        beside = results_folder.parent / "intake.json"
-        roster_path = beside if beside.is_file() else store.intake_manifest(assignment)
-    roster = store.load_roster(Path(roster_path))
-    root = Path(course_root) if course_root else course_folder(assignment)
+    roster = store.load_roster(run / "intake.json")
+    if roster_path and Path(roster_path).suffix.lower() == ".csv":
+        # A Canvas gradebook export adds names, SIS ids and sections; the intake keeps late flags.
+        for student, info in canvas.read_gradebook_export(Path(roster_path)).items():
+            roster[student] = {**roster.get(student, {}), **info}
+    elif roster_path:
+        roster = store.load_roster(Path(roster_path))
+    root = Path(course_root) if course_root else run_course_folder(run)
+    if "nbgrader" in formats and not (course_root or db_url) and not (root / "gradebook.db").is_file():
+        from ..grading.nbgrader_door import prepare_course
+
+        print(f"nbgrader: this run has no gradebook yet; generating {assignment} in {root}")
+        prepare_course(assignment, root)
     db_url = db_url or default_db_url(root)
     graded = results   # the grader's own scores: what goes into the gradebook's auto_score
     try:
         results = merge_hand_grades(results, read_hand_grades(db_url, assignment)) if _exists(db_url) else results
     except Exception as error:   # a damaged gradebook must not stop the other exports
         _report(problems, f"hand grades not read from {db_url}: {error}")
-    job = ExportJob(assignment, results, graded, out, roster, db_url, root)
+    config = settings(resolve(assignment).course.root)
+    excused = list(config.get("excused", {}).get(assignment, [])) + list(excused)
+    late_policy = late_policy or adjust.LatePolicy.from_settings(config.get("late_policy"))
+    results = adjust.apply(results, roster, late_policy, excused)
+    if "canvas" in formats and canvas_options is None:
+        canvas_options = canvas.options(resolve(assignment))
+    job = ExportJob(assignment, results, graded, out, roster, db_url, root, canvas_options)
     written: dict[str, list[Path]] = {}
     deferred = None
     for name in formats:

@@ -1,77 +1,151 @@
-"""A per-question CSV for Canvas' gradebook import (Grades > Import).
+"""A CSV for Canvas' gradebook import (Grades > Import) that lands in the course's existing assignment.
 
 Canvas reads the layout of its own gradebook export: the columns ``Student, ID, SIS User ID,
-SIS Login ID, Section`` identify the student (Canvas matches a row on ID, the SIS ids or the name), then
-one column per assignment. A column whose title is not an existing assignment becomes a new assignment
-on import. A second row whose first cell is ``Points Possible`` carries each column's maximum (Canvas'
-own export has it and the import skips it as a data row). An empty cell leaves that grade unchanged.
+SIS Login ID, Section`` identify the student (Canvas matches a row on ID, then the SIS ids, then the
+name), then one column per assignment, titled ``<Assignment name> (<assignment id>)``. Canvas matches a
+column to an existing assignment by that id; a title it does not know becomes a *new* assignment on
+import (and counts in the course total a second time). A second row whose first cell is
+``Points Possible`` carries each column's maximum; the importer skips it as a data row. An empty cell
+leaves that grade as it is in Canvas.
 
-Here each question is one column (``<assignment>: <question>``), followed by the autograded total and
-the total over all questions (empty until every written answer has a hand grade). ``ID`` is the Canvas
-user id that intake read from the file name (it is also the student key for Canvas downloads).
+By default the CSV has one grade column: the assignment's total (autograded plus hand grades, after the
+late penalty and excused questions of ``exports/adjust.py``), under the Canvas assignment configured in
+``[tool.course.canvas.assignments]`` or given on the command line. A written answer with no hand grade
+yet counts as the instructor chose (``ungraded_written``): ``zero``, or ``omit``, which leaves that
+student's cell empty until it is graded (Canvas keeps what it has) and says how many were left. One
+column per question comes only on request (``per_question``); Canvas creates those columns as new
+assignments unless they exist there under the same titles.
+
+``ID`` is the Canvas user id (the intake reads it from the file name, or a Canvas gradebook export given
+as the roster supplies it with the SIS ids and section). Every cell goes through ``csv_safe``.
 """
 
 from __future__ import annotations
 
-import csv
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..results.model import SubmissionResult
-from .text import points
+from . import csv_safe
+from .adjust import final_score
+from .text import points, question_title
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+UNGRADED_CHOICES = ("zero", "omit")
 
 
-def columns(results: list[SubmissionResult], assignment: str) -> list[tuple[str, str | None, float]]:
-    """(column title, grade_id or a total's tag, max points), in notebook order."""
+@dataclass(frozen=True)
+class CanvasAssignment:
+    """The existing Canvas assignment a course assignment's grades go to."""
+    name: str
+    id: str = ""     # Canvas' assignment id; without it Canvas makes a new assignment named ``name``
+
+    @property
+    def column(self) -> str:
+        return f"{self.name} ({self.id})" if self.id else self.name
+
+
+@dataclass(frozen=True)
+class CanvasOptions:
+    target: CanvasAssignment
+    ungraded_written: str = "zero"    # "zero" | "omit"
+    per_question: bool = False
+
+
+def options(assignment, name: str | None = None, canvas_id: str | None = None,
+            ungraded_written: str | None = None, per_question: bool = False) -> CanvasOptions:
+    """The Canvas options of ``assignment`` (an Assignment): the command line's values, else the course
+    configuration's ``[tool.course.canvas]``, else the assignment's title with no id (with a warning)."""
+    from ..config import settings
+
+    table = settings(assignment.course.root).get("canvas", {})
+    configured = table.get("assignments", {}).get(assignment.name, {})
+    name = name or configured.get("name") or assignment.title
+    canvas_id = str(canvas_id or configured.get("id") or "")
+    if not canvas_id:
+        print(f"canvas: no Canvas assignment id for {assignment.name}; Canvas will create a new assignment "
+              f"named {name!r} on import (set [tool.course.canvas.assignments] {assignment.name} = "
+              "{ name = \"...\", id = ... } or pass --canvas-id)")
+    ungraded = ungraded_written or table.get("ungraded_written", "zero")
+    if ungraded not in UNGRADED_CHOICES:
+        raise ValueError(f"[tool.course.canvas] ungraded_written is {ungraded!r}; choose one of {UNGRADED_CHOICES}")
+    return CanvasOptions(CanvasAssignment(name, canvas_id), ungraded, per_question)
+
+
+def read_gradebook_export(path: Path) -> dict[str, dict]:
+    """Canvas user id -> {name, user_id, sis_user_id, sis_login_id, section}, from a gradebook CSV that
+    Canvas exported (Grades > Export). Rows without an ID (Canvas' "Points Possible" and muted-status
+    rows, the test student) are skipped."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        reader = csv.DictReader(handle)
+        if not reader.fieldnames or not set(IDENTITY[:2]) <= set(reader.fieldnames):
+            raise ValueError(f"{path} is not a Canvas gradebook export (no Student and ID columns)")
+        roster = {}
+        for row in reader:
+            user_id = (row.get("ID") or "").strip()
+            if not user_id.isdigit():
+                continue
+            roster[user_id] = {"name": (row.get("Student") or "").strip(), "user_id": user_id,
+                               "sis_user_id": (row.get("SIS User ID") or "").strip(),
+                               "sis_login_id": (row.get("SIS Login ID") or "").strip(),
+                               "section": (row.get("Section") or "").strip()}
+    return roster
+
+
+def _question_columns(results: list[SubmissionResult], target: CanvasAssignment) -> list[tuple[str, str, float]]:
     order: dict[str, float] = {}
     for result in results:
         for question in result.questions:
             order.setdefault(question.grade_id, question.max_points)
-    cols = [(f"{assignment}: {grade_id}", grade_id, maximum) for grade_id, maximum in order.items()]
-    autograded_max = max((r.autograded_max for r in results), default=0.0)
-    total_max = sum(order.values())
-    cols.append((f"{assignment}: autograded total", "#autograded", autograded_max))
-    cols.append((f"{assignment}: total", "#total", total_max))
-    return cols
+    return [(f"{target.name}: {question_title(results[0].assignment, grade_id)}", grade_id, maximum)
+            for grade_id, maximum in order.items()]
 
 
-def _cell(result: SubmissionResult, tag: str | None) -> str:
-    if tag == "#autograded":
-        return points(result.autograded_points)
-    if tag == "#total":
-        if any(q.points is None for q in result.questions):
-            return ""   # a written answer still waits for a hand grade
-        return points(sum(q.points for q in result.questions))
+def _total(result: SubmissionResult, ungraded: str) -> str:
+    score = final_score(result)
+    if score.ungraded and ungraded == "omit":
+        return ""
+    return points(score.points)
+
+
+def _question_cell(result: SubmissionResult, grade_id: str) -> str:
     try:
-        value = result.question(tag).points
+        question = result.question(grade_id)
     except KeyError:
         return ""
-    return "" if value is None else points(value)
+    if question.excused:
+        return "EX"   # Canvas' own mark for an excused grade
+    return "" if question.points is None else points(question.points)
 
 
-def rows(results: list[SubmissionResult], assignment: str, roster: dict[str, dict] | None = None,
+def rows(results: list[SubmissionResult], opts: CanvasOptions, roster: dict[str, dict] | None = None,
          points_possible: bool = True) -> list[list[str]]:
     roster = roster or {}
-    cols = columns(results, assignment)
-    table = [IDENTITY + [title for title, _, _ in cols]]
+    per_question = _question_columns(results, opts.target) if opts.per_question and results else []
+    total_max = max((final_score(r).max_points for r in results), default=0.0)
+    table = [IDENTITY + [opts.target.column] + [title for title, _, _ in per_question]]
     if points_possible:
-        table.append(["Points Possible", "", "", "", ""] + [points(maximum) for _, _, maximum in cols])
+        table.append(["Points Possible", "", "", "", "", points(total_max)]
+                     + [points(maximum) for _, _, maximum in per_question])
     for result in sorted(results, key=lambda r: r.student):
         info = roster.get(result.student, {})
         canvas_id = info.get("user_id") or (result.student if result.student.isdigit() else "")
         name = info.get("name") or result.student
         table.append([name, canvas_id, info.get("sis_user_id", ""), info.get("sis_login_id", ""),
-                      info.get("section", "")] + [_cell(result, tag) for _, tag, _ in cols])
+                      info.get("section", ""), _total(result, opts.ungraded_written)]
+                     + [_question_cell(result, grade_id) for _, grade_id, _ in per_question])
     return table
 
 
-def write_canvas_csv(results: list[SubmissionResult], path: Path, assignment: str | None = None,
+def write_canvas_csv(results: list[SubmissionResult], path: Path, opts: CanvasOptions,
                      roster: dict[str, dict] | None = None, points_possible: bool = True) -> Path:
-    """Write the import file; ``roster`` (student -> {name, user_id, ...}) comes from the intake manifest."""
-    assignment = assignment or (results[0].assignment if results else "assignment")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows(rows(results, assignment, roster, points_possible))
-    return path
+    """Write the import file; ``roster`` (student -> {name, user_id, ...}) comes from the intake manifest
+    or a Canvas gradebook export."""
+    if opts.ungraded_written == "omit":
+        waiting = sum(1 for r in results if final_score(r).ungraded)
+        if waiting:
+            print(f"canvas: {waiting} student(s) have written answers not graded yet; their "
+                  f"{opts.target.column!r} cell is left empty (Canvas keeps what it has) until they are")
+    return csv_safe.write_rows(path, rows(results, opts, roster, points_possible))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..results.model import SubmissionResult
 from ..grading.shortcuts import CODE as SHORTCUT
-from .text import humanise_question, humanise_test, points, safe_message, student_findings
+from .text import humanise_test, points, question_title, safe_message, student_findings
 
 MARK = {"passed": "✓", "failed": "✗", "error": "✗"}
 MAX_COMMENT = 4000
@@ -37,12 +37,6 @@ def safe_comment(text: str) -> str:
     return text if len(text) <= MAX_COMMENT else text[: MAX_COMMENT - 1].rstrip() + "…"
 
 
-def _question_status(question) -> str:
-    if question.kind == "manual":
-        return "graded by hand" if question.points is not None else "waiting for a hand grade"
-    return ""
-
-
 def _split_findings(result: SubmissionResult) -> tuple[dict, list]:
     """Student-visible findings: shortcut findings by the question they concern (shown under it), and the
     rest (the notes at the end)."""
@@ -58,29 +52,59 @@ def _split_findings(result: SubmissionResult) -> tuple[dict, list]:
 
 
 def _total_line(result: SubmissionResult) -> str:
-    line = f"Autograded: {points(result.autograded_points)} / {points(result.autograded_max)} points"
-    manual = [q for q in result.questions if q.kind == "manual"]
-    if manual:
-        done = sum(q.points or 0 for q in manual if q.points is not None)
-        pending = [q for q in manual if q.points is None]
-        line += f"; written: {points(done)} / {points(sum(q.max_points for q in manual))}"
-        if pending:
-            line += f" ({len(pending)} still to be graded by hand)"
+    """Autograded, then written answers (graded ones as points, the rest as "not graded yet"), excluding
+    excused questions."""
+    kept = [q for q in result.questions if not q.excused]
+    auto = [q for q in kept if q.kind == "autograded"]
+    line = f"Autograded: {points(sum(q.points or 0 for q in auto))} / {points(sum(q.max_points for q in auto))} points"
+    graded = [q for q in kept if q.kind == "manual" and q.points is not None]
+    pending = [q for q in kept if q.kind == "manual" and q.points is None]
+    parts = []
+    if graded:
+        parts.append(f"{points(sum(q.points for q in graded))} / {points(sum(q.max_points for q in graded))}")
+    if pending:
+        parts.append(f"not graded yet ({points(sum(q.max_points for q in pending))} points)")
+    if parts:
+        line += "; written: " + ", ".join(parts)
     return line
 
 
-def feedback_markdown(result: SubmissionResult, title: str | None = None) -> str:
+def _score_lines(result: SubmissionResult) -> list[str]:
+    """The late penalty, if any, and the assignment's score as every export counts it."""
+    from .adjust import final_score
+
+    score = final_score(result)
+    lines = [f"Late penalty: −{points(result.late_penalty)} points ({result.late_note})"] if result.late_penalty else []
+    total = f"Score: {points(score.points)} / {points(score.max_points)}"
+    return lines + [total + (" so far (written answers still to be graded)" if score.ungraded else "")]
+
+
+def _question_heading(result: SubmissionResult, question) -> str:
+    title = question_title(result.assignment, question.grade_id)
+    if question.excused:
+        return f"{title}: excused"
+    if question.kind == "manual" and question.points is None:
+        return f"{title}: not graded yet ({points(question.max_points)} points)"
+    status = " (graded by hand)" if question.kind == "manual" else ""
+    return f"{title}: {points(question.points)} / {points(question.max_points)}{status}"
+
+
+def _who(result: SubmissionResult, name: str, escape=lambda text: text) -> str:
+    """The student's LMS name (``escape``d: the student chose it) and their key."""
+    return f"{escape(name)} ({result.student})" if name and name != result.student else result.student
+
+
+def feedback_markdown(result: SubmissionResult, title: str | None = None, name: str = "") -> str:
+    """``name``: the student's name as the LMS gave it (the roster), shown beside the key."""
     title = title or f"Feedback: {result.assignment}"
-    out = [f"# {md_text(title)}", "", f"Student: {md_text(result.student)}", "", f"**{_total_line(result)}**", ""]
+    out = [f"# {md_text(title)}", "", f"Student: {_who(result, name, md_text)}", "", f"**{_total_line(result)}**", ""]
+    out += [f"**{line}**" for line in _score_lines(result)] + [""]
     if result.status == "rejected":
         out += ["> Your notebook could not be graded, so every autograded question scores 0. "
                 "The notes below say why.", ""]
     shortcuts, findings = _split_findings(result)
     for question in result.questions:
-        heading = f"## {md_text(humanise_question(question.grade_id))}: {points(question.points)} / " \
-                  f"{points(question.max_points)}"
-        status = _question_status(question)
-        out += [heading + (f" ({status})" if status else ""), ""]
+        out += [f"## {_question_heading(result, question)}", ""]
         for test in question.tests:
             mark = MARK.get(test.outcome, "•")
             line = f"- {mark} {md_text(humanise_test(test.name))}: {points(test.points)} / {points(test.max_points)}"
@@ -113,20 +137,19 @@ padding:.35rem .5rem;text-align:left;vertical-align:top}.passed{color:#1a7f37}.f
 .comment{background:#ddf4ff;padding:.6rem;border-radius:4px}"""
 
 
-def feedback_html(result: SubmissionResult, title: str | None = None) -> str:
+def feedback_html(result: SubmissionResult, title: str | None = None, name: str = "") -> str:
     e = html.escape
     title = title or f"Feedback: {result.assignment}"
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{e(title)}</title>",
            f"<style>{STYLE}</style></head><body>", f"<h1>{e(title)}</h1>",
-           f"<p>Student: <code>{e(result.student)}</code></p>", f"<p><strong>{e(_total_line(result))}</strong></p>"]
+           f"<p>Student: {_who(result, name, e)}</p>", f"<p><strong>{e(_total_line(result))}</strong></p>"]
+    out += [f"<p><strong>{e(line)}</strong></p>" for line in _score_lines(result)]
     if result.status == "rejected":
         out.append('<p class="rejected">Your notebook could not be graded, so every autograded question '
                    "scores 0. The notes below say why.</p>")
     shortcuts, findings = _split_findings(result)
     for question in result.questions:
-        status = _question_status(question)
-        out.append(f"<h2>{e(humanise_question(question.grade_id))}: {e(points(question.points))} / "
-                   f"{e(points(question.max_points))}{e(f' ({status})') if status else ''}</h2>")
+        out.append(f"<h2>{e(_question_heading(result, question))}</h2>")
         if question.tests:
             out.append("<table><tr><th></th><th>Check</th><th class=pts>Points</th><th>Message</th></tr>")
             for test in question.tests:
@@ -153,18 +176,22 @@ def feedback_html(result: SubmissionResult, title: str | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_feedback(results: list[SubmissionResult], folder: Path, formats=("md", "html")) -> list[Path]:
-    """``<folder>/<student>.md`` and ``.html`` for every record."""
+def write_feedback(results: list[SubmissionResult], folder: Path, formats=("md", "html"),
+                   roster: dict[str, dict] | None = None) -> list[Path]:
+    """``<folder>/<student>.md`` and ``.html`` for every record; names from ``roster`` where it has them."""
+    roster = roster or {}
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for result in results:
         if "md" in formats:
             path = folder / f"{result.student}.md"
-            path.write_text(feedback_markdown(result), encoding="utf-8")
+            path.write_text(feedback_markdown(result, name=roster.get(result.student, {}).get("name", "")),
+                            encoding="utf-8")
             written.append(path)
         if "html" in formats:
             path = folder / f"{result.student}.html"
-            path.write_text(feedback_html(result), encoding="utf-8")
+            path.write_text(feedback_html(result, name=roster.get(result.student, {}).get("name", "")),
+                            encoding="utf-8")
             written.append(path)
     return written

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..results.model import SubmissionResult
 from ..course import REPO
-from .text import execution_seconds, humanise_question, humanise_test, points, safe_message, student_findings
+from .text import execution_seconds, humanise_test, question_title, points, safe_message, student_findings
 
 # ---------------------------------------------------------------- results.json
 
@@ -47,7 +47,7 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
     for question in result.questions:
         if question.kind != "autograded":
             continue
-        title = humanise_question(question.grade_id)
+        title = question_title(result.assignment, question.grade_id)
         if not question.tests:
             # Nothing ran for this question (rejected submission, or the grader stopped early).
             tests.append({
@@ -71,7 +71,7 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
                 "visibility": visibility,
             })
     return {
-        "score": float(round(result.autograded_points, 4)),
+        "score": autograded_score(result),
         "execution_time": int(round(execution_seconds(result))),
         "output": overall_output(result),
         "output_format": "text",
@@ -84,14 +84,26 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
     }
 
 
+def autograded_score(result: SubmissionResult) -> float:
+    """The autograded points of the questions not excused, less the late penalty (never below 0)."""
+    kept = [q for q in result.questions if q.kind == "autograded" and not q.excused]
+    return float(round(max(0.0, sum(q.points or 0.0 for q in kept) - result.late_penalty), 4))
+
+
 def overall_output(result: SubmissionResult) -> str:
-    lines = [f"Autograded score: {points(result.autograded_points)} / {points(result.autograded_max)}"]
+    lines = [f"Autograded score: {points(autograded_score(result))} / "
+             f"{points(sum(q.max_points for q in result.questions if q.kind == 'autograded' and not q.excused))}"]
+    if result.late_penalty:
+        lines.append(f"Late penalty: -{points(result.late_penalty)} points ({result.late_note}).")
+    excused = [question_title(result.assignment, q.grade_id) for q in result.questions if q.excused]
+    if excused:
+        lines.append(f"Excused (not counted): {', '.join(excused)}.")
     if result.status == "rejected":
         lines.append("Your notebook could not be graded, so every autograded question scores 0. "
                      "The notes below say why.")
     manual = [q for q in result.questions if q.kind == "manual"]
     if manual:
-        names = ", ".join(f"{humanise_question(q.grade_id)} ({points(q.max_points)} pts)" for q in manual)
+        names = ", ".join(f"{question_title(result.assignment, q.grade_id)} ({points(q.max_points)} pts)" for q in manual)
         lines.append(f"Written answers are graded by hand, separately: {names}.")
     findings = student_findings(result)
     if findings:

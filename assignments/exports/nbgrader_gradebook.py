@@ -28,20 +28,26 @@ from pathlib import Path
 from ..results.model import SubmissionResult
 from .. import nbgrader_cli
 from ..course import REPO, resolve
+from . import csv_safe
 
 
 def default_db_url(course_root: Path = REPO) -> str:
     return f"sqlite:///{Path(course_root).resolve() / 'gradebook.db'}"
 
 
-def course_folder(assignment: str) -> Path:
-    """The nbgrader course folder that holds ``assignment``'s gradebook: the nbgrader door's own folder
-    (``grades/<assignment>/nbgrader/course``, which also holds the autograded notebooks formgrader shows)
-    once it has a gradebook, else the repository root (``course release`` generates the assignment there)."""
+def run_course_folder(run: Path) -> Path:
+    """The nbgrader course folder of one run folder (formgrader's folder, the gradebook every export of
+    that run reads and writes): ``<run>/course`` for a run of the nbgrader door (``course autograde``
+    writes there), else ``<run>/nbgrader/course`` (``course grade``, the demo). Never another run's."""
     from ..grading.nbgrader_door import course_folder
 
-    door = course_folder(resolve(assignment).nbgrader_door_dir)
-    return door if (door / "gradebook.db").is_file() else REPO
+    door_run = course_folder(Path(run))
+    return door_run if (door_run / "gradebook.db").is_file() else course_folder(Path(run) / "nbgrader")
+
+
+def course_folder(assignment: str) -> Path:
+    """The course folder of ``assignment``'s run in this term (``Assignment.grades_dir``)."""
+    return run_course_folder(resolve(assignment).grades_dir)
 
 
 @dataclass(frozen=True)
@@ -112,7 +118,9 @@ def write_gradebook(results: list[SubmissionResult], assignment: str, db_url: st
             if result.assignment != assignment:
                 report.problems.append(f"{result.student}: record is for {result.assignment}, skipped")
                 continue
-            first, last = _split_name(roster.get(result.student, {}).get("name", ""))
+            # nbgrader's own CSV export writes these names unquoted: no formula may start one.
+            first, last = (csv_safe.cell(part) if part else part
+                           for part in _split_name(roster.get(result.student, {}).get("name", "")))
             details = {k: v for k, v in (("first_name", first), ("last_name", last)) if v}
             gb.update_or_create_student(result.student, **details)
             gb.update_or_create_submission(assignment, result.student)

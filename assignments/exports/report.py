@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..results.model import SubmissionResult
 from ..grading.shortcuts import CODE as SHORTCUT
-from .text import humanise_question, humanise_test, points
+from .text import humanise_test, points, question_title
 
 
 def _question_order(results: list[SubmissionResult]) -> list[tuple[str, str, float]]:
@@ -40,7 +40,7 @@ def histogram_png(results: list[SubmissionResult], path: Path, assignment: str |
     import matplotlib.pyplot as plt
 
     assignment = assignment or (results[0].assignment if results else "")
-    panels = [(humanise_question(g), kind, m, _scores(results, g)) for g, kind, m in _question_order(results)]
+    panels = [(question_title(assignment, g), kind, m, _scores(results, g)) for g, kind, m in _question_order(results)]
     panels.append(("Autograded total", "total", max((r.autograded_max for r in results), default=0.0),
                    [r.autograded_points for r in results]))
     ncols = min(3, len(panels))

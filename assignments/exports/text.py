@@ -34,6 +34,34 @@ def humanise_question(grade_id: str) -> str:
     return text[:1].upper() + text[1:] + suffix
 
 
+def question_titles(assignment: str) -> dict[str, str]:
+    """grade_id -> the title students know the question by: the notebook's heading above it; where one
+    heading covers several questions, the heading and the readable grade_id. Empty when the assignment's
+    source notebook cannot be read (records of another course, tests)."""
+    from ..course import resolve
+
+    try:
+        found = resolve(assignment).questions
+    except (OSError, KeyError, ValueError):
+        return {}
+    shared = {}
+    for question in found:
+        shared[question.heading] = shared.get(question.heading, 0) + 1
+    titles = {}
+    for question in found:
+        readable = humanise_question(question.grade_id)
+        if not question.heading:
+            titles[question.grade_id] = readable
+        else:
+            titles[question.grade_id] = question.heading if shared[question.heading] == 1 \
+                else f"{question.heading} · {readable}"
+    return titles
+
+
+def question_title(assignment: str, grade_id: str) -> str:
+    return question_titles(assignment).get(grade_id) or humanise_question(grade_id)
+
+
 def points(value: float | None) -> str:
     """2.0 -> "2", 1.5 -> "1.5", None -> "–"."""
     if value is None:
@@ -71,3 +99,4 @@ def execution_seconds(result: SubmissionResult) -> float:
     if isinstance(timings.get("total_s"), (int, float)):
         return float(timings["total_s"])
     return float(sum(v for k, v in timings.items() if k.endswith("_s") and isinstance(v, (int, float))))
+

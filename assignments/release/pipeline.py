@@ -13,7 +13,9 @@ from pathlib import Path
 
 import nbformat
 
-from .. import hygiene, lms, notebooks
+from .. import hygiene
+from .. import lms, notebooks
+from ..points import split_problems
 from ..course import Course
 from .errors import Outcome, StepFailed
 from .leaks import check_release
@@ -34,7 +36,7 @@ def available(course: Course) -> tuple[list[str], list[str]]:
 # --- hygiene ---------------------------------------------------------------------------------------------
 
 def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
-    problems = []
+    problems = lms.colab_problems(course.root) if assignments else []
     for name in assignments:
         folder = course.source_dir / name
         found = sorted(folder.glob("*.ipynb")) if folder.is_dir() else []
@@ -47,6 +49,11 @@ def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
             problems.append(f"{course.display(path)}: notebook: the notebook must be named {name}.ipynb "
                             "(the Colab link and the LMS bundle use that name)")
         problems += [str(p) for p in hygiene.check_notebook(path, course.display(path))]
+        # The points the hidden tests give each question, against the cell's (points.py).
+        try:
+            problems += split_problems(course.assignment(name))
+        except (OSError, ValueError) as error:   # an unreadable notebook is already reported above
+            problems.append(f"{name}: points not checked: {error}")
     return problems
 
 

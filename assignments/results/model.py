@@ -44,6 +44,7 @@ class QuestionResult:
     points: float | None = None    # None: waits for a person (manual) or was never graded
     tests: list[TestResult] = field(default_factory=list)
     comment: str = ""              # a grader's comment (from nbgrader's formgrader), shown to the student
+    excused: bool = False          # left out of the score and its maximum (exports/adjust.py)
 
 
 @dataclass
@@ -64,6 +65,8 @@ class SubmissionResult:
     questions: list[QuestionResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     timings: dict = field(default_factory=dict)
+    late_penalty: float = 0.0     # points taken off by the course's late policy (exports/adjust.py)
+    late_note: str = ""           # how the penalty was worked out, for feedback
 
     def question(self, grade_id: str) -> QuestionResult:
         for entry in self.questions:
