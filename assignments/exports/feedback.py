@@ -91,7 +91,7 @@ def _question_heading(result: SubmissionResult, question) -> str:
 
 def _who(result: SubmissionResult, name: str, escape=lambda text: text) -> str:
     """The student's LMS name (``escape``d: the student chose it) and their key."""
-    return f"{escape(name)} ({result.student})" if name and name != result.student else result.student
+    return f"{escape(name)} ({escape(result.student)})" if name and name != result.student else escape(result.student)
 
 
 def feedback_markdown(result: SubmissionResult, title: str | None = None, name: str = "") -> str:
