@@ -4,7 +4,7 @@ gradients a backward pass sends to the inputs and to every weight."""
 import torch
 from torch import nn
 
-from assignments.grading.checks import expect, expect_close, question
+from assignments.grading.checks import expect, expect_close, kernel_value, question
 from autograder.rnn_attention.oracles import gru_cell_state, seeded
 
 SHAPES = [(1, 3, 2), (4, 7, 5), (9, 2, 11)]   # (batch, input_size, hidden_size), all different
@@ -28,7 +28,7 @@ def test_gru_cell_has_the_six_linear_layers(student):
         shape, has_bias = out[name]
         wanted = [5, 7] if name.startswith("Wi") else [5, 5]
         expect(shape == wanted, f"MyGRUCell(7, 5).{name}.weight should have shape {tuple(wanted)} "
-                                f"(an nn.Linear from {wanted[1]} to {wanted[0]}); got {tuple(shape)}")
+                                f"(an nn.Linear from {wanted[1]} to {wanted[0]}); got {kernel_value(shape)}")
         expect(has_bias, f"{name} should have a bias")
 
 

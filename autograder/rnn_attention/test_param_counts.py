@@ -2,7 +2,7 @@
 
 from torch import nn
 
-from assignments.grading.checks import expect, question
+from assignments.grading.checks import expect, kernel_value, question
 
 SIZES = [(1, 1), (3, 5), (7, 2), (64, 128), (300, 17)]   # (input_size, hidden_size)
 
@@ -14,7 +14,7 @@ def _check(student, function, layer):
         expect(isinstance(value, (int, float)) and not isinstance(value, bool),
                f"{function} should return a number; got {type(value).__name__}")
         expect(value == expected, f"{function}({input_size}, {hidden_size}) should equal the parameter count "
-                                  f"of nn.{layer.__name__}({input_size}, {hidden_size}); got {value}, "
+                                  f"of nn.{layer.__name__}({input_size}, {hidden_size}); got {kernel_value(value)}, "
                                   f"which is off by {value - expected:+g}")
 
 

@@ -1,6 +1,6 @@
 """count_parameters_tests: only parameters with requires_grad count; buffers never do."""
 
-from assignments.grading.checks import expect, question
+from assignments.grading.checks import expect, kernel_value, question
 from autograder.transfer_lm.synthetic import reference_model
 
 
@@ -13,7 +13,7 @@ def test_frozen_parameters_not_counted(student):
                       "net['c'].bias.requires_grad_(False)\n"
                       "result = count_trainable_parameters(net)")
     expect(isinstance(out, int) and not isinstance(out, bool), f"the count should be an int; got {type(out).__name__}")
-    expect(out == 48, f"a module with 79 parameters of which 31 are frozen should count 48; got {out}")
+    expect(out == 48, f"a module with 79 parameters of which 31 are frozen should count 48; got {kernel_value(out)}")
 
 
 @question("count_parameters_tests", points=1)
@@ -28,8 +28,8 @@ def test_buffers_not_counted_and_frozen_base(student):
                       "norm = nn.BatchNorm1d(6)\n"
                       "result = {'whole': whole, 'frozen': frozen, 'norm': count_trainable_parameters(norm)}",
                       stand_ins=("PositionalEncoding", "Model"))
-    expect(out["norm"] == 12, f"BatchNorm1d(6) has 12 trainable parameters and 3 buffers; got {out['norm']}")
+    expect(out["norm"] == 12, f"BatchNorm1d(6) has 12 trainable parameters and 3 buffers; got {kernel_value(out['norm'])}")
     expect(out["whole"] == total, f"Model(53, 2, 10, 2, 4) has {total} trainable parameters (its positional "
-                                  f"table is a buffer and does not count); got {out['whole']}")
+                                  f"table is a buffer and does not count); got {kernel_value(out['whole'])}")
     expect(out["frozen"] == head, f"with the base frozen only the head's {head} parameters are trainable; "
-                                  f"got {out['frozen']}")
+                                  f"got {kernel_value(out['frozen'])}")
