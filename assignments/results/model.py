@@ -39,6 +39,17 @@ class Finding:
 
 
 @dataclass
+class Evidence:
+    """One evidence cell of one written question, as the student submitted it (``assignments/evidence.py``)."""
+    question: str                  # grade_id of the written answer that relies on it
+    cell: str                      # grade_id of the evidence cell
+    status: str                    # "kept" | "missing" | "not-run" | "edited"
+    note: str = ""                 # grader-written: why the status is not "kept"
+    execution_count: int | None = None
+    outputs: list[dict] = field(default_factory=list)   # {"kind": "text"|"image"|"error", "text"|"png": ...}
+
+
+@dataclass
 class SubmissionResult:
     student: str
     assignment: str
@@ -48,6 +59,7 @@ class SubmissionResult:
     questions: list[QuestionResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     timings: dict = field(default_factory=dict)
+    evidence: list[Evidence] = field(default_factory=list)   # written answers' evidence, as submitted
 
     def question(self, grade_id: str) -> QuestionResult:
         for entry in self.questions:
@@ -77,8 +89,9 @@ class SubmissionResult:
         questions = [QuestionResult(**{**q, "tests": [TestResult(**t) for t in q["tests"]]})
                      for q in data.get("questions", [])]
         findings = [Finding(**f) for f in data.get("findings", [])]
-        rest = {k: v for k, v in data.items() if k not in ("questions", "findings")}
-        return cls(questions=questions, findings=findings, **rest)
+        evidence = [Evidence(**e) for e in data.get("evidence", [])]
+        rest = {k: v for k, v in data.items() if k not in ("questions", "findings", "evidence")}
+        return cls(questions=questions, findings=findings, evidence=evidence, **rest)
 
 
 def score_questions(question_list, tests: list[TestResult]) -> list[QuestionResult]:
