@@ -185,3 +185,17 @@ def test_course_written_prints_one_question_per_page_with_the_students_evidence(
                                  .extract_text().split())
     across = (out / "questions" / f"{QUESTION}.html").read_text(encoding="utf-8")
     assert across.index('id="ada"') < across.index('id="bob"') and RUN_FIGURE in across and EDITED_FIGURE in across
+
+
+def test_course_repair_keeps_evidence_cells_as_submitted(tmp_path):
+    from assignments.grading.repair import repair_submission
+    from assignments.grading.standalone import default_template
+
+    original = demo_class.hand_edited(ran_on_colab("ada"))
+    path = tmp_path / "ada.ipynb"
+    path.write_text(nbformat.writes(original), encoding="utf-8")
+    done = repair_submission(path, "ada", default_template(ASSIGNMENT), tmp_path / "repaired" / "ada.ipynb")
+    repaired = notebooks.read(tmp_path / "repaired" / "ada.ipynb")
+    assert evidence_cell(repaired).outputs == evidence_cell(original).outputs and done.repaired
+    assert evidence.collect(repaired, ASSIGNMENT)[0] == evidence.collect(original, ASSIGNMENT)[0], \
+        "the nbgrader door must see the evidence (and its flag) the standalone door sees"
