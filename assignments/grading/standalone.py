@@ -114,7 +114,11 @@ def _grade(result, assignment: Assignment, submission, question_list, *, seed, l
     restored, findings = restore(nb, template)
     result.findings += findings
     # The written answers' evidence is read from the notebook as submitted: restore drops every output.
-    result.evidence, found = collect_evidence(nb, assignment, template)
+    try:
+        result.evidence, found = collect_evidence(nb, assignment, template)
+    except Exception as error:  # noqa: BLE001 - malformed outputs must not cost the autograded points
+        found = [Finding("evidence-unread", f"the written answers' evidence could not be read "
+                         f"({describe_exception(error)}); the TA sees none", "warning")]
     result.findings += found
     result.findings += audit(restored)
     result.findings += check_restored(assignment, restored, template, shortcut_rules)
