@@ -41,9 +41,18 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,  # noqa: E402
                                     LimitOutput, SaveAutoGrades)
 
+# Written answers' evidence (assignments/grading/nbgrader_evidence.py): KeepEvidence reads the submitted
+# outputs of each written question's evidence cells before ClearOutput empties them; ShowEvidence puts
+# them under the answer after execution (labelled as the student's own run) and marks the re-run's outputs.
+from assignments.grading.nbgrader_evidence import KeepEvidence, ShowEvidence  # noqa: E402
+from nbgrader.preprocessors import ClearOutput, DeduplicateIds, OverwriteCells, OverwriteKernelspec  # noqa: E402
+
+c.Autograde.sanitize_preprocessors = [
+    KeepEvidence, ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata,
+]
 c.Autograde.autograde_preprocessors = [
-    InformativeVisibleChecks, Execute, HonestPoints, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    InformativeVisibleChecks, Execute, HonestPoints, ShowEvidence, IgnorePattern, ClearMetadataPreprocessor,
+    LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
 ]
 
 # Cell and notebook time limits for nbgrader's own execution (autograde and validate).

@@ -427,6 +427,36 @@ def _add_formgrader_command(sub) -> None:
     parser.set_defaults(func=cmd_formgrader)
 
 
+def cmd_written(args) -> int:
+    """Every student's written answers with their evidence: HTML and PDF per student, outline.json, and one
+    page per question across the class."""
+    from .written import written
+
+    out = Path(args.out or default().assignment(args.assignment).grades_dir / "written")
+    try:
+        outline, refused = written(args.assignment, Path(args.submissions), out, pdf=not args.no_pdf)
+    except (FileNotFoundError, RuntimeError) as error:
+        print(f"course written: {error}")
+        return 1
+    for student, why in sorted(refused.items()):
+        print(f"left out {student}: {why}")
+    for entry in outline["questions"]:
+        pages = entry["pages"]
+        print(f"{entry['question']:<32} {entry['points']:>4g} points  page(s) {pages[0]}-{pages[-1]}")
+    print(f"per student: {out / 'students'}\nper question: {out / 'questions'}\noutline: {out / 'outline.json'}")
+    return 0
+
+
+def _add_written_command(sub) -> None:
+    parser = sub.add_parser("written", help="one PDF (and HTML) per student of every written answer with its "
+                                            "evidence as submitted, outline.json, and one page per question")
+    parser.add_argument("assignment")
+    parser.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS zip (as for `course grade`)")
+    parser.add_argument("--out", type=Path, default=None, help="default: grades/<assignment>/written")
+    parser.add_argument("--no-pdf", action="store_true", help="HTML only (no Chromium needed)")
+    parser.set_defaults(func=cmd_written)
+
+
 def cmd_similarity(args) -> int:
     out = Path(args.out) if args.out else default().assignment(args.assignment).similarity_dir
     started = time.perf_counter()
@@ -513,6 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_export_commands(sub)
     _add_formgrader_command(sub)
     _add_similarity_command(sub)
+    _add_written_command(sub)
     return parser
 
 

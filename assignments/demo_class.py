@@ -1,10 +1,12 @@
 """A small demo class made from the committed notebooks: what `make demo` grades.
 
 Submissions are built the way a student makes them: the release notebook with answer cells filled in.
-The reference student pastes the solution (without nbgrader's markers), the blank student uploads the
-release untouched, each buggy student has one known mistake from ``autograder/<a>/mutants``, the
-shortcut student answers one question with the library call it forbids (``autograder/<a>/shortcuts``:
-full marks, and a ``shortcut`` finding), and the damaged student has the reference's cells pasted into a
+The reference student pastes the solution (without nbgrader's markers) and runs the notebook on Colab,
+so its written answers' evidence cells hold outputs (``colab_run``); the blank student uploads the
+release untouched; each buggy student has one known mistake from ``autograder/<a>/mutants`` (the first
+one also ran the notebook and then changed a number of its run by hand: ``hand_edited``); the shortcut
+student answers one question with the library call it forbids (``autograder/<a>/shortcuts``: full
+marks, and a ``shortcut`` finding); and the damaged student has the reference's cells pasted into a
 fresh Colab notebook (no nbgrader metadata), which the standalone door recovers by content and
 ``course repair`` repairs for the nbgrader door.
 """
@@ -38,6 +40,63 @@ def filled_release(assignment: str, replacements: dict[str, str] | None = None):
 
 DAMAGED = "damaged-colab-copy"
 
+# What the demo's students "saw on Colab" in their evidence cells: made-up figures, chosen far from any
+# grading-mode run's (which trains a few steps on tiny data), so every view can be checked to show the
+# submitted outputs and not the grader's re-run. Each line says it is a demo.
+COLAB_LINE = ("[demo Colab run of {cell}] VALIDATION ACCURACY 0.8731 after 3 epochs; "
+              "41.7 s per epoch; {student}\n")
+
+
+def _demo_figure_png() -> str:
+    """A small real PNG (base64), as a plotting cell leaves in a notebook."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([1, 2, 3], [0.62, 0.81, 0.8731], marker="o")
+    ax.set_title("demo Colab run: validation accuracy")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=60, metadata={"Software": None})
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def colab_run(nb, assignment: str, student: str = "reference"):
+    """``nb`` as a student submits it after running it on Colab: every evidence cell of the assignment's
+    written questions holds outputs (a text line and a figure) with Jupyter's execution counts."""
+    wanted = {gid for cells in notebooks.evidence_cells(resolve(assignment).source_notebook()).values()
+              for gid in cells}
+    nb = copy.deepcopy(nb)
+    png = _demo_figure_png() if wanted else ""
+    count = 0
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code":
+            continue
+        count += 1
+        if notebooks.grade_id(cell) in wanted:
+            cell.execution_count = count
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLAB_LINE.format(
+                                cell=notebooks.grade_id(cell), student=student)),
+                            nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
+    return nb
+
+
+def hand_edited(nb):
+    """``nb`` with the first evidence output's number changed by hand in the file: the count Jupyter
+    would have written is gone (the ``evidence-edited`` finding)."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if cell.get("cell_type") == "code" and cell.get("outputs"):
+            cell.outputs[0]["text"] = cell.outputs[0]["text"].replace("0.8731", "0.9731")
+            cell.execution_count = None
+            break
+    return nb
+
 
 def pasted_into_colab(nb):
     """Every cell's text pasted into a fresh Colab notebook: nbgrader's metadata gone, Colab's instead."""
@@ -69,11 +128,15 @@ def demo_class(assignment: str, buggy: int = 3) -> dict[str, object]:
     """``{student: notebook}``: a reference, a blank, ``buggy`` students with one mistake each, a shortcut
     student (the first of ``selftest.shortcut_answers``, when the assignment has one) and the reference
     pasted into a fresh Colab notebook (``DAMAGED``)."""
-    students = {"reference": filled_release(assignment), "blank": copy.deepcopy(resolve(assignment).release_notebook()),
+    students = {"reference": colab_run(filled_release(assignment), assignment),
+                "blank": copy.deepcopy(resolve(assignment).release_notebook()),
                 DAMAGED: pasted_into_colab(filled_release(assignment))}
-    for mutant in pick_mutants(assignment, buggy):
+    for number, mutant in enumerate(pick_mutants(assignment, buggy)):
         typed = notebooks.student_text(nbformat.v4.new_code_cell(mutant.code))   # no nbgrader markers
-        students[f"buggy-{mutant.name}"] = filled_release(assignment, {mutant.replaces: typed})
+        name = f"buggy-{mutant.name}"
+        students[name] = filled_release(assignment, {mutant.replaces: typed})
+        if number == 0:   # one student ran the notebook, then changed a number of the run by hand
+            students[name] = hand_edited(colab_run(students[name], assignment, name))
     for answer in selftest.shortcut_answers(assignment)[:1]:
         typed = notebooks.student_text(nbformat.v4.new_code_cell(answer.code))
         students[f"shortcut-{answer.name}"] = filled_release(assignment, {answer.replaces: typed})

@@ -331,6 +331,8 @@ def check_shortcut_rules(cells: list, name: str) -> list[Problem]:
         if not isinstance(course, dict):
             problems.append(Problem(name, index, gid, f"metadata.{notebooks.COURSE_KEY} is not an object"))
             continue
+        if notebooks.is_manually_graded(cell):
+            continue    # a written answer's metadata.course names its evidence: check_evidence
         if not notebooks.is_autograded_test(cell):
             found.append(f"metadata.{notebooks.COURSE_KEY} is only read on autograded test cells (the question); "
                          "here it would be ignored")
@@ -358,12 +360,49 @@ def check_shortcut_rules(cells: list, name: str) -> list[Problem]:
     return problems
 
 
+def check_evidence(cells: list, name: str) -> list[Problem]:
+    """A written answer's ``metadata.course`` holds only ``evidence``: a non-empty list of grade_ids of
+    locked code cells (not test cells) that come before the answer, each named once."""
+    from . import notebooks
+
+    problems, before = [], {}
+    for index, cell in enumerate(cells):
+        meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        course = meta.get(notebooks.COURSE_KEY)
+        gid = _gid(cell)
+        if notebooks.is_manually_graded(cell) and isinstance(course, dict):
+            unknown = sorted(set(course) - {notebooks.EVIDENCE_KEY})
+            if unknown:
+                problems.append(Problem(name, index, gid, f"metadata.{notebooks.COURSE_KEY} of a written answer "
+                                        f"has unknown key(s) {', '.join(unknown)}; only "
+                                        f"'{notebooks.EVIDENCE_KEY}' is read there"))
+            names = course.get(notebooks.EVIDENCE_KEY, [])
+            if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names) \
+                    or len(set(names)) != len(names):
+                problems.append(Problem(name, index, gid, f"{notebooks.EVIDENCE_KEY} must be a non-empty list of "
+                                        "distinct grade_ids of the cells whose outputs the answer relies on"))
+                names = []
+            for entry in names:
+                target = before.get(entry)
+                if target is None:
+                    problems.append(Problem(name, index, gid, f"{notebooks.EVIDENCE_KEY}: {entry!r} is not the "
+                                            "grade_id of a cell before this answer"))
+                elif target.get("cell_type") != "code" or not notebooks.is_locked(target) \
+                        or notebooks.is_autograded_test(target):
+                    problems.append(Problem(name, index, gid, f"{notebooks.EVIDENCE_KEY}: {entry!r} must be a locked "
+                                            "code cell (provided code or heavy work), not an answer or test cell"))
+        if gid:
+            before.setdefault(gid, cell)
+    return problems
+
+
 def check_data(data: dict, name: str) -> list[Problem]:
     problems = check_format(data, name)
     if problems:  # the remaining checks assume nbformat's structure; fix these first
         return problems
     cells = [c if isinstance(c, dict) else {} for c in data.get("cells", []) or []]
-    for check in (check_nbgrader, check_markers, check_outputs, check_code, check_layout, check_shortcut_rules):
+    for check in (check_nbgrader, check_markers, check_outputs, check_code, check_layout, check_shortcut_rules,
+                  check_evidence):
         problems += check(cells, name)
     return problems
 

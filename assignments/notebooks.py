@@ -137,6 +137,31 @@ def shortcut_rules(nb) -> dict[str, ShortcutRule]:
     return rules
 
 
+# --- evidence cells ---------------------------------------------------------------------------------------
+#
+# A written answer that reasons about the student's own results names, in the SOURCE notebook, the cells
+# whose outputs it relies on (locked code cells before it, by grade_id):
+#
+#     "metadata": {"nbgrader": {"grade": true, "solution": true, "grade_id": "transfer_plot_written", ...},
+#                  "course": {"evidence": ["transfer_run"]}}
+#
+# Grading keeps those cells' outputs as the student submitted them (``assignments/evidence.py``), because
+# the grader's own re-execution runs on tiny data and prints other numbers. ``course hygiene`` checks the
+# names. Like the shortcut rules, grading reads the list from the source only.
+
+EVIDENCE_KEY = "evidence"
+
+
+def evidence_cells(nb) -> dict[str, tuple[str, ...]]:
+    """written-answer grade_id -> the grade_ids of its evidence cells, in the order the source lists them."""
+    found = {}
+    for cell in nb.cells:
+        names = course_metadata(cell).get(EVIDENCE_KEY)
+        if is_manually_graded(cell) and isinstance(names, list):
+            found[grade_id(cell)] = tuple(n for n in names if isinstance(n, str) and n)
+    return found
+
+
 def cells_to_run(nb) -> list:
     """Code cells the grader executes: everything but the autograded test cells (hidden tests decide)."""
     return [cell for cell in nb.cells if cell.get("cell_type") == "code" and not is_autograded_test(cell)]

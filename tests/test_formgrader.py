@@ -4,7 +4,9 @@ One small class (one assignment, the quickest to execute; two students: the refe
 release) goes through real ``nbgrader autograde`` once for the whole module. Then:
 - headless Chromium opens formgrader, the assignment's submissions and one student's notebook, enters
   points and a comment for a written answer and saves them, and ``course export`` puts both in the
-  Canvas CSV and the student's feedback;
+  Canvas CSV and the student's feedback; under the written answer that has evidence, the page shows the
+  outputs ada submitted from her own (Colab) run, labelled as hers, and the grading-mode re-run of that
+  cell is marked as not her numbers;
 - ``nbgrader generate_feedback`` renders feedback that shows the hidden tests' outcomes, not their code.
 
 Screenshots of the pages visited go to ``build/test-artifacts/formgrader/`` (printed by the test).
@@ -35,6 +37,7 @@ ASSIGNMENT = QUICKEST
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = BUILD_DIR / "test-artifacts" / "formgrader"
+COLAB_FIGURE = "0.8731"        # in demo_class.COLAB_LINE: no grading-mode run prints it
 POINTS, COMMENT = "1.5", "(a) is right; in (b), say which order information the mask still gives."
 
 # One worker runs this module (with `--dist loadgroup`), so the class is autograded once, not per worker.
@@ -45,7 +48,9 @@ pytestmark = pytest.mark.xdist_group("formgrader")
 def graded(tmp_path_factory):
     """(course folder, results folder): the reference and the blank release through nbgrader autograde."""
     folder = tmp_path_factory.mktemp("class")
-    students = {"ada": demo_class.filled_release(ASSIGNMENT), "bob": default().assignment(ASSIGNMENT).release_notebook()}
+    # ada ran her notebook on Colab: her evidence cells hold outputs the grading-mode re-run cannot print.
+    students = {"ada": demo_class.colab_run(demo_class.filled_release(ASSIGNMENT), ASSIGNMENT, "ada"),
+                "bob": default().assignment(ASSIGNMENT).release_notebook()}
     paths = demo_class.write_folder(students, folder, default().assignment(ASSIGNMENT).source_path.name)
     root = tmp_path_factory.mktemp("course")
     results_folder = tmp_path_factory.mktemp("results")
@@ -56,6 +61,12 @@ def graded(tmp_path_factory):
 
 def written_question() -> notebooks.Question:
     return next(q for q in default().assignment(ASSIGNMENT).questions if q.kind == "manual")
+
+
+def evidence_question() -> tuple[str, str]:
+    """(a written question with evidence, its first evidence cell)."""
+    question, cells = next(iter(notebooks.evidence_cells(default().assignment(ASSIGNMENT).source_notebook()).items()))
+    return question, cells[0]
 
 
 # ---------------------------------------------------------------- feedback through nbgrader
@@ -154,6 +165,24 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
         wait_for(lambda: hand_grade(db, "ada", question.grade_id)[1:] == (float(POINTS), COMMENT),
                  "formgrader to save the score and the comment in the gradebook")
         driver.save_screenshot(str(ARTIFACTS / "3-graded-notebook.png"))
+
+        # Under the evidence question's answer: ada's own run as she submitted it, labelled; the grading-mode
+        # re-run of the same cell (earlier in the page) is marked as not hers.
+        evidence_for, cell = evidence_question()
+        label = wait_for(lambda: driver.find_elements(By.XPATH, f"//*[contains(text(), \"Student's own run: output "
+                                                                f"of cell {cell}\")]"), "the evidence label")
+        # formgrader's stylesheet scrolls smoothly: jump instead, and wait until the label is in view.
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", label[0])
+        wait_for(lambda: driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
+                                               "return r.top > 0 && r.bottom < window.innerHeight;", label[0]),
+                 "the evidence to scroll into view")
+        page = driver.page_source
+        box = page.index(f'id="{evidence_for}"')
+        own = page.index(f"Student's own run: output of cell {cell}")
+        assert box < own < page.index(COLAB_FIGURE, own), \
+            "the student's own evidence output is not under the written answer's score box"
+        assert "NOT the student's numbers" in page[:box], "the grading-mode re-run is not marked as such"
+        driver.save_screenshot(str(ARTIFACTS / "4-evidence-under-answer.png"))
     finally:
         driver.quit()
         server.stop()
@@ -170,6 +199,7 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
     assert rows["bob"][column] == "", "bob was not graded by hand"
     feedback = (out / "feedback" / "ada.md").read_text(encoding="utf-8")
     assert COMMENT in feedback and f"{POINTS} / " in feedback, "the hand grade or comment is not in ada's feedback"
+    assert COLAB_FIGURE in feedback and "Student's own run" in feedback, "ada's evidence is not in her feedback"
 
 
 def test_feedback_step_drops_hidden_code_and_grader_internals_but_keeps_outcomes():

@@ -408,11 +408,13 @@ def test_toy_release_end_to_end_and_deterministic(tmp_path, capsys):
     assert "raise NotImplementedError()" in released.cells[3].source and "x + x" not in released.cells[3].source
     assert release.leaks(tmp_path / "release" / "toy", notebooks.read(source)) == []
     solution = notebooks.read(tmp_path / "solutions" / "toy" / "toy.ipynb")
-    assert "doubled = x + x" in solution.cells[3].source
-    assert "BEGIN HIDDEN TESTS" not in solution.cells[4].source
-    assert solution.cells[4].outputs[0].text == "visible checks passed\n"
-    assert solution.cells[1].outputs[0].text.startswith("GPU:")
+    assert solution.cells[1].source == release.GRADING_RUN_NOTE       # says what its outputs are, at the top
+    assert "doubled = x + x" in solution.cells[4].source
+    assert "BEGIN HIDDEN TESTS" not in solution.cells[5].source
+    assert solution.cells[5].outputs[0].text == "visible checks passed\n"
+    assert solution.cells[2].outputs[0].text.startswith("GPU:")
     answers = (tmp_path / "solutions" / "toy" / "model_answers.md").read_text()
+    assert "grading-mode run on tiny data" in answers
     assert "## why_written (1 point)" in answers and "why does doubling commute" in answers
     assert "Multiplication by 2 is linear" in answers and "One point for linearity." in answers
     assert (tmp_path / "dist" / "lms" / "toy.zip").exists()

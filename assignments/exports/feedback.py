@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..results.model import SubmissionResult
 from ..grading.shortcuts import CODE as SHORTCUT
+from .evidence_view import STYLE as EVIDENCE_STYLE, evidence_html, evidence_markdown
 from .text import humanise_test, points, question_title, safe_message, student_findings
 
 MARK = {"passed": "✓", "failed": "✗", "error": "✗"}
@@ -49,6 +50,12 @@ def _split_findings(result: SubmissionResult) -> tuple[dict, list]:
         else:
             rest.append(finding)
     return by_question, rest
+
+
+def _evidence_of(result: SubmissionResult, question) -> list:
+    """The evidence the record kept for a written question: the outputs the student's answer relies on,
+    shown to the student as the TA saw them (and flagged the same way)."""
+    return [item for item in result.evidence if item.question == question.grade_id]
 
 
 def _total_line(result: SubmissionResult) -> str:
@@ -116,6 +123,8 @@ def feedback_markdown(result: SubmissionResult, title: str | None = None, name: 
             out.append("- no hidden test ran for this question")
         for finding in shortcuts.get(question.grade_id, []):
             out.append(f"- ⚠ **Shortcut** ({md_text(finding.severity)}): {md_text(finding.message)}")
+        if _evidence_of(result, question):
+            out += ["", *evidence_markdown(_evidence_of(result, question))]
         if question.comment:
             out.append("> **Grader's comment:** " + safe_comment(question.comment).replace("\n", "\n> "))
         if out[-1] != "":
@@ -141,7 +150,7 @@ def feedback_html(result: SubmissionResult, title: str | None = None, name: str 
     e = html.escape
     title = title or f"Feedback: {result.assignment}"
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{e(title)}</title>",
-           f"<style>{STYLE}</style></head><body>", f"<h1>{e(title)}</h1>",
+           f"<style>{STYLE}\n{EVIDENCE_STYLE}</style></head><body>", f"<h1>{e(title)}</h1>",
            f"<p>Student: {_who(result, name, e)}</p>", f"<p><strong>{e(_total_line(result))}</strong></p>"]
     out += [f"<p><strong>{e(line)}</strong></p>" for line in _score_lines(result)]
     if result.status == "rejected":
@@ -163,6 +172,8 @@ def feedback_html(result: SubmissionResult, title: str | None = None, name: str 
             out.append("<p>No hidden test ran for this question.</p>")
         for finding in shortcuts.get(question.grade_id, []):
             out.append(f'<p class="note">⚠ <strong>Shortcut</strong> ({e(finding.severity)}): {e(finding.message)}</p>')
+        if _evidence_of(result, question):
+            out.append(evidence_html(_evidence_of(result, question)))
         if question.comment:
             out.append('<p class="comment"><strong>Grader\'s comment:</strong> '
                        + e(safe_comment(question.comment)).replace("\n", "<br>") + "</p>")

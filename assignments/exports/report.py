@@ -102,6 +102,7 @@ def summary_markdown(results: list[SubmissionResult], assignment: str | None = N
     else:
         out.append("No findings.")
     out += shortcut_section(results)
+    out += evidence_section(results)
     tests: dict[tuple[str, str], list[bool]] = {}
     for result in results:
         for q in result.questions:
@@ -133,6 +134,25 @@ def shortcut_section(results: list[SubmissionResult]) -> list[str]:
     for question in sorted(flagged):
         who = ", ".join(sorted(flagged[question])[:10]) + (", …" if len(flagged[question]) > 10 else "")
         out.append(f"| {question} | {len(flagged[question])} | {len(zeroed.get(question, ()))} | {who} |")
+    return out
+
+
+def evidence_section(results: list[SubmissionResult]) -> list[str]:
+    """Markdown lines: per written question, each student's evidence as submitted (status and the last
+    lines of output text), so numbers can be compared across the class."""
+    from ..evidence import by_question
+    from .evidence_view import report_lines
+
+    rows: dict[str, list[tuple[str, str]]] = {}
+    for result in sorted(results, key=lambda r: r.student):
+        for question, items in by_question(result.evidence).items():
+            rows.setdefault(question, []).append((result.student, report_lines(items)))
+    if not rows:
+        return []
+    out = ["", "## Written answers' evidence (outputs as the students submitted them)"]
+    for question, entries in rows.items():
+        out += ["", f"### {question}", "", "| student | evidence (status: last lines of output) |", "| --- | --- |"]
+        out += [f"| {student} | {text} |" for student, text in entries]
     return out
 
 

@@ -180,10 +180,29 @@ def autograde_one(assignment: str, root: Path, student: str, notebook: Path, tim
                                        f"(exit status {done.returncode}); questions it did not grade score 0; "
                                        f"its log: {log}", "error"))
     result.findings += shortcut_findings(assignment, notebook)
+    attach_evidence(result, assignment, notebook)
     apply_penalties(result)
     result.source_file = str(notebook)
     result.timings = {"total_s": round(time.perf_counter() - started, 1)}
     return result
+
+
+def attach_evidence(result: SubmissionResult, assignment: str, notebook: Path) -> None:
+    """The written answers' evidence as the notebook nbgrader graded holds it, read as the standalone door
+    reads it (``evidence.collect``), into the record with its findings. ``course repair`` keeps evidence
+    cells as submitted, so a repaired copy gives what the original gives."""
+    from ..evidence import collect
+    from .restore import check_assignment
+    from .standalone import default_template, load_submission
+
+    try:
+        nb, _, _ = load_submission(notebook)
+        if nb is not None and check_assignment(nb, default_template(assignment)) is None:
+            result.evidence, found = collect(nb, assignment)
+            result.findings += found
+    except Exception as error:  # noqa: BLE001 - nbgrader's own result stands whatever happens here
+        result.findings.append(Finding("evidence-unread", f"the written answers' evidence could not be read "
+                                       f"({type(error).__name__})", "warning"))
 
 
 def shortcut_findings(assignment: str, notebook: Path) -> list[Finding]:

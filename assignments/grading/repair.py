@@ -111,20 +111,25 @@ def _repair(record: Repair, submission: Path, template, target: Path) -> None:
                       and notebooks.grade_id(c) not in found.how]
     restored, changes = restore(nb, template)
     record.changes = list(read) + changes
-    write_notebook(for_nbgrader(restored, found.notebook), target)
+    evidence_ids = {gid for cells in notebooks.evidence_cells(template).values() for gid in cells}
+    write_notebook(for_nbgrader(restored, found.notebook, evidence_ids), target)
     record.repaired = str(target)
 
 
-def for_nbgrader(restored, relabelled):
+def for_nbgrader(restored, relabelled, evidence_ids=frozenset()):
     """``restored`` (restore's output) made a valid nbformat-4 file: images attached to written answers
-    kept (restore drops them; a person grading the answer needs them), cells the student added reduced to
-    their type, text and id, and every cell id present and unique."""
+    kept (restore drops them; a person grading the answer needs them), the written answers' evidence cells
+    as submitted (code, outputs and counts: nbgrader puts the release's code back before it runs them, and
+    the evidence checks see what the student sent; ``evidence_ids`` names them), cells the student added reduced to their type, text
+    and id, and every cell id present and unique."""
     nb = copy.deepcopy(restored)
-    attached = {}
+    attached, evidence = {}, {}
     for cell in relabelled.cells:
         gid = notebooks.grade_id(cell)
         if gid and gid not in attached and cell.get("cell_type") == "markdown" and cell.get("attachments"):
             attached[gid] = cell["attachments"]
+        if gid in evidence_ids and gid not in evidence and cell.get("cell_type") == "code":
+            evidence[gid] = cell
     seen: set[str] = set()
     for index, cell in enumerate(nb.cells):
         gid = notebooks.grade_id(cell)
@@ -132,6 +137,9 @@ def for_nbgrader(restored, relabelled):
             nb.cells[index] = cell = _plain(cell)
         elif gid in attached and cell.get("cell_type") == "markdown":
             cell["attachments"] = copy.deepcopy(attached[gid])
+        elif gid in evidence and cell.get("cell_type") == "code":
+            for key in ("source", "outputs", "execution_count"):
+                cell[key] = copy.deepcopy(evidence[gid].get(key))
         if nb.nbformat_minor >= 5:
             if not isinstance(cell.get("id"), str) or not CELL_ID.match(cell["id"]) or cell["id"] in seen:
                 cell["id"] = _fresh_id(seen)

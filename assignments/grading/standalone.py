@@ -34,6 +34,7 @@ from pathlib import Path
 import nbformat
 
 from .. import decoding, notebooks
+from ..evidence import collect as collect_evidence
 from ..course import Assignment, resolve
 from .handle import SandboxError, answered_by, describe_exception
 from .restore import check_assignment, restore
@@ -112,6 +113,13 @@ def _grade(result, assignment: Assignment, submission, question_list, *, seed, l
         return
     restored, findings = restore(nb, template)
     result.findings += findings
+    # The written answers' evidence is read from the notebook as submitted: restore drops every output.
+    try:
+        result.evidence, found = collect_evidence(nb, assignment, template)
+    except Exception as error:  # noqa: BLE001 - malformed outputs must not cost the autograded points
+        found = [Finding("evidence-unread", f"the written answers' evidence could not be read "
+                         f"({describe_exception(error)}); the TA sees none", "warning")]
+    result.findings += found
     result.findings += audit(restored)
     result.findings += check_restored(assignment, restored, template, shortcut_rules)
 

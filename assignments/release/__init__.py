@@ -38,10 +38,10 @@ from .drift import (compare, drift, keep_other_environments_outputs, solution_no
 from .errors import Outcome, StepFailed
 from .leaks import leaks, secret_lines
 from .pipeline import available, hygiene_problems, release
-from .solutions import (SOLUTION_ENV, executed_with, execution_environment,
+from .solutions import (GRADING_RUN_NOTE, SOLUTION_ENV, executed_with, execution_environment,
                         model_answers, solution_notebook)
 
 __all__ = ["release", "available", "hygiene_problems", "Outcome", "StepFailed", "leaks", "secret_lines",
-           "model_answers", "drift", "compare", "staged_folders", "without_outputs", "solution_notebook",
+           "model_answers", "drift", "compare", "staged_folders", "without_outputs", "solution_notebook", "GRADING_RUN_NOTE",
            "solution_notebooks", "keep_other_environments_outputs", "executed_with", "execution_environment",
            "SOLUTION_ENV"]

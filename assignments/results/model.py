@@ -56,6 +56,17 @@ class Finding:
 
 
 @dataclass
+class Evidence:
+    """One evidence cell of one written question, as the student submitted it (``assignments/evidence.py``)."""
+    question: str                  # grade_id of the written answer that relies on it
+    cell: str                      # grade_id of the evidence cell
+    status: str                    # "kept" | "missing" | "not-run" | "edited"
+    note: str = ""                 # grader-written: why the status is not "kept"
+    execution_count: int | None = None
+    outputs: list[dict] = field(default_factory=list)   # {"kind": "text"|"image"|"error", "text"|"png": ...}
+
+
+@dataclass
 class SubmissionResult:
     student: str
     assignment: str
@@ -67,6 +78,7 @@ class SubmissionResult:
     timings: dict = field(default_factory=dict)
     late_penalty: float = 0.0     # points taken off by the course's late policy (exports/adjust.py)
     late_note: str = ""           # how the penalty was worked out, for feedback
+    evidence: list[Evidence] = field(default_factory=list)   # written answers' evidence, as submitted
 
     def question(self, grade_id: str) -> QuestionResult:
         for entry in self.questions:
@@ -96,8 +108,9 @@ class SubmissionResult:
         questions = [QuestionResult(**{**q, "tests": [TestResult(**t) for t in q["tests"]]})
                      for q in data.get("questions", [])]
         findings = [Finding(**f) for f in data.get("findings", [])]
-        rest = {k: v for k, v in data.items() if k not in ("questions", "findings")}
-        return cls(questions=questions, findings=findings, **rest)
+        evidence = [Evidence(**e) for e in data.get("evidence", [])]
+        rest = {k: v for k, v in data.items() if k not in ("questions", "findings", "evidence")}
+        return cls(questions=questions, findings=findings, evidence=evidence, **rest)
 
 
 def score_questions(question_list, tests: list[TestResult]) -> list[QuestionResult]:
