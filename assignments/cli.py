@@ -452,7 +452,7 @@ def _add_written_command(sub) -> None:
                                             "evidence as submitted, outline.json, and one page per question")
     parser.add_argument("assignment")
     parser.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS zip (as for `course grade`)")
-    parser.add_argument("--out", type=Path, default=None, help="default: grades/<assignment>/written")
+    parser.add_argument("--out", type=Path, default=None, help="default: this term's run, grades/<term>/<assignment>/written")
     parser.add_argument("--no-pdf", action="store_true", help="HTML only (no Chromium needed)")
     parser.set_defaults(func=cmd_written)
 
