@@ -221,36 +221,39 @@ def head_problem(seed, n=24, seq=6, width=12, hidden=5):
 
 @question("train_eval_loops_tests", points=1)
 def test_train_epoch_matches_reference(student):
+    # Training mode under the same seeded randomness: the head (dropout 0.5) is handed to train_epoch in
+    # eval mode, and both processes seed torch with the same number just before the epoch, so a correct
+    # train_epoch (model.train(), then the loop over the same DataLoader) draws the same dropout masks as
+    # the reference train_epoch run here. One that never calls model.train() trains without dropout.
     ref, model, head_state, features, masks, labels = head_problem(80)
+    seed = 82
     code = SMALL + LOADER + (
         "optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.3)\n"
+        "model.eval()\n"
+        "torch.manual_seed(seed)\n"
         "loss, acc = train_epoch(model, loader, optimizer, nn.BCEWithLogitsLoss())\n"
         "result = {'loss': float(loss), 'acc': float(acc),\n"
         "          'state': {k: v for k, v in model.state_dict().items() if not k.startswith('bert.')}}")
-    out = student.run(code, stand_ins=HEAD, width=12, hidden=5, dropout=0.0, head_state=head_state,
-                      features=features, masks=masks, labels=labels, batch_size=8, shuffle=False)
+    out = student.run(code, stand_ins=HEAD, width=12, hidden=5, dropout=0.5, head_state=head_state,
+                      features=features, masks=masks, labels=labels, batch_size=8, shuffle=False, seed=seed)
+    model.dropout.p = 0.5
+    items = [{"features": f, "attention_mask": m, "labels": y} for f, m, y in zip(features, masks, labels)]
+    loader = torch.utils.data.DataLoader(items, batch_size=8, shuffle=False)
     optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.3)
-    criterion = nn.BCEWithLogitsLoss()
-    model.train()
-    losses, accs = [], []
-    for start in range(0, len(labels), 8):
-        logits = model(features=features[start:start + 8], attention_mask=masks[start:start + 8]).squeeze(1)
-        loss = criterion(logits, labels[start:start + 8])
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-        accs.append(ref.binary_accuracy(logits.detach(), labels[start:start + 8]).item())
-    expect(abs(out["loss"] - sum(losses) / 3) < 1e-4,
-           f"train_epoch's loss should be the mean of the batch losses: got {out['loss']:.4f}, expected "
-           f"{sum(losses) / 3:.4f}")
-    expect(abs(out["acc"] - sum(accs) / 3) < 1e-4,
+    model.eval()
+    torch.manual_seed(seed)
+    loss, acc = ref.train_epoch(model, loader, optimizer, nn.BCEWithLogitsLoss())
+    expect(abs(out["loss"] - loss) < 1e-4,
+           f"train_epoch's loss should be the mean of the batch losses, in training mode (dropout on): got "
+           f"{out['loss']:.4f}, expected {loss:.4f}")
+    expect(abs(out["acc"] - acc) < 1e-4,
            f"train_epoch's accuracy should be the mean of the batch accuracies: got {out['acc']:.4f}, "
-           f"expected {sum(accs) / 3:.4f}")
+           f"expected {acc:.4f}")
     for name, tensor in model.state_dict().items():
         if not name.startswith("bert."):
-            expect_close(out["state"][name], tensor, f"head parameter {name} after one epoch of SGD (for each "
-                         "batch: zero the gradients, forward, loss, backward, step)", rtol=1e-4, atol=1e-5)
+            expect_close(out["state"][name], tensor, f"head parameter {name} after one epoch of SGD in training "
+                         "mode (model.train(); for each batch: zero the gradients, forward, loss, backward, step)",
+                         rtol=1e-4, atol=1e-5)
 
 
 @question("train_eval_loops_tests", points=1)
@@ -331,11 +334,19 @@ def test_trained_head_beats_threshold(student):
 # The grader chooses everything predict_sentiment's answer depends on: a word-level tokenizer over its own
 # vocabulary (real `tokenizers`/`transformers` classes, built from the same source text in both processes),
 # BERT's weights and the head's weights. The kernel reports only probabilities.
-TOKENIZER = ("from tokenizers import Tokenizer, models, pre_tokenizers\n"
+# The tokenizer behaves like the BERT tokenizer the notebook gives students: its special tokens ([PAD],
+# [UNK], [CLS], [SEP], [MASK]) have ids and names, calling it wraps a sentence in [CLS] ... [SEP], and
+# tokenize / convert_tokens_to_ids / cls_token_id / sep_token_id work as they do on BertTokenizerFast.
+TOKENIZER = ("from tokenizers import Tokenizer, models, pre_tokenizers, processors\n"
              "from transformers import PreTrainedTokenizerFast\n"
              "core = Tokenizer(models.WordLevel(vocab, unk_token='[UNK]'))\n"
              "core.pre_tokenizer = pre_tokenizers.Whitespace()\n"
-             "tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token='[UNK]', pad_token='[PAD]')\n")
+             "core.post_processor = processors.TemplateProcessing(\n"
+             "    single='[CLS] $A [SEP]', pair='[CLS] $A [SEP] $B:1 [SEP]:1',\n"
+             "    special_tokens=[('[CLS]', vocab['[CLS]']), ('[SEP]', vocab['[SEP]'])])\n"
+             "tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token='[UNK]', pad_token='[PAD]',\n"
+             "                                    cls_token='[CLS]', sep_token='[SEP]', mask_token='[MASK]')\n")
+SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 PREDICT_BERT = dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=20,
                     max_position_embeddings=64)
 PREDICT = (TOKENIZER +
@@ -356,7 +367,7 @@ def predict_problem(bias):
     from transformers import BertConfig, BertModel
     ref = __import__("autograder.transformers.helpers", fromlist=["reference"]).reference()
     words = sorted({w for s in SENTENCES for w in s.split()})
-    vocab = {"[PAD]": 0, "[UNK]": 1, **{w: i + 2 for i, w in enumerate(words)}}
+    vocab = {**{token: i for i, token in enumerate(SPECIAL)}, **{w: i + len(SPECIAL) for i, w in enumerate(words)}}
     namespace = {"vocab": vocab}
     exec(TOKENIZER, namespace)
     config = dict(PREDICT_BERT, vocab_size=len(vocab))
