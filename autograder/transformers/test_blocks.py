@@ -119,19 +119,26 @@ def test_block_structure(student):
     x = torch.randn(B, S, E, generator=g)
     mask = padding_mask(B, S, g)
     code = ("block = TransformerBlock(E, H, 0.25, 0.2)\n" + LOAD.format(name="block") +
-            "block.train()\n"
-            "torch.manual_seed(seed)\n"
             "with torch.no_grad():\n"
+            "    eval_out = block.eval()((x, mask))[0] if loaded else None\n"
+            "    block.train()\n"
+            "    torch.manual_seed(seed)\n"
             "    out = block((x, mask))[0] if loaded else None\n"
-            "result = {'loaded': loaded, 'out': out}")
+            "result = {'loaded': loaded, 'eval': eval_out, 'out': out}")
     out = student.run(code, stand_ins=ATTENTION, E=E, H=H, state=state, x=x, mask=mask, seed=seed)
     expect(out["loaded"] is True, "the grader could not load its weights into TransformerBlock(12, 3, 0.25, 0.2) "
            "by name: it needs exactly self_attn (qkv_proj, o_proj), norm1, norm2 (nn.LayerNorm) and linear_net = "
            "nn.Sequential(nn.Linear(E, 4E), nn.GELU(), nn.Linear(4E, E), nn.Dropout(layer_drop_rate))")
-    oracle.train()
-    torch.manual_seed(seed)
     with torch.no_grad():
+        expected_eval = oracle.eval()((x, mask))[0]
+        oracle.train()
+        torch.manual_seed(seed)
         expected = oracle((x, mask))[0]
+    # A block already wrong in eval mode fails here too; say so, rather than point at the dropouts.
+    eval_right = isinstance(out["eval"], torch.Tensor) and out["eval"].shape == expected_eval.shape and \
+        bool(torch.allclose(out["eval"], expected_eval, rtol=1e-4, atol=1e-4))
+    expect(eval_right, "the block's output is already wrong in eval mode (the comparison with "
+           "nn.TransformerEncoderLayer says how), so its training-mode output cannot match either")
     expect_close(out["out"], expected, "block output in training mode (attn_drop_rate 0.25, layer_drop_rate 0.2, "
                  "same torch seed as the reference): dropout goes on the attention output before it is added to "
                  "the input, and linear_net's Dropout(layer_drop_rate) ends the feed-forward part",
