@@ -244,11 +244,11 @@ def test_train_epoch_matches_reference(student):
     torch.manual_seed(seed)
     loss, acc = ref.train_epoch(model, loader, optimizer, nn.BCEWithLogitsLoss())
     expect(abs(out["loss"] - loss) < 1e-4,
-           f"train_epoch's loss should be the mean of the batch losses, in training mode (dropout on): got "
-           f"{out['loss']:.4f}, expected {loss:.4f}")
+           f"train_epoch's loss differs from the reference by {abs(out['loss'] - loss):.3g}: it should be the "
+           f"mean of the batch losses, with the model in training mode (dropout on)")
     expect(abs(out["acc"] - acc) < 1e-4,
-           f"train_epoch's accuracy should be the mean of the batch accuracies: got {out['acc']:.4f}, "
-           f"expected {acc:.4f}")
+           f"train_epoch's accuracy differs from the reference by {abs(out['acc'] - acc):.3g}: it should be the "
+           f"mean of the batch accuracies")
     for name, tensor in model.state_dict().items():
         if not name.startswith("bert."):
             expect_close(out["state"][name], tensor, f"head parameter {name} after one epoch of SGD in training "
