@@ -66,7 +66,7 @@ def _selftest_variants(assignment, selftest) -> list[str]:
 
 def _selftest_mutants(assignment, selftest, rows, args) -> list[str]:
     """One line per mutant (caught on its own question only?) and the visible-check table."""
-    problems, table = [], []
+    problems, table, results = [], [], []
     for mutant in selftest.mutants(assignment):
         if args.mutant and mutant.name not in args.mutant:
             continue
@@ -84,8 +84,13 @@ def _selftest_mutants(assignment, selftest, rows, args) -> list[str]:
             for warning in selftest.misleading_failures(mutant, result, rows):
                 print(f"      WARNING {warning}")
         problems += found
+        results.append(result)
         failed = selftest.visible_check_failed(result)
         table.append((mutant.name, "fails" if failed else "passes", mutant.contract or "-"))
+    if results and not args.mutant:
+        uncaught = selftest.uncaught_tests(results)
+        print(f"  hidden tests no mutant fails: {', '.join(uncaught) if uncaught else 'none'}", flush=True)
+        problems += [f"{assignment}: hidden test {name} fails for no mutant" for name in uncaught]
     if table:
         width = max(len(name) for name, _, _ in table)
         print(f"  visible check below each mutant's TODO (a contract mutant must fail it):\n"
