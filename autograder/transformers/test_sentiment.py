@@ -394,20 +394,22 @@ def test_returns_probability(student):
         out = student.run(PREDICT, stand_ins=("BERTGRUSentiment",), **inputs)
         got = out["p"]
         expect(all(isinstance(p, float) for p in got), "predict_sentiment must return a Python float")
-        expect(all(0.0 <= p <= 1.0 for p in got), f"predict_sentiment must return a probability in [0, 1] "
-                                                  f"(apply a sigmoid to the logit); got {[round(p, 3) for p in got]}")
+        outside = sum(not 0.0 <= p <= 1.0 for p in got)
+        expect(not outside, f"predict_sentiment must return a probability in [0, 1] (apply a sigmoid to the logit); "
+                            f"{outside} of {len(got)} predictions were outside")
         worst = max(abs(a - b) for a, b in zip(got, expected))
         expect(len(got) == len(expected) and worst < 1e-5,
-               f"predicted probabilities differ from the reference by up to {worst:.3g} "
-               f"(tokenize the sentence, run the model, sigmoid)")
+               f"predicted probabilities differ from the reference by up to {worst:.3g} (the model in eval mode, "
+               f"the sentence tokenized by calling the tokenizer, which adds [CLS] and [SEP], then a sigmoid)")
 
 
 @question("predict_sentiment_tests", points=1)
 def test_eval_mode(student):
-    inputs, expected = predict_problem(0.3)
+    # Only the mode: the model arrives in training mode (dropout 0.5), so a prediction that repeats exactly
+    # shows dropout was off. Whether the numbers are right is test_returns_probability's question, so a
+    # tokenization mistake is not also blamed on the mode here.
+    inputs, _ = predict_problem(0.3)
     out = student.run(PREDICT, stand_ins=("BERTGRUSentiment",), **inputs)
-    expect(isinstance(out["again"], float) and abs(out["again"] - out["p"][0]) < 1e-6,
+    first, again = out["p"][0], out["again"]
+    expect(isinstance(first, float) and isinstance(again, float) and abs(again - first) < 1e-6,
            "two predictions for the same sentence differ: predict_sentiment must put the model in eval mode")
-    worst = max(abs(float(a) - b) for a, b in zip(out["p"], expected))
-    expect(len(out["p"]) == len(expected) and worst < 1e-5,
-           f"predictions differ from the eval-mode reference by up to {worst:.3g} (model.eval() turns dropout off)")
