@@ -6,6 +6,8 @@ For the accuracy threshold only frozen-BERT features and token masks go into the
 held-out labels stay here.
 """
 
+import math
+
 import torch
 import torch.nn as nn
 
@@ -405,11 +407,22 @@ def test_returns_probability(student):
 
 @question("predict_sentiment_tests", points=1)
 def test_eval_mode(student):
-    # Only the mode: the model arrives in training mode (dropout 0.5), so a prediction that repeats exactly
-    # shows dropout was off. Whether the numbers are right is test_returns_probability's question, so a
-    # tokenization mistake is not also blamed on the mode here.
-    inputs, _ = predict_problem(0.3)
-    out = student.run(PREDICT, stand_ins=("BERTGRUSentiment",), **inputs)
-    first, again = out["p"][0], out["again"]
-    expect(isinstance(first, float) and isinstance(again, float) and abs(again - first) < 1e-6,
+    # Only the mode, whatever the tokenization: the model arrives in training mode (dropout 0.5 before the
+    # output layer), and the grader gives it two heads that differ only in the output bias (0.3 and -0.9).
+    # In eval mode the logit is out(final state) with no dropout after it, so for every sentence the two
+    # logits differ by exactly the bias gap, 1.2, however the sentence was tokenized; with dropout on they
+    # do not, nor do the answers repeat. A tokenization mistake is test_returns_probability's to charge.
+    runs = []
+    for bias in (0.3, -0.9):
+        inputs, _ = predict_problem(bias)
+        runs.append(student.run(PREDICT, stand_ins=("BERTGRUSentiment",), **inputs))
+    values = [p for out in runs for p in out["p"] + [out["again"]]]
+    expect(all(isinstance(p, float) and 0.0 < p < 1.0 for p in values),
+           "predict_sentiment must return a probability strictly between 0 and 1 (a sigmoid of the logit)")
+    expect(all(abs(out["again"] - out["p"][0]) < 1e-6 for out in runs),
            "two predictions for the same sentence differ: predict_sentiment must put the model in eval mode")
+    gaps = [math.log(a / (1 - a)) - math.log(b / (1 - b)) for a, b in zip(runs[0]["p"], runs[1]["p"])]
+    worst = max(abs(gap - 1.2) for gap in gaps)
+    expect(len(gaps) == len(SENTENCES) and worst < 1e-4,
+           f"with output biases 0.3 and -0.9 the logits behind your probabilities should differ by exactly 1.2 "
+           f"(eval mode: no dropout before the output layer); they are off by up to {worst:.3g}")
