@@ -30,24 +30,83 @@ also that term's grades); `make clean` removes all of grades/, build/ and dist/.
 # --- grading ---------------------------------------------------------------------------------------------
 
 def cmd_selftest(args) -> int:
-    """Grade the reference, the blank release and every mutant in-process; print what is wrong."""
+    """Per assignment: the behaviour map's coverage, the reference over seeds, the blank release, every
+    variant through both real doors, every mutant (caught on its own question only) and the visible-check
+    table; ``--verbose`` adds each mutant's failed tests and warnings about misleading ones."""
     from .grading import selftest
 
     problems = []
     for assignment in args.assignment or default().present():
-        problems += selftest.check_reference(assignment, range(args.repeats))
+        print(f"== {assignment}", flush=True)
+        rows = selftest.behaviour_map(assignment) or []
+        found = selftest.behaviour_map_problems(assignment)
+        print(f"  {selftest.coverage_line(rows)}" + (" (PROBLEM)" if found else ""), flush=True)
+        problems += found
+        found = selftest.check_reference(assignment, range(args.repeats))
+        print(f"  reference over seeds 0..{args.repeats - 1}: {'PROBLEM' if found else 'full marks'}", flush=True)
+        problems += found
         if not args.skip_blank:
-            problems += selftest.check_blank(assignment)
-        for mutant in selftest.mutants(assignment):
-            if args.mutant and mutant.name not in args.mutant:
-                continue
-            found = selftest.check_mutant(assignment, mutant)
-            print(f"{assignment}/{mutant.name}: {'PROBLEM' if found else 'caught'}", flush=True)
+            found = selftest.check_blank(assignment)
+            print(f"  blank release: {'PROBLEM' if found else 'zero'}", flush=True)
             problems += found
+        if not args.skip_variants:
+            problems += _selftest_variants(assignment, selftest)
+        problems += _selftest_mutants(assignment, selftest, rows, args)
     for problem in problems:
         print(problem)
     print("self-test passed" if not problems else f"{len(problems)} problem(s)")
     return 1 if problems else 0
+
+
+def _selftest_variants(assignment, selftest) -> list[str]:
+    """Every variant pack through both real doors; one line per pack and door."""
+    problems = []
+    with tempfile.TemporaryDirectory(prefix=f"selftest-{assignment}-") as folder:
+        graded = selftest.grade_variant_packs(assignment, Path(folder))
+    for chosen, result in graded:
+        found = selftest.variant_problems(chosen, result)
+        print(f"  variants {', '.join(v.name for v in chosen)}: {result.door} door "
+              f"{'PROBLEM' if found else 'full marks'}", flush=True)
+        problems += found
+    if not graded:
+        print("  variants: none", flush=True)
+    return problems
+
+
+def _selftest_mutants(assignment, selftest, rows, args) -> list[str]:
+    """One line per mutant (caught on its own question only?) and the visible-check table."""
+    problems, table, results = [], [], []
+    for mutant in selftest.mutants(assignment):
+        if args.mutant and mutant.name not in args.mutant:
+            continue
+        try:
+            result = selftest.grade_mutant(assignment, mutant)
+        except selftest.MutantError as error:
+            problems.append(str(error))
+            print(f"  {mutant.name}: PROBLEM (does not apply)", flush=True)
+            continue
+        found = selftest.mutant_problems(mutant, result) + selftest.contract_problems(mutant, result)
+        print(f"  {mutant.name}: {'PROBLEM' if found else f'caught on {mutant.question} only'}", flush=True)
+        if args.verbose:
+            for test, message in selftest.failed_tests(mutant, result):
+                print(f"      fails {test}: {message.splitlines()[0] if message else ''}")
+            for warning in selftest.misleading_failures(mutant, result, rows):
+                print(f"      WARNING {warning}")
+        problems += found
+        results.append(result)
+        failed = selftest.visible_check_failed(result)
+        table.append((mutant.name, "fails" if failed else "passes", mutant.contract or "-"))
+    if results and not args.mutant:
+        uncaught = selftest.uncaught_tests(results)
+        print(f"  hidden tests no mutant fails: {', '.join(uncaught) if uncaught else 'none'}", flush=True)
+        problems += [f"{assignment}: hidden test {name} fails for no mutant" for name in uncaught]
+    if table:
+        width = max(len(name) for name, _, _ in table)
+        print(f"  visible check below each mutant's TODO (a contract mutant must fail it):\n"
+              f"    {'mutant':<{width}}  visible check  contract rule")
+        for name, outcome, contract in table:
+            print(f"    {name:<{width}}  {outcome:<13}  {contract}")
+    return problems
 
 
 def cmd_grade(args) -> int:
@@ -498,6 +557,11 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument("--mutant", action="append", help="only this mutant (repeatable)")
     selftest.add_argument("--repeats", type=int, default=1, help="grade the reference with seeds 0..N-1")
     selftest.add_argument("--skip-blank", action="store_true")
+    selftest.add_argument("--skip-variants", action="store_true",
+                          help="do not grade the variants through the two real doors (the slow part)")
+    selftest.add_argument("--verbose", action="store_true",
+                          help="each mutant's failed tests, and a warning for a failed test that the behaviour "
+                               "map does not pair with that mutant (its message may point at another mistake)")
     selftest.set_defaults(func=cmd_selftest)
 
     grade = sub.add_parser("grade", help="grade submissions with the standalone (sandboxed) grader")

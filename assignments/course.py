@@ -184,6 +184,11 @@ class Assignment:
         return self.suite_dir / "shortcuts"
 
     @property
+    def variants_dir(self) -> Path:
+        """Correct answers written differently, in the mutants' format (each must keep full marks)."""
+        return self.suite_dir / "variants"
+
+    @property
     def grades_dir(self) -> Path:
         return self.course.grades_dir / self.name
 

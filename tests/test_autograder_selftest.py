@@ -225,3 +225,125 @@ def test_every_hidden_test_fails_for_at_least_one_mutant(assignment, gradings):
         pytest.fail(str(error))
     uncaught = selftest.uncaught_tests(results)
     assert not uncaught, f"{assignment}: hidden tests no mutant fails: {uncaught}"
+
+
+# ------------------------------------------------------------------------- contracts and visible checks
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_contract_mutants_fail_their_visible_check(assignment, gradings):
+    """A mutant marked `contract:` breaks a rule the skeleton states; the visible check below its TODO must
+    flag it before the student submits (no surprise deductions). Reuses the per-mutant gradings."""
+    problems = []
+    for mutant in selftest.mutants(assignment):
+        if mutant.contract:
+            try:
+                problems += selftest.contract_problems(mutant, gradings.result(assignment, mutant))
+            except MutantError as error:
+                problems.append(str(error))
+    assert not problems, "\n".join(problems)
+
+
+def test_a_contract_mutant_whose_visible_check_passes_is_a_problem():
+    mutant = selftest.Mutant("m", "q_tests", "q", "A mistake.", "", "toy", contract="names as stated")
+    result = SubmissionResult("m", "toy", "in-process", findings=[
+        selftest.Finding(selftest.VISIBLE_CHECK, "passed", "info", "q_tests")])
+    assert selftest.contract_problems(mutant, result) and "names as stated" in selftest.contract_problems(mutant, result)[0]
+    result.findings[0].message = "failed: AssertionError: the embedding needs vocab_size + 1 rows"
+    assert selftest.contract_problems(mutant, result) == []
+
+
+def test_mutant_files_declare_contract_and_source_lines():
+    mutant = selftest.mutants("transformers")
+    scaled = next(m for m in mutant if m.name == "mini_bert_scales_embeddings")
+    assert scaled.contract == "the embeddings enter the positional encoding unscaled"
+    assert next(m for m in mutant if m.name == "block_dropout_on_residual_sum").contract == ""
+    bentrevett = next(v for v in selftest.variants("transformers") if v.name == "predict_bentrevett_tutorial")
+    assert bentrevett.source.startswith("bentrevett/pytorch-sentiment-analysis")
+
+
+def test_a_failed_test_the_map_does_not_pair_with_the_mutant_is_warned_about():
+    tests = [TestResult("test_meant", "q_tests", 0.0, 1.0, "failed", "the mistake it was written for"),
+             TestResult("test_other", "q_tests", 0.0, 1.0, "failed", "points at another mistake")]
+    result = SubmissionResult("m", "a", "in-process", questions=[QuestionResult("q_tests", "autograded", 2.0, 0.0, tests)])
+    mutant = selftest.Mutant("m", "q_tests", "q", "A mistake.", "", "a")
+    rows = [selftest.BehaviourRow("f", "a behaviour", "test_meant", "m")]
+    warnings = selftest.misleading_failures(mutant, result, rows)
+    assert len(warnings) == 1 and "test_other" in warnings[0] and "points at another mistake" in warnings[0]
+    assert "not judged" in selftest.misleading_failures(mutant, result, [])[0]
+
+
+# ------------------------------------------------------------------------------------ behaviour maps
+
+MAP = """# Toy
+
+### Behaviour map: toy
+
+| definition | behaviour | hidden test | mutant or reason |
+| --- | --- | --- | --- |
+| f | `train mode` | `test_f_trains` | f_never_trains |
+| f | device | - | Grading hides accelerators. |
+
+## Next section
+| not | part | of | it |
+"""
+
+
+def test_the_behaviour_map_table_is_parsed():
+    rows = selftest.behaviour_map("toy", MAP)
+    assert rows == [selftest.BehaviourRow("f", "train mode", "test_f_trains", "f_never_trains"),
+                    selftest.BehaviourRow("f", "device", "-", "Grading hides accelerators.")]
+    assert selftest.coverage_line(rows) == "behaviour map: 2 rows, 1 with a hidden test, 1 out of scope"
+    assert selftest.behaviour_map("other", MAP) is None
+    with pytest.raises(ValueError, match="columns"):
+        selftest.behaviour_map("toy", MAP.replace("mutant or reason", "mutant"))
+
+
+def test_a_map_row_naming_a_missing_test_or_mutant_is_a_problem():
+    rows = [selftest.BehaviourRow("MiniBERT", "x", "test_no_such_test", "mini_bert_scales_embeddings"),
+            selftest.BehaviourRow("MiniBERT", "y", "test_mini_bert_matches_reference", "no_such_mutant"),
+            selftest.BehaviourRow("MiniBERT", "z", "-", "")]
+    problems = selftest.behaviour_map_problems("transformers", rows)
+    assert len(problems) == 3, problems
+    assert "no hidden test test_no_such_test" in problems[0] and "no mutant no_such_mutant" in problems[1]
+    assert "no reason" in problems[2]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_behaviour_map_names_existing_tests_and_mutants(assignment):
+    """autograder/README.md's map for the assignment: every named hidden test and mutant exists, every
+    out-of-scope row has its reason (an assignment whose map is still to be written is skipped, visibly)."""
+    rows = selftest.behaviour_map(assignment)
+    if rows is None:
+        pytest.skip(f"{assignment} has no behaviour map yet")
+    assert rows, f"{assignment}: the behaviour map has no rows"
+    problems = selftest.behaviour_map_problems(assignment, rows)
+    assert not problems, "\n".join(problems)
+
+
+# ------------------------------------------------------------------------------------------ variants
+
+def test_variants_are_packed_one_per_answer_cell_per_notebook():
+    packs = selftest.variant_packs("transformers")
+    per_cell = {}
+    for variant in selftest.variants("transformers"):
+        per_cell[variant.replaces] = per_cell.get(variant.replaces, 0) + 1
+    assert len(packs) == max(per_cell.values()), "one notebook per variant of the cell with the most variants"
+    packed = [v.name for chosen, _ in packs for v in chosen]
+    assert sorted(packed) == sorted(v.name for v in selftest.variants("transformers"))
+    for chosen, nb in packs:
+        assert len({v.replaces for v in chosen}) == len(chosen), "two variants of one cell in one notebook"
+        for variant in chosen:
+            cell = next(c for c in nb.cells if notebooks.grade_id(c) == variant.replaces and notebooks.is_answer(c))
+            assert cell.source == variant.code
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_variants_keep_full_marks_in_both_doors(assignment, tmp_path):
+    """Correct answers written differently score full marks in the standalone door and in real
+    `nbgrader autograde` (packed: a few notebooks answer every variant)."""
+    if len(selftest.variants(assignment)) < 5:
+        pytest.skip(f"{assignment} has {len(selftest.variants(assignment))} variants; at least 5 are due")
+    graded = selftest.grade_variant_packs(assignment, tmp_path)
+    assert {r.door for _, r in graded} == set(selftest.DOORS)
+    problems = [p for chosen, result in graded for p in selftest.variant_problems(chosen, result)]
+    assert not problems, "\n".join(problems)

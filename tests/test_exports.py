@@ -19,7 +19,7 @@ from assignments.cli import main as course
 from assignments import exports
 from assignments.course import REPO
 from assignments import gradescope_bundle, gradescope_runner
-from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report
+from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, text
 from assignments.results import store
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
 
@@ -94,7 +94,7 @@ def test_gradescope_results_json_schema(results):
     failed = next(t for t in data["tests"] if t["status"] == "failed")
     assert failed["name"] == "Attention: Padded keys get zero attention" and failed["score"] == 0.0
     assert failed["output"].startswith("attention to padded keys must be 0")
-    assert "Mha: Output shape (batch3)" in [t["name"] for t in data["tests"]]
+    assert "MHA: Output shape (batch3)" in [t["name"] for t in data["tests"]]   # acronyms kept
     assert sum(t["max_score"] for t in data["tests"]) == results[0].autograded_max
     assert "graded by hand" in data["output"] and "restored" in data["output"]
     assert "network isolation" not in data["output"]
@@ -477,3 +477,11 @@ def test_course_export_command(tmp_path, results, capsys):
     assert (out / "report" / "histograms.png").stat().st_size > 0
     assert len(list((out / "feedback").glob("*.html"))) == 3
     assert course(["export", A, "--results", str(tmp_path / "none"), "--out", str(out)]) == 1
+
+
+def test_titles_keep_acronyms_and_counts_their_nouns():
+    assert text.humanise_test("test_mha_matches_pytorch") == "MHA matches PyTorch"
+    assert text.humanise_test("test_train_lm_uses_causal_mask[seed1]") == "Train LM uses causal mask (seed1)"
+    assert text.humanise_question("mlm_step_tests") == "MLM step"
+    assert text.humanise_question("bert_gru_sentiment_tests") == "BERT GRU sentiment"
+    assert text.plural(1, "entry", "entries") == "1 entry" and text.plural(2, "submission") == "2 submissions"

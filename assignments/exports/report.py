@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..results.model import SubmissionResult
 from ..grading.shortcuts import CODE as SHORTCUT
-from .text import humanise_test, points, question_title
+from .text import humanise_test, plural, points, question_title
 
 
 def _question_order(results: list[SubmissionResult]) -> list[tuple[str, str, float]]:
@@ -63,7 +63,7 @@ def histogram_png(results: list[SubmissionResult], path: Path, assignment: str |
             ax.set_ylim(0, 1)
             ax.set_yticks([])
             ax.text(0.5, 0.5, "not graded yet", transform=ax.transAxes, ha="center", va="center", color="gray")
-    fig.suptitle(f"{assignment}: score per question ({len(results)} submissions)", fontsize=12)
+    fig.suptitle(f"{assignment}: score per question ({plural(len(results), 'submission')})", fontsize=12)
     fig.tight_layout(rect=(0, 0, 1, 0.97))   # leave room for the title above the panels
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

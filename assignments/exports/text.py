@@ -14,16 +14,33 @@ INTERNAL_LINE = "the grader had an internal problem with this submission; course
 _FRAME = re.compile(r'^\s*File ".*", line \d+')
 
 
+# Words that names spell in lower case (Python identifiers) but a title spells as the field does.
+SPELLING = {"lm": "LM", "mlm": "MLM", "bert": "BERT", "gru": "GRU", "lstm": "LSTM", "mha": "MHA", "clip": "CLIP",
+            "pytorch": "PyTorch", "grucell": "GRUCell", "qkv": "QKV", "nn": "nn", "cls": "CLS"}
+
+
+def _title(words: str) -> str:
+    """Words of an identifier as a title: known acronyms and names spelled as usual, the first letter up."""
+    text = " ".join(SPELLING.get(word.lower(), word) for word in words.split())
+    return text[:1].upper() + text[1:]
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 submission``, ``2 submissions`` (``nouns`` where adding an s is wrong: entry -> entries)."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
+
+
 def humanise_test(name: str) -> str:
-    """``test_padded_keys_get_zero_attention[seed1]`` -> ``Padded keys get zero attention (seed1)``."""
+    """``test_mha_matches_pytorch[seed1]`` -> ``MHA matches PyTorch (seed1)``."""
     base, _, param = name.partition("[")
     base = re.sub(r"^test_?", "", base).replace("_", " ").strip() or name
-    text = base[:1].upper() + base[1:]
+    text = _title(base)
     return f"{text} ({param.rstrip(']')})" if param else text
 
 
 def humanise_question(grade_id: str) -> str:
-    """``scaled_dot_product_tests`` -> ``Scaled dot product``; ``attention_written`` -> ``Attention (written)``."""
+    """``scaled_dot_product_tests`` -> ``Scaled dot product``; ``mlm_step_tests`` -> ``MLM step``;
+    ``attention_written`` -> ``Attention (written)``."""
     text = grade_id
     suffix = ""
     if text.endswith("_tests"):
@@ -31,7 +48,7 @@ def humanise_question(grade_id: str) -> str:
     elif text.endswith("_written"):
         text, suffix = text[: -len("_written")], " (written)"
     text = text.replace("_", " ").strip() or grade_id
-    return text[:1].upper() + text[1:] + suffix
+    return _title(text) + suffix
 
 
 def question_titles(assignment: str) -> dict[str, str]:

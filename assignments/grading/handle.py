@@ -160,8 +160,9 @@ def _alarm(seconds: float):
 class LocalHandle(StudentHandle):
     """Runs snippets in this process, in ``namespace`` (the nbgrader door, and in-process grading).
 
-    Results make the same round trip through ``torch.save``/``torch.load(weights_only=True)`` as in the
-    standalone door, so a test sees identical data whichever door it runs behind.
+    Inputs and results make the same round trip through ``torch.save``/``torch.load(weights_only=True)``
+    as in the standalone door, so a test sees identical data whichever door it runs behind, and student
+    code that modifies an input in place changes its own copy, never the test's tensors.
     """
 
     def __init__(self, namespace: dict, assignment, seed: int = 0):
@@ -170,6 +171,7 @@ class LocalHandle(StudentHandle):
 
     def _run(self, code, inputs, stand_ins, stand_in_source, timeout):
         sink = io.StringIO()
+        inputs = runtime.from_bytes(runtime.to_bytes(inputs))
         try:
             with _alarm(timeout), warnings.catch_warnings(), \
                     contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):

@@ -239,6 +239,8 @@ class Mutant:
     mistake: str
     change: str
     assignment: str = ""
+    contract: str = ""   # a mutant's ``contract:`` line: the skeleton's rule it breaks (its visible check must fail)
+    source: str = ""     # a variant's ``source:`` line: the tutorial whose form it imitates
 
     @property
     def label(self) -> str:
@@ -270,15 +272,24 @@ def _field(doc: str, key: str, path: Path) -> str:
     return match.group(1)
 
 
+def _optional_line(doc: str, key: str) -> str:
+    """The free text of an optional ``key: ...`` docstring line ("" when absent)."""
+    match = re.search(rf"^\s*{key}:\s*(.+?)\s*$", doc, re.MULTILINE)
+    return match.group(1) if match else ""
+
+
 def load_mutant(path: Path, assignment: str = "") -> Mutant:
+    """A mutant, shortcut answer or variant file (variants: the first paragraph says how the correct answer
+    differs from the solution)."""
     change = path.read_text()
     doc = ast.get_docstring(ast.parse(change)) or ""
     mistake = doc.split("\n\n")[0].strip()
     if not mistake:
         raise MutantError(f"{path}: the docstring must start with the mistake it makes")
     return Mutant(path.stem, _field(doc, "question", path), _field(doc, "replaces", path), mistake, change,
-                  assignment)
+                  assignment, _optional_line(doc, "contract"), _optional_line(doc, "source"))
 
 
 def load_folder(folder: Path, assignment: str) -> list[Mutant]:
+    """Every ``*.py`` of ``folder`` but ``_*.py`` (none when the folder does not exist)."""
     return [load_mutant(p, assignment) for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")]

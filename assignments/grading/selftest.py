@@ -15,6 +15,19 @@ then only the definitions the mistake changes (``mutants.py`` says how they repl
         ...
 
 The mutated answer cell is the current solution cell of ``replaces`` with those definitions swapped in.
+A mutant whose mistake breaks a rule the skeleton states carries a ``contract: <the rule>`` line: the
+visible check below its TODO must already fail on it (``visible_check``), so no student loses points for a
+rule they could not see.
+
+Variants (``autograder/<assignment>/variants/<name>.py``) are correct answers written differently, in the
+same format (the first paragraph says how they differ; optionally ``source: <the tutorial imitated>``).
+Each must keep full marks in both real doors; they are packed into as few notebooks as possible
+(``variant_packs``).
+
+The behaviour map of each assignment (``behaviour_map``) is a table in autograder/README.md saying, per
+graded definition, which behaviours beyond eval-mode outputs a hidden test checks (and which mutant shows
+it can fail) or why a behaviour is out of scope.
+
 This module also checks the stand-ins (``autograder/<assignment>/stand_ins.py``) against the notebook.
 """
 
@@ -22,7 +35,12 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
 
 from .. import notebooks
 from ..course import resolve
@@ -30,7 +48,7 @@ from .handle import extract_definitions, stand_in_source
 from .inprocess import execute_cells, grade_namespace, grade_notebook
 from .mutation import (Mutant, MutantError, definitions, load_folder, load_mutant, same_definition,  # noqa: F401
                       solution_cell, without_definitions)
-from ..results.model import SubmissionResult
+from ..results.model import Finding, SubmissionResult
 
 
 def mutants(assignment: str) -> list[Mutant]:
@@ -92,8 +110,60 @@ def check_blank(assignment: str) -> list[str]:
 
 
 def grade_mutant(assignment: str, mutant: Mutant) -> SubmissionResult:
-    """The reference notebook with the mutant applied, graded in-process (MutantError if it no longer applies)."""
-    return grade_notebook(assignment, apply_mutant(reference_notebook(assignment), mutant), mutant.name)
+    """The reference notebook with the mutant applied, graded in-process (MutantError if it no longer
+    applies). The notebook runs once: its visible check (``visible_check``) runs on the executed namespace
+    before the hidden suite, and its outcome is the record's ``visible-check`` finding."""
+    nb = apply_mutant(reference_notebook(assignment), mutant)
+    namespace, findings = execute_cells(nb)
+    check = visible_check(nb, mutant.replaces, namespace)
+    result = grade_namespace(assignment, namespace, findings, mutant.name)
+    result.findings.append(check)
+    return result
+
+
+# ------------------------------------------------------------------------------------- visible checks
+VISIBLE_CHECK = "visible-check"   # the finding's code; its message is "passed" or "failed: <why>"
+
+
+def visible_check_cell(nb, replaces: str):
+    """The autograded test cell right below answer cell ``replaces`` (the check a student runs after that
+    TODO), or None when the next graded cell is another answer."""
+    cells = nb.cells
+    start = next(i for i, c in enumerate(cells) if notebooks.grade_id(c) == replaces and notebooks.is_answer(c))
+    for cell in cells[start + 1:]:
+        if notebooks.is_autograded_test(cell):
+            return cell
+        if notebooks.is_answer(cell):
+            return None
+    return None
+
+
+def visible_check(nb, replaces: str, namespace: dict) -> Finding:
+    """Run the visible part of the test cell below ``replaces`` (its hidden region cut out, as students
+    have it) on a copy of an executed ``namespace``; a Finding that says whether it passed."""
+    cell = visible_check_cell(nb, replaces)
+    if cell is None:
+        return Finding(VISIBLE_CHECK, "failed: no visible check below this answer cell", "info", replaces)
+    visible = notebooks.strip_region(cell.source, *notebooks.HIDDEN_TESTS)
+    _, failures = execute_cells(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(visible)]),
+                                dict(namespace))
+    outcome = "passed" if not failures else "failed: " + failures[0].message.split(" raised ", 1)[-1]
+    return Finding(VISIBLE_CHECK, outcome, "info", notebooks.grade_id(cell))
+
+
+def visible_check_failed(result: SubmissionResult) -> bool | None:
+    """Whether the graded mutant's visible check failed (None: it was not run)."""
+    found = [f for f in result.findings if f.code == VISIBLE_CHECK]
+    return None if not found else found[0].message.startswith("failed")
+
+
+def contract_problems(mutant: Mutant, result: SubmissionResult) -> list[str]:
+    """A mutant marked ``contract:`` whose visible check passes: a student loses points for a rule that
+    nothing before submission flags."""
+    if mutant.contract and visible_check_failed(result) is False:
+        return [f"mutant {mutant.name} breaks a contract rule ({mutant.contract}) but the visible check below "
+                f"{mutant.replaces} passes: state the rule there, or make the check flag it"]
+    return []
 
 
 def mutant_problems(mutant: Mutant, result: SubmissionResult) -> list[str]:
@@ -116,7 +186,29 @@ def check_mutant(assignment: str, mutant: Mutant) -> list[str]:
         result = grade_mutant(assignment, mutant)
     except MutantError as error:
         return [str(error)]
-    return mutant_problems(mutant, result)
+    return mutant_problems(mutant, result) + contract_problems(mutant, result)
+
+
+def failed_tests(mutant: Mutant, result: SubmissionResult) -> list[tuple[str, str]]:
+    """(test, message) of every test the mutant failed on its own question."""
+    return [(t.name, t.message) for q in result.questions if q.grade_id == mutant.question
+            for t in q.tests if t.outcome != "passed"]
+
+
+def misleading_failures(mutant: Mutant, result: SubmissionResult, rows: list["BehaviourRow"]) -> list[str]:
+    """Tests of the mutant's question that it fails although no behaviour-map row pairs them with it.
+
+    The judgement: the behaviour map is where an author says which hidden test is meant to catch which
+    mutant, and so which message fits that mistake. Any other failing test of the same question also shows
+    the student its message, which describes the mistake that test was written for; so it is reported, as
+    a warning, for a person to read. Pair the test with the mutant in the map when its message fits too.
+    A mutant that no row names cannot be judged, and says so."""
+    meant = {row.test for row in rows if row.mutant == mutant.name}
+    if not meant:
+        return [f"{mutant.name}: no behaviour-map row names this mutant, so its extra failures are not judged"]
+    return [f"{mutant.name} also fails {test}, which no map row pairs with it; its message may point at another "
+            f"mistake: {message.splitlines()[0] if message else '(no message)'}"
+            for test, message in failed_tests(mutant, result) if test not in meant]
 
 
 def uncaught_tests(results: Iterable[SubmissionResult]) -> list[str]:
@@ -130,6 +222,150 @@ def uncaught_tests(results: Iterable[SubmissionResult]) -> list[str]:
                 if t.outcome != "passed":
                     caught.add(f"{q.grade_id}::{t.name}")
     return sorted(seen - caught)
+
+
+# ------------------------------------------------------------------------------------------- variants
+
+def variants(assignment: str) -> list[Mutant]:
+    """``autograder/<assignment>/variants/*.py``: correct answers written differently, in the mutants' format."""
+    return load_folder(resolve(assignment).variants_dir, assignment)
+
+
+def variant_packs(assignment: str) -> list[tuple[list[Mutant], object]]:
+    """[(variants, source notebook)]: the variants in as few notebooks as possible. All are correct, so one
+    notebook may answer every cell with a variant at once: notebook k holds the k-th variant of each answer
+    cell (in file order), the solution where a cell has fewer."""
+    by_cell: dict[str, list[Mutant]] = {}
+    for variant in variants(assignment):
+        by_cell.setdefault(variant.replaces, []).append(variant)
+    packs = []
+    for k in range(max((len(found) for found in by_cell.values()), default=0)):
+        chosen = [found[k] for found in by_cell.values() if k < len(found)]
+        nb = reference_notebook(assignment)
+        for variant in chosen:
+            nb = apply_mutant(nb, variant)
+        packs.append((chosen, nb))
+    return packs
+
+
+def as_submitted(assignment: str, nb):
+    """The release notebook answered as ``nb`` answers it, typed as a student would (no solution markers)."""
+    from ..demo_class import filled_release
+
+    return filled_release(assignment, {notebooks.grade_id(c): notebooks.student_text(c)
+                                       for c in nb.cells if notebooks.is_answer(c)})
+
+
+DOORS = ("standalone", "nbgrader")
+
+
+def grade_variant_packs(assignment: str, folder: Path, doors=DOORS) -> list[tuple[list[Mutant], SubmissionResult]]:
+    """Each variant pack written under ``folder`` as a student's notebook and graded by each real door in
+    ``doors`` (the standalone door's sandboxed kernel; real ``nbgrader autograde``, all packs in one course)."""
+    from . import nbgrader_door, standalone
+
+    packs = variant_packs(assignment)
+    paths = {}
+    for k, (_, nb) in enumerate(packs, 1):
+        paths[f"variants-{k}"] = folder / f"variants-{k}.ipynb"
+        paths[f"variants-{k}"].parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(as_submitted(assignment, nb), paths[f"variants-{k}"])
+    chosen = {f"variants-{k}": found for k, (found, _) in enumerate(packs, 1)}
+    graded = []
+    if "standalone" in doors:
+        graded += [(chosen[s], standalone.grade_submission(assignment, p, s)) for s, p in paths.items()]
+    if "nbgrader" in doors and paths:
+        results = nbgrader_door.autograde(assignment, paths, root=folder / "nbgrader-course", progress=False)
+        graded += [(chosen[r.student], r) for r in results]
+    return graded
+
+
+def variant_problems(variants_in: list[Mutant], result: SubmissionResult) -> list[str]:
+    names = ", ".join(v.name for v in variants_in)
+    return full_marks_problems(result, f"variants {names} through the {result.door} door")
+
+
+# ------------------------------------------------------------------------------------ behaviour map
+
+@dataclass(frozen=True)
+class BehaviourRow:
+    """One row of ``### Behaviour map: <assignment>`` in autograder/README.md."""
+
+    definition: str
+    behaviour: str
+    test: str      # a hidden test's function name, or "-" when the behaviour is out of scope
+    mutant: str    # the mutant's file stem when ``test`` is named, else one sentence: why out of scope
+
+    @property
+    def in_scope(self) -> bool:
+        return self.test != "-"
+
+
+MAP_HEADING = "### Behaviour map: {}"
+MAP_COLUMNS = ["definition", "behaviour", "hidden test", "mutant or reason"]
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip().strip("`").strip() for cell in line.strip().strip("|").split("|")]
+
+
+def behaviour_map(assignment: str, readme: str | None = None) -> list[BehaviourRow] | None:
+    """The rows of the assignment's behaviour map (None: autograder/README.md has no such heading)."""
+    readme = (resolve(assignment).course.autograder_dir / "README.md").read_text() if readme is None else readme
+    lines = readme.splitlines()
+    heading = MAP_HEADING.format(assignment)
+    if heading not in [line.strip() for line in lines]:
+        return None
+    start = [line.strip() for line in lines].index(heading) + 1
+    table = []
+    for line in lines[start:]:
+        if line.strip().startswith("|"):
+            table.append(line)
+        elif table or line.startswith("#"):
+            break
+    if not table or _cells(table[0]) != MAP_COLUMNS:
+        raise ValueError(f"{heading}: the table's columns must be {' | '.join(MAP_COLUMNS)}")
+    rows = []
+    for line in table[2:]:
+        cells = _cells(line)
+        if len(cells) != 4:
+            raise ValueError(f"{heading}: a row needs 4 cells: {line.strip()}")
+        rows.append(BehaviourRow(*cells))
+    return rows
+
+
+def hidden_test_names(assignment: str) -> set[str]:
+    """Names of the module-level ``test_*`` functions of the assignment's hidden suite."""
+    names = set()
+    for path in resolve(assignment).suite_dir.glob("test_*.py"):
+        names |= {node.name for node in ast.parse(path.read_text()).body
+                  if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
+    return names
+
+
+def behaviour_map_problems(assignment: str, rows: list[BehaviourRow] | None = None) -> list[str]:
+    """A missing map, rows naming a hidden test or mutant that does not exist, out-of-scope rows with no reason."""
+    rows = behaviour_map(assignment) if rows is None else rows
+    if rows is None:
+        return [f"{assignment}: autograder/README.md has no '{MAP_HEADING.format(assignment)}' table"]
+    tests = hidden_test_names(assignment)
+    stems = {m.name for m in mutants(assignment)}
+    problems = []
+    for row in rows:
+        where = f"{assignment} behaviour map, {row.definition} / {row.behaviour}"
+        if row.in_scope:
+            if row.test not in tests:
+                problems.append(f"{where}: no hidden test {row.test}")
+            if row.mutant not in stems:
+                problems.append(f"{where}: no mutant {row.mutant} (autograder/{assignment}/mutants/)")
+        elif not re.search(r"\w", row.mutant):
+            problems.append(f"{where}: out of scope, but no reason is given")
+    return problems
+
+
+def coverage_line(rows: list[BehaviourRow]) -> str:
+    tested = sum(row.in_scope for row in rows)
+    return f"behaviour map: {len(rows)} rows, {tested} with a hidden test, {len(rows) - tested} out of scope"
 
 
 # ---------------------------------------------------------------------------------------- stand-ins

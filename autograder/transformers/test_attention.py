@@ -29,6 +29,9 @@ def reference_attention(q, k, v, mask=None):
 
 CALL = ("values, attention = scaled_dot_product(q, k, v, attn_drop_rate=0.0, mask=mask)\n"
         "result = {'values': values, 'attention': attention}")
+# The same call, also reporting whether q, k and v are unchanged afterwards (the grader keeps its own copies).
+CALL_UNCHANGED = ("sent = [q.clone(), k.clone(), v.clone()]\n" + CALL +
+                  "\nresult['unchanged'] = all(torch.equal(a, b) for a, b in zip(sent, (q, k, v)))")
 
 
 @question("scaled_dot_product_tests", points=2)
@@ -36,8 +39,10 @@ def test_matches_reference_without_mask(student):
     g = torch.Generator().manual_seed(101)
     for shape in SHAPES:
         q, k, v = (torch.randn(*shape, generator=g) for _ in range(3))
-        out = student.run(CALL, q=q, k=k, v=v, mask=None)
+        out = student.run(CALL_UNCHANGED, q=q, k=k, v=v, mask=None)
         expected_values, expected_weights = reference_attention(q, k, v)
+        expect(out["unchanged"] is True, "scaled_dot_product changed q, k or v: scale a new tensor "
+                                         "(q @ k^T / sqrt(head_dim)), never the inputs in place")
         B, H, S, D = shape
         expect_shape(out["attention"], (B, H, S, S), f"attention for q of shape {shape}")
         expect_close(out["attention"], expected_weights, f"attention weights for shape {shape} "

@@ -205,39 +205,39 @@ def test_initial_loss_and_update(student):
 
 @question("mlm_step_tests", points=2)
 def test_two_steps_match_reference(student):
+    # Training mode under the same seeded randomness: the model (dropout 0.1 everywhere) is handed to
+    # mlm_step in eval mode, and both processes seed torch with the same number before the two steps, so a
+    # correct mlm_step (model.train(), then the same forward) draws the same dropout masks as the reference
+    # mlm_step run here. One that leaves the model in eval mode computes another loss and other updates.
     ref = reference()
-    vocab = 37
+    vocab, seed = 37, 62
     tokens = mlm_tokens(61, vocab, rows=12, cols=15)
     torch.manual_seed(61)
-    model = ref.MiniBERT(2, vocab, 16, 2, 0.0, 0.0)
+    model = ref.MiniBERT(2, vocab, 16, 2, 0.1, 0.1)
     state = {k: v.clone() for k, v in model.state_dict().items()}
-    code = ("model = MiniBERT(2, vocab, 16, 2, 0.0, 0.0)\n"
+    code = ("model = MiniBERT(2, vocab, 16, 2, 0.1, 0.1)\n"
             "model.load_state_dict(state)\n"
+            "model.eval()\n"
             "optimizer = torch.optim.SGD(model.parameters(), lr=0.5)\n"
             "g = torch.Generator().manual_seed(5)\n"
+            "torch.manual_seed(seed)\n"
             "losses = [mlm_step(model, optimizer, tokens, vocab, vocab, 0, 0.3, g) for _ in range(2)]\n"
             "result = {'losses': losses, 'state': dict(model.state_dict())}")
-    out = student.run(code, stand_ins=MODEL, vocab=vocab, state=state, tokens=tokens)
+    out = student.run(code, stand_ins=MODEL, vocab=vocab, state=state, tokens=tokens, seed=seed)
+    model.eval()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
     g = torch.Generator().manual_seed(5)
-    losses = []
-    for _ in range(2):
-        masked, labels = ref.mask_inputs(tokens, vocab, vocab, 0, 0.3, generator=g)
-        logits = model(masked, pad_mask=tokens == 0)
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, vocab), labels.reshape(-1), ignore_index=-100)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
+    torch.manual_seed(seed)
+    losses = [ref.mlm_step(model, optimizer, tokens, vocab, vocab, 0, 0.3, g) for _ in range(2)]
     got = out["losses"]
     expect(isinstance(got, list) and len(got) == 2 and all(isinstance(x, float) for x in got),
            "mlm_step must return the loss as a float")
     for step, (mine, theirs) in enumerate(zip(got, losses), 1):
         expect(abs(mine - theirs) <= 1e-4 * abs(theirs) + 1e-5,
-               f"loss of step {step} differs from the reference by {abs(mine - theirs):.3g} (mask with "
-               f"mask_inputs and the generator, pad_mask = tokens == pad, cross-entropy over the selected "
-               f"tokens only)")
+               f"loss of step {step} differs from the reference by {abs(mine - theirs):.3g} (the model in "
+               f"training mode, masked with mask_inputs and the generator, pad_mask = tokens == pad, "
+               f"cross-entropy over the selected tokens only)")
     for name, tensor in model.state_dict().items():
         expect(name in out["state"], f"parameter {name} is missing after mlm_step")
-        expect_close(out["state"][name], tensor, f"parameter {name} after two SGD steps (zero the gradients, "
-                     f"backward, step)", rtol=1e-4, atol=1e-5)
+        expect_close(out["state"][name], tensor, f"parameter {name} after two SGD steps in training mode (zero "
+                     f"the gradients, backward, step)", rtol=1e-4, atol=1e-5)

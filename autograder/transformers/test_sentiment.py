@@ -6,6 +6,8 @@ For the accuracy threshold only frozen-BERT features and token masks go into the
 held-out labels stay here.
 """
 
+import math
+
 import torch
 import torch.nn as nn
 
@@ -222,36 +224,39 @@ def head_problem(seed, n=24, seq=6, width=12, hidden=5):
 
 @question("train_eval_loops_tests", points=1)
 def test_train_epoch_matches_reference(student):
+    # Training mode under the same seeded randomness: the head (dropout 0.5) is handed to train_epoch in
+    # eval mode, and both processes seed torch with the same number just before the epoch, so a correct
+    # train_epoch (model.train(), then the loop over the same DataLoader) draws the same dropout masks as
+    # the reference train_epoch run here. One that never calls model.train() trains without dropout.
     ref, model, head_state, features, masks, labels = head_problem(80)
+    seed = 82
     code = SMALL + LOADER + (
         "optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.3)\n"
+        "model.eval()\n"
+        "torch.manual_seed(seed)\n"
         "loss, acc = train_epoch(model, loader, optimizer, nn.BCEWithLogitsLoss())\n"
         "result = {'loss': float(loss), 'acc': float(acc),\n"
         "          'state': {k: v for k, v in model.state_dict().items() if not k.startswith('bert.')}}")
-    out = student.run(code, stand_ins=HEAD, width=12, hidden=5, dropout=0.0, head_state=head_state,
-                      features=features, masks=masks, labels=labels, batch_size=8, shuffle=False)
+    out = student.run(code, stand_ins=HEAD, width=12, hidden=5, dropout=0.5, head_state=head_state,
+                      features=features, masks=masks, labels=labels, batch_size=8, shuffle=False, seed=seed)
+    model.dropout.p = 0.5
+    items = [{"features": f, "attention_mask": m, "labels": y} for f, m, y in zip(features, masks, labels)]
+    loader = torch.utils.data.DataLoader(items, batch_size=8, shuffle=False)
     optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.3)
-    criterion = nn.BCEWithLogitsLoss()
-    model.train()
-    losses, accs = [], []
-    for start in range(0, len(labels), 8):
-        logits = model(features=features[start:start + 8], attention_mask=masks[start:start + 8]).squeeze(1)
-        loss = criterion(logits, labels[start:start + 8])
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-        accs.append(ref.binary_accuracy(logits.detach(), labels[start:start + 8]).item())
-    expect(abs(out["loss"] - sum(losses) / 3) < 1e-4,
-           f"train_epoch's loss should be the mean of the batch losses: got {out['loss']:.4f}, expected "
-           f"{sum(losses) / 3:.4f}")
-    expect(abs(out["acc"] - sum(accs) / 3) < 1e-4,
-           f"train_epoch's accuracy should be the mean of the batch accuracies: got {out['acc']:.4f}, "
-           f"expected {sum(accs) / 3:.4f}")
+    model.eval()
+    torch.manual_seed(seed)
+    loss, acc = ref.train_epoch(model, loader, optimizer, nn.BCEWithLogitsLoss())
+    expect(abs(out["loss"] - loss) < 1e-4,
+           f"train_epoch's loss differs from the reference by {abs(out['loss'] - loss):.3g}: it should be the "
+           f"mean of the batch losses, with the model in training mode (dropout on)")
+    expect(abs(out["acc"] - acc) < 1e-4,
+           f"train_epoch's accuracy differs from the reference by {abs(out['acc'] - acc):.3g}: it should be the "
+           f"mean of the batch accuracies")
     for name, tensor in model.state_dict().items():
         if not name.startswith("bert."):
-            expect_close(out["state"][name], tensor, f"head parameter {name} after one epoch of SGD (for each "
-                         "batch: zero the gradients, forward, loss, backward, step)", rtol=1e-4, atol=1e-5)
+            expect_close(out["state"][name], tensor, f"head parameter {name} after one epoch of SGD in training "
+                         "mode (model.train(); for each batch: zero the gradients, forward, loss, backward, step)",
+                         rtol=1e-4, atol=1e-5)
 
 
 @question("train_eval_loops_tests", points=1)
@@ -332,11 +337,19 @@ def test_trained_head_beats_threshold(student):
 # The grader chooses everything predict_sentiment's answer depends on: a word-level tokenizer over its own
 # vocabulary (real `tokenizers`/`transformers` classes, built from the same source text in both processes),
 # BERT's weights and the head's weights. The kernel reports only probabilities.
-TOKENIZER = ("from tokenizers import Tokenizer, models, pre_tokenizers\n"
+# The tokenizer behaves like the BERT tokenizer the notebook gives students: its special tokens ([PAD],
+# [UNK], [CLS], [SEP], [MASK]) have ids and names, calling it wraps a sentence in [CLS] ... [SEP], and
+# tokenize / convert_tokens_to_ids / cls_token_id / sep_token_id work as they do on BertTokenizerFast.
+TOKENIZER = ("from tokenizers import Tokenizer, models, pre_tokenizers, processors\n"
              "from transformers import PreTrainedTokenizerFast\n"
              "core = Tokenizer(models.WordLevel(vocab, unk_token='[UNK]'))\n"
              "core.pre_tokenizer = pre_tokenizers.Whitespace()\n"
-             "tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token='[UNK]', pad_token='[PAD]')\n")
+             "core.post_processor = processors.TemplateProcessing(\n"
+             "    single='[CLS] $A [SEP]', pair='[CLS] $A [SEP] $B:1 [SEP]:1',\n"
+             "    special_tokens=[('[CLS]', vocab['[CLS]']), ('[SEP]', vocab['[SEP]'])])\n"
+             "tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token='[UNK]', pad_token='[PAD]',\n"
+             "                                    cls_token='[CLS]', sep_token='[SEP]', mask_token='[MASK]')\n")
+SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 PREDICT_BERT = dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=20,
                     max_position_embeddings=64)
 PREDICT = (TOKENIZER +
@@ -357,7 +370,7 @@ def predict_problem(bias):
     from transformers import BertConfig, BertModel
     ref = __import__("autograder.transformers.helpers", fromlist=["reference"]).reference()
     words = sorted({w for s in SENTENCES for w in s.split()})
-    vocab = {"[PAD]": 0, "[UNK]": 1, **{w: i + 2 for i, w in enumerate(words)}}
+    vocab = {**{token: i for i, token in enumerate(SPECIAL)}, **{w: i + len(SPECIAL) for i, w in enumerate(words)}}
     namespace = {"vocab": vocab}
     exec(TOKENIZER, namespace)
     config = dict(PREDICT_BERT, vocab_size=len(vocab))
@@ -384,20 +397,33 @@ def test_returns_probability(student):
         out = student.run(PREDICT, stand_ins=("BERTGRUSentiment",), **inputs)
         got = out["p"]
         expect(all(isinstance(p, float) for p in got), "predict_sentiment must return a Python float")
-        expect(all(0.0 <= p <= 1.0 for p in got), f"predict_sentiment must return a probability in [0, 1] "
-                                                  f"(apply a sigmoid to the logit); got {[round(p, 3) for p in got]}")
+        outside = sum(not 0.0 <= p <= 1.0 for p in got)
+        expect(not outside, f"predict_sentiment must return a probability in [0, 1] (apply a sigmoid to the logit); "
+                            f"{outside} of {len(got)} predictions were outside")
         worst = max(abs(a - b) for a, b in zip(got, expected))
         expect(len(got) == len(expected) and worst < 1e-5,
-               f"predicted probabilities differ from the reference by up to {worst:.3g} "
-               f"(tokenize the sentence, run the model, sigmoid)")
+               f"predicted probabilities differ from the reference by up to {worst:.3g} (the model in eval mode, "
+               f"the sentence tokenized by calling the tokenizer, which adds [CLS] and [SEP], then a sigmoid)")
 
 
 @question("predict_sentiment_tests", points=1)
 def test_eval_mode(student):
-    inputs, expected = predict_problem(0.3)
-    out = student.run(PREDICT, stand_ins=("BERTGRUSentiment",), **inputs)
-    expect(isinstance(out["again"], float) and abs(out["again"] - out["p"][0]) < 1e-6,
+    # Only the mode, whatever the tokenization: the model arrives in training mode (dropout 0.5 before the
+    # output layer), and the grader gives it two heads that differ only in the output bias (0.3 and -0.9).
+    # In eval mode the logit is out(final state) with no dropout after it, so for every sentence the two
+    # logits differ by exactly the bias gap, 1.2, however the sentence was tokenized; with dropout on they
+    # do not, nor do the answers repeat. A tokenization mistake is test_returns_probability's to charge.
+    runs = []
+    for bias in (0.3, -0.9):
+        inputs, _ = predict_problem(bias)
+        runs.append(student.run(PREDICT, stand_ins=("BERTGRUSentiment",), **inputs))
+    values = [p for out in runs for p in out["p"] + [out["again"]]]
+    expect(all(isinstance(p, float) and 0.0 < p < 1.0 for p in values),
+           "predict_sentiment must return a probability strictly between 0 and 1 (a sigmoid of the logit)")
+    expect(all(abs(out["again"] - out["p"][0]) < 1e-6 for out in runs),
            "two predictions for the same sentence differ: predict_sentiment must put the model in eval mode")
-    worst = max(abs(float(a) - b) for a, b in zip(out["p"], expected))
-    expect(len(out["p"]) == len(expected) and worst < 1e-5,
-           f"predictions differ from the eval-mode reference by up to {worst:.3g} (model.eval() turns dropout off)")
+    gaps = [math.log(a / (1 - a)) - math.log(b / (1 - b)) for a, b in zip(runs[0]["p"], runs[1]["p"])]
+    worst = max(abs(gap - 1.2) for gap in gaps)
+    expect(len(gaps) == len(SENTENCES) and worst < 1e-4,
+           f"with output biases 0.3 and -0.9 the logits behind your probabilities should differ by exactly 1.2 "
+           f"(eval mode: no dropout before the output layer); they are off by up to {worst:.3g}")

@@ -2,6 +2,7 @@
 
 question: bert_gru_sentiment_tests
 replaces: bert_gru_sentiment
+contract: every BERT parameter has requires_grad = False
 """
 
 

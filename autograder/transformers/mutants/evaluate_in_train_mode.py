@@ -2,6 +2,7 @@
 
 question: train_eval_loops_tests
 replaces: train_eval_loops
+contract: evaluate puts the model in eval mode
 """
 
 

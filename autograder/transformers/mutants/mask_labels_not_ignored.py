@@ -2,6 +2,7 @@
 
 question: mask_inputs_tests
 replaces: mask_inputs
+contract: labels are -100 where nothing was selected
 """
 
 

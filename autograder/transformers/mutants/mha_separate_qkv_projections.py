@@ -3,6 +3,7 @@ skeleton asks for, so the grader cannot load the reference weights into it.
 
 question: multi_head_attention_tests
 replaces: multi_head_attention
+contract: one qkv_proj layer laid out [Q | K | V], and o_proj
 """
 
 

@@ -3,6 +3,7 @@ whose id is vocab_size.
 
 question: mini_bert_tests
 replaces: mini_bert
+contract: the embedding has vocab_size + 1 rows, the last for [MASK]
 """
 
 

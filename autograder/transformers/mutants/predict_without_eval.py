@@ -2,6 +2,7 @@
 
 question: predict_sentiment_tests
 replaces: predict_sentiment
+contract: predict_sentiment runs the model in eval mode
 """
 
 

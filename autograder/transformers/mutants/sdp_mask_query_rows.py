@@ -2,6 +2,7 @@
 
 question: scaled_dot_product_tests
 replaces: scaled_dot_product
+contract: the mask hides the padded key columns
 """
 
 
