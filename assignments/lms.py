@@ -67,8 +67,8 @@ def colab_problems(root: Path = REPO) -> list[str]:
         return [str(error)]
     if PLACEHOLDERS.search(pattern):
         return [f"[tool.course] colab_url in pyproject.toml is still a placeholder ({pattern}); set it to "
-                "where students open the release notebooks: https://colab.research.google.com/github/"
-                "OWNER/REPO/blob/BRANCH/release/{assignment}/{notebook} with your repository's names"]
+                "where students open the release notebooks: Colab's GitHub link pattern for your repository, "
+                "branch and release/{assignment}/{notebook} (README, Publish)"]
     return []
 
 

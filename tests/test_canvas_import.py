@@ -107,7 +107,7 @@ def test_ungraded_written_answers_can_leave_canvas_as_it_is(run):
 
 def test_per_question_columns_are_new_canvas_assignments_so_only_on_request(run):
     imported = canvas_import(export_canvas(run, run.parent / "export.csv", per_question=True), GRADEBOOK_EXPORT)
-    assert imported["created"] == ["Homework 1: Attention", "Homework 1: Mha", "Homework 1: Attention (written)"]
+    assert imported["created"] == ["Homework 1: Attention", "Homework 1: MHA", "Homework 1: Attention (written)"]
 
 
 # ---------------------------------------------------------------- late policy and excused questions
@@ -137,6 +137,6 @@ def test_penalty_and_excused_questions_change_every_total_the_same_way():
     from assignments.exports import feedback
 
     md = feedback.feedback_markdown(late)
-    assert "## Mha: excused" in md and "Late penalty: −0.6 points (1 day(s) late" in md and "Score: 5.4 / 6" in md
+    assert "## MHA: excused" in md and "Late penalty: −0.6 points (1 day(s) late" in md and "Score: 5.4 / 6" in md
     with pytest.raises(ValueError, match="not questions"):
         adjust.apply(results, roster, policy, ["no_such_question"])

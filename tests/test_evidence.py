@@ -38,7 +38,8 @@ def evidence_cell(nb):
 def test_the_source_names_evidence_for_every_run_dependent_question():
     wanted = {a: notebooks.evidence_cells(resolve(a).source_notebook()) for a in
               ("transformers", "rnn_attention", "transfer_lm")}
-    assert wanted["transformers"] == {"own_reviews_written": ("train_sentiment", "own_reviews_run")}
+    assert wanted["transformers"] == {"own_reviews_written": ("train_sentiment", "own_reviews_run"),
+                                      "exploration_written": ("load_data_and_bert", "train_sentiment")}
     assert set(wanted["rnn_attention"]) == {"more_data_written", "failure_modes_written", "attention_speed_written",
                                             "bert_frozen_written", "corpus_written", "clip_prompting_written"}
     assert wanted["transfer_lm"] == {QUESTION: (CELL,)}

@@ -246,7 +246,7 @@ def test_canvas_leaves_ungraded_students_empty_when_asked_and_adds_questions_on_
     opts = canvas.CanvasOptions(HOMEWORK, ungraded_written="omit", per_question=True)
     table = read_csv(canvas.write_canvas_csv(results + [graded], tmp_path / "canvas.csv", opts))
     assert "3 student(s) have written answers not graded yet" in capsys.readouterr().out
-    assert table[0][5:] == ["Homework 1 (4821)", "Homework 1: Attention", "Homework 1: Mha",
+    assert table[0][5:] == ["Homework 1 (4821)", "Homework 1: Attention", "Homework 1: MHA",
                             "Homework 1: Attention (written)"]
     assert table[1][5:] == ["8", "3", "2", "3"]
     assert [row[5] for row in table[2:]] == ["", "", "", "7.5"]

@@ -172,9 +172,10 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
         label = wait_for(lambda: driver.find_elements(By.XPATH, f"//*[contains(text(), \"Student's own run: output "
                                                                 f"of cell {cell}\")]"), "the evidence label")
         # formgrader's stylesheet scrolls smoothly: jump instead, and wait until the label is in view.
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", label[0])
-        wait_for(lambda: driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
-                                               "return r.top > 0 && r.bottom < window.innerHeight;", label[0]),
+        # The jump is repeated while waiting: a late layout change (an image decoding) can move the label.
+        wait_for(lambda: driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'}); "
+                                               "const r = arguments[0].getBoundingClientRect(); "
+                                               "return r.bottom > 0 && r.top < window.innerHeight;", label[0]),
                  "the evidence to scroll into view")
         page = driver.page_source
         box = page.index(f'id="{evidence_for}"')

@@ -27,9 +27,10 @@ from tests.helpers import isolation_unavailable
 
 A = "transformers"
 RUN = 20
-# Tests whose messages used to quote a raw reply value: the echo must make each of them fail.
-QUOTING_TESTS = {"test_mha_parameters", "test_block_structure", "test_mini_bert_structure_and_shape",
-                 "test_bert_frozen_head_learns"}
+# Tests whose messages used to quote a raw reply value: the echo must make each of them fail. (The block and
+# MiniBERT structure tests no longer read structure from replies: they load the grader's weights and compare
+# outputs, so an echo fails them as any wrong answer does, or not at all.)
+QUOTING_TESTS = {"test_mha_parameters", "test_bert_frozen_head_learns"}
 
 
 def squeeze(text: str) -> str:

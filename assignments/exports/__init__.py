@@ -116,7 +116,12 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
         from ..grading.nbgrader_door import prepare_course
 
         print(f"nbgrader: this run has no gradebook yet; generating {assignment} in {root}")
-        prepare_course(assignment, root)
+        try:
+            prepare_course(assignment, root)
+        except (OSError, RuntimeError) as error:   # e.g. an assignment without a source folder here
+            if strict:
+                raise
+            _report(problems, f"nbgrader: no gradebook could be made for {assignment} in {root}: {error}")
     db_url = db_url or default_db_url(root)
     graded = results   # the grader's own scores: what goes into the gradebook's auto_score
     try:
