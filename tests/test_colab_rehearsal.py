@@ -37,7 +37,7 @@ ONLINE_LINES = {
 }
 # The line each notebook prints on a runtime without a GPU (this rehearsal has none): what it shrinks or keeps.
 CPU_LINES = {
-    "transformers": r"CPU RUNTIME \(no GPU\): Part 3 uses \d+ training and \d+ test reviews cut to 128 tokens",
+    "transformers": r"CPU RUNTIME \(no GPU\): Part 3 uses [\d,]+ training and [\d,]+ test reviews cut to 128 tokens",
     "rnn_attention": r"CPU RUNTIME \(no GPU\): Part 4's two experiments keep their sizes",
     "transfer_lm": r"CPU RUNTIME \(no GPU\): pre-training sees the first 4,800 windows of WikiText-2 for 2 epochs",
 }
