@@ -1,6 +1,6 @@
 """``requirements.lock``: the exact versions the tests ran with, for the images that grade elsewhere.
 
-``pyproject.toml`` states ranges (``torch>=2.1``), so every Gradescope image build would install whatever
+``pyproject.toml`` states ranges (``torch>=2.9``), so every Gradescope image build would install whatever
 is newest that day, versions no test has seen. ``course lock`` writes the versions installed in this
 environment for the project's dependencies and everything they pull in (markers evaluated here), one
 ``name==version`` per line; the Gradescope bundle installs exactly those, and a test fails when the

@@ -5,7 +5,7 @@ The release notebooks load checkpoints with ``from_pretrained("<id>")`` and data
 answer those calls from their caches, so a cache filled here lets the notebooks' online branch run
 unchanged on a machine without network. Nothing in the notebooks knows about this module.
 
-How each library resolves an offline load (checked on transformers 4.57 / 5.x, datasets 3.6 / 5.x):
+How each library resolves an offline load (checked on transformers 4.57 / 5.x, datasets 4.0 / 5.x):
 
 * models and tokenizers go through huggingface_hub's cache, ``$HF_HUB_CACHE/models--<org>--<name>/``,
   with the files under ``snapshots/<commit>/`` and the commit written in ``refs/main``;

@@ -2,8 +2,9 @@
 
 - ``COURSE_REQUIRE_ISOLATION=1`` (.ci/run sets it): a test that needs isolation this machine cannot give
   (``helpers.isolation_unavailable``, or the ``needs_isolation`` mark) fails instead of skipping.
-- ``old_end``: tests that run only in ``make rehearsal-old`` (``make test`` deselects them with
-  ``-m "not old_end"``), where the same behaviour is covered more cheaply in ``make test``.
+- ``previous_runtime``: tests that run in ``make rehearsal-previous``, at Colab's previous runtime
+  (``make test`` deselects them with ``-m "not previous_runtime"``): the rehearsal's notebooks end to end,
+  and grading tests too slow for ``make test`` whose behaviour ``make test`` covers more cheaply.
 - ``nbgrader_class``: one real ``nbgrader autograde`` run shared by test_nbgrader_door.py and
   test_repair.py (both in the xdist group ``nbgrader_class``, so one worker grades it once).
 - ``toy_assignment``: the toy assignment (fixtures/toy.py), built once per worker.
@@ -20,7 +21,8 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "needs_isolation(missing): the test needs isolation the machine may "
                                        "lack; skipped (or failed, with COURSE_REQUIRE_ISOLATION=1) when "
                                        "missing names what is missing")
-    config.addinivalue_line("markers", "old_end: runs in `make rehearsal-old` only; `make test` deselects it")
+    config.addinivalue_line("markers", "previous_runtime: runs in `make rehearsal-previous`; `make test` "
+                                       "deselects it")
 
 
 def pytest_runtest_setup(item):

@@ -340,7 +340,7 @@ def test_variants_are_packed_one_per_answer_cell_per_notebook():
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_variants_keep_full_marks_in_the_standalone_door(assignment, tmp_path):
     """The trusted door on every push (make test); both doors, real nbgrader included, in the test below,
-    which CI runs in make rehearsal-old (about 100 s of nbgrader per assignment)."""
+    which CI runs in make rehearsal-previous (about 100 s of nbgrader per assignment)."""
     if len(selftest.variants(assignment)) < 5:
         pytest.skip(f"{assignment} has {len(selftest.variants(assignment))} variants; at least 5 are due")
     graded = selftest.grade_variant_packs(assignment, tmp_path, doors=("standalone",))
@@ -348,7 +348,7 @@ def test_variants_keep_full_marks_in_the_standalone_door(assignment, tmp_path):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.old_end
+@pytest.mark.previous_runtime
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_variants_keep_full_marks_in_both_doors(assignment, tmp_path):
     """Correct answers written differently score full marks in the standalone door and in real

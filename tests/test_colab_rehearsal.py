@@ -3,14 +3,19 @@
 Student mode means no NBGRADER_EXECUTION, so every notebook takes its online branch: the unchanged
 `from_pretrained("<id>")` / `load_dataset("<id>")` calls are answered offline by the stand-in hub
 (assignments/standin_hub.py). Sizes are the notebooks' own Colab settings; only the data the hub serves
-is small. CPU only. Run it at both ends of the supported version range: `make rehearsal rehearsal-old`.
+is small. CPU only. Run it at Colab's runtimes, each built from its pins file in tests/colab_runtimes/:
+`make rehearsal` (the current one, every test here) and `make rehearsal-previous` (the tests marked
+previous_runtime).
 """
 from __future__ import annotations
 
 import base64
 import copy
 import json
+import os
+import platform
 import re
+from importlib import metadata
 from datetime import datetime
 from pathlib import Path
 
@@ -175,9 +180,49 @@ def assert_online(assignment: str, text: str) -> None:
                                           f"{pattern!r}; it did not")
 
 
+def pins(path: Path) -> tuple[str, dict[str, str]]:
+    """(the Python version, {distribution: version pattern}) of a pins file in tests/colab_runtimes/."""
+    text = path.read_text(encoding="utf-8")
+    python = re.search(r"^# python: *(\S+)", text, re.M).group(1)
+    pinned = dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", text, re.M))
+    return python, pinned
+
+
+def _matches(version: str, pattern: str) -> bool:
+    """`2.11.0+cu130` matches `2.11.0`; `4.57.6` matches `4.57.*`."""
+    version = version.split("+")[0]
+    if pattern.endswith(".*"):
+        return version.startswith(pattern[:-1])
+    return version == pattern
+
+
+@pytest.mark.previous_runtime
+def test_the_rehearsal_runs_at_the_versions_of_its_pins_file():
+    """`make rehearsal` and `make rehearsal-previous` name their pins file in COLAB_PINS; what this
+    interpreter has must be what that file says, or the rehearsal rehearses some other runtime."""
+    if not os.environ.get("COLAB_PINS"):
+        pytest.skip("run through `make rehearsal` or `make rehearsal-previous`, which name the pins file")
+    python, pinned = pins(Path(os.environ["COLAB_PINS"]))
+    wrong = [f"{name} {metadata.version(name)} (pinned {pattern})" for name, pattern in pinned.items()
+             if not _matches(metadata.version(name), pattern)]
+    if not platform.python_version().startswith(python + "."):
+        wrong.append(f"Python {platform.python_version()} (pinned {python})")
+    assert not wrong, f"this environment is not the runtime {os.environ['COLAB_PINS']} describes: {wrong}"
+
+
+def with_install_report(nb):
+    """`nb` with a cell after the setup cell that prints what the setup cell had to install."""
+    nb.cells.insert(2, nbformat.v4.new_code_cell('print(f"setup cell installed: {_missing}")'))
+    return nb
+
+
+@pytest.mark.previous_runtime
 @pytest.mark.parametrize("assignment", sorted(ONLINE_LINES))
 def test_notebook_runs_its_online_branch_end_to_end_in_student_mode(assignment, hub, tmp_path, monkeypatch):
-    result = rehearse(student_notebook(assignment), hub, tmp_path, monkeypatch)
+    result = rehearse(with_install_report(student_notebook(assignment)), hub, tmp_path, monkeypatch)
+    assert "setup cell installed: []" in result["text"], (
+        f"{assignment}: on this runtime the setup cell should install nothing (Colab has every library), "
+        f"but it printed: {next(l for l in result['text'].splitlines() if 'setup cell installed' in l)}")
     assert_online(assignment, result["text"])
     assert re.search(CPU_LINES[assignment], result["text"]), (
         f"{assignment}: without a GPU the notebook should announce its CPU configuration ({CPU_LINES[assignment]!r})")

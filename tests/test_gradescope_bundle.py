@@ -135,9 +135,9 @@ def test_bundle_picks_the_lms_renamed_notebook_among_two(bundle):
 
 # Each graded once for the module: two students with one mistake each (on different questions) and a hostile
 # one whose first answer cell ends its own kernel with os._exit (tests/fixtures/hostile/os_exit.py). The
-# hostile one runs at the old end only (`make rehearsal-old`; `make test` deselects `old_end`): the
+# hostile one runs at the old end only (`make rehearsal-previous`; `make test` deselects `previous_runtime`): the
 # standalone door's handling of os_exit is tested on every payload in tests/test_standalone.py.
-STUDENTS = ["first mutant", "second mutant", pytest.param("hostile os_exit", marks=pytest.mark.old_end)]
+STUDENTS = ["first mutant", "second mutant", pytest.param("hostile os_exit", marks=pytest.mark.previous_runtime)]
 
 
 def buggy_and_hostile_notebooks() -> dict[str, tuple[str, bytes]]:
