@@ -74,10 +74,16 @@ def regenerated(tmp_path_factory):
     return area, data
 
 
+# The tests that read the regenerated release run on one xdist worker: the pipeline takes minutes, and a second
+# worker asking for it would only wait on the lock above while it could be running other tests.
+RELEASE_GROUP = pytest.mark.xdist_group("release")
+
+
 def problems_of(assignment: str, problems: list[str]) -> list[str]:
     return [p for p in problems if p.startswith(f"{assignment}:") or f"/{assignment}/" in p.split(":")[0]]
 
 
+@RELEASE_GROUP
 @pytest.mark.parametrize("assignment", default().order)
 def test_pipeline_succeeds_on_the_source(assignment, regenerated):
     """Hygiene, generate_assignment, leak scan, validate (all pass) and --invert (none pass), solutions."""
@@ -89,6 +95,7 @@ def test_pipeline_succeeds_on_the_source(assignment, regenerated):
         "the pipeline stopped before this assignment was done:\n" + "\n".join(data["problems"])
 
 
+@RELEASE_GROUP
 @pytest.mark.parametrize("assignment", default().order)
 def test_no_drift(assignment, regenerated):
     area, data = regenerated
@@ -101,6 +108,7 @@ def test_no_drift(assignment, regenerated):
     assert not problems, "\n".join(problems) + "\nrun `course release` and commit release/ and solutions/"
 
 
+@RELEASE_GROUP
 @pytest.mark.parametrize("assignment", default().order)
 def test_solution_outputs_reproduce(assignment, regenerated, tmp_path):
     """`course release`, and so `course demo`, rewrites the committed solutions/ with the same bytes: executing
