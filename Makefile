@@ -59,7 +59,7 @@ rehearsal: .venv-colab-current/.installed
 PREVIOUS_RUNTIME_TESTS := $(REHEARSAL) tests/test_autograder_selftest.py tests/test_gradescope_bundle.py
 
 rehearsal-previous: .venv-colab-previous/.installed
-	COLAB_PINS=$(COLAB_RUNTIMES)/previous.txt .venv-colab-previous/bin/python -m pytest -n $(PYTEST_WORKERS) \
+	COLAB_PINS=$(COLAB_RUNTIMES)/previous.txt REHEARSE_OPTIONAL_PARTS=0 .venv-colab-previous/bin/python -m pytest -n $(PYTEST_WORKERS) \
 	  --dist loadgroup --durations=5 -m previous_runtime $(PREVIOUS_RUNTIME_TESTS)
 
 release: venv

@@ -184,6 +184,13 @@ class Assignment:
         return self.suite_dir / "shortcuts"
 
     @property
+    def optional_answers_path(self) -> Path:
+        """Model answers of the optional, ungraded questions (staff only), ``autograder/<name>/optional_answers.md``:
+        not beside the source notebook, whose folder ships to students whole. ``course release`` copies them
+        into ``solutions/<name>/model_answers.md`` (``release/solutions.py``)."""
+        return self.suite_dir / "optional_answers.md"
+
+    @property
     def variants_dir(self) -> Path:
         """Correct answers written differently, in the mutants' format (each must keep full marks)."""
         return self.suite_dir / "variants"
