@@ -327,15 +327,28 @@ def _exit_code(wait_status):
     return 128 - code if code < 0 else code & 0xFF
 
 
+def mount_private_proc(status):
+    """A /proc of the sandbox's PID namespace alone, with hidepid where the kernel has it (``invisible``
+    since Linux 5.8, ``2`` before): the kernel's uid then cannot even list init and the launcher (root),
+    let alone read their command lines. The host's /proc is never touched."""
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    for options in ("hidepid=invisible", "hidepid=2", None):
+        try:
+            mount("proc", "/proc", "proc", flags, options)
+        except OSError as error:
+            if options is None:
+                status["notes"].append(f"private /proc not mounted ({error}); other processes stay visible")
+            continue
+        status["proc"] = True
+        status["hidepid"] = options is not None
+        return
+
+
 def run_init(cfg, status, status_fd, start_kernel=None):
     """PID 1 of the sandbox: fresh /proc, then the kernel as its only child."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if status.get("pid") and status.get("mount"):
-        try:
-            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-            status["proc"] = True
-        except OSError as error:
-            status["notes"].append(f"private /proc not mounted ({error}); other processes stay visible")
+        mount_private_proc(status)
     kernel = os.fork()
     if kernel == 0:
         try:
