@@ -47,9 +47,10 @@ class Job:
 class GraderBudget:
     """What one grader process may use (its student's kernel is bounded separately by limits.Limits)."""
 
-    # The whole submission in one grader process: limits.Limits.total_timeout (300 s) for the kernel's
-    # notebook and calls, plus starting Python and torch, plus the grader's own share of the tests.
-    wall_seconds: float = 600.0
+    # The whole submission in one grader process: limits.Limits.total_wall_timeout (450 s, the wall-clock
+    # ceiling beside the kernel's 300 CPU seconds) for the kernel's notebook and calls, plus starting
+    # Python and torch, plus the grader's own share of the tests.
+    wall_seconds: float = 750.0
     # Resident memory of the grader process itself (not its kernel): torch and the suite take ~0.5 GB.
     memory_bytes: int = 4 * GiB
     # A test still running this many CPU seconds after its own budget (suite.TEST_BUDGET_S or its

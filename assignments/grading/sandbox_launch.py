@@ -4,12 +4,15 @@
 
 Standard library only, because it runs before (and around) the student's kernel. Three processes:
 
-- **launcher** (this script): enters new Linux namespaces (mount, network, PID, IPC; plus a user namespace
-  when not root), hides the repository, the grader's home, the submissions folder and the system's
-  temporary folders under empty tmpfs mounts, binds back only what the kernel needs (the Python
-  installation and the scratch folder), makes every other mount read-only, then forks
+- **launcher** (this script): joins the sandbox's cgroup where the grader made one (before it forks
+  anything, so every process of the sandbox starts there), enters new Linux namespaces (mount, network,
+  PID, IPC; plus a user namespace when not root), hides the repository, the grader's home, the
+  submissions folder and the system's temporary folders under empty tmpfs mounts, binds back only what
+  the kernel needs (the Python installation and the scratch folder), makes every other mount read-only,
+  then forks
 - **init** (PID 1 of the new PID namespace): mounts a fresh ``/proc`` that shows only the sandbox's own
-  processes, forwards SIGINT to the kernel, reaps orphans; when it exits the kernel dies with it
+  processes (with ``hidepid`` where the kernel has it, which hides even init from the kernel's uid),
+  forwards SIGINT to the kernel, reaps orphans; when it exits the kernel dies with it
 - **kernel**: resource limits, drops to an unprivileged user (the sandbox's own uid when the grader is
   root; an empty capability set in a user namespace otherwise), writes a status report for the grader on an
   inherited pipe, and execs ``python -m ipykernel_launcher``.
@@ -406,11 +409,27 @@ def wait_for(child, lifeline):
             continue
 
 
+def join_cgroup(cfg, status):
+    """Into the sandbox's cgroup (the grader made it, ``cgroups.py``) before anything is forked, so every
+    process of the sandbox starts there; ``status["cgroup"]`` says whether it holds them all."""
+    files = cfg.get("cgroup_procs") or []
+    for path in files:
+        try:
+            with open(path, "w") as procs:
+                procs.write(str(os.getpid()))
+        except OSError as error:
+            status["notes"].append(f"the sandbox's cgroup could not be joined ({error.strerror})")
+            return
+    status["cgroup"] = bool(files)
+
+
 def launch(cfg, lifeline=None, start_kernel=None):
     """Everything above, in this process (the launcher); returns the exit status for the grader."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     status_fd = cfg["status_fd"]
-    status = {"notes": [], "hidden": [], "readonly_root": False, "proc": False, "user_namespace": False}
+    status = {"notes": [], "hidden": [], "readonly_root": False, "proc": False, "user_namespace": False,
+              "cgroup": False}
+    join_cgroup(cfg, status)
     got = enter_namespaces(status) if cfg["isolate"] and cfg["namespaces"] else set()
     if not cfg["isolate"]:
         status["notes"].append("isolation switched off by the grader")
