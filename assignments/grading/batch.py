@@ -72,12 +72,18 @@ def grade_one(assignment: str, job: Job, skip_tests=(), test_log=None) -> Submis
                             skip_tests=skip_tests, test_log=test_log)
 
 
-def _grader_main(grader, assignment: str, job: Job, skip: list[str], folder: str, zygote: str = "") -> None:
+def _grader_main(grader, assignment: str, job: Job, skip: list[str], folder: str, zygote: str = "",
+                 switches: dict | None = None) -> None:
     """Entry point of a grader process: grade, then write the record where the supervisor reads it."""
     import resource
 
     from .warm_kernels import ZYGOTE_ENV
 
+    for name, value in (switches or {}).items():   # as the batch saw them (_sandbox_switches)
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     tempfile.tempdir = str(Path(folder) / "tmp")   # sandbox scratch lands here: removed even after a kill
     if zygote:
         os.environ[ZYGOTE_ENV] = zygote   # this process's kernels are forked from the batch's zygote
@@ -130,6 +136,17 @@ def _cpu_seconds(pid: int) -> float:
 # builds (every suite does), about 2; the BERT model the oracles of two suites build, about 1.5.
 PRELOAD = ["assignments.grading.standalone", "jupyter_client", "zmq", "torch._dynamo",
            "transformers.models.bert.modeling_bert"]
+
+
+def _sandbox_switches() -> dict:
+    """The environment switches that choose how sandboxes are made (no namespaces, no cgroup), as they are
+    now. Grader processes are forked from a fork server that keeps the environment of the moment it
+    started (the first batch of this process), so each is handed these as its own batch sees them: a
+    batch run in the forced fallback after one with namespaces is graded in the fallback."""
+    from .cgroups import NO_CGROUP_ENV
+    from .kernel_process import NO_NAMESPACES_ENV
+
+    return {name: os.environ.get(name) for name in (NO_NAMESPACES_ENV, NO_CGROUP_ENV)}
 
 
 def _grader_context():
@@ -188,6 +205,7 @@ class _Supervisor:
         self.assignment, self.grader, self.budget, self.work = assignment, grader, budget, work
         self.zygote = zygote
         self.context = _grader_context()
+        self.switches = _sandbox_switches()
 
     def start(self, sub: _Submission) -> None:
         if not sub.processes:
@@ -200,7 +218,8 @@ class _Supervisor:
         sub.test, sub.log_offset = None, 0
         sub.process = self.context.Process(
             target=_grader_main,
-            args=(self.grader, self.assignment, sub.job, list(sub.skip), str(sub.folder), self.zygote),
+            args=(self.grader, self.assignment, sub.job, list(sub.skip), str(sub.folder), self.zygote,
+                  self.switches),
             name=f"grader-{sub.job.student}", daemon=True)
         sub.process.start()
         sub.started = time.monotonic()
