@@ -53,7 +53,7 @@ def cgroup_or_skip(mode):
 
 
 @pytest.fixture
-def box(request, mode):
+def box(mode):
     cgroup_or_skip(mode)
     with fallback.mode(mode):
         sandbox = Sandbox(b'{"cells": []}', "s.ipynb", limits=LIMITS)
