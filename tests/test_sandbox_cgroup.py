@@ -118,9 +118,9 @@ def test_no_cgroup_where_switched_off(monkeypatch):
 
 
 def test_a_cgroup_left_by_a_killed_grader_is_swept():
-    if SandboxCgroup.create(10, 2 ** 30) is None:
-        pytest.skip("no cgroup can be made here")
     made = SandboxCgroup.create(10, 2 ** 30)
+    if made is None:
+        pytest.skip("no cgroup can be made here")
     parent = made.unique_folders[0].parent
     made.remove()
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,

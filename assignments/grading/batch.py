@@ -149,6 +149,14 @@ def _sandbox_switches() -> dict:
     return {name: os.environ.get(name) for name in (NO_NAMESPACES_ENV, NO_CGROUP_ENV)}
 
 
+def _sweep_cgroups() -> None:
+    """A grader process killed for its budget could not remove its sandbox's cgroup; the next sandbox
+    made beside it does, and so does the batch when it ends (cgroups.py)."""
+    from .cgroups import sweep_dead
+
+    sweep_dead()
+
+
 def _grader_context():
     """Grader processes are forked from a fork server: a clean interpreter started for the purpose (nothing
     inherited from the CLI) that has imported PRELOAD and started no threads. Each submission still gets a
@@ -388,6 +396,7 @@ def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | 
         if zygote is not None:
             zygote.close()
         shutil.rmtree(work, ignore_errors=True)
+        _sweep_cgroups()
     if progress:
         print(f"graded {len(jobs)} submission(s) of {assignment} in {time.perf_counter() - started:.1f} s "
               f"with {workers} worker(s)")

@@ -265,15 +265,25 @@ def _empty_and_remove(folder: Path, patience: float = 5.0) -> None:
             time.sleep(0.02)
 
 
-def sweep(parent: Path) -> None:
-    """Remove the sandbox cgroups under ``parent`` whose grader process is gone (killed before teardown)."""
+def stale(parent: Path) -> list[Path]:
+    """The sandbox cgroups under ``parent`` whose grader process is gone (killed before its teardown)."""
     try:
-        names = [entry.name for entry in os.scandir(parent) if entry.name.startswith(PREFIX) and entry.is_dir()]
+        entries = [entry for entry in os.scandir(parent) if entry.name.startswith(PREFIX) and entry.is_dir()]
     except OSError:
-        return
-    for name in names:
-        if not _owner_alive(name):
-            _empty_and_remove(parent / name, patience=1.0)
+        return []
+    return [parent / entry.name for entry in entries if not _owner_alive(entry.name)]
 
 
-__all__ = ["SandboxCgroup", "Hierarchy", "NO_CGROUP_ENV", "discover", "preferred", "sweep"]
+def sweep(parent: Path) -> None:
+    """Empty and remove ``stale(parent)``."""
+    for folder in stale(parent):
+        _empty_and_remove(folder, patience=1.0)
+
+
+def sweep_dead() -> None:
+    """``sweep`` wherever this process would make a sandbox's cgroup (the batch, when it ends)."""
+    for hierarchy in preferred(discover()):
+        sweep(hierarchy.own)
+
+
+__all__ = ["SandboxCgroup", "Hierarchy", "NO_CGROUP_ENV", "discover", "preferred", "stale", "sweep", "sweep_dead"]
