@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from assignments.grading import batch
+from assignments.grading import batch, cgroups
 from assignments.results.model import BUDGET_FINDING, SubmissionResult
 from assignments.grading.limits import Limits
 from tests.fixtures import payloads, toy
@@ -43,8 +43,11 @@ def grade_the_batch(folder):
     began = time.monotonic()
     results = batch.grade_batch(toy.NAME, jobs, folder / "out", workers=2, progress=False, budget=BUDGET,
                                 grader=grader)
+    # cgroups of sandboxes whose grader process was killed before its teardown (removed by the batch)
+    stale = [str(f) for h in cgroups.preferred(cgroups.discover()) for f in cgroups.stale(h.own)]
     return {"results": [r.to_dict() for r in results], "seconds": time.monotonic() - began,
-            "out": str(folder / "out"), "leftover": [p.name for p in multiprocessing.active_children()]}
+            "out": str(folder / "out"), "leftover": [p.name for p in multiprocessing.active_children()],
+            "stale_cgroups": stale}
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +122,7 @@ def test_timer_inside_the_grader_stops_a_python_loop_without_a_new_process(grade
 def test_batch_finishes_in_bounded_time_and_leaves_no_grader_process(graded):
     assert graded["seconds"] < BATCH_BOUND_S, f"the batch took {graded['seconds']:.0f} s; bound {BATCH_BOUND_S}"
     assert not graded["leftover"], f"grader processes still alive after the batch: {graded['leftover']}"
+    assert not graded["stale_cgroups"], graded["stale_cgroups"]
     files = sorted(p.stem for p in (graded["out"] / "results").glob("*.json"))
     assert files == sorted(graded["results"]), files
 

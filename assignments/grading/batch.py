@@ -47,9 +47,10 @@ class Job:
 class GraderBudget:
     """What one grader process may use (its student's kernel is bounded separately by limits.Limits)."""
 
-    # The whole submission in one grader process: limits.Limits.total_timeout (300 s) for the kernel's
-    # notebook and calls, plus starting Python and torch, plus the grader's own share of the tests.
-    wall_seconds: float = 600.0
+    # The whole submission in one grader process: limits.Limits.total_wall_timeout (450 s, the wall-clock
+    # ceiling beside the kernel's 300 CPU seconds) for the kernel's notebook and calls, plus starting
+    # Python and torch, plus the grader's own share of the tests.
+    wall_seconds: float = 750.0
     # Resident memory of the grader process itself (not its kernel): torch and the suite take ~0.5 GB.
     memory_bytes: int = 4 * GiB
     # A test still running this many CPU seconds after its own budget (suite.TEST_BUDGET_S or its
@@ -71,12 +72,18 @@ def grade_one(assignment: str, job: Job, skip_tests=(), test_log=None) -> Submis
                             skip_tests=skip_tests, test_log=test_log)
 
 
-def _grader_main(grader, assignment: str, job: Job, skip: list[str], folder: str, zygote: str = "") -> None:
+def _grader_main(grader, assignment: str, job: Job, skip: list[str], folder: str, zygote: str = "",
+                 switches: dict | None = None) -> None:
     """Entry point of a grader process: grade, then write the record where the supervisor reads it."""
     import resource
 
     from .warm_kernels import ZYGOTE_ENV
 
+    for name, value in (switches or {}).items():   # as the batch saw them (_sandbox_switches)
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     tempfile.tempdir = str(Path(folder) / "tmp")   # sandbox scratch lands here: removed even after a kill
     if zygote:
         os.environ[ZYGOTE_ENV] = zygote   # this process's kernels are forked from the batch's zygote
@@ -129,6 +136,25 @@ def _cpu_seconds(pid: int) -> float:
 # builds (every suite does), about 2; the BERT model the oracles of two suites build, about 1.5.
 PRELOAD = ["assignments.grading.standalone", "jupyter_client", "zmq", "torch._dynamo",
            "transformers.models.bert.modeling_bert"]
+
+
+def _sandbox_switches() -> dict:
+    """The environment switches that choose how sandboxes are made (no namespaces, no cgroup), as they are
+    now. Grader processes are forked from a fork server that keeps the environment of the moment it
+    started (the first batch of this process), so each is handed these as its own batch sees them: a
+    batch run in the forced fallback after one with namespaces is graded in the fallback."""
+    from .cgroups import NO_CGROUP_ENV
+    from .kernel_process import NO_NAMESPACES_ENV
+
+    return {name: os.environ.get(name) for name in (NO_NAMESPACES_ENV, NO_CGROUP_ENV)}
+
+
+def _sweep_cgroups() -> None:
+    """A grader process killed for its budget could not remove its sandbox's cgroup; the next sandbox
+    made beside it does, and so does the batch when it ends (cgroups.py)."""
+    from .cgroups import sweep_dead
+
+    sweep_dead()
 
 
 def _grader_context():
@@ -187,6 +213,7 @@ class _Supervisor:
         self.assignment, self.grader, self.budget, self.work = assignment, grader, budget, work
         self.zygote = zygote
         self.context = _grader_context()
+        self.switches = _sandbox_switches()
 
     def start(self, sub: _Submission) -> None:
         if not sub.processes:
@@ -199,7 +226,8 @@ class _Supervisor:
         sub.test, sub.log_offset = None, 0
         sub.process = self.context.Process(
             target=_grader_main,
-            args=(self.grader, self.assignment, sub.job, list(sub.skip), str(sub.folder), self.zygote),
+            args=(self.grader, self.assignment, sub.job, list(sub.skip), str(sub.folder), self.zygote,
+                  self.switches),
             name=f"grader-{sub.job.student}", daemon=True)
         sub.process.start()
         sub.started = time.monotonic()
@@ -368,6 +396,7 @@ def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | 
         if zygote is not None:
             zygote.close()
         shutil.rmtree(work, ignore_errors=True)
+        _sweep_cgroups()
     if progress:
         print(f"graded {len(jobs)} submission(s) of {assignment} in {time.perf_counter() - started:.1f} s "
               f"with {workers} worker(s)")

@@ -31,6 +31,8 @@ from . import runtime
 from .timers import raising_after
 from ..course import resolve
 
+# What one ``run`` may take unless the test asks for less: CPU seconds of the student's kernel in the
+# sandbox (with its wall-clock ceiling, limits.Limits), wall seconds in process (LocalHandle's alarm).
 DEFAULT_TIMEOUT = 60.0
 
 

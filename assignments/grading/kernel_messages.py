@@ -1,6 +1,7 @@
 """Talking to the sandboxed kernel over Jupyter's messaging protocol: connect, wait until it answers,
-execute code with a deadline. Nothing the kernel sends is trusted: output is capped and only kept for
-reports, error names and messages pass through ``handle.untrusted_text``."""
+execute code within a CPU-time budget and a wall-clock ceiling. Nothing the kernel sends is trusted:
+output is capped and only kept for reports, error names and messages pass through
+``handle.untrusted_text``."""
 
 from __future__ import annotations
 
@@ -20,6 +21,17 @@ class CellOutcome:
     error: str = ""        # "Name: message" for status error
     output: str = ""       # printed output, capped
     truncated: bool = False
+    clock: str = ""        # for status timeout: "cpu" (its CPU budget ran out) or "wall" (its ceiling)
+    cpu_s: float = 0.0     # CPU seconds the kernel's processes used meanwhile (0 where not measured)
+    wall_s: float = 0.0    # wall seconds it took
+
+
+@dataclass(frozen=True)
+class CpuBudget:
+    """CPU seconds one execution may use, read from ``clock`` (the kernel's processes' CPU seconds)."""
+
+    seconds: float
+    clock: Callable[[], float]
 
 
 def connect(connection: dict):
@@ -71,11 +83,14 @@ def _is_idle_for(msg: dict, msg_id: str) -> bool:
 
 
 def execute(client, code: str, timeout: float, alive: Callable[[], bool], max_output_chars: int = 0,
-            keep_output: bool = False) -> CellOutcome:
+            keep_output: bool = False, cpu: CpuBudget | None = None) -> CellOutcome:
     """Run ``code`` in the kernel and wait for its reply, the deadline (``timeout`` seconds from now), or
-    the kernel's death. With ``keep_output``, printed text up to ``max_output_chars`` is kept."""
+    the kernel's death; with ``cpu``, also until the kernel has used ``cpu.seconds`` of CPU time, and the
+    deadline is then a ceiling for a kernel that waits instead of computing. With ``keep_output``, printed
+    text up to ``max_output_chars`` is kept."""
+    began, cpu_began = time.monotonic(), cpu.clock() if cpu else 0.0
     msg_id = client.execute(code, silent=False, store_history=False, allow_stdin=False, stop_on_error=False)
-    end = time.monotonic() + max(0.0, timeout)
+    end = began + max(0.0, timeout)
     outcome = CellOutcome("ok")
     pieces: list[str] = []
     kept = 0
@@ -115,7 +130,10 @@ def execute(client, code: str, timeout: float, alive: Callable[[], bool], max_ou
             outcome.status = "died"
             break
         if time.monotonic() > end:
-            outcome.status = "timeout"
+            outcome.status, outcome.clock = "timeout", "wall"
+            break
+        if cpu and cpu.clock() - cpu_began > cpu.seconds:
+            outcome.status, outcome.clock = "timeout", "cpu"
             break
         if reply is not None:
             continue
@@ -127,10 +145,12 @@ def execute(client, code: str, timeout: float, alive: Callable[[], bool], max_ou
             reply = msg.get("content", {})
             idle_by = time.monotonic() + 1.0 if idle_by is None else idle_by
     outcome.output = "".join(pieces)
+    outcome.wall_s = time.monotonic() - began
+    outcome.cpu_s = cpu.clock() - cpu_began if cpu else 0.0
     if reply is not None and reply.get("status") == "error":
         outcome.status = "error"
         outcome.error = untrusted_text(reply.get("ename", "Error"), reply.get("evalue", ""))
     return outcome
 
 
-__all__ = ["CellOutcome", "connect", "wait_for_ready", "execute"]
+__all__ = ["CellOutcome", "CpuBudget", "connect", "wait_for_ready", "execute"]

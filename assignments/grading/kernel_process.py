@@ -1,7 +1,8 @@
-"""One launch of the sandboxed kernel as a process: the isolation it asks ``sandbox_launch.py`` for, the
-environment it runs in, what the launcher reports it obtained, the memory and disk watchdog, and the
-teardown of every process the student started. (What the isolation is and what it depends on is told
-in ``sandbox.py``'s docstring.)"""
+"""One launch of the sandboxed kernel as a process: the isolation it asks ``sandbox_launch.py`` for (and
+the cgroup it makes for it, ``cgroups.py``), the environment it runs in, what the launcher reports it
+obtained, the memory and disk watchdog, the CPU time the kernel's processes use (what the student's time
+budgets count), and the teardown of every process the student started. (What the isolation is and what
+it depends on is told in ``sandbox.py``'s docstring.)"""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import psutil
 
 from ..course import REPO
 from ..results.model import Finding
+from .cgroups import SandboxCgroup
 from .environment import GRADING_ENV
 from .scratch import python_roots, tree_usage
 from .warm_kernels import ForkedLauncher, warm_scratch, zygote_socket
@@ -37,7 +39,17 @@ NO_NAMESPACES_ENV = "COURSE_SANDBOX_NO_NAMESPACES"
 SANDBOX_UIDS = range(0x60000000, 0x60000000 + 2 ** 20)
 LAUNCHER = Path(__file__).with_name("sandbox_launch.py")
 NPROC = 512   # processes and threads of one sandbox's uid (RLIMIT_NPROC counts threads too)
+# pids.max of a sandbox's cgroup: NPROC for the kernel's uid, and its launcher and init (root) beside it
+CGROUP_PIDS = NPROC + 8
 MB = 1024 * 1024
+
+
+def cgroup_memory_cap(memory_bytes: int) -> int:
+    """The cgroup's hard memory cap: above the watchdog's (``Limits.memory_bytes``, RSS summed every 50 ms)
+    by half, so the watchdog still stops the usual blow-up with its own message, while the cgroup stops
+    what a fast allocator gains between two samples and what RSS does not count (the private /tmp's
+    tmpfs pages). Its OOM kills get the watchdog's message too (``KernelProcess.oom_message``)."""
+    return memory_bytes + memory_bytes // 2
 
 
 def drop_user() -> tuple[int, int] | None:
@@ -118,8 +130,12 @@ class KernelProcess:
         self.status: dict = {}        # the isolation the launcher obtained
         self.killed: str | None = None   # why the watchdog stopped the kernel
         self.peak_rss = 0
+        self.cgroup: SandboxCgroup | None = None
         self._stderr_tail = b""
         self._watch_stop = threading.Event()
+        # CPU seconds seen per process of the tree (where there is no cgroup to count them), and their sum
+        self._cpu_seen: dict[int, float] = {}
+        self._cpu_total = 0.0
 
     def config(self, conn_file: Path) -> dict:
         hide = {str(REPO), os.path.expanduser("~"), *self.hide, *HIDDEN_SYSTEM_PATHS}
@@ -131,6 +147,7 @@ class KernelProcess:
             "tmp_size": f"{max(64, cap // MB // 4)}m",
             "keep": python_roots() + [str(self.scratch)],
             "drop_to": self.owner,
+            "cgroup_procs": self.cgroup.procs_files() if self.cgroup else [],
             "rlimits": {"RLIMIT_AS": max(2 * cap, cap + 2 * 1024 ** 3),
                         "RLIMIT_FSIZE": self.limits.max_result_bytes + 16 * MB, "RLIMIT_CORE": 0,
                         "RLIMIT_CPU": int(2 * self.limits.total_timeout) + 10,
@@ -147,10 +164,15 @@ class KernelProcess:
     def launch(self, conn_file: Path) -> None:
         """Start the launcher (forked from the batch's warm zygote where there is one and it can, else a
         fresh interpreter), read its isolation report and start the watchdog."""
+        if self.limits.isolate:
+            self.cgroup = SandboxCgroup.create(CGROUP_PIDS, cgroup_memory_cap(self.limits.memory_bytes))
         config = self.config(conn_file)
         zygote = zygote_socket()
         if not (zygote and config["isolate"] and config["namespaces"] and self._start(config, zygote)):
             self._start(config, None)
+        if self.cgroup is not None and not self.status.get("cgroup"):
+            self.cgroup.remove()   # the launcher could not join it: it would count and hold nothing
+            self.cgroup = None
         threading.Thread(target=self._watch, daemon=True).start()
 
     def _start(self, config: dict, zygote: str | None) -> bool:
@@ -227,10 +249,9 @@ class KernelProcess:
         except psutil.Error:
             return []
 
-    def _counted(self) -> list:
+    def _counted(self, tree: list) -> list:
         """The processes whose memory counts against the cap: the whole tree, except, for a warm kernel,
         the launcher and init, which are forks of the zygote holding only its shared library pages."""
-        tree = self._tree()
         if not isinstance(self.proc, ForkedLauncher) or not tree:
             return tree
         try:
@@ -239,30 +260,74 @@ class KernelProcess:
             return tree
         return [member for member in tree if member.pid not in ours]
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU seconds this kernel's processes have used since the launcher started: the
+        cgroup's count where there is one (every process it ever held, exactly); otherwise the sum of the
+        last figure the watchdog read for each process it saw in the tree, which misses a process that
+        lived less than one sample (50 ms) and whatever one does after it left the tree (a daemon, in the
+        fallback). Those are what the wall-clock ceilings are for. Still answers after ``stop``."""
+        if self.cgroup is not None:
+            counted = self.cgroup.cpu_seconds()
+            if counted is not None:
+                self._cpu_total = counted
+        return self._cpu_total
+
+    def _count_cpu(self, tree: list) -> None:
+        """Add what each process of the tree used since the last sample (the watchdog's, without a cgroup).
+        A figure lower than last time is a new process under a reused pid: it counts from zero."""
+        for member in tree:
+            try:
+                times = member.cpu_times()
+            except psutil.Error:
+                continue
+            now = times.user + times.system
+            last = self._cpu_seen.get(member.pid, 0.0)
+            self._cpu_total += now - last if now >= last else now
+            self._cpu_seen[member.pid] = now
+
+    def _over_disk(self) -> bool:
+        used, files = tree_usage(self.scratch, self.limits.scratch_files)
+        if used <= self.limits.scratch_bytes and files <= self.limits.scratch_files:
+            return False
+        self.killed = (f"your code wrote more than {self.limits.scratch_bytes // MB} MB of files "
+                       if used > self.limits.scratch_bytes else
+                       f"your code made more than {self.limits.scratch_files} files ") + "and the kernel was stopped"
+        return True
+
+    def oom_message(self) -> str:
+        return (f"your code used more than {self.limits.memory_bytes / 1024 ** 3:g} GB of memory and the kernel "
+                "was stopped")
+
+    def _oom_killed(self) -> bool:
+        """Whether the cgroup's memory cap made the kernel's OOM killer end one of the sandbox's processes:
+        the same breach as the watchdog's, caught where the watchdog was too slow, with the same message."""
+        if self.cgroup is None or not self.cgroup.oom_kills():
+            return False
+        self.killed = self.killed or self.oom_message()
+        return True
+
     def _watch(self):
-        """Memory watchdog over the kernel's whole process tree, and disk watchdog over its scratch."""
+        """Memory watchdog over the kernel's whole process tree, disk watchdog over its scratch, and (with no
+        cgroup to count it) the tree's CPU time."""
         proc, stop, ticks = self.proc, self._watch_stop, 0
+        count_cpu = self.cgroup is None or self.cgroup.cpu_seconds() is None
         while not stop.is_set() and proc.poll() is None:
             ticks += 1
-            if ticks % 5 == 0:
-                used, files = tree_usage(self.scratch, self.limits.scratch_files)
-                if used > self.limits.scratch_bytes or files > self.limits.scratch_files:
-                    self.killed = (f"your code wrote more than {self.limits.scratch_bytes // MB} MB of files "
-                                   if used > self.limits.scratch_bytes else
-                                   f"your code made more than {self.limits.scratch_files} files ") + \
-                        "and the kernel was stopped"
-                    self._kill_tree()
-                    return
+            if ticks % 5 == 0 and (self._over_disk() or self._oom_killed()):
+                self._kill_tree()
+                return
+            tree = self._tree()
+            if count_cpu:
+                self._count_cpu(tree)
             total = 0
-            for member in self._counted():
+            for member in self._counted(tree):
                 try:
                     total += member.memory_info().rss
                 except psutil.Error:
                     pass
             self.peak_rss = max(self.peak_rss, total)
             if total > self.limits.memory_bytes:
-                self.killed = (f"your code used more than {self.limits.memory_bytes / 1024 ** 3:g} GB of "
-                               "memory and the kernel was stopped")
+                self.killed = self.oom_message()
                 self._kill_tree()
                 return
             stop.wait(0.05)
@@ -300,22 +365,34 @@ class KernelProcess:
         """Kill the kernel and everything it started; safe to call twice."""
         self._watch_stop.set()
         if self.proc is None:
+            self._release_cgroup()   # made, but the launcher never started
             return
         self._kill_tree()
         if self.status.get("fallback", {}).get("dropped"):
             # before closing stdout: a daemon holding that pipe would block the close forever
             self._kill_uid(self.status.get("uid"))
+        self._release_cgroup()
         if self.proc.stdout:
             self.proc.stdout.close()
         if isinstance(self.proc, ForkedLauncher):
             self.proc.release()
         self.proc = None
 
+    def _release_cgroup(self) -> None:
+        """Its last CPU figure and OOM count are kept; then whatever is still in it (a daemon that left the
+        tree) is killed and the cgroup removed."""
+        if self.cgroup is None:
+            return
+        self._oom_killed()
+        self.cpu_seconds()
+        self.cgroup.remove()
+        self.cgroup = None
+
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
     def death_reason(self) -> str:
-        if self.killed:
+        if self.killed or self._oom_killed():
             return self.killed
         if self.proc is None or self.proc.poll() is None:
             return ""

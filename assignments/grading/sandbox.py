@@ -26,8 +26,9 @@ becomes a ``sandbox-degraded`` finding):
   everything), the grader's home, the submissions folder, ``/tmp``, ``/var/tmp`` and ``/dev/shm`` are
   covered by empty tmpfs (the temporary ones writable and private); only the Python installation and
   scratch are bound back; every other mount is made read-only (``mount_setattr``, Linux >= 5.12), and a
-  new PID namespace with its own ``/proc`` hides the grader's processes (so ``/proc/<pid>/root`` cannot
-  lead back to the repository). As root the kernel then runs as a uid of its own (``SANDBOX_UIDS``, one
+  new PID namespace with its own ``/proc`` (mounted ``hidepid=invisible`` where the kernel has it, so
+  the kernel's uid cannot even list the sandbox's root-owned init) hides the grader's processes (so
+  ``/proc/<pid>/root`` cannot lead back to the repository). As root the kernel then runs as a uid of its own (``SANDBOX_UIDS``, one
   per sandbox, so kernels of different students cannot read or signal each other); in a user namespace
   it keeps the grader's uid with no capabilities, so it can still write to the grader's files that are
   visible and not read-only (only on kernels without mount_setattr).
@@ -41,15 +42,28 @@ becomes a ``sandbox-degraded`` finding):
   Python installation reachable by others (every folder on the way ``o+x``); where it is not, the kernel
   runs as root without capabilities and the finding says so. Without root nothing is hidden: the
   student's code can read what the grader's user can read.
+- **a cgroup per sandbox** (``cgroups.py``), where the host lets a root grader make one (cgroup v1, as
+  here and in CI, or v2): equal CPU weight, ``pids.max``, a hard memory cap above the watchdog's, exact
+  CPU accounting of every process the kernel ever ran, and a list of them to kill at teardown. The
+  launcher joins it before it forks, so student code never runs outside. Where none can be made (a
+  default Docker container, Gradescope, no root) the sandbox runs with what follows alone; the record's
+  ``kernel_cgroup`` timing says which.
 - **memory**: a watchdog thread sums the RSS of the kernel's whole process tree every 50 ms and kills it
   above the cap (default 2 GB); ``RLIMIT_AS`` (twice the cap) stops a single huge allocation at once,
   ``RLIMIT_FSIZE`` caps any one file it writes, ``RLIMIT_CPU`` the kernel's CPU seconds (twice the total
   budget) and, when kernels run as their own uid, ``RLIMIT_NPROC`` stops fork bombs. Fast allocators can
-  overshoot the watchdog by a few hundred MB between two samples; a cgroup would be exact but is not
-  assumed to be delegated.
-- **time**: per-cell and per-call timeouts, then SIGINT; a kernel that ignores it is killed, restarted,
-  and the cells that had completed are executed again so later tests still run; everything shares one
-  total budget per submission. At most ``Limits.max_restarts`` restarts.
+  overshoot the watchdog by a few hundred MB between two samples; where there is a cgroup its hard cap
+  (half as much again) bounds that, and its OOM kills read as the watchdog's own message.
+- **time**: budgets are CPU time, user + system, of the kernel's processes (the cgroup's count, else
+  summed over the process tree by the watchdog), so a host busy with other work (or a classmate's hog)
+  slows a submission without costing it points: per cell, per call, and one total per submission counted
+  from each kernel's readiness (its start is the grader's work). Beside each, a wall-clock ceiling stops
+  a kernel that sleeps or blocks instead of computing: ``Limits.wall_factor`` times a cell's or call's
+  budget, ``Limits.total_wall_timeout`` for the submission. A timeout sends SIGINT; a kernel that ignores
+  it is killed, restarted, and the cells that had completed are executed again so later tests still run.
+  The message says which clock ran out ("did not finish within 60 s of CPU time", or so many seconds of
+  wall time in which it used only so much CPU), and the record counts each (``cpu_timeouts``,
+  ``wall_timeouts``). At most ``Limits.max_restarts`` restarts.
 - **warm start** (batches, ``warm_kernels.py``): the launcher is forked from a zygote that has imported
   ipykernel, torch and the notebooks' libraries, instead of starting a fresh interpreter. It runs the same
   steps, so every protection above and below holds. On top of that, the kernel's scratch is bound again
@@ -61,14 +75,17 @@ becomes a ``sandbox-degraded`` finding):
   so killing the launcher ends every process the student started inside the PID namespace (without one,
   every process running as the sandbox's uid is killed, daemons that left the tree included, and every
   file that uid owns under ``/tmp``, ``/var/tmp`` and ``/dev/shm`` is removed and counted, so nothing is
-  relayed to a later kernel); the work folder is removed whatever happened.
-- **CPU share**: every sandbox is one session (its launcher's) and seccomp refuses ``setsid`` and
-  ``setpgid`` in every mode, so where the host schedules by session (autogroup) a sandbox gets one share
-  however many busy processes it starts. Not limited: CPU use below the timeouts; there is no cgroup.
+  relayed to a later kernel); whatever is still in the sandbox's cgroup is killed and the cgroup removed;
+  the work folder is removed whatever happened.
+- **CPU share**: with a cgroup, one equal weight per sandbox. Without one, every sandbox is one session
+  (its launcher's) and seccomp refuses ``setsid`` and ``setpgid`` in every mode, so where the host
+  schedules by session (autogroup) a sandbox gets one share however many busy processes it starts. Not
+  limited: CPU use below the budgets; a classmate's share of the machine still slows a kernel down, which
+  CPU-time budgets make harmless to its score.
 - **disk**: the scratch folder stays on the host disk (the grader must read reply files from it, so a
   tmpfs private to the kernel's namespace would not do); the watchdog sums its allocated blocks and counts
-  its entries every 250 ms and kills the kernel above ``Limits.scratch_bytes`` or ``Limits.scratch_files``, ``RLIMIT_FSIZE`` bounds any one file, and a
-  restart empties scratch back to the submission alone. Overshoot is what the kernel writes in 250 ms.
+  its entries every 250 ms and kills the kernel above ``Limits.scratch_bytes`` or ``Limits.scratch_files``,
+  ``RLIMIT_FSIZE`` bounds any one file, and a restart empties scratch back to the submission alone. Overshoot is what the kernel writes in 250 ms.
 - **the grader's own writes** into scratch (submission, ``kernel.json``, request files) create new files
   with ``O_EXCL | O_NOFOLLOW`` after removing, without following, whatever the kernel left at that name.
 - **replies** are decoded by ``reply.decode_reply`` with limits (archive size from the zip directory,
@@ -91,7 +108,7 @@ from pathlib import Path
 
 from ..results.model import Finding
 from .handle import SandboxError, StudentTimeout
-from .kernel_messages import CellOutcome, connect, execute, wait_for_ready
+from .kernel_messages import CellOutcome, CpuBudget, connect, execute, wait_for_ready
 from .kernel_process import NO_NAMESPACES_ENV, SANDBOX_UIDS, KernelProcess, drop_user, isolation_finding
 from .limits import Limits
 from .scratch import remove_entry, remove_owned, write_new_file
@@ -120,7 +137,11 @@ class Sandbox:
         self._needs_restart = False
         self._owner = None
         self.workdir: Path | None = None
-        self.deadline = float("inf")
+        self.deadline = float("inf")      # the submission's wall-clock ceiling (monotonic)
+        self.timeouts = {"cpu": 0, "wall": 0}   # executions stopped, by the clock that stopped them
+        self._cpu_charged = 0.0           # CPU seconds of the kernels before the current one
+        self._cpu_zero: float | None = None   # the current kernel's CPU seconds when it became ready
+        self._last_allowance = (0.0, 0.0)    # (CPU, wall) seconds the last student execution was given
 
     # ---------------------------------------------------------------- lifecycle
     def __enter__(self):
@@ -140,7 +161,7 @@ class Sandbox:
         return max(self._peak_rss, self._kernel.peak_rss if self._kernel else 0)
 
     def start(self):
-        self.deadline = time.monotonic() + self.limits.total_timeout
+        self.deadline = time.monotonic() + self.limits.total_wall_timeout
         self._owner = drop_user() if self.limits.isolate else None
         began = time.monotonic()
         try:
@@ -187,7 +208,31 @@ class Sandbox:
                                          "in the machine's shared temporary folders were removed", "info"))
 
     def remaining(self) -> float:
+        """Wall seconds left before the submission's ceiling."""
         return self.deadline - time.monotonic()
+
+    def cpu_used(self) -> float:
+        """CPU seconds the submission's kernels have used, each counted from when it was ready: starting
+        a kernel is the grader's work, what runs in it afterwards (cells, calls, replays) the student's."""
+        current = 0.0
+        if self._kernel is not None and self._cpu_zero is not None:
+            current = max(0.0, self._kernel.cpu_seconds() - self._cpu_zero)
+        return self._cpu_charged + current
+
+    def cpu_left(self) -> float:
+        return self.limits.total_timeout - self.cpu_used()
+
+    def used_up(self) -> str | None:
+        """Why the submission's time is spent (its CPU budget, or its wall-clock ceiling), or None."""
+        used, total = self.cpu_used(), self.limits.total_timeout
+        if used >= total:
+            return (f"the time budget for this submission is used up: your code used {used:.0f} s of CPU "
+                    f"time, the budget is {total:g} s")
+        if self.remaining() <= 0:
+            return (f"the time budget for this submission is used up: it waited "
+                    f"{self.limits.total_wall_timeout:g} s of wall time (the ceiling) while your code used only "
+                    f"{used:.0f} s of its {total:g} s of CPU time")
+        return None
 
     def alive(self) -> bool:
         return self._kernel is not None and self._kernel.alive()
@@ -219,6 +264,7 @@ class Sandbox:
         if outcome.status != "ok":
             raise SandboxError(f"the grader's helper could not start in the kernel ({outcome.status} "
                                f"{outcome.error})")
+        self._cpu_zero = self._kernel.cpu_seconds()
 
     def _stop_kernel(self):
         if self._client is not None:
@@ -230,15 +276,48 @@ class Sandbox:
         if self._kernel is not None:
             self._kernel.stop()
             self._peak_rss = max(self._peak_rss, self._kernel.peak_rss)
+            if self._cpu_zero is not None:
+                self._cpu_charged += max(0.0, self._kernel.cpu_seconds() - self._cpu_zero)
+                self._cpu_zero = None
         if self._context is not None:
             self._context.destroy(linger=0)
             self._context = None
 
     # ---------------------------------------------------------------- executing code
     def _execute(self, code: str, timeout: float, keep_output: bool = False) -> CellOutcome:
-        """Run ``code`` within ``timeout`` and the submission's remaining budget."""
+        """Run the grader's own ``code`` within ``timeout`` wall seconds and the submission's ceiling."""
         return execute(self._client, code, min(timeout, self.remaining()), self.alive,
                        self.limits.max_output_chars, keep_output)
+
+    def _allowance(self, budget: float) -> tuple[float, float]:
+        """(CPU seconds, wall seconds) for student code whose own budget is ``budget`` CPU seconds: within
+        what the submission has left of both."""
+        return min(budget, self.cpu_left()), min(budget * self.limits.wall_factor, self.remaining())
+
+    def _run_student(self, code: str, budget: float, keep_output: bool = False) -> CellOutcome:
+        """Run student code (a cell, a replayed cell, a test's call) within ``budget`` CPU seconds of the
+        kernel's processes and the wall-clock ceiling beside it."""
+        cpu, wall = self._last_allowance = self._allowance(budget)
+        outcome = execute(self._client, code, wall, self.alive, self.limits.max_output_chars, keep_output,
+                          CpuBudget(cpu, self._kernel.cpu_seconds))
+        if outcome.status == "timeout":
+            self.timeouts[outcome.clock] += 1
+        return outcome
+
+    def _overrun(self, outcome: CellOutcome, budget: float) -> str:
+        """How the last execution timed out, in the student's terms: which clock, and how far it got."""
+        cpu, wall = self._last_allowance
+        if outcome.clock == "cpu":
+            if cpu < budget:
+                return (f"did not finish within the {cpu:.1f} s of CPU time this submission had left "
+                        f"(the budget is {self.limits.total_timeout:g} s in all)")
+            return f"did not finish within {budget:g} s of CPU time (it used {outcome.cpu_s:.1f} s)"
+        ceiling = (f"this submission's wall-clock ceiling of {self.limits.total_wall_timeout:g} s"
+                   if wall < budget * self.limits.wall_factor else
+                   f"the wall-clock ceiling of {self.limits.wall_factor:g} times its CPU budget")
+        return (f"did not finish within {outcome.wall_s:.0f} s of wall time, in which it used only "
+                f"{outcome.cpu_s:.1f} s of its {budget:g} s of CPU time: it waited instead of computing, "
+                f"past {ceiling}")
 
     def _recover(self, why: str):
         """After a timeout: interrupt; if the kernel ignores it, restart it and replay the notebook."""
@@ -255,8 +334,9 @@ class Sandbox:
         if self.restarts >= self.limits.max_restarts:
             self.broken = f"the kernel had to be restarted {self.restarts} times; grading stopped ({why})"
             return
-        if self.remaining() <= 1:
-            self.broken = "the time budget for this submission is used up"
+        spent = self.used_up() or (self.remaining() <= 1 and "the time budget for this submission is used up")
+        if spent:
+            self.broken = spent
             return
         self.restarts += 1
         self.findings.append(Finding("kernel-restarted", f"the kernel was restarted after {why}", "info"))
@@ -274,7 +354,7 @@ class Sandbox:
             self.broken = str(error)
             return
         for label, source in self._replay:
-            outcome = self._execute(source, min(self.limits.cell_timeout, self.remaining()))
+            outcome = self._run_student(source, self.limits.cell_timeout)
             if outcome.status in ("timeout", "died"):
                 self.broken = f"cell {label} did not complete when the notebook was executed again"
                 self._stop_kernel()
@@ -292,12 +372,13 @@ class Sandbox:
                 self.restart("the kernel died")
                 if self.broken:
                     continue
-            if self.remaining() <= 0:
-                self.broken = "the time budget for this submission is used up"
+            spent = self.used_up()
+            if spent:
+                self.broken = spent
                 self.findings.append(Finding("time-budget", f"cell {label} was not run: {self.broken}",
                                              "error", label))
                 continue
-            outcome = self._execute(source, self.limits.cell_timeout, keep_output=True)
+            outcome = self._run_student(source, self.limits.cell_timeout, keep_output=True)
             self.cell_outputs.append((label, outcome.output))
             if outcome.truncated:
                 self.findings.append(Finding("output-truncated",
@@ -310,10 +391,9 @@ class Sandbox:
                 self.findings.append(Finding("cell-error", f"cell {label} raised {outcome.error}",
                                              "warning", label))
             elif outcome.status == "timeout":
-                limit = min(self.limits.cell_timeout, self.limits.total_timeout)
                 self.findings.append(Finding("cell-timeout",
-                                             f"cell {label} did not finish within {limit:g} s and was "
-                                             "stopped; it is skipped from here on", "error", label))
+                                             f"cell {label} {self._overrun(outcome, self.limits.cell_timeout)}; "
+                                             "it was stopped and is skipped from here on", "error", label))
                 self._recover(f"cell {label} timed out")
             else:
                 reason = self._death_reason() or "the kernel died"
@@ -331,22 +411,23 @@ class Sandbox:
             self.restart("the kernel died during an earlier test")
         if self.broken:
             raise SandboxError(self.broken)
-        if self.remaining() <= 0:
-            raise StudentTimeout("the time budget for this submission is used up")
+        spent = self.used_up()
+        if spent:
+            raise StudentTimeout(spent)
         token = secrets.token_hex(12)
         request_path = self.scratch / f"call-{token}.in"
         reply_path = self.scratch / f"call-{token}.out"
         write_request(request_path, code, inputs, stand_in_source, stand_ins, seed, self._owner)
         limit = min(timeout, self.limits.call_timeout)
-        outcome = self._execute(serve_code(request_path, reply_path, self.limits.max_result_bytes), limit)
+        outcome = self._run_student(serve_code(request_path, reply_path, self.limits.max_result_bytes), limit)
         try:
             request_path.unlink()
         except OSError:
             pass
         if outcome.status == "timeout":
+            overrun = self._overrun(outcome, limit)
             self._recover("a test call timed out")
-            raise StudentTimeout(f"your code did not finish within {limit:g} s"
-                                 if self.remaining() > 0 else "the time budget for this submission is used up")
+            raise StudentTimeout(f"your code {overrun}")
         if outcome.status == "died":
             reason = self._death_reason() or "the kernel died"
             self._needs_restart = True

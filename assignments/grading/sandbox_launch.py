@@ -4,12 +4,15 @@
 
 Standard library only, because it runs before (and around) the student's kernel. Three processes:
 
-- **launcher** (this script): enters new Linux namespaces (mount, network, PID, IPC; plus a user namespace
-  when not root), hides the repository, the grader's home, the submissions folder and the system's
-  temporary folders under empty tmpfs mounts, binds back only what the kernel needs (the Python
-  installation and the scratch folder), makes every other mount read-only, then forks
+- **launcher** (this script): joins the sandbox's cgroup where the grader made one (before it forks
+  anything, so every process of the sandbox starts there), enters new Linux namespaces (mount, network,
+  PID, IPC; plus a user namespace when not root), hides the repository, the grader's home, the
+  submissions folder and the system's temporary folders under empty tmpfs mounts, binds back only what
+  the kernel needs (the Python installation and the scratch folder), makes every other mount read-only,
+  then forks
 - **init** (PID 1 of the new PID namespace): mounts a fresh ``/proc`` that shows only the sandbox's own
-  processes, forwards SIGINT to the kernel, reaps orphans; when it exits the kernel dies with it
+  processes (with ``hidepid`` where the kernel has it, which hides even init from the kernel's uid),
+  forwards SIGINT to the kernel, reaps orphans; when it exits the kernel dies with it
 - **kernel**: resource limits, drops to an unprivileged user (the sandbox's own uid when the grader is
   root; an empty capability set in a user namespace otherwise), writes a status report for the grader on an
   inherited pipe, and execs ``python -m ipykernel_launcher``.
@@ -327,15 +330,28 @@ def _exit_code(wait_status):
     return 128 - code if code < 0 else code & 0xFF
 
 
+def mount_private_proc(status):
+    """A /proc of the sandbox's PID namespace alone, with hidepid where the kernel has it (``invisible``
+    since Linux 5.8, ``2`` before): the kernel's uid then cannot even list init and the launcher (root),
+    let alone read their command lines. The host's /proc is never touched."""
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    for options in ("hidepid=invisible", "hidepid=2", None):
+        try:
+            mount("proc", "/proc", "proc", flags, options)
+        except OSError as error:
+            if options is None:
+                status["notes"].append(f"private /proc not mounted ({error}); other processes stay visible")
+            continue
+        status["proc"] = True
+        status["hidepid"] = options is not None
+        return
+
+
 def run_init(cfg, status, status_fd, start_kernel=None):
     """PID 1 of the sandbox: fresh /proc, then the kernel as its only child."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if status.get("pid") and status.get("mount"):
-        try:
-            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-            status["proc"] = True
-        except OSError as error:
-            status["notes"].append(f"private /proc not mounted ({error}); other processes stay visible")
+        mount_private_proc(status)
     kernel = os.fork()
     if kernel == 0:
         try:
@@ -393,11 +409,27 @@ def wait_for(child, lifeline):
             continue
 
 
+def join_cgroup(cfg, status):
+    """Into the sandbox's cgroup (the grader made it, ``cgroups.py``) before anything is forked, so every
+    process of the sandbox starts there; ``status["cgroup"]`` says whether it holds them all."""
+    files = cfg.get("cgroup_procs") or []
+    for path in files:
+        try:
+            with open(path, "w") as procs:
+                procs.write(str(os.getpid()))
+        except OSError as error:
+            status["notes"].append(f"the sandbox's cgroup could not be joined ({error.strerror})")
+            return
+    status["cgroup"] = bool(files)
+
+
 def launch(cfg, lifeline=None, start_kernel=None):
     """Everything above, in this process (the launcher); returns the exit status for the grader."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     status_fd = cfg["status_fd"]
-    status = {"notes": [], "hidden": [], "readonly_root": False, "proc": False, "user_namespace": False}
+    status = {"notes": [], "hidden": [], "readonly_root": False, "proc": False, "user_namespace": False,
+              "cgroup": False}
+    join_cgroup(cfg, status)
     got = enter_namespaces(status) if cfg["isolate"] and cfg["namespaces"] else set()
     if not cfg["isolate"]:
         status["notes"].append("isolation switched off by the grader")

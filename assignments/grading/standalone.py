@@ -162,7 +162,13 @@ def _grade(result, assignment: Assignment, submission, question_list, *, seed, l
                            "execute_s": round(executed - began, 2), "tests_s": round(finished - executed, 2),
                            "kernel_peak_mb": round(sandbox.peak_rss / 2 ** 20), "restarts": sandbox.restarts,
                            # 1 when the (last) kernel was forked from the batch's warm zygote
-                           "warm_kernel": int(bool(sandbox.status.get("warm")))})
+                           "warm_kernel": int(bool(sandbox.status.get("warm"))),
+                           # CPU seconds the student's code used in its kernels: what the budgets count
+                           "kernel_cpu_s": round(sandbox.cpu_used(), 2),
+                           # executions stopped by their CPU budget, and by the wall-clock ceiling
+                           "cpu_timeouts": sandbox.timeouts["cpu"], "wall_timeouts": sandbox.timeouts["wall"],
+                           # 1 when the (last) kernel ran in a cgroup of its own (cgroups.py)
+                           "kernel_cgroup": int(bool(sandbox.status.get("cgroup")))})
 
 
 def default_template(assignment: Assignment | str):
