@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 PYTEST_WORKERS ?= auto
 
-.PHONY: demo test venv release selftest clean browser spreadsheet lock rehearsal rehearsal-previous
+.PHONY: demo test venv release selftest clean browser spreadsheet lock colab-venvs rehearsal rehearsal-previous
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,8 @@ pyenv_python = $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/$(1).*/bin/py
 	.venv-colab-$*/bin/python -m pip install --quiet -r $(COLAB_RUNTIMES)/$*.txt
 	.venv-colab-$*/bin/python -m pip install --quiet -c $(COLAB_RUNTIMES)/$*.txt -e .
 	touch $@
+
+colab-venvs: .venv-colab-current/.installed .venv-colab-previous/.installed
 
 # Each notebook, solutions filled in, top to bottom in student mode on the stand-in hub, at the runtime's
 # pins. At the current runtime also the rehearsal's own checks (a corrupted id or column must fail it, the
