@@ -8,7 +8,12 @@ it walks the template (the release notebook) in order and, cell by cell,
   the template's metadata; if the student's copy is gone, the template's stub is used;
 - takes every **locked cell and autograded test cell** from the template, whatever the student did to it;
 - keeps **cells the student added** (no nbgrader metadata) at their position, after the nearest
-  preceding known cell, so helper code they wrote still runs before it is needed.
+  preceding known cell, so helper code they wrote still runs before it is needed;
+- takes every **cell without nbgrader metadata** (a student's switch, such as ``FULL_SIZE_ON_CPU = False``,
+  or an ungraded answer) from the template too. A student's copy that differs is kept as an added cell,
+  except a copy of a switch cell that still holds nothing but ``NAME = <constant>`` lines for the
+  template's switches (the student flipped it): that is dropped without a finding, as graded runs ignore
+  switches.
 
 Cells that lost or changed their grade_id (a notebook rebuilt in Colab, an older release) are first
 found by content (``recover.recover``: by text, by the names they define, by position) and given the
@@ -24,6 +29,7 @@ notebook matches none of the graded cells, by grade_id or by content.
 
 from __future__ import annotations
 
+import ast
 import copy
 
 import nbformat
@@ -36,6 +42,8 @@ from ..results.model import Finding
 # nbgrader metadata keys that change what a cell is or is worth; anything else (checksum, schema) is
 # bookkeeping that the template supplies anyway.
 GRADING_KEYS = ("grade", "solution", "locked", "points", "task")
+# A switch cell is a few lines; anything longer is not one and is not parsed to find out.
+SWITCH_MAX_CHARS = 2000
 
 
 def _label(cell) -> str:
@@ -56,6 +64,26 @@ def _clean(cell):
 def _grading_metadata(cell) -> dict:
     meta = notebooks.nbgrader(cell)
     return {key: meta.get(key) for key in GRADING_KEYS if meta.get(key) not in (None, False)}
+
+
+def switch_names(cell) -> frozenset:
+    """The names a code cell without nbgrader metadata sets when it holds only ``NAME = <constant>`` lines
+    and comments (a switch cell, as the release ships it or as a student flipped it); else empty."""
+    source = cell.get("source")
+    source = "".join(source) if isinstance(source, list) else str(source or "")
+    if cell.get("cell_type") != "code" or notebooks.nbgrader(cell) or len(source) > SWITCH_MAX_CHARS:
+        return frozenset()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    names: set[str] = set()
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                and all(isinstance(target, ast.Name) for target in node.targets)):
+            return frozenset()
+        names.update(target.id for target in node.targets)
+    return frozenset(names)
 
 
 def _longest_increasing(values: list[int]) -> set[int]:
@@ -97,6 +125,7 @@ def restore(submission, template) -> tuple[nbformat.NotebookNode, list[Finding]]
     by_id = {gid: cell for gid, cell in zip(template_ids, template.cells) if gid}
     position = {gid: i for i, gid in enumerate(template_ids) if gid}
     unnamed_template = {_normalized(c.get("source")) for c in template.cells if not notebooks.grade_id(c)}
+    switches = frozenset().union(*(switch_names(c) for c in template.cells if not notebooks.grade_id(c)))
 
     student_cell: dict[str, object] = {}        # grade_id -> the student's first cell with that id
     added: dict[str | None, list] = {}          # anchor grade_id (None: top) -> added cells, in order
@@ -132,6 +161,8 @@ def restore(submission, template) -> tuple[nbformat.NotebookNode, list[Finding]]
                                     "warning", gid or where))
         elif _normalized(cell.get("source")) in unnamed_template:
             continue  # an unnamed cell of the template itself; the template's copy is used
+        elif switches and switch_names(cell) and switch_names(cell) <= switches:
+            continue  # a switch the student flipped: the template's copy runs, and graded runs ignore it
         added.setdefault(anchor, []).append(_as_added(cell))
 
     moved = _moved(seen_order, position)
@@ -207,4 +238,4 @@ def _restored_cell(template_cell, gid, student, findings):
     return _clean(template_cell)
 
 
-__all__ = ["restore", "check_assignment", "GRADING_KEYS"]
+__all__ = ["restore", "check_assignment", "switch_names", "GRADING_KEYS"]
