@@ -338,12 +338,13 @@ def test_variants_are_packed_one_per_answer_cell_per_notebook():
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_variants_keep_full_marks_in_the_standalone_door(assignment, tmp_path):
-    """The trusted door on every push (make test); both doors, real nbgrader included, in the test below,
-    which CI runs in make rehearsal-previous (about 100 s of nbgrader per assignment)."""
+def test_variants_keep_full_marks_in_process(assignment, tmp_path):
+    """On every push (make test), in the mutants' door: a hidden test that rejects a correct variant fails
+    here whatever the door. The real doors, the sandboxed standalone one and real nbgrader, grade the same
+    packs in the test below, which CI runs in make rehearsal-previous (about 100 s of nbgrader per assignment)."""
     if len(selftest.variants(assignment)) < 5:
         pytest.skip(f"{assignment} has {len(selftest.variants(assignment))} variants; at least 5 are due")
-    graded = selftest.grade_variant_packs(assignment, tmp_path, doors=("standalone",))
+    graded = selftest.grade_variant_packs(assignment, tmp_path, doors=("in-process",))
     problems = [p for chosen, result in graded for p in selftest.variant_problems(chosen, result)]
     assert not problems, "\n".join(problems)
 

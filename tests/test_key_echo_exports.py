@@ -25,6 +25,10 @@ from assignments.workflow import grade_class
 from tests.fixtures import fallback, key_echo
 from tests.helpers import isolation_unavailable
 
+# One worker grades both modes' classes: with the tests spread over two workers, each would build the
+# module's fixture again (about 40 s a mode).
+pytestmark = pytest.mark.xdist_group("key_echo")
+
 A = "transformers"
 RUN = 20
 # Tests whose messages used to quote a raw reply value: the echo must make each of them fail. (The block and

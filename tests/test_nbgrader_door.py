@@ -13,7 +13,7 @@ import pytest
 from assignments.grading import inprocess, nbgrader_door
 from assignments.results import table
 from assignments.results.model import SubmissionResult
-from tests.fixtures.nbgrader_class import ASSIGNMENT, BUGGY
+from tests.fixtures.nbgrader_class import ASSIGNMENT, BUGGY, DAEMON
 from tests.helpers import alive
 
 # One worker runs this module and tests/test_repair.py (`--dist loadgroup`): the class is graded once.
@@ -62,7 +62,7 @@ def test_written_questions_wait_for_a_person(graded):
 
 # --- attacks on the nbgrader door (tests/fixtures/nbgrader_attacks.py) -----------------------------------
 
-@pytest.mark.parametrize("attack", ["attack-formatter", "attack-interactivity"])
+@pytest.mark.parametrize("attack", [DAEMON, "attack-interactivity"])
 def test_display_tricks_score_what_the_wrong_code_deserves(graded, attack):
     results, _, mutant, _ = graded
     deserved = results[BUGGY].scores()
@@ -80,7 +80,8 @@ def test_a_daemon_left_by_the_kernel_is_dead_after_the_run_and_the_gradebook_unt
     assert not (run["traces"] / "struck").exists(), "the daemon wrote after the grading run"
     now = hashlib.sha256((run["course"] / "gradebook.db").read_bytes()).hexdigest()
     assert now == run["gradebook_sha"], "the gradebook changed after the run had finished"
-    assert results["attack-daemon"].autograded_points == 0, "a blank notebook with a daemon must score 0"
+    assert results[DAEMON].scores() == results[BUGGY].scores(), \
+        "a notebook that leaves a daemon must score what its code deserves"
 
 
 def test_doors_that_disagree_are_flagged_per_question(graded):

@@ -260,18 +260,20 @@ DOORS = ("standalone", "nbgrader")
 
 
 def grade_variant_packs(assignment: str, folder: Path, doors=DOORS) -> list[tuple[list[Mutant], SubmissionResult]]:
-    """Each variant pack written under ``folder`` as a student's notebook and graded by each real door in
-    ``doors`` (the standalone door's sandboxed kernel; real ``nbgrader autograde``, all packs in one course)."""
+    """Each variant pack written under ``folder`` as a student's notebook and graded by each door in ``doors``:
+    the real ones (the standalone door's sandboxed kernel; real ``nbgrader autograde``, all packs in one
+    course) and "in-process" (the mutants' door: the packs are our own code, so they may run here)."""
     from . import nbgrader_door, standalone
 
     packs = variant_packs(assignment)
+    graded = [(found, grade_notebook(assignment, nb, f"variants-{k}"))
+              for k, (found, nb) in enumerate(packs, 1) if "in-process" in doors]
     paths = {}
     for k, (_, nb) in enumerate(packs, 1):
         paths[f"variants-{k}"] = folder / f"variants-{k}.ipynb"
         paths[f"variants-{k}"].parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(as_submitted(assignment, nb), paths[f"variants-{k}"])
     chosen = {f"variants-{k}": found for k, (found, _) in enumerate(packs, 1)}
-    graded = []
     if "standalone" in doors:
         graded += [(chosen[s], standalone.grade_submission(assignment, p, s)) for s, p in paths.items()]
     if "nbgrader" in doors and paths:
