@@ -124,11 +124,19 @@ def restore(submission, template) -> tuple[nbformat.NotebookNode, list[Finding]]
     template_ids = [notebooks.grade_id(c) for c in template.cells]
     by_id = {gid: cell for gid, cell in zip(template_ids, template.cells) if gid}
     position = {gid: i for i, gid in enumerate(template_ids) if gid}
-    unnamed_template = {_normalized(c.get("source")) for c in template.cells if not notebooks.grade_id(c)}
-    switches = frozenset().union(*(switch_names(c) for c in template.cells if not notebooks.grade_id(c)))
+    # The template's cells without a grade_id (switches, ungraded answers), by text and by switch name: a
+    # student's copy of one anchors the cells added after it, so they keep their place after it.
+    unnamed_template = {}
+    switch_cell = {}
+    for i, c in enumerate(template.cells):
+        if not notebooks.grade_id(c):
+            unnamed_template.setdefault(_normalized(c.get("source")), ("unnamed", i))
+            for name in switch_names(c):
+                switch_cell.setdefault(name, ("unnamed", i))
+    switches = frozenset(switch_cell)
 
     student_cell: dict[str, object] = {}        # grade_id -> the student's first cell with that id
-    added: dict[str | None, list] = {}          # anchor grade_id (None: top) -> added cells, in order
+    added: dict = {}      # anchor (a grade_id, ("unnamed", template index), None: top) -> added cells, in order
     seen_order: list[str] = []
     anchor = None
     for index, cell in enumerate(submission.cells):
@@ -160,8 +168,10 @@ def restore(submission, template) -> tuple[nbformat.NotebookNode, list[Finding]]
                                     "it is treated as an ordinary cell you added and is worth nothing",
                                     "warning", gid or where))
         elif _normalized(cell.get("source")) in unnamed_template:
+            anchor = unnamed_template[_normalized(cell.get("source"))]
             continue  # an unnamed cell of the template itself; the template's copy is used
         elif switches and switch_names(cell) and switch_names(cell) <= switches:
+            anchor = switch_cell[min(switch_names(cell))]
             continue  # a switch the student flipped: the template's copy runs, and graded runs ignore it
         added.setdefault(anchor, []).append(_as_added(cell))
 
@@ -172,10 +182,9 @@ def restore(submission, template) -> tuple[nbformat.NotebookNode, list[Finding]]
                                 "the assignment's order was used", "warning", moved[0]))
 
     cells = [_clean(c) for c in added.get(None, [])]
-    for template_cell, gid in zip(template.cells, template_ids):
+    for i, (template_cell, gid) in enumerate(zip(template.cells, template_ids)):
         cells.append(_restored_cell(template_cell, gid, student_cell.get(gid) if gid else None, findings))
-        if gid:
-            cells.extend(_clean(c) for c in added.get(gid, []))
+        cells.extend(_clean(c) for c in added.get(gid or ("unnamed", i), []))
     count = sum(len(v) for v in added.values())
     if count:
         findings.append(Finding("student-cells-added",
