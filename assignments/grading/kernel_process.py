@@ -6,6 +6,8 @@ it depends on is told in ``sandbox.py``'s docstring.)"""
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import os
 import secrets
@@ -121,6 +123,26 @@ def kernel_env(scratch: Path, limits) -> dict:
     return env
 
 
+
+@functools.lru_cache(maxsize=1)
+def mapped_library_bytes() -> int:
+    """Bytes of the shared libraries that importing torch maps into a kernel's address space.
+
+    A CUDA build of torch (what `pip install torch` gives on Linux, and what Colab's runtimes carry) maps
+    its CUDA libraries when imported, even on a machine without a GPU: 4.6 GB of address space for torch
+    2.9.0+cu128 against 0.7 GB for the CPU build, measured. That is address space, not memory (the pages
+    are never touched on a CPU), so RLIMIT_AS gets it on top of its room for the student's own work, or
+    a kernel could not even import torch. Summed from the library files, without importing torch here."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        return 0
+    site = Path(spec.origin).parent.parent
+    total = 0
+    for folder in (site / "torch" / "lib", site / "nvidia", site / "triton"):
+        if folder.is_dir():
+            total += sum(f.stat().st_size for f in folder.rglob("*.so*") if f.is_file())
+    return total
+
 class KernelProcess:
     """The launcher (and under it the kernel) for one start of a sandbox; ``stop`` ends them all."""
 
@@ -148,7 +170,7 @@ class KernelProcess:
             "keep": python_roots() + [str(self.scratch)],
             "drop_to": self.owner,
             "cgroup_procs": self.cgroup.procs_files() if self.cgroup else [],
-            "rlimits": {"RLIMIT_AS": max(2 * cap, cap + 2 * 1024 ** 3),
+            "rlimits": {"RLIMIT_AS": max(2 * cap, cap + 2 * 1024 ** 3) + mapped_library_bytes(),
                         "RLIMIT_FSIZE": self.limits.max_result_bytes + 16 * MB, "RLIMIT_CORE": 0,
                         "RLIMIT_CPU": int(2 * self.limits.total_timeout) + 10,
                         # per user: only meaningful (and harmless) for the dedicated unprivileged user
