@@ -33,6 +33,7 @@ test: venv
 # previous runtimes: Python version, date, source), with that Python from pyenv and Colab's own torch from
 # the package index (a CUDA build; it runs on the CPU, and takes a few minutes to install). The course
 # package goes in under the same pins, so the rehearsal's harness cannot move a pinned library.
+# --no-cache-dir: pip's cache would keep a second copy of several GB of CUDA wheels on the disk.
 PYENV_ROOT ?= $(HOME)/.pyenv
 COLAB_RUNTIMES := tests/colab_runtimes
 colab_python = $(shell sed -n 's/^\# python: *//p' $(COLAB_RUNTIMES)/$(1).txt)
@@ -43,8 +44,8 @@ pyenv_python = $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/$(1).*/bin/py
 	not in $(PYENV_ROOT)/versions: pyenv install $(call colab_python,$*)"; exit 1; }
 	$(call pyenv_python,$(call colab_python,$*)) -m venv .venv-colab-$*
 	.venv-colab-$*/bin/python -m pip install --quiet --upgrade pip
-	.venv-colab-$*/bin/python -m pip install --quiet -r $(COLAB_RUNTIMES)/$*.txt
-	.venv-colab-$*/bin/python -m pip install --quiet -c $(COLAB_RUNTIMES)/$*.txt -e .
+	.venv-colab-$*/bin/python -m pip install --quiet --no-cache-dir -r $(COLAB_RUNTIMES)/$*.txt
+	.venv-colab-$*/bin/python -m pip install --quiet --no-cache-dir -c $(COLAB_RUNTIMES)/$*.txt -e .
 	touch $@
 
 colab-venvs: .venv-colab-current/.installed .venv-colab-previous/.installed
