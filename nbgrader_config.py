@@ -36,15 +36,15 @@ c.IgnorePattern.pattern = r"[\s\S]"
 # Right after execution, HonestPoints replaces each hidden-test cell's result with the points the
 # hidden-test call published (0 when there are none): nbgrader reads a non-numeric or missing result as
 # full credit, and the student's kernel decides what it displays.
-from assignments.grading.nbgrader_hooks import HonestPoints, InformativeVisibleChecks  # noqa: E402
+from assignments.grading.doors.nbgrader.preprocessors import HonestPoints, InformativeVisibleChecks  # noqa: E402
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,  # noqa: E402
                                     LimitOutput, SaveAutoGrades)
 
-# Written answers' evidence (assignments/grading/nbgrader_evidence.py): KeepEvidence reads the submitted
+# Written answers' evidence (assignments/grading/doors/nbgrader/evidence.py): KeepEvidence reads the submitted
 # outputs of each written question's evidence cells before ClearOutput empties them; ShowEvidence puts
 # them under the answer after execution (labelled as the student's own run) and marks the re-run's outputs.
-from assignments.grading.nbgrader_evidence import KeepEvidence, ShowEvidence  # noqa: E402
+from assignments.grading.doors.nbgrader.evidence import KeepEvidence, ShowEvidence  # noqa: E402
 from nbgrader.preprocessors import ClearOutput, DeduplicateIds, OverwriteCells, OverwriteKernelspec  # noqa: E402
 
 c.Autograde.sanitize_preprocessors = [
@@ -61,7 +61,7 @@ c.Execute.timeout = 300
 
 # Feedback (`nbgrader generate_feedback`) shows hidden-test outcomes but never the hidden-test code that
 # autograde restored into the test cells.
-from assignments.grading.nbgrader_feedback import HideHiddenTests  # noqa: E402
+from assignments.grading.doors.nbgrader.feedback import HideHiddenTests  # noqa: E402
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 

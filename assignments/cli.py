@@ -33,7 +33,7 @@ def cmd_selftest(args) -> int:
     """Per assignment: the behaviour map's coverage, the reference over seeds, the blank release, every
     variant through both real doors, every mutant (caught on its own question only) and the visible-check
     table; ``--verbose`` adds each mutant's failed tests and warnings about misleading ones."""
-    from .grading import selftest
+    from assignments.grading.selftest import checks as selftest
 
     problems = []
     for assignment in args.assignment or default().present():
@@ -126,7 +126,7 @@ def cmd_autograde(args) -> int:
     """nbgrader door: each notebook repaired (`course repair`), real `nbgrader autograde` per student, read
     back from its gradebook, then (unless --no-cross-check) a second opinion from the standalone door on
     every question (of the notebooks as sent)."""
-    from .grading import nbgrader_door
+    from assignments.grading.doors.nbgrader import door as nbgrader_door
     from .results import table
     from .workflow import attach_intake, collect
 
@@ -149,7 +149,7 @@ def cmd_autograde(args) -> int:
 
 def cmd_repair(args) -> int:
     """Repaired copies for nbgrader (the release's metadata restored, UTF-8) and a report of what was done."""
-    from .grading import repair
+    from assignments.grading.doors.nbgrader import repair
     from .workflow import collect
 
     out = Path(args.out or repair.folder(default().assignment(args.assignment).grades_dir))
@@ -546,7 +546,7 @@ def _add_similarity_command(sub) -> None:
 # --- the parser ----------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    from .grading.nbgrader_door import NOTEBOOK_TIMEOUT_S
+    from assignments.grading.doors.nbgrader.door import NOTEBOOK_TIMEOUT_S
 
     parser = argparse.ArgumentParser(prog="course", description=USAGE,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -22,7 +22,7 @@ import nbformat
 
 from . import notebooks
 from .course import resolve
-from .grading import selftest
+from assignments.grading.selftest import checks as selftest
 
 
 

@@ -29,15 +29,12 @@ from __future__ import annotations
 
 from .course import Assignment, resolve
 from .results.model import Evidence, Finding
+from . import notebooks
 
 MISSING, EDITED = "evidence-missing", "evidence-edited"
 MAX_TEXT = 20_000            # characters kept per output
 MAX_PNG = 1_500_000          # base64 characters kept per image (about 1.1 MB of PNG)
 MAX_OUTPUTS = 40             # outputs kept per cell (the last ones: a run's summary comes at the end)
-
-
-def _text(value) -> str:
-    return "".join(value) if isinstance(value, list) else str(value or "")
 
 
 def _same_code(submitted: str, release: str) -> bool:
@@ -55,16 +52,16 @@ def kept_outputs(cell) -> list[dict]:
             continue
         kind = output.get("output_type")
         if kind == "stream":
-            kept.append({"kind": "text", "text": _text(output.get("text"))[:MAX_TEXT]})
+            kept.append({"kind": "text", "text": notebooks.text(output.get("text"))[:MAX_TEXT]})
         elif kind == "error":
-            kept.append({"kind": "error", "text": f"{_text(output.get('ename'))}: {_text(output.get('evalue'))}"[:MAX_TEXT]})
+            kept.append({"kind": "error", "text": f"{notebooks.text(output.get('ename'))}: {notebooks.text(output.get('evalue'))}"[:MAX_TEXT]})
         elif kind in ("execute_result", "display_data"):
             data = output.get("data") if isinstance(output.get("data"), dict) else {}
-            png = _text(data.get("image/png")).replace("\n", "")
+            png = notebooks.text(data.get("image/png")).replace("\n", "")
             if png and len(png) <= MAX_PNG:
                 kept.append({"kind": "image", "png": png})
             elif "text/plain" in data:
-                kept.append({"kind": "text", "text": _text(data["text/plain"])[:MAX_TEXT]})
+                kept.append({"kind": "text", "text": notebooks.text(data["text/plain"])[:MAX_TEXT]})
     return kept[-MAX_OUTPUTS:]
 
 
@@ -82,7 +79,7 @@ def judge(cell, release_cell) -> tuple[str, str]:
         return "missing", "the cell is not in the submitted notebook"
     if not cell.get("outputs"):
         return "not-run", "the cell has no outputs (it was not run, or its outputs were cleared)"
-    if release_cell is not None and not _same_code(_text(cell.get("source")), _text(release_cell.get("source"))):
+    if release_cell is not None and not _same_code(notebooks.text(cell.get("source")), notebooks.text(release_cell.get("source"))):
         return "edited", "the cell's code differs from the release's, so its outputs are not the release code's"
     if not _counts_consistent(cell):
         return "edited", "its outputs carry no consistent execution count, as Jupyter writes for a cell it ran"
@@ -95,8 +92,8 @@ def collect(submission, assignment: Assignment | str, template=None) -> tuple[li
 
     Cells are found by grade_id after ``recover`` (so a notebook rebuilt in Colab is read like an intact
     one); ``template`` is the release notebook (default: the assignment's)."""
-    from .grading.recover import recover
-    from .grading.standalone import default_template
+    from assignments.grading.submission.recover import recover
+    from assignments.grading.submission.load import default_template
     from . import notebooks
 
     assignment = resolve(assignment)

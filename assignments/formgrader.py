@@ -21,7 +21,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import nbgrader_cli
+from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 
 HOST = "127.0.0.1"
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 from .exports.gradescope import results_json, write_results_json
 from .exports.text import points
+from .notebooks import MAX_NOTEBOOK_BYTES
 from .results.model import Finding, rejected
 
 # Folders an upload may carry that hold no submission: editor caches and macOS zip metadata.
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "__MACOSX"}
-MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024   # a filled notebook is well under 1 MB; outputs can add a few MB
 DOWNLOAD_HINT = "download it with File > Download > Download .ipynb and upload that file"
 
 
@@ -181,7 +181,7 @@ def _unusable(name: str, data: bytes, assignment: str) -> str | None:
 
 def _standalone_grader():
     # Imported late: the grader lives in its own module and only this command needs it.
-    from .grading.standalone import grade_submission
+    from assignments.grading.doors.standalone import grade_submission
 
     return grade_submission
 

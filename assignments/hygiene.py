@@ -35,6 +35,7 @@ from pathlib import Path
 
 import nbformat
 
+from . import notebooks
 from .notebooks import (HIDDEN_TESTS, MARK_SCHEME, MARKERS, SOLUTION, has_marker, odd_marker_lines,
                         region_errors, strip_region)
 
@@ -67,11 +68,6 @@ def _meta(cell) -> dict:
     meta = cell.get("metadata", {}) if isinstance(cell, dict) else {}
     nbg = meta.get("nbgrader") if isinstance(meta, dict) else None
     return nbg if isinstance(nbg, dict) else {}
-
-
-def _source(cell) -> str:
-    text = cell.get("source", "") if isinstance(cell, dict) else ""
-    return "".join(text) if isinstance(text, list) else str(text)
 
 
 def _gid(cell) -> str | None:
@@ -199,7 +195,7 @@ def check_markers(cells: list, name: str) -> list[Problem]:
     """Matched markers, each kind only in the cells nbgrader strips it from."""
     problems = []
     for index, cell in enumerate(cells):
-        text, meta, gid = _source(cell), _meta(cell), _gid(cell)
+        text, meta, gid = notebooks.cell_text(cell), _meta(cell), _gid(cell)
         kind = cell.get("cell_type")
         for label, (begin, end) in MARKERS.items():
             if not has_marker(text, (begin, end)):
@@ -263,7 +259,7 @@ def check_code(cells: list, name: str) -> list[Problem]:
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
             continue
-        gid, text = _gid(cell), _source(cell)
+        gid, text = _gid(cell), notebooks.cell_text(cell)
         for number, line in enumerate(text.split("\n"), start=1):
             if re.match(r"\s*[!%]", line):
                 problems.append(Problem(name, index, gid, f"line {number}: IPython magic or shell escape "
@@ -305,7 +301,7 @@ def _top_level_names(cells: list) -> set[str]:
         if cell.get("cell_type") != "code":
             continue
         try:
-            tree = ast.parse(_source(cell))
+            tree = ast.parse(notebooks.cell_text(cell))
         except SyntaxError:
             continue
         for node in tree.body:
@@ -319,7 +315,7 @@ def _top_level_names(cells: list) -> set[str]:
 def check_shortcut_rules(cells: list, name: str) -> list[Problem]:
     """``metadata.course`` is well formed, on autograded test cells, and every forbidden name resolves."""
     from . import notebooks
-    from .grading.shortcuts import declared_resolves
+    from assignments.grading.submission.shortcuts import declared_resolves
 
     problems, defined = [], None
     for index, cell in enumerate(cells):

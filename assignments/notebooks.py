@@ -15,6 +15,9 @@ from pathlib import Path
 import nbformat
 
 
+# The largest notebook file any door reads (a filled notebook is well under 1 MB; outputs add a few MB).
+MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
+
 def nbgrader(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {}) or {}
 
@@ -263,6 +266,17 @@ def split_at_hidden_tests(source: str) -> tuple[str, str]:
         if HIDDEN_TESTS[0] in line:
             return "".join(lines[:index]), "".join(lines[index:])
     return source, ""
+
+
+def text(value) -> str:
+    """An nbformat text field (a cell's source, an output's text) as one string: nbformat allows a list
+    of lines, and a damaged notebook may hold None or another type there."""
+    return "".join(str(part) for part in value) if isinstance(value, list) else str(value or "")
+
+
+def cell_text(cell) -> str:
+    """A cell's source as one string, whatever form the file gave it (see ``text``)."""
+    return text(cell.get("source")) if isinstance(cell, dict) else ""
 
 
 def student_text(cell) -> str:

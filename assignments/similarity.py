@@ -186,18 +186,13 @@ def starter_hashes(template) -> frozenset[int]:
     found: set[int] = set()
     for cell in template.cells:
         if cell.get("cell_type") == "code":
-            found.update(kgram_hashes(tokens(_text(cell))[0]))
+            found.update(kgram_hashes(tokens(notebooks.cell_text(cell))[0]))
     return frozenset(found)
 
 
 def fingerprints(source: str, starter: frozenset[int]) -> frozenset[int]:
     """The winnowed fingerprints of one answer, starter code left out."""
     return frozenset(winnow([h for h in kgram_hashes(tokens(source)[0]) if h not in starter]))
-
-
-def _text(cell) -> str:
-    source = cell.get("source")
-    return "".join(source) if isinstance(source, list) else str(source or "")
 
 
 # ---------------------------------------------------------------- a class's answers
@@ -230,7 +225,7 @@ class Context:
 def context(assignment: str, template=None) -> Context:
     """The release notebook (``template``) with its code answer cells in notebook order."""
     if template is None:
-        from .grading.standalone import default_template
+        from assignments.grading.submission.load import default_template
 
         template = default_template(assignment)
     questions = tuple(notebooks.grade_id(c) for c in template.cells
@@ -241,8 +236,8 @@ def context(assignment: str, template=None) -> Context:
 def read_answers(path: Path, ctx: Context) -> tuple[dict[str, str], str | None]:
     """The student's code answers by grade_id, found as the standalone grader finds them (cells with
     lost metadata recovered by content), or ``({}, why)`` for a notebook that cannot be compared."""
-    from .grading.restore import check_assignment, restore
-    from .grading.standalone import load_submission
+    from assignments.grading.submission.restore import check_assignment, restore
+    from assignments.grading.submission.load import load_submission
 
     nb, _, findings = load_submission(path)
     if nb is None:
@@ -253,7 +248,7 @@ def read_answers(path: Path, ctx: Context) -> tuple[dict[str, str], str | None]:
         return {}, wrong.message
     restored, _ = restore(nb, ctx.template)
     wanted = set(ctx.questions)
-    return {notebooks.grade_id(c): _text(c) for c in restored.cells if notebooks.grade_id(c) in wanted}, None
+    return {notebooks.grade_id(c): notebooks.cell_text(c) for c in restored.cells if notebooks.grade_id(c) in wanted}, None
 
 
 def fingerprint_student(student: str, path: Path, ctx: Context, name: str = "") -> Student:
@@ -262,7 +257,7 @@ def fingerprint_student(student: str, path: Path, ctx: Context, name: str = "") 
     try:
         answers, problem = read_answers(path, ctx)
     except Exception as error:  # noqa: BLE001 - one hostile notebook must not stop the class
-        from .grading.handle import describe_exception
+        from assignments.grading.testkit.kernel_text import describe_exception
 
         return Student(student, name, problem=f"the notebook could not be read ({describe_exception(error)})")
     result = Student(student, name, problem=problem)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import intake
 from .course import default
-from .grading import batch
+from assignments.grading.doors import batch
 from .results.model import Finding, SubmissionResult, rejected
 
 
@@ -101,7 +101,7 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
 def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3) -> list[str]:
     """One assignment's demo class through both doors, exported; returns the doors' disagreements."""
     from . import demo_class
-    from .grading import nbgrader_door, repair
+    from assignments.grading.doors.nbgrader import door as nbgrader_door, repair
     from .results import table
 
     students = demo_class.demo_class(assignment, buggy)

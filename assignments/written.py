@@ -54,10 +54,6 @@ class WrittenAnswer:
     evidence: list[Evidence] = field(default_factory=list)
 
 
-def _text(value) -> str:
-    return "".join(value) if isinstance(value, list) else str(value or "")
-
-
 def prompts(template) -> dict[str, str]:
     """written grade_id -> the markdown cell right before it in the release (the question's text)."""
     found, previous = {}, ""
@@ -65,13 +61,13 @@ def prompts(template) -> dict[str, str]:
         if notebooks.is_manually_graded(cell):
             found[notebooks.grade_id(cell)] = previous
         if cell.get("cell_type") == "markdown":
-            previous = _text(cell.get("source"))
+            previous = notebooks.text(cell.get("source"))
     return found
 
 
 def _answer_text(cell) -> str:
     """The submitted answer without any mark scheme a student pasted in (nbgrader's marker rule)."""
-    text = _text(cell.get("source"))
+    text = notebooks.text(cell.get("source"))
     if notebooks.has_marker(text, notebooks.MARK_SCHEME):
         text = notebooks.strip_region(text, *notebooks.MARK_SCHEME)
     return text.strip()
@@ -91,9 +87,9 @@ def _images(cell) -> dict:
 
 def read_answers(assignment, path: Path) -> tuple[list[WrittenAnswer], str | None]:
     """(answers in notebook order, None) or ([], why the notebook cannot be read as this assignment's)."""
-    from .grading.recover import recover
-    from .grading.restore import check_assignment
-    from .grading.standalone import default_template, load_submission
+    from assignments.grading.submission.recover import recover
+    from assignments.grading.submission.restore import check_assignment
+    from assignments.grading.submission.load import default_template, load_submission
 
     assignment = resolve(assignment)
     nb, _, problems = load_submission(Path(path))

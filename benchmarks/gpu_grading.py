@@ -82,7 +82,7 @@ def accelerators_visible(ld_library_path: bool = True):
 def grade_accelerators_visible(assignment, job, skip_tests=(), test_log=None):
     """A grader for ``batch.grade_batch``: ``batch.grade_one`` with the accelerators visible to the
     student's kernel (runs in a grader process of its own, so the change dies with it)."""
-    from assignments.grading.batch import grade_one
+    from assignments.grading.doors.batch import grade_one
 
     with accelerators_visible():
         return grade_one(assignment, job, skip_tests=skip_tests, test_log=test_log)
@@ -143,7 +143,7 @@ print("PROBE " + json.dumps(facts))
 
 def probe_kernel() -> dict:
     """What torch sees in a sandboxed kernel started with this process's current ``GRADING_ENV``."""
-    from assignments.grading.sandbox import Sandbox
+    from assignments.grading.sandbox.session import Sandbox
 
     try:
         with Sandbox(b"{}", "probe.ipynb") as sandbox:
@@ -198,7 +198,7 @@ def grade_standalone(assignment: str, students: dict, work: Path, workers: int, 
     import nbformat
 
     from assignments.course import default
-    from assignments.grading import batch
+    from assignments.grading.doors import batch
 
     folder, out = work / assignment / "submissions", work / assignment / "standalone"
     name = default().assignment(assignment).source_path.name
@@ -223,7 +223,7 @@ def grade_nbgrader(assignment: str, students: dict, work: Path) -> dict:
     import nbformat
 
     from assignments.course import default
-    from assignments.grading import nbgrader_door
+    from assignments.grading.doors.nbgrader import door as nbgrader_door
 
     folder, paths = work / assignment / "submissions", {}
     name = default().assignment(assignment).source_path.name

@@ -70,7 +70,7 @@ def synthetic_class(assignment: str, size: int, folder: Path) -> None:
     """Write ``size`` notebooks into ``folder``, named ``student<i>-<variant>.ipynb``: the reference and
     the mutants in turn."""
     from assignments import demo_class
-    from assignments.grading import selftest
+    from assignments.grading.selftest import checks as selftest
 
     variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in selftest.mutants(assignment)]
     for i in range(size):
@@ -83,7 +83,7 @@ def grade_a_class(assignment: str, workers: int, folder: Path) -> dict:
     """Runs in the child process: grade the class written in ``folder``, return wall time and the median
     submission's timings. It imports what ``course grade``'s supervising process imports (``batch``, not
     torch), so that the class's memory is what grading a real class holds."""
-    from assignments.grading import batch
+    from assignments.grading.doors import batch
 
     jobs = [batch.Job(path.stem.partition("-")[0], str(path)) for path in sorted(folder.glob("*.ipynb"))]
     began = time.perf_counter()

@@ -26,12 +26,12 @@ from assignments import gradescope_runner  # noqa: E402
 def main() -> int:
     assignment, root, record = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     if "--no-namespaces" in sys.argv[4:]:
-        from assignments.grading.sandbox import NO_NAMESPACES_ENV
+        from assignments.grading.sandbox.session import NO_NAMESPACES_ENV
 
         os.environ[NO_NAMESPACES_ENV] = "1"
 
     def grade(name, notebook, student):
-        from assignments.grading.standalone import grade_submission
+        from assignments.grading.doors.standalone import grade_submission
 
         began = time.perf_counter()
         result = grade_submission(name, notebook, student)

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assignments import demo_class, notebooks, similarity, similarity_report  # noqa: E402
 from assignments.course import default  # noqa: E402
-from assignments.grading import selftest  # noqa: E402
+from assignments.grading.selftest import checks as selftest  # noqa: E402
 from tests.fixtures.similarity import renamed  # noqa: E402
 
 

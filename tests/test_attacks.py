@@ -14,14 +14,17 @@ import zipfile
 import pytest
 import torch
 
-from assignments.grading.handle import (KERNEL_TEXT_CHARS, SandboxError, StudentCodeError, answered_by,
-                                        extract_definitions, untrusted_text)
-from assignments.grading.reply import check_value, decode_reply
-from assignments.grading.runtime import to_bytes
+from assignments.grading.testkit.kernel_text import KERNEL_TEXT_CHARS, untrusted_text
+from assignments.grading.testkit.errors import SandboxError, StudentCodeError
+from assignments.grading.testkit.handle import answered_by
+from assignments.grading.testkit.stand_ins import extract_definitions
+from assignments.grading.sandbox.reply import check_value, decode_reply
+from assignments.grading.testkit.runtime import to_bytes
 from assignments.grading.environment import GRADING_ENV
-from assignments.grading.limits import Limits
-from assignments.grading.sandbox import KernelHandle, Sandbox
-from assignments.grading.standalone import audit_source, grade_submission
+from assignments.grading.sandbox.limits import Limits
+from assignments.grading.sandbox.session import KernelHandle, Sandbox
+from assignments.grading.submission.audit import audit_source
+from assignments.grading.doors.standalone import grade_submission
 from tests.fixtures import fallback, toy
 from tests.helpers import isolation_unavailable
 
@@ -228,7 +231,8 @@ def test_a_call_receives_only_the_definitions_it_asked_for_and_what_they_use():
 
 
 def test_a_stand_in_is_refused_until_its_question_is_scored():
-    from assignments.grading.handle import LocalHandle, StandInRefused
+    from assignments.grading.testkit.handle import LocalHandle
+    from assignments.grading.testkit.errors import StandInRefused
 
     the_toy_owners = answered_by(toy.release_notebook(toy.source_notebook()))
     assert the_toy_owners["add"] == "add_tests" and the_toy_owners["scale"] == "scale_tests"
@@ -242,7 +246,7 @@ def test_a_stand_in_is_refused_until_its_question_is_scored():
 
 
 def test_kernel_value_shows_a_type_and_a_short_prefix_only():
-    from assignments.grading.checks import KERNEL_VALUE_CHARS, kernel_value
+    from assignments.grading.testkit.checks import KERNEL_VALUE_CHARS, kernel_value
     assert kernel_value({"a": 1}).startswith("dict: ")
     long_key = "def scaled_dot_product(q, k, v, mask=None):\n    return q" * 3
     shown = kernel_value(long_key)

@@ -2,7 +2,7 @@
 question only, every hidden test failed by at least one mutant, and the stand-ins both equal to the
 notebook's solution and worth full marks when graded as a student.
 
-Grading here is in-process (``assignments.grading.inprocess``): the notebooks are our own, and a kernel
+Grading here is in-process (``assignments.grading.doors.inprocess``): the notebooks are our own, and a kernel
 per mutant would cost minutes. The same suites run behind both real doors in test_standalone*.py and
 test_nbgrader_door.py, which check that the doors agree with this path.
 """
@@ -17,8 +17,8 @@ import pytest
 
 from assignments.course import default
 from assignments import notebooks
-from assignments.grading import selftest
-from assignments.grading.mutation import MutantError, apply_change
+from assignments.grading.selftest import checks as selftest
+from assignments.grading.selftest.mutation import MutantError, apply_change
 from assignments.results.model import QuestionResult, SubmissionResult, TestResult
 
 ASSIGNMENTS = default().present()

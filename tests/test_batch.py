@@ -6,7 +6,7 @@ import pytest
 
 from assignments.course import default
 from assignments import demo_class, notebooks
-from assignments.grading import batch
+from assignments.grading.doors import batch
 from assignments.results import table
 from assignments.workflow import grade_class
 from tests.helpers import QUICKEST as ASSIGNMENT

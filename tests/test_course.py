@@ -68,7 +68,7 @@ def test_points_are_declared_once_and_a_split_that_disagrees_names_the_question_
     suite = tmp_path / "autograder" / name
     suite.mkdir(parents=True)
     (suite / "test_a.py").write_text(
-        "from assignments.grading.checks import question\n\n"
+        "from assignments.grading.testkit.checks import question\n\n"
         "@question('a_tests', points=1)\ndef test_one(student):\n    pass\n\n"
         "@question('a_tests', points=2)\ndef test_two(student):\n    pass\n")
     hw = Course(tmp_path).assignment(name)

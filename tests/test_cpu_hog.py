@@ -26,10 +26,10 @@ import os
 import nbformat
 import pytest
 
-from assignments.grading import batch
-from assignments.grading.cgroups import NO_CGROUP_ENV
-from assignments.grading.limits import Limits
-from assignments.grading.sandbox import KernelHandle, Sandbox
+from assignments.grading.doors import batch
+from assignments.grading.sandbox.cgroups import NO_CGROUP_ENV
+from assignments.grading.sandbox.limits import Limits
+from assignments.grading.sandbox.session import KernelHandle, Sandbox
 from tests.fixtures import fallback, toy
 from tests.fixtures.batch import grade_toy_job, limits_dict
 from tests.helpers import isolation_unavailable
@@ -54,7 +54,7 @@ WORK = ("import time\n"
         "    pass\n")
 BUSY_TESTS = f'''\
 import torch
-from assignments.grading.checks import expect, expect_close, question
+from assignments.grading.testkit.checks import expect, expect_close, question
 
 WORK = {WORK!r}
 

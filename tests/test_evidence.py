@@ -19,7 +19,7 @@ from assignments import demo_class, evidence, hygiene, notebooks
 from assignments.course import resolve
 from assignments.exports.feedback import feedback_html, feedback_markdown
 from assignments.exports.report import summary_markdown
-from assignments.grading.nbgrader_evidence import KEPT_KEY, KeepEvidence, ShowEvidence
+from assignments.grading.doors.nbgrader.evidence import KEPT_KEY, KeepEvidence, ShowEvidence
 from tests.helpers import QUICKEST
 
 ASSIGNMENT = QUICKEST
@@ -139,7 +139,7 @@ def test_feedback_and_class_report_carry_the_evidence():
 
 
 def test_the_standalone_door_records_the_submitted_evidence(tmp_path):
-    from assignments.grading.standalone import grade_submission
+    from assignments.grading.doors.standalone import grade_submission
 
     path = tmp_path / "ada.ipynb"
     path.write_text(nbformat.writes(demo_class.hand_edited(ran_on_colab("ada"))), encoding="utf-8")
@@ -189,8 +189,8 @@ def test_course_written_prints_one_question_per_page_with_the_students_evidence(
 
 
 def test_course_repair_keeps_evidence_cells_as_submitted(tmp_path):
-    from assignments.grading.repair import repair_submission
-    from assignments.grading.standalone import default_template
+    from assignments.grading.doors.nbgrader.repair import repair_submission
+    from assignments.grading.submission.load import default_template
 
     original = demo_class.hand_edited(ran_on_colab("ada"))
     path = tmp_path / "ada.ipynb"

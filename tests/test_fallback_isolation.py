@@ -15,8 +15,8 @@ import stat
 
 import pytest
 
-from assignments.grading.limits import Limits
-from assignments.grading.sandbox import KernelHandle, Sandbox
+from assignments.grading.sandbox.limits import Limits
+from assignments.grading.sandbox.session import KernelHandle, Sandbox
 from tests.fixtures import fallback
 from tests.helpers import needs_isolation
 
@@ -108,7 +108,8 @@ def test_what_a_kernel_leaves_in_shared_temporary_folders_is_removed_and_counted
 def test_where_kernels_would_share_a_uid_the_batch_grades_one_at_a_time(tmp_path, monkeypatch, capsys):
     """No namespaces, and a Python other uids cannot reach: every kernel would run as root, so two at a
     time could read each other's scratch. The batch says so and grades one at a time."""
-    from assignments.grading import batch, kernel_process
+    from assignments.grading.doors import batch
+    from assignments.grading.sandbox import process as kernel_process
     from tests.fixtures.batch import grade_or_die
 
     monkeypatch.setenv(kernel_process.NO_NAMESPACES_ENV, "1")

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from assignments.results.model import SubmissionResult
-from assignments.grading.limits import Limits
+from assignments.grading.sandbox.limits import Limits
 
 from tests.fixtures import batch, forged_reports
 

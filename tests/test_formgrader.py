@@ -28,7 +28,7 @@ from assignments.cli import main as course
 from assignments.exports import nbgrader_gradebook
 from assignments.exports.text import question_title
 from assignments.results import store
-from assignments.grading import nbgrader_door
+from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.course import default
 BUILD_DIR = default().build_dir
 from tests.helpers import QUICKEST
@@ -206,7 +206,7 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
 def test_feedback_step_drops_hidden_code_and_grader_internals_but_keeps_outcomes():
     import nbformat
 
-    from assignments.grading.nbgrader_feedback import HideHiddenTests
+    from assignments.grading.doors.nbgrader.feedback import HideHiddenTests
 
     cell = nbformat.v4.new_code_cell("assert f(1) == 2\n### BEGIN HIDDEN TESTS\nsecret_check(f)\n### END HIDDEN TESTS")
     cell.metadata["nbgrader"] = {"grade": True, "grade_id": "f_tests", "points": 2, "solution": False,

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from assignments.grading import batch, cgroups
+from assignments.grading.doors import batch
+from assignments.grading.sandbox import cgroups
 from assignments.results.model import BUDGET_FINDING, SubmissionResult
-from assignments.grading.limits import Limits
+from assignments.grading.sandbox.limits import Limits
 from tests.fixtures import payloads, toy
 from tests.fixtures.batch import grade_or_die, grade_toy_job, limits_dict
 

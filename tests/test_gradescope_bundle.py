@@ -159,7 +159,7 @@ def graded_by_both(bundle):
     """label -> (what, results.json, record): the student graded through run_autograder and through the
     standalone door, in this process (whose grader imports are then paid once), once for the module and
     only when a selected test asks for it."""
-    from assignments.grading.standalone import grade_submission
+    from assignments.grading.doors.standalone import grade_submission
 
     uploads, graded = buggy_and_hostile_notebooks(), {}
 

@@ -6,14 +6,15 @@ import pytest
 import torch
 
 from assignments.course import Course
-from assignments.grading import runtime, suite
-from assignments.grading.handle import LocalHandle, StudentCodeError, StudentTimeout
+from assignments.grading.testkit import runtime, suite
+from assignments.grading.testkit.handle import LocalHandle
+from assignments.grading.testkit.errors import StudentCodeError, StudentTimeout
 from assignments.results.model import SubmissionResult, TestResult, score_questions
 from assignments.notebooks import Question
 
 TOY_TESTS = '''
 import torch
-from assignments.grading.checks import question, expect, expect_close
+from assignments.grading.testkit.checks import question, expect, expect_close
 
 @question("add_tests", points=2)
 def test_add_doubles_a_tensor(student):

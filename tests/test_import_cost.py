@@ -27,7 +27,7 @@ def test_a_batch_supervisor_never_imports_torch():
     # has the grader's modules) and starts the warm-kernel zygote (a process of its own): importing torch
     # there would cost about 190 MB and a second of CPU for the whole batch. This walks that path for real.
     code = ("import sys; from assignments import cli; from assignments.workflow import grade_class; "
-            "from assignments.results import table; from assignments.grading import batch; "
+            "from assignments.results import table; from assignments.grading.doors import batch; "
             "zygote = batch._start_zygote(); "
             "print(sorted(m for m in ('torch', 'transformers', 'nbgrader') if m in sys.modules)); "
             "zygote and zygote.close()")

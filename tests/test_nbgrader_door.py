@@ -10,7 +10,8 @@ import hashlib
 
 import pytest
 
-from assignments.grading import inprocess, nbgrader_door
+from assignments.grading.doors import inprocess
+from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.results import table
 from assignments.results.model import SubmissionResult
 from tests.fixtures.nbgrader_class import ASSIGNMENT, BUGGY, DAEMON

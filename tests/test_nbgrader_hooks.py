@@ -4,7 +4,7 @@ import contextlib
 import io
 from pathlib import Path
 
-from assignments.grading.nbgrader_hooks import informative_visible_checks
+from assignments.grading.doors.nbgrader.preprocessors import informative_visible_checks
 
 CELL = '''x = 1
 assert x == 2, "x should be 2"
@@ -43,7 +43,7 @@ def test_the_course_config_puts_it_in_the_autograde_pipeline():
 import nbformat  # noqa: E402
 from nbgrader.utils import determine_grade  # noqa: E402
 
-from assignments.grading.nbgrader_hooks import POINTS_MIME, HonestPoints  # noqa: E402
+from assignments.grading.doors.nbgrader.preprocessors import POINTS_MIME, HonestPoints  # noqa: E402
 
 TEST_SOURCE = ("assert True\n### BEGIN HIDDEN TESTS\nfrom assignments.grading.door import hidden_tests\n"
                "hidden_tests('transformers', 'attention_tests', globals())\n### END HIDDEN TESTS\n")

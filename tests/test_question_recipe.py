@@ -18,8 +18,8 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from assignments.course import REPO, Course
-from assignments.grading import selftest
-from assignments.grading.mutation import load_folder
+from assignments.grading.selftest import checks as selftest
+from assignments.grading.selftest.mutation import load_folder
 from assignments.release import hygiene_problems
 from assignments.exports.text import question_title
 from tests.fixtures import toy
@@ -36,7 +36,7 @@ TESTS_CELL = ("import torch\nassert torch.equal(negate(torch.tensor([1.0, -2.0])
 # Step 2: hidden tests whose points split the cell's 2 points.
 HIDDEN = '''\
 import torch
-from assignments.grading.checks import expect_close, question
+from assignments.grading.testkit.checks import expect_close, question
 
 
 @question("negate_tests", points=1)

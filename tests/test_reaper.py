@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from assignments.grading.reaper import DEADLINE_EXIT
+from assignments.grading.doors.nbgrader.reaper import DEADLINE_EXIT
 from tests.helpers import alive
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_CHILD_SUBREAPER is Linux's")
@@ -24,7 +24,7 @@ if os.fork() == 0:
 
 def reaped(deadline_s: float, code: str) -> subprocess.CompletedProcess:
     # The 120 s bound only stops a broken reaper from hanging the suite (the daemon would hold 600 s).
-    return subprocess.run([sys.executable, "-m", "assignments.grading.reaper", str(deadline_s),
+    return subprocess.run([sys.executable, "-m", "assignments.grading.doors.nbgrader.reaper", str(deadline_s),
                            sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
 
 

@@ -21,10 +21,11 @@ import pytest
 from assignments.course import default
 from assignments import demo_class, notebooks
 from assignments.demo_class import pasted_into_colab
-from assignments.grading import batch
-from assignments.grading.recover import definitions, recover
-from assignments.grading.restore import check_assignment, restore
-from assignments.grading.standalone import grade_submission, load_submission
+from assignments.grading.doors import batch
+from assignments.grading.submission.recover import definitions, recover
+from assignments.grading.submission.restore import check_assignment, restore
+from assignments.grading.doors.standalone import grade_submission
+from assignments.grading.submission.load import load_submission
 from tests.fixtures.damaged import answer_pasted_twice, renamed, saved_as, with_one_mistake
 from tests.helpers import QUICKEST
 

@@ -22,7 +22,7 @@ import pytest
 
 from assignments.course import default
 from assignments import cli, demo_class, notebooks
-from assignments.grading import nbgrader_door, repair
+from assignments.grading.doors.nbgrader import door as nbgrader_door, repair
 from tests.fixtures import damaged
 from tests.fixtures.nbgrader_class import ASSIGNMENT, BUGGY, DAMAGED
 from tests.helpers import notebook_bytes as as_file

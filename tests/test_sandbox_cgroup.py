@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from assignments.grading import cgroups, kernel_process
-from assignments.grading.cgroups import SandboxCgroup
-from assignments.grading.limits import Limits
-from assignments.grading.sandbox import KernelHandle, Sandbox
+from assignments.grading.sandbox import cgroups, process as kernel_process
+from assignments.grading.sandbox.cgroups import SandboxCgroup
+from assignments.grading.sandbox.limits import Limits
+from assignments.grading.sandbox.session import KernelHandle, Sandbox
 from tests.fixtures import fallback
 from tests.helpers import isolation_unavailable
 

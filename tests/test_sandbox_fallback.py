@@ -19,9 +19,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from assignments.grading import kernel_process
-from assignments.grading.limits import Limits
-from assignments.grading.sandbox import KernelHandle, Sandbox
+from assignments.grading.sandbox import process as kernel_process
+from assignments.grading.sandbox.limits import Limits
+from assignments.grading.sandbox.session import KernelHandle, Sandbox
 from assignments.course import REPO
 
 from tests.fixtures import batch, fallback, payloads, toy

@@ -16,8 +16,10 @@ from assignments import demo_class, hygiene, notebooks
 from assignments.exports.feedback import feedback_html, feedback_markdown
 from assignments.exports.text import question_title
 from assignments.exports.report import summary_markdown
-from assignments.grading import nbgrader_door, selftest, shortcuts
-from assignments.grading.handle import answered_by
+from assignments.grading.doors.nbgrader import door as nbgrader_door
+from assignments.grading.selftest import checks as selftest
+from assignments.grading.submission import shortcuts
+from assignments.grading.testkit.handle import answered_by
 from assignments.results.model import SubmissionResult, TestResult, score_questions
 
 ASSIGNMENTS = default().order
@@ -284,7 +286,7 @@ def test_feedback_and_class_report_show_the_finding():
 def test_standalone_door_flags_a_helper_and_applies_the_zero_penalty(tmp_path):
     """One real grading: the answer calls a helper in an added cell that returns PyTorch's own mask. The
     hidden tests pass it; the zero penalty takes the question's points and nothing else's."""
-    from assignments.grading.standalone import grade_submission
+    from assignments.grading.doors.standalone import grade_submission
 
     answer = "def generate_square_subsequent_mask(size):\n    return causal(size)\n"
     helper = "def causal(size):\n    return nn.Transformer.generate_square_subsequent_mask(size)\n"

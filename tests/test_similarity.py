@@ -18,7 +18,7 @@ import pytest
 
 from assignments.course import default
 from assignments import cli, demo_class, notebooks, similarity, similarity_report
-from assignments.grading.inprocess import execute_cells, grade_namespace
+from assignments.grading.doors.inprocess import execute_cells, grade_namespace
 from tests.fixtures.similarity import ASSIGNMENT, independent_answers, renamed
 
 SCRIPT = "<script>alert('copied')</script>"

@@ -18,7 +18,7 @@ import pytest
 from assignments.course import REPO, default
 from assignments import notebooks
 from assignments.results.model import SubmissionResult
-from assignments.grading.limits import Limits
+from assignments.grading.sandbox.limits import Limits
 from tests.fixtures import batch, payloads, structural, toy, warm
 from tests.helpers import QUICKEST
 
@@ -242,8 +242,8 @@ def test_no_export_carries_answer_key_text(graded, tmp_path):
     exception text) goes through every exporter; no file written may hold more than KERNEL_TEXT_CHARS
     consecutive characters of a stand-in or hidden-test file."""
     from assignments.exports import FORMATS, export
-    from assignments.grading import batch as class_batch
-    from assignments.grading.handle import KERNEL_TEXT_CHARS
+    from assignments.grading.doors import batch as class_batch
+    from assignments.grading.testkit.kernel_text import KERNEL_TEXT_CHARS
 
     results = tmp_path / "results"
     for label, result in graded["results"].items():

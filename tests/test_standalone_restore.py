@@ -5,8 +5,10 @@ import nbformat
 import pytest
 
 from assignments import notebooks
-from assignments.grading.restore import check_assignment, restore
-from assignments.grading.standalone import audit_source, grade_submission, load_submission
+from assignments.grading.submission.restore import check_assignment, restore
+from assignments.grading.submission.audit import audit_source
+from assignments.grading.doors.standalone import grade_submission
+from assignments.grading.submission.load import load_submission
 from tests.fixtures import structural
 
 

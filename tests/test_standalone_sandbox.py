@@ -7,10 +7,10 @@ import psutil
 import pytest
 import torch
 
-from assignments.grading.handle import SandboxError, StudentCodeError, StudentTimeout
+from assignments.grading.testkit.errors import SandboxError, StudentCodeError, StudentTimeout
 from assignments.grading.environment import GRADING_ENV
-from assignments.grading.limits import Limits
-from assignments.grading.sandbox import KernelHandle, Sandbox
+from assignments.grading.sandbox.limits import Limits
+from assignments.grading.sandbox.session import KernelHandle, Sandbox
 from assignments.course import REPO
 from tests.helpers import REQUIRE_ISOLATION, isolation_required, isolation_unavailable
 

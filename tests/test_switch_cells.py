@@ -28,10 +28,10 @@ import pytest
 
 from assignments import notebooks
 from assignments.course import default
-from assignments.grading import selftest
-from assignments.grading.inprocess import execute_cells
-from assignments.grading.restore import restore, switch_names
-from assignments.grading.standalone import grade_submission
+from assignments.grading.selftest import checks as selftest
+from assignments.grading.doors.inprocess import execute_cells
+from assignments.grading.submission.restore import restore, switch_names
+from assignments.grading.doors.standalone import grade_submission
 from tests.helpers import QUICKEST, notebook_bytes
 
 # assignment -> {switch: (where its cell sits, relative to the cell with this grade_id)}

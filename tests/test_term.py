@@ -25,7 +25,7 @@ from assignments.cli import main as course
 from assignments.course import resolve
 from assignments.demo_class import demo_class, filled_release, write_canvas_zip
 from assignments.exports import adjust, canvas, nbgrader_gradebook
-from assignments.grading import selftest
+from assignments.grading.selftest import checks as selftest
 from assignments.workflow import grade_class
 from tests.helpers import QUICKEST
 

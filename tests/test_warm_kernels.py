@@ -1,4 +1,4 @@
-"""Warm kernels (``assignments/grading/warm_kernels.py``): what a kernel forked from the zygote must not
+"""Warm kernels (``assignments/grading/sandbox/warm_kernels.py``): what a kernel forked from the zygote must not
 inherit, that it dies with its grader, and that anything the warm path cannot do ends in a cold start.
 The attacks on a warm kernel are in test_attacks.py (its "warm" mode) and the hostile class of
 test_standalone.py, which is graded with warm kernels."""
@@ -17,10 +17,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from assignments.grading import batch
-from assignments.grading.limits import Limits
-from assignments.grading.sandbox import KernelHandle, Sandbox
-from assignments.grading.warm_kernels import ZYGOTE_ENV, warm_scratch
+from assignments.grading.doors import batch
+from assignments.grading.sandbox.limits import Limits
+from assignments.grading.sandbox.session import KernelHandle, Sandbox
+from assignments.grading.sandbox.warm_kernels import ZYGOTE_ENV, warm_scratch
 from tests.fixtures import batch as batch_fixtures
 from tests.fixtures import toy, warm
 from tests.helpers import isolation_unavailable
@@ -101,7 +101,7 @@ def test_a_warm_kernel_dies_with_its_grader_process(zygote, tmp_path):
     """The launcher's parent is the zygote, so only its lifeline to the grader can end it early."""
     script = (
         "import json, sys, time\n"
-        "from assignments.grading.limits import Limits\nfrom assignments.grading.sandbox import Sandbox\n"
+        "from assignments.grading.sandbox.limits import Limits\nfrom assignments.grading.sandbox.session import Sandbox\n"
         "box = Sandbox(b'{\"cells\": []}', 'orphan.ipynb', limits=Limits())\n"
         "box.start()\n"
         "print(json.dumps({'warm': bool(box.status.get('warm')), 'launcher': box._kernel.proc.pid}), flush=True)\n"
@@ -162,7 +162,7 @@ def test_a_batch_grades_with_warm_kernels_and_stops_its_zygote(tmp_path):
 
 def _zygotes() -> set[int]:
     """This process's zygotes (the batch's is its child; other test workers may run their own)."""
-    return {p.pid for p in psutil.Process().children() if "kernel_zygote.py" in " ".join(_cmdline(p))}
+    return {p.pid for p in psutil.Process().children() if "programs/zygote.py" in " ".join(_cmdline(p))}
 
 
 def _cmdline(process) -> list[str]:
@@ -173,8 +173,8 @@ def _cmdline(process) -> list[str]:
 
 
 def test_a_zygote_that_fails_to_import_lets_kernels_start_cold_at_once(monkeypatch):
-    from assignments.grading import warm_kernels
-    from assignments.grading.kernel_process import kernel_env
+    from assignments.grading.sandbox import warm_kernels
+    from assignments.grading.sandbox.process import kernel_env
 
     monkeypatch.setattr(warm_kernels, "PRELOAD", ["torch", "no_such_module_for_the_zygote"])
     broken = warm_kernels.Zygote.spawn(lambda scratch: kernel_env(scratch, LIMITS))

@@ -113,7 +113,7 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
         roster = store.load_roster(Path(roster_path))
     root = Path(course_root) if course_root else run_course_folder(run)
     if "nbgrader" in formats and not (course_root or db_url) and not (root / "gradebook.db").is_file():
-        from ..grading.nbgrader_door import prepare_course
+        from assignments.grading.doors.nbgrader.door import prepare_course
 
         print(f"nbgrader: this run has no gradebook yet; generating {assignment} in {root}")
         try:

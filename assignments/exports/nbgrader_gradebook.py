@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..results.model import SubmissionResult
-from .. import nbgrader_cli
+from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 from ..course import REPO, resolve
 from . import csv_safe
 
@@ -39,7 +39,7 @@ def run_course_folder(run: Path) -> Path:
     """The nbgrader course folder of one run folder (formgrader's folder, the gradebook every export of
     that run reads and writes): ``<run>/course`` for a run of the nbgrader door (``course autograde``
     writes there), else ``<run>/nbgrader/course`` (``course grade``, the demo). Never another run's."""
-    from ..grading.nbgrader_door import course_folder
+    from assignments.grading.doors.nbgrader.door import course_folder
 
     door_run = course_folder(Path(run))
     return door_run if (door_run / "gradebook.db").is_file() else course_folder(Path(run) / "nbgrader")

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..results.model import SubmissionResult
-from ..grading.shortcuts import CODE as SHORTCUT
+from assignments.grading.submission.shortcuts import CODE as SHORTCUT
 from .text import humanise_test, plural, points, question_title
 
 

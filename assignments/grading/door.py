@@ -1,56 +1,6 @@
-"""The nbgrader door: what a source notebook's hidden-test region calls.
+"""Kept where source notebooks' hidden-test regions (and every nbgrader gradebook made from them) import
+``hidden_tests``; the code is in ``doors/nbgrader/hidden_region.py``."""
 
-In the source notebook each autograded test cell ends with::
+from assignments.grading.doors.nbgrader.hidden_region import hidden_tests
 
-    ### BEGIN HIDDEN TESTS
-    from assignments.grading.door import hidden_tests
-    hidden_tests("transformers", "attention_tests", globals())
-    ### END HIDDEN TESTS
-
-Under ``nbgrader autograde`` or ``nbgrader validate`` this runs that question's hidden pytest tests
-against the kernel's own namespace and leaves the earned points as the cell's value, which nbgrader reads
-as partial credit. The release never contains this region. This door runs inside the student's kernel,
-so it trusts the student's process; the standalone grader is the door that does not.
-
-Besides returning them, the call publishes its points as display data with a private MIME type
-(``POINTS_MIME``). The autograde preprocessor ``HonestPoints`` scores the cell from that output only, so
-a float formatter that prints "checked" or ``ast_node_interactivity = "none"`` (which would make
-nbgrader read a non-numeric or missing value as full credit) cannot raise the score.
-"""
-
-from __future__ import annotations
-
-from ..course import resolve
-from .handle import LocalHandle
-from .suite import run_suite
-
-
-def hidden_tests(assignment: str, grade_id: str, namespace: dict, seed: int = 0) -> float:
-    assignment = resolve(assignment)
-    maximum = assignment.max_points(grade_id)
-    results, problems = run_suite(assignment, LocalHandle(namespace, assignment, seed), assignment.autograded_order,
-                                  [grade_id])
-    for problem in problems:
-        print(f"[grader problem] {problem}")
-    for test in results:
-        mark = "ok  " if test.outcome == "passed" else "FAIL"
-        line = f"{mark} {test.name} ({test.points:g}/{test.max_points:g})"
-        print(line + (f": {test.message}" if test.message else ""))
-    earned = min(sum(test.points for test in results), maximum)
-    print(f"{grade_id}: {earned:g} / {maximum:g} points")
-    earned = float(round(earned, 4))
-    publish_points(grade_id, earned, float(maximum))
-    return earned
-
-
-def publish_points(grade_id: str, points: float, maximum: float) -> None:
-    """Send the points as display data nbgrader's preprocessor reads; raw, so no formatter touches it."""
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-    except ImportError:
-        return
-    if get_ipython() is not None:
-        from .nbgrader_hooks import POINTS_MIME   # only under Jupyter, where nbgrader reads it
-
-        display({POINTS_MIME: {"grade_id": grade_id, "points": points, "max_points": maximum}}, raw=True)
+__all__ = ["hidden_tests"]

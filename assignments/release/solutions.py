@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 
 from .. import notebooks
-from ..grading.environment import GRADING_ENV
+from assignments.grading.environment import GRADING_ENV
 from .errors import StepFailed
 from .staging import Stage
 from .tools import CELL_TIMEOUT, run_tool, tool_env

@@ -7,7 +7,7 @@ import subprocess
 import textwrap
 from pathlib import Path
 
-from .. import nbgrader_cli
+from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 from .errors import StepFailed
 
 SUBPROCESS_TIMEOUT = 1800        # seconds for one nbgrader / nbconvert run (cells have their own limits)

@@ -3,7 +3,7 @@ around it that must overfit a tiny word set."""
 
 import torch
 
-from assignments.grading.checks import expect, expect_close, question
+from assignments.grading.testkit.checks import expect, expect_close, question
 from autograder.rnn_attention.attention_checks import expect_normalised, run_attention
 from autograder.rnn_attention.oracles import additive_attention, seeded
 

@@ -4,7 +4,14 @@ transformers' BertModel with the same weights, cross-entropy loss, and gradient 
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.checks import GradingFailure, expect, expect_close, expect_shape, kernel_value, question
+from assignments.grading.testkit.checks import (
+    GradingFailure,
+    expect,
+    expect_close,
+    expect_shape,
+    kernel_value,
+    question,
+)
 from autograder.rnn_attention.oracles import TINY_BERT, classifier_after_sgd_step, tiny_bert_batch, tiny_bert_state
 
 BUILD = """

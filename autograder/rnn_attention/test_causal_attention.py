@@ -3,7 +3,7 @@ inputs after i, and values against F.scaled_dot_product_attention(is_causal=True
 
 import torch
 
-from assignments.grading.checks import expect, expect_close, question
+from assignments.grading.testkit.checks import expect, expect_close, question
 from autograder.rnn_attention.attention_checks import expect_normalised, run_attention
 from autograder.rnn_attention.oracles import dot_attention, random_dot_state, seeded
 

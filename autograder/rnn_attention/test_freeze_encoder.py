@@ -3,7 +3,7 @@
 
 import torch
 
-from assignments.grading.checks import expect, expect_close, question
+from assignments.grading.testkit.checks import expect, expect_close, question
 from autograder.rnn_attention.oracles import TINY_BERT, classifier_after_sgd_step, tiny_bert_batch, tiny_bert_state
 
 CLASSIFIER = {"classifier.weight", "classifier.bias"}

@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from assignments.grading.checks import expect, expect_close, expect_shape, question
+from assignments.grading.testkit.checks import expect, expect_close, expect_shape, question
 from autograder.rnn_attention.oracles import gru_cell_state, seeded
 
 RUN_ENCODER = """

@@ -3,7 +3,7 @@ F.scaled_dot_product_attention with copied projections (which fixes the 1/sqrt(h
 
 import torch
 
-from assignments.grading.checks import GradingFailure, expect_close, question
+from assignments.grading.testkit.checks import GradingFailure, expect_close, question
 from autograder.rnn_attention.attention_checks import expect_normalised, run_attention
 from autograder.rnn_attention.oracles import dot_attention, random_dot_state, seeded
 

@@ -13,7 +13,7 @@ import textwrap
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.suite import single_threaded_torch as one_thread   # the grader's own training too
+from assignments.grading.testkit.suite import single_threaded_torch as one_thread  # the grader's own training too
 from autograder.transfer_lm import stand_ins as reference
 
 

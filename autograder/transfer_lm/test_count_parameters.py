@@ -1,6 +1,6 @@
 """count_parameters_tests: only parameters with requires_grad count; buffers never do."""
 
-from assignments.grading.checks import expect, kernel_value, question
+from assignments.grading.testkit.checks import expect, kernel_value, question
 from autograder.transfer_lm.synthetic import reference_model
 
 

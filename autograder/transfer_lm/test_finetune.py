@@ -9,7 +9,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.checks import expect, expect_shape, kernel_value, question
+from assignments.grading.testkit.checks import expect, expect_shape, kernel_value, question
 from autograder.transfer_lm import synthetic
 from autograder.transfer_lm.synthetic import causal_mask, reference_model
 

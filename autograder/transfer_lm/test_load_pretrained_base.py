@@ -2,7 +2,7 @@
 
 import torch
 
-from assignments.grading.checks import expect, expect_shape, question
+from assignments.grading.testkit.checks import expect, expect_shape, question
 from autograder.transfer_lm import stand_ins as reference
 from autograder.transfer_lm.synthetic import causal_mask, reference_model
 

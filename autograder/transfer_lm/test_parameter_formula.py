@@ -1,6 +1,6 @@
 """parameter_formula_tests: the closed-form count against counted models and the assignment's numbers."""
 
-from assignments.grading.checks import expect, question
+from assignments.grading.testkit.checks import expect, question
 from autograder.transfer_lm.synthetic import reference_model
 
 CONFIGS = [  # (ntoken, nhid, nlayers, nhead, nclasses)

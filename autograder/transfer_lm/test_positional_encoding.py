@@ -2,7 +2,14 @@
 
 import torch
 
-from assignments.grading.checks import expect, expect_between, expect_close, expect_shape, kernel_value, question
+from assignments.grading.testkit.checks import (
+    expect,
+    expect_between,
+    expect_close,
+    expect_shape,
+    kernel_value,
+    question,
+)
 
 
 def _formula(seq: int, d: int) -> torch.Tensor:

@@ -4,7 +4,7 @@ import math
 
 import torch
 
-from assignments.grading.checks import expect, kernel_value, question
+from assignments.grading.testkit.checks import expect, kernel_value, question
 from autograder.transfer_lm import synthetic
 from autograder.transfer_lm.synthetic import causal_mask, held_out_loss, key_problems, reference_model
 

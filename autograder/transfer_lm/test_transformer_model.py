@@ -10,7 +10,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.checks import expect, expect_close, expect_shape, question
+from assignments.grading.testkit.checks import expect, expect_close, expect_shape, question
 from autograder.transfer_lm import synthetic
 from autograder.transfer_lm.synthetic import causal_mask, key_problems, reference_model
 

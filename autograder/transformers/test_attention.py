@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from assignments.grading.checks import expect, expect_close, expect_shape, kernel_value, question
+from assignments.grading.testkit.checks import expect, expect_close, expect_shape, kernel_value, question
 from autograder.transformers.helpers import padding_mask
 
 SHAPES = [(2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8)]   # batch, heads, seq, head_dim

@@ -9,7 +9,7 @@ student's names. The oracle runs in training mode so PyTorch's inference fast pa
 import torch
 import torch.nn as nn
 
-from assignments.grading.checks import expect, expect_close, expect_shape, kernel_value, question
+from assignments.grading.testkit.checks import expect, expect_close, expect_shape, kernel_value, question
 from autograder.transformers.helpers import padding_mask, reference
 
 ATTENTION = ("scaled_dot_product", "MultiHeadAttention")

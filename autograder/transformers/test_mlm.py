@@ -13,7 +13,7 @@ reference fails a bound with probability below 1e-6 per check (three seeds, a fe
 
 import torch
 
-from assignments.grading.checks import expect, expect_close, question
+from assignments.grading.testkit.checks import expect, expect_close, question
 from autograder.transformers.helpers import reference
 
 V, MASK_ID, PAD = 1000, 1000, 0

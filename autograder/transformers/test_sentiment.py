@@ -11,7 +11,7 @@ import math
 import torch
 import torch.nn as nn
 
-from assignments.grading.checks import expect, expect_close, expect_shape, kernel_value, question
+from assignments.grading.testkit.checks import expect, expect_close, expect_shape, kernel_value, question
 from autograder.transformers import data
 
 TINY = dict(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,

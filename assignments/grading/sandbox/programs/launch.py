@@ -1,0 +1,471 @@
+"""Start one sandboxed Jupyter kernel: run as a script by ``sandbox.py``, never imported by the grader.
+
+    python launch.py <fd of a pipe that carries the json config>
+
+Standard library only, because it runs before (and around) the student's kernel. Three processes:
+
+- **launcher** (this script): joins the sandbox's cgroup where the grader made one (before it forks
+  anything, so every process of the sandbox starts there), enters new Linux namespaces (mount, network,
+  PID, IPC; plus a user namespace when not root), hides the repository, the grader's home, the
+  submissions folder and the system's temporary folders under empty tmpfs mounts, binds back only what
+  the kernel needs (the Python installation and the scratch folder), makes every other mount read-only,
+  then forks
+- **init** (PID 1 of the new PID namespace): mounts a fresh ``/proc`` that shows only the sandbox's own
+  processes (with ``hidepid`` where the kernel has it, which hides even init from the kernel's uid),
+  forwards SIGINT to the kernel, reaps orphans; when it exits the kernel dies with it
+- **kernel**: resource limits, drops to an unprivileged user (the sandbox's own uid when the grader is
+  root; an empty capability set in a user namespace otherwise), writes a status report for the grader on an
+  inherited pipe, and execs ``python -m ipykernel_launcher``.
+
+Each step that the machine refuses (no user namespaces, no mount_setattr, ...) is skipped and reported in
+the status, so the grader can record exactly what protection the student's code ran under.
+
+**Warm start** (``programs/zygote.py``): the same steps run in a process forked from a zygote that has
+already imported ipykernel, torch and the notebooks' libraries, so ``launch`` is also a function. The
+kernel then starts ipykernel in its own process instead of exec'ing Python, its scratch folder is bound
+again at the fixed path ``cfg["warm_scratch"]`` that the zygote's environment named before those
+libraries read it, and the launcher dies when the grader closes ``lifeline`` (its parent is the zygote).
+A warm start needs the mount namespace; without one the launcher reports ``warm: false`` and exits, and
+the grader starts a cold kernel instead.
+
+**Fallback without namespaces** (a default Docker container run as root, Gradescope; forced with the
+grader's ``NO_NAMESPACES_ENV`` switch): the kernel still drops to the sandbox's own unprivileged uid, so
+permissions keep it out of the grader's 0700 folders, other kernels' scratch folders and the grader's
+processes, and a seccomp filter refuses every socket but ``AF_UNIX`` (ZMQ's ipc transport) and
+``io_uring_setup``. What permissions cannot give (world-readable or world-writable paths, the process
+list) is measured for that uid and reported in the status.
+"""
+
+import ctypes
+import errno
+import json
+import os
+import resource
+import select
+import signal
+import sys
+
+CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MOUNT_ATTR_RDONLY, AT_RECURSIVE, AT_FDCWD = 0x1, 0x8000, -100
+SYS_MOUNT_SETATTR = 442          # the same number on every architecture (generic syscall table)
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+
+# Seccomp, per architecture: the audit arch value the kernel reports, and the syscall numbers refused.
+# x86_64 also refuses every x32 syscall (numbers with bit 30 set), which would reach socket() by another
+# number. Any other architecture (including 32-bit compat calls on these machines) is refused outright.
+SECCOMP_ARCHES = {
+    "x86_64": {"audit_arch": 0xC000003E, "socket": 41, "io_uring_setup": 425, "x32_bit": 0x40000000,
+               "setsid": 112, "setpgid": 109},
+    "aarch64": {"audit_arch": 0xC00000B7, "socket": 198, "io_uring_setup": 425, "x32_bit": None,
+                "setsid": 157, "setpgid": 154},
+}
+AF_UNIX = 1
+BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x06
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+SECCOMP_DATA_NR, SECCOMP_DATA_ARCH, SECCOMP_DATA_ARG0 = 0, 4, 16   # offsets in struct seccomp_data
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+class MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+
+
+def _check(result, what):
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def mount(source, target, fstype, flags, data=None):
+    _check(libc.mount(source.encode() if source else None, target.encode(),
+                      fstype.encode() if fstype else None, ctypes.c_ulong(flags),
+                      data.encode() if data else None), f"mount {target}")
+
+
+def set_readonly(path, readonly):
+    attr = MountAttr(MOUNT_ATTR_RDONLY if readonly else 0, 0 if readonly else MOUNT_ATTR_RDONLY, 0, 0)
+    _check(libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), AT_RECURSIVE,
+                        ctypes.byref(attr), ctypes.sizeof(attr)), f"mount_setattr {path}")
+
+
+def prctl(option, value):
+    return libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0)
+
+
+class SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8),
+                ("k", ctypes.c_uint32)]
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+
+def network_filter(machine, network=True):
+    """BPF program: no new session or process group (EPERM) and, with ``network``, AF_UNIX sockets only
+    and no io_uring; None for an architecture we do not know.
+
+    Sessions: the scheduler's autogroups give each session an equal share of the CPU, and every sandbox
+    is one session (its launcher's), so a kernel whose busy children each called setsid() took a share
+    per child and starved a classmate's kernel; kept in one session, a sandbox gets one share."""
+    arch = SECCOMP_ARCHES.get(machine)
+    if arch is None:
+        return None
+    # EOPNOTSUPP, not EPERM: ipykernel binds its IOPub pipe to tcp://127.0.0.1, and libzmq resolves that
+    # through getifaddrs (a netlink socket), aborting the whole process on any error except EINVAL or
+    # EOPNOTSUPP; with EOPNOTSUPP it gives up on TCP cleanly and ipykernel carries on without that pipe.
+    refuse = SECCOMP_RET_ERRNO | errno.EOPNOTSUPP
+    # (code, jump-if-true label, jump-if-false label, k); labels are resolved to relative offsets below.
+    program = [("ld", None, None, SECCOMP_DATA_ARCH),
+               ("jeq", "nr", "refuse", arch["audit_arch"]),
+               ("nr:ld", None, None, SECCOMP_DATA_NR)]
+    if arch["x32_bit"]:
+        program.append(("jge", "refuse", None, arch["x32_bit"]))
+    program += [("jeq", "session", None, arch["setsid"]),
+                ("jeq", "session", None, arch["setpgid"])]
+    if network:
+        program += [("jeq", "family", None, arch["socket"]),
+                    ("jeq", "refuse", None, arch["io_uring_setup"])]
+    program.append(("ret", None, None, SECCOMP_RET_ALLOW))
+    if network:
+        program += [("family:ld", None, None, SECCOMP_DATA_ARG0),   # low 32 bits of the int argument
+                    ("jeq", "unix", "refuse", AF_UNIX)]
+    program += [("refuse:ret", None, None, refuse),
+                ("session:ret", None, None, SECCOMP_RET_ERRNO | errno.EPERM)]
+    if network:
+        program.append(("unix:ret", None, None, SECCOMP_RET_ALLOW))   # BPF jumps only forward
+    labels = {op.split(":")[0]: i for i, (op, *_) in enumerate(program) if ":" in op}
+    codes = {"ld": BPF_LD_W_ABS, "jeq": BPF_JEQ_K, "jge": BPF_JGE_K, "ret": BPF_RET_K}
+    out = []
+    for i, (op, jt, jf, k) in enumerate(program):
+        offset = lambda label: 0 if label is None else labels[label] - i - 1   # noqa: E731
+        jump_true, jump_false = offset(jt), offset(jf)
+        assert 0 <= jump_true < 256 and 0 <= jump_false < 256, "BPF jumps are forward and short"
+        out.append(SockFilter(codes[op.split(":")[-1]], jump_true, jump_false, k))
+    return out
+
+
+def install_filter(status, network):
+    """Install the filter in this process (inherited across exec); record what holds: ``sessions`` (one
+    session for the whole sandbox) and, when ``network`` is asked for, ``seccomp`` (no network)."""
+    machine = os.uname().machine
+    program = network_filter(machine, network)
+    lost = "the kernel has the network and may start sessions" if network else "the kernel may start sessions"
+    if program is None:
+        status["notes"].append(f"no seccomp filter for architecture {machine!r}: {lost}")
+        return
+    array = (SockFilter * len(program))(*program)
+    fprog = SockFprog(len(program), array)
+    if libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog), 0, 0) != 0:
+        status["notes"].append(f"seccomp refused ({os.strerror(ctypes.get_errno())}): {lost}")
+        return
+    status["sessions"] = True
+    if network:
+        status["seccomp"] = True
+
+
+def _as_user(uid, gid, check):
+    """Run ``check`` with the effective ids of ``uid``/``gid`` (root only), then become root again."""
+    os.setgroups([])
+    os.setegid(gid)
+    os.seteuid(uid)
+    try:
+        return check()
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
+
+
+def measure_permissions(cfg, uid, gid):
+    """What the kernel's uid could reach without namespaces: the sole protection there is permissions."""
+    def check():
+        def can(path, mode):
+            return os.access(path, mode, effective_ids=True)
+        return {
+            "interpreter": [p for p in [cfg["argv"][0]] if not can(p, os.X_OK)]
+                           + [p for p in cfg["keep"][:-1] if not can(p, os.R_OK | os.X_OK)],
+            "readable": [p for p in cfg["hide"] if os.path.exists(p) and (can(p, os.R_OK) or can(p, os.X_OK))],
+            "writable": [p for p in cfg["private_tmp"] if os.path.isdir(p) and can(p, os.W_OK | os.X_OK)],
+        }
+    return _as_user(uid, gid, check)
+
+
+def inside(path, root):
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def enter_namespaces(status):
+    """Unshare as much as this machine allows; record what we got."""
+    root = os.geteuid() == 0
+    uid, gid = os.geteuid(), os.getegid()
+    wanted = [("mount", CLONE_NEWNS), ("network", CLONE_NEWNET), ("pid", CLONE_NEWPID), ("ipc", CLONE_NEWIPC)]
+    attempts = [wanted, wanted[:1] + wanted[2:], wanted[:1], []]
+    for attempt in attempts:
+        flags = 0 if root else CLONE_NEWUSER
+        for _, flag in attempt:
+            flags |= flag
+        if not attempt:
+            status["notes"].append("no Linux namespaces available")
+            return set()
+        if libc.unshare(ctypes.c_int(flags)) == 0:
+            if not root:
+                for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+                    with open(f"/proc/self/{name}", "w") as handle:
+                        handle.write(text)
+            got = {name for name, _ in attempt}
+            status["user_namespace"] = not root
+            return got
+        status["notes"].append(f"unshare({'+'.join(n for n, _ in attempt)}) refused: "
+                               f"{os.strerror(ctypes.get_errno())}")
+    return set()
+
+
+def hide_and_keep(cfg, status):
+    """Empty tmpfs over everything hidden; bind back what the kernel needs; the rest read-only."""
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    keeps = [p for p in cfg["keep"] if os.path.isdir(p)]
+    fds = {path: os.open(path, os.O_RDONLY | os.O_DIRECTORY) for path in keeps}
+    hidden = []
+    for path in sorted(set(cfg["hide"]) | set(cfg["private_tmp"]), key=len):
+        if any(inside(path, done) for done in hidden) or not os.path.isdir(path):
+            continue
+        writable = path in cfg["private_tmp"]
+        options = f"mode={'1777' if writable else '0755'},size={cfg['tmp_size'] if writable else '1m'}"
+        mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options)
+        hidden.append(path)
+    for path, fd in fds.items():
+        os.makedirs(path, exist_ok=True)
+        mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        os.close(fd)
+    for path in cfg["hide"]:  # a secret inside something kept (e.g. a repository inside the venv)
+        if os.path.isdir(path) and any(inside(path, k) for k in keeps) and path not in hidden:
+            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+            hidden.append(path)
+    status["hidden"] = hidden
+    try:
+        set_readonly("/", True)
+        for path in [cfg["scratch"]] + [p for p in cfg["private_tmp"] if p in hidden]:
+            set_readonly(path, False)
+        status["readonly_root"] = True
+    except OSError as error:
+        status["notes"].append(f"file system left writable ({error})")
+
+
+def become_kernel(cfg, status, status_fd, start_kernel=None):
+    """Last steps in the kernel's own process, then exec ipykernel (or ``start_kernel(cfg)``, warm)."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    limits = dict(cfg["rlimits"])
+    if start_kernel is not None and "RLIMIT_AS" in limits:
+        # A cold kernel's address space starts empty and its imports count against the limit; a warm
+        # one already holds the zygote's libraries, so it gets the same room on top of those.
+        with open("/proc/self/statm") as statm:
+            limits["RLIMIT_AS"] += int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    for name, value in limits.items():
+        try:
+            resource.setrlimit(getattr(resource, name), (value, value))
+        except (ValueError, OSError) as error:
+            status["notes"].append(f"{name} not set ({error})")
+    drop = cfg.get("drop_to")
+    if drop and os.geteuid() == 0 and cfg["isolate"] and not status.get("mount"):
+        fallback(cfg, status, drop)
+    elif drop and os.geteuid() == 0 and status.get("mount") and not status.get("user_namespace"):
+        os.setgroups([])
+        os.setgid(drop[1])
+        os.setuid(drop[0])
+        status["uid"] = drop[0]
+    if os.geteuid() == 0:
+        for cap in range(64):
+            if prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EINVAL:
+                break
+        status["uid"] = os.geteuid()
+        status["capabilities_dropped"] = True
+    prctl(PR_SET_NO_NEW_PRIVS, 1)   # also what lets an unprivileged process install a seccomp filter
+    if cfg["isolate"]:            # after the last setuid; the filter is kept across exec
+        install_filter(status, network=not status.get("network"))
+    os.chdir(cfg["scratch"])
+    os.write(status_fd, json.dumps(status).encode())
+    os.close(status_fd)
+    if start_kernel is not None:
+        start_kernel(cfg)
+        os._exit(0)
+    os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
+
+
+def fallback(cfg, status, drop):
+    """No mount namespace: drop to the sandbox's uid if its Python is reachable; report what is not held."""
+    uid, gid = drop
+    seen = measure_permissions(cfg, uid, gid)
+    status["fallback"] = {**seen, "dropped": False}
+    if seen["interpreter"]:
+        status["notes"].append(f"uid {uid} cannot reach the Python installation ({', '.join(seen['interpreter'])}; "
+                               "every folder on the way needs search permission for others): the kernel runs "
+                               "as root and can read everything the grader can")
+        # the grader gave scratch to that uid; a root without capabilities could not open its own files
+        for folder, subfolders, files in os.walk(cfg["scratch"]):
+            for name in [folder] + [os.path.join(folder, n) for n in subfolders + files]:
+                os.lchown(name, 0, 0)
+        return
+    os.umask(0o077)    # what it writes in shared temporary folders stays its own
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    status["uid"] = uid
+    status["fallback"]["dropped"] = True
+    # shared temporary folders are writable by every uid; point the kernel's own at its scratch
+    cfg["env"]["TMPDIR"] = cfg["scratch"]
+
+
+WARM_REFUSED = 75   # exit status of a launcher that could not start a warm kernel (EX_TEMPFAIL)
+
+
+def _exit_code(wait_status):
+    """Shell convention: 128 + N when the process was killed by signal N."""
+    code = os.waitstatus_to_exitcode(wait_status)
+    return 128 - code if code < 0 else code & 0xFF
+
+
+def mount_private_proc(status):
+    """A /proc of the sandbox's PID namespace alone, with hidepid where the kernel has it (``invisible``
+    since Linux 5.8, ``2`` before): the kernel's uid then cannot even list init and the launcher (root),
+    let alone read their command lines. The host's /proc is never touched."""
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    for options in ("hidepid=invisible", "hidepid=2", None):
+        try:
+            mount("proc", "/proc", "proc", flags, options)
+        except OSError as error:
+            if options is None:
+                status["notes"].append(f"private /proc not mounted ({error}); other processes stay visible")
+            continue
+        status["proc"] = True
+        status["hidepid"] = options is not None
+        return
+
+
+def run_init(cfg, status, status_fd, start_kernel=None):
+    """PID 1 of the sandbox: fresh /proc, then the kernel as its only child."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if status.get("pid") and status.get("mount"):
+        mount_private_proc(status)
+    kernel = os.fork()
+    if kernel == 0:
+        try:
+            become_kernel(cfg, status, status_fd, start_kernel)
+        except BaseException as error:  # noqa: BLE001 - report and leave; nothing else can run here
+            os.write(2, f"sandbox launcher: {error!r}\n".encode())
+        os._exit(127)
+    os.close(status_fd)
+    signal.signal(signal.SIGINT, lambda *_: os.kill(kernel, signal.SIGINT))
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(kernel, signal.SIGKILL))
+    while True:
+        try:
+            pid, code = os.wait()
+        except ChildProcessError:
+            os._exit(1)
+        except InterruptedError:
+            continue
+        if pid == kernel:
+            os._exit(_exit_code(code))
+
+
+def bind_warm_scratch(cfg, status):
+    """Scratch again at the fixed path the zygote's environment names (a warm start only)."""
+    target = cfg["warm_scratch"]
+    if not status["mount"] or not any(inside(target, p) for p in status["hidden"]):
+        status["notes"].append("a warm kernel needs a mount namespace with a private /tmp")
+        return False
+    try:
+        os.makedirs(target, exist_ok=True)
+        mount(cfg["scratch"], target, None, MS_BIND)
+    except OSError as error:
+        status["notes"].append(f"scratch not bound for a warm kernel ({error})")
+        return False
+    return True
+
+
+def wait_for(child, lifeline):
+    """Wait status of ``child``; with a lifeline, kill it first once the grader has closed its end."""
+    if lifeline is not None:
+        pidfd = os.pidfd_open(child)
+        while True:
+            try:
+                ready, _, _ = select.select([pidfd, lifeline], [], [])
+            except InterruptedError:
+                continue
+            if lifeline in ready and not os.read(lifeline, 1):
+                os.kill(child, signal.SIGKILL)   # init: the whole PID namespace goes with it
+                break
+            if pidfd in ready:
+                break
+    while True:
+        try:
+            return os.waitpid(child, 0)[1]
+        except InterruptedError:
+            continue
+
+
+def join_cgroup(cfg, status):
+    """Into the sandbox's cgroup (the grader made it, ``cgroups.py``) before anything is forked, so every
+    process of the sandbox starts there; ``status["cgroup"]`` says whether it holds them all."""
+    files = cfg.get("cgroup_procs") or []
+    for path in files:
+        try:
+            with open(path, "w") as procs:
+                procs.write(str(os.getpid()))
+        except OSError as error:
+            status["notes"].append(f"the sandbox's cgroup could not be joined ({error.strerror})")
+            return
+    status["cgroup"] = bool(files)
+
+
+def launch(cfg, lifeline=None, start_kernel=None):
+    """Everything above, in this process (the launcher); returns the exit status for the grader."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    status_fd = cfg["status_fd"]
+    status = {"notes": [], "hidden": [], "readonly_root": False, "proc": False, "user_namespace": False,
+              "cgroup": False}
+    join_cgroup(cfg, status)
+    got = enter_namespaces(status) if cfg["isolate"] and cfg["namespaces"] else set()
+    if not cfg["isolate"]:
+        status["notes"].append("isolation switched off by the grader")
+    elif not cfg["namespaces"]:
+        status["notes"].append("namespaces switched off by the grader (fallback forced)")
+    for name in ("mount", "network", "pid", "ipc"):
+        status[name] = name in got
+    if status["mount"]:
+        try:
+            hide_and_keep(cfg, status)
+        except OSError as error:
+            status["notes"].append(f"could not hide files ({error})")
+            status["mount"] = False
+    if start_kernel is not None:
+        status["warm"] = bind_warm_scratch(cfg, status)
+        if not status["warm"]:
+            os.write(status_fd, json.dumps(status).encode())
+            return WARM_REFUSED
+    child = os.fork()
+    if child == 0:
+        if lifeline is not None:
+            os.close(lifeline)
+        run_init(cfg, status, status_fd, start_kernel)
+    os.close(status_fd)
+    signal.signal(signal.SIGINT, lambda *_: os.kill(child, signal.SIGINT))
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
+    return _exit_code(wait_for(child, lifeline))
+
+
+def main():
+    """argv[1] is the pipe the grader writes the configuration to (never the configuration itself: every
+    uid can read a process's argv where there is no PID namespace)."""
+    with os.fdopen(int(sys.argv[1]), "rb") as pipe:
+        config = json.loads(pipe.read())
+    sys.exit(launch(config))
+
+
+if __name__ == "__main__":
+    main()

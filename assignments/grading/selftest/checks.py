@@ -1,0 +1,456 @@
+"""Mutation testing of the autograder: does each hidden suite reward the reference and catch mistakes?
+
+A mutant is ``autograder/<assignment>/mutants/<name>.py``: a docstring that describes one mistake as a
+student would make it and names the question it must cost points on and the answer cell it replaces,
+then only the definitions the mistake changes (``mutants.py`` says how they replace the solution's)::
+
+    \"\"\"Divides the attention scores by d_k instead of sqrt(d_k).
+
+    question: scaled_dot_product_tests
+    replaces: scaled_dot_product
+    \"\"\"
+
+
+    def scaled_dot_product(q, k, v, attn_drop_rate=0.1, mask=None):
+        ...
+
+The mutated answer cell is the current solution cell of ``replaces`` with those definitions swapped in.
+A mutant whose mistake breaks a rule the skeleton states carries a ``contract: <the rule>`` line: the
+visible check below its TODO must already fail on it (``visible_check``), so no student loses points for a
+rule they could not see.
+
+Variants (``autograder/<assignment>/variants/<name>.py``) are correct answers written differently, in the
+same format (the first paragraph says how they differ; optionally ``source: <the tutorial imitated>``).
+Each must keep full marks in both real doors; they are packed into as few notebooks as possible
+(``variant_packs``).
+
+The behaviour map of each assignment (``behaviour_map``) is a table in autograder/README.md saying, per
+graded definition, which behaviours beyond eval-mode outputs a hidden test checks (and which mutant shows
+it can fail) or why a behaviour is out of scope.
+
+This module also checks the stand-ins (``autograder/<assignment>/stand_ins.py``) against the notebook.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from assignments import notebooks
+from assignments.course import resolve
+from assignments.grading.testkit.stand_ins import extract_definitions, stand_in_source
+from assignments.grading.doors.inprocess import execute_cells, grade_namespace, grade_notebook
+from assignments.grading.selftest.mutation import (
+    Mutant,
+    MutantError,
+    definitions,
+    load_folder,
+    load_mutant,
+    same_definition,
+    solution_cell,
+    without_definitions,
+)
+from assignments.results.model import Finding, SubmissionResult
+
+
+def mutants(assignment: str) -> list[Mutant]:
+    return load_folder(resolve(assignment).mutants_dir, assignment)
+
+
+def shortcut_answers(assignment: str) -> list[Mutant]:
+    """``autograder/<assignment>/shortcuts/*.py``: answers, in the mutants' format, that pass the hidden
+    tests by using a library call their question forbids (the shortcut check must flag each on its
+    ``question``; they are not mutants: they keep full marks unless the question's penalty says zero)."""
+    return load_folder(resolve(assignment).shortcuts_dir, assignment)
+
+
+def reference_notebook(assignment: str):
+    """The source notebook: answer cells hold the solution; hidden tests sit in cells never executed."""
+    return resolve(assignment).source_notebook()
+
+
+def apply_mutant(nb, mutant: Mutant):
+    """A copy of ``nb`` whose answer cell ``mutant.replaces`` is that cell with the mutant's definitions
+    swapped in (MutantError, a ValueError, when they no longer apply)."""
+    mutated = copy.deepcopy(nb)
+    targets = [c for c in mutated.cells if notebooks.grade_id(c) == mutant.replaces and notebooks.is_answer(c)]
+    if len(targets) != 1:
+        raise MutantError(f"{mutant.label}: no single answer cell with grade_id {mutant.replaces!r}")
+    targets[0].source = mutant.apply_to(targets[0].source)
+    return mutated
+
+
+def full_marks_problems(result: SubmissionResult, label: str) -> list[str]:
+    problems = [f"{label}: suite problem: {f.message}" for f in result.findings if f.code == "suite-problem"]
+    problems += [f"{label}: notebook cell failed: {f.message}" for f in result.findings if f.code == "cell-error"]
+    for q in result.questions:
+        if q.kind == "autograded" and q.points != q.max_points:
+            failed = "; ".join(f"{t.name}: {t.message}" for t in q.tests if t.outcome != "passed")
+            problems.append(f"{label}: {q.grade_id} scored {q.points}/{q.max_points} ({failed or 'no tests ran'})")
+    return problems
+
+
+def check_reference(assignment: str, seeds=(0,)) -> list[str]:
+    """Grade the reference once per seed (the notebook runs once; each seed is a full grading)."""
+    namespace, findings = execute_cells(reference_notebook(assignment))
+    problems = []
+    for seed in seeds:
+        result = grade_namespace(assignment, namespace, findings, "reference", seed=seed)
+        problems += full_marks_problems(result, f"reference (seed {seed})")
+    return problems
+
+
+def blank_notebook(assignment: str):
+    """What students receive, made from the source by nbgrader's own preprocessors (no release/ needed)."""
+    return notebooks.blank_notebook(resolve(assignment).source_notebook())
+
+
+def check_blank(assignment: str) -> list[str]:
+    result = grade_notebook(assignment, blank_notebook(assignment), "blank")
+    return [f"blank release: {q.grade_id} scored {q.points}/{q.max_points}"
+            for q in result.questions if q.kind == "autograded" and q.points]
+
+
+def grade_mutant(assignment: str, mutant: Mutant) -> SubmissionResult:
+    """The reference notebook with the mutant applied, graded in-process (MutantError if it no longer
+    applies). The notebook runs once: its visible check (``visible_check``) runs on the executed namespace
+    before the hidden suite, and its outcome is the record's ``visible-check`` finding."""
+    nb = apply_mutant(reference_notebook(assignment), mutant)
+    namespace, findings = execute_cells(nb)
+    check = visible_check(nb, mutant.replaces, namespace)
+    result = grade_namespace(assignment, namespace, findings, mutant.name)
+    result.findings.append(check)
+    return result
+
+
+# ------------------------------------------------------------------------------------- visible checks
+VISIBLE_CHECK = "visible-check"   # the finding's code; its message is "passed" or "failed: <why>"
+
+
+def visible_check_cell(nb, replaces: str):
+    """The autograded test cell right below answer cell ``replaces`` (the check a student runs after that
+    TODO), or None when the next graded cell is another answer."""
+    cells = nb.cells
+    start = next(i for i, c in enumerate(cells) if notebooks.grade_id(c) == replaces and notebooks.is_answer(c))
+    for cell in cells[start + 1:]:
+        if notebooks.is_autograded_test(cell):
+            return cell
+        if notebooks.is_answer(cell):
+            return None
+    return None
+
+
+def visible_check(nb, replaces: str, namespace: dict) -> Finding:
+    """Run the visible part of the test cell below ``replaces`` (its hidden region cut out, as students
+    have it) on a copy of an executed ``namespace``; a Finding that says whether it passed."""
+    cell = visible_check_cell(nb, replaces)
+    if cell is None:
+        return Finding(VISIBLE_CHECK, "failed: no visible check below this answer cell", "info", replaces)
+    visible = notebooks.strip_region(cell.source, *notebooks.HIDDEN_TESTS)
+    _, failures = execute_cells(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(visible)]),
+                                dict(namespace))
+    outcome = "passed" if not failures else "failed: " + failures[0].message.split(" raised ", 1)[-1]
+    return Finding(VISIBLE_CHECK, outcome, "info", notebooks.grade_id(cell))
+
+
+def visible_check_failed(result: SubmissionResult) -> bool | None:
+    """Whether the graded mutant's visible check failed (None: it was not run)."""
+    found = [f for f in result.findings if f.code == VISIBLE_CHECK]
+    return None if not found else found[0].message.startswith("failed")
+
+
+def contract_problems(mutant: Mutant, result: SubmissionResult) -> list[str]:
+    """A mutant marked ``contract:`` whose visible check passes: a student loses points for a rule that
+    nothing before submission flags."""
+    if mutant.contract and visible_check_failed(result) is False:
+        return [f"mutant {mutant.name} breaks a contract rule ({mutant.contract}) but the visible check below "
+                f"{mutant.replaces} passes: state the rule there, or make the check flag it"]
+    return []
+
+
+def mutant_problems(mutant: Mutant, result: SubmissionResult) -> list[str]:
+    """What is wrong with a mutant's grading: full marks on its own question, or points lost on another."""
+    problems = []
+    for q in result.questions:
+        if q.kind != "autograded":
+            continue
+        if q.grade_id == mutant.question and q.points >= q.max_points:
+            problems.append(f"mutant {mutant.name} ({mutant.mistake}) kept full marks on {q.grade_id}")
+        if q.grade_id != mutant.question and q.points != q.max_points:
+            failed = "; ".join(f"{t.name}: {t.message}" for t in q.tests if t.outcome != "passed")
+            problems.append(f"mutant {mutant.name} lost points on {q.grade_id}, not its own question "
+                            f"{mutant.question}: {failed}")
+    return problems
+
+
+def check_mutant(assignment: str, mutant: Mutant) -> list[str]:
+    try:
+        result = grade_mutant(assignment, mutant)
+    except MutantError as error:
+        return [str(error)]
+    return mutant_problems(mutant, result) + contract_problems(mutant, result)
+
+
+def failed_tests(mutant: Mutant, result: SubmissionResult) -> list[tuple[str, str]]:
+    """(test, message) of every test the mutant failed on its own question."""
+    return [(t.name, t.message) for q in result.questions if q.grade_id == mutant.question
+            for t in q.tests if t.outcome != "passed"]
+
+
+def misleading_failures(mutant: Mutant, result: SubmissionResult, rows: list["BehaviourRow"]) -> list[str]:
+    """Tests of the mutant's question that it fails although no behaviour-map row pairs them with it.
+
+    The judgement: the behaviour map is where an author says which hidden test is meant to catch which
+    mutant, and so which message fits that mistake. Any other failing test of the same question also shows
+    the student its message, which describes the mistake that test was written for; so it is reported, as
+    a warning, for a person to read. Pair the test with the mutant in the map when its message fits too.
+    A mutant that no row names cannot be judged, and says so."""
+    meant = {row.test for row in rows if row.mutant == mutant.name}
+    if not meant:
+        return [f"{mutant.name}: no behaviour-map row names this mutant, so its extra failures are not judged"]
+    return [f"{mutant.name} also fails {test}, which no map row pairs with it; its message may point at another "
+            f"mistake: {message.splitlines()[0] if message else '(no message)'}"
+            for test, message in failed_tests(mutant, result) if test not in meant]
+
+
+def uncaught_tests(results: Iterable[SubmissionResult]) -> list[str]:
+    """``question::test`` of every hidden test that passed in all of ``results`` (an assignment's mutants,
+    graded): no mutant shows that the test can fail, so it may check nothing."""
+    seen, caught = set(), set()
+    for result in results:
+        for q in result.questions:
+            for t in q.tests:
+                seen.add(f"{q.grade_id}::{t.name}")
+                if t.outcome != "passed":
+                    caught.add(f"{q.grade_id}::{t.name}")
+    return sorted(seen - caught)
+
+
+# ------------------------------------------------------------------------------------------- variants
+
+def variants(assignment: str) -> list[Mutant]:
+    """``autograder/<assignment>/variants/*.py``: correct answers written differently, in the mutants' format."""
+    return load_folder(resolve(assignment).variants_dir, assignment)
+
+
+def variant_packs(assignment: str) -> list[tuple[list[Mutant], object]]:
+    """[(variants, source notebook)]: the variants in as few notebooks as possible. All are correct, so one
+    notebook may answer every cell with a variant at once: notebook k holds the k-th variant of each answer
+    cell (in file order), the solution where a cell has fewer."""
+    by_cell: dict[str, list[Mutant]] = {}
+    for variant in variants(assignment):
+        by_cell.setdefault(variant.replaces, []).append(variant)
+    packs = []
+    for k in range(max((len(found) for found in by_cell.values()), default=0)):
+        chosen = [found[k] for found in by_cell.values() if k < len(found)]
+        nb = reference_notebook(assignment)
+        for variant in chosen:
+            nb = apply_mutant(nb, variant)
+        packs.append((chosen, nb))
+    return packs
+
+
+def as_submitted(assignment: str, nb):
+    """The release notebook answered as ``nb`` answers it, typed as a student would (no solution markers)."""
+    from assignments.demo_class import filled_release
+
+    return filled_release(assignment, {notebooks.grade_id(c): notebooks.student_text(c)
+                                       for c in nb.cells if notebooks.is_answer(c)})
+
+
+DOORS = ("standalone", "nbgrader")
+
+
+def grade_variant_packs(assignment: str, folder: Path, doors=DOORS) -> list[tuple[list[Mutant], SubmissionResult]]:
+    """Each variant pack written under ``folder`` as a student's notebook and graded by each door in ``doors``:
+    the real ones (the standalone door's sandboxed kernel; real ``nbgrader autograde``, all packs in one
+    course) and "in-process" (the mutants' door: the packs are our own code, so they may run here)."""
+    from assignments.grading.doors.nbgrader import door as nbgrader_door
+    from assignments.grading.doors import standalone
+
+    packs = variant_packs(assignment)
+    graded = [(found, grade_notebook(assignment, nb, f"variants-{k}"))
+              for k, (found, nb) in enumerate(packs, 1) if "in-process" in doors]
+    paths = {}
+    for k, (_, nb) in enumerate(packs, 1):
+        paths[f"variants-{k}"] = folder / f"variants-{k}.ipynb"
+        paths[f"variants-{k}"].parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(as_submitted(assignment, nb), paths[f"variants-{k}"])
+    chosen = {f"variants-{k}": found for k, (found, _) in enumerate(packs, 1)}
+    if "standalone" in doors:
+        graded += [(chosen[s], standalone.grade_submission(assignment, p, s)) for s, p in paths.items()]
+    if "nbgrader" in doors and paths:
+        results = nbgrader_door.autograde(assignment, paths, root=folder / "nbgrader-course", progress=False)
+        graded += [(chosen[r.student], r) for r in results]
+    return graded
+
+
+def variant_problems(variants_in: list[Mutant], result: SubmissionResult) -> list[str]:
+    names = ", ".join(v.name for v in variants_in)
+    return full_marks_problems(result, f"variants {names} through the {result.door} door")
+
+
+# ------------------------------------------------------------------------------------ behaviour map
+
+@dataclass(frozen=True)
+class BehaviourRow:
+    """One row of ``### Behaviour map: <assignment>`` in autograder/README.md."""
+
+    definition: str
+    behaviour: str
+    test: str      # a hidden test's function name, or "-" when the behaviour is out of scope
+    mutant: str    # the mutant's file stem when ``test`` is named, else one sentence: why out of scope
+
+    @property
+    def in_scope(self) -> bool:
+        return self.test != "-"
+
+
+MAP_HEADING = "### Behaviour map: {}"
+MAP_COLUMNS = ["definition", "behaviour", "hidden test", "mutant or reason"]
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip().strip("`").strip() for cell in line.strip().strip("|").split("|")]
+
+
+def behaviour_map(assignment: str, readme: str | None = None) -> list[BehaviourRow] | None:
+    """The rows of the assignment's behaviour map (None: autograder/README.md has no such heading)."""
+    readme = (resolve(assignment).course.autograder_dir / "README.md").read_text() if readme is None else readme
+    lines = readme.splitlines()
+    heading = MAP_HEADING.format(assignment)
+    if heading not in [line.strip() for line in lines]:
+        return None
+    start = [line.strip() for line in lines].index(heading) + 1
+    table = []
+    for line in lines[start:]:
+        if line.strip().startswith("|"):
+            table.append(line)
+        elif table or line.startswith("#"):
+            break
+    if not table or _cells(table[0]) != MAP_COLUMNS:
+        raise ValueError(f"{heading}: the table's columns must be {' | '.join(MAP_COLUMNS)}")
+    rows = []
+    for line in table[2:]:
+        cells = _cells(line)
+        if len(cells) != 4:
+            raise ValueError(f"{heading}: a row needs 4 cells: {line.strip()}")
+        rows.append(BehaviourRow(*cells))
+    return rows
+
+
+def hidden_test_names(assignment: str) -> set[str]:
+    """Names of the module-level ``test_*`` functions of the assignment's hidden suite."""
+    names = set()
+    for path in resolve(assignment).suite_dir.glob("test_*.py"):
+        names |= {node.name for node in ast.parse(path.read_text()).body
+                  if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
+    return names
+
+
+def behaviour_map_problems(assignment: str, rows: list[BehaviourRow] | None = None) -> list[str]:
+    """A missing map, rows naming a hidden test or mutant that does not exist, out-of-scope rows with no reason."""
+    rows = behaviour_map(assignment) if rows is None else rows
+    if rows is None:
+        return [f"{assignment}: autograder/README.md has no '{MAP_HEADING.format(assignment)}' table"]
+    tests = hidden_test_names(assignment)
+    stems = {m.name for m in mutants(assignment)}
+    problems = []
+    for row in rows:
+        where = f"{assignment} behaviour map, {row.definition} / {row.behaviour}"
+        if row.in_scope:
+            if row.test not in tests:
+                problems.append(f"{where}: no hidden test {row.test}")
+            if row.mutant not in stems:
+                problems.append(f"{where}: no mutant {row.mutant} (autograder/{assignment}/mutants/)")
+        elif not re.search(r"\w", row.mutant):
+            problems.append(f"{where}: out of scope, but no reason is given")
+    return problems
+
+
+def coverage_line(rows: list[BehaviourRow]) -> str:
+    tested = sum(row.in_scope for row in rows)
+    return f"behaviour map: {len(rows)} rows, {tested} with a hidden test, {len(rows) - tested} out of scope"
+
+
+# ---------------------------------------------------------------------------------------- stand-ins
+# Policy: every definition in autograder/<assignment>/stand_ins.py equals (syntax trees compared, docstrings,
+# comments and formatting aside) the source notebook's definition of the same name: the solution's when an
+# answer cell defines it, else the provided cell's. A stand-in that must differ is listed here with the
+# reason; the check fails when a listed stand-in no longer differs, so the list cannot go stale.
+STAND_IN_EXCEPTIONS: dict[tuple[str, str], str] = {}
+
+
+def notebook_definitions(nb) -> dict[str, list[tuple[str, ast.AST]]]:
+    """name -> [(cell label, definition)] over the answer cells' solutions or, for a name no answer cell
+    defines, the provided code cells (hidden test cells never run, so never count)."""
+    answers, provided = {}, {}
+    for index, cell in enumerate(nb.cells):
+        if cell.get("cell_type") != "code" or notebooks.is_autograded_test(cell):
+            continue
+        label = f"{'answer' if notebooks.is_answer(cell) else 'provided'} cell {notebooks.grade_id(cell) or index}"
+        try:
+            found = definitions(ast.parse(cell.source).body)
+        except SyntaxError:
+            continue
+        for name, node in found.items():
+            (answers if notebooks.is_answer(cell) else provided).setdefault(name, []).append((label, node))
+    return {**provided, **answers}
+
+
+def stand_in_problems(assignment: str, source: str | None = None,
+                      exceptions: dict[tuple[str, str], str] | None = None) -> list[str]:
+    """Stand-ins (``source``: stand_ins.py's text) that differ from the notebook's definition of the same
+    name, and stale ``exceptions`` (default STAND_IN_EXCEPTIONS); see the policy above."""
+    source = stand_in_source(assignment) if source is None else source
+    exceptions = STAND_IN_EXCEPTIONS if exceptions is None else exceptions
+    ours = definitions(ast.parse(source).body)
+    theirs = notebook_definitions(reference_notebook(assignment))
+    problems = []
+    for name, node in ours.items():
+        excepted = exceptions.get((assignment, name))
+        if name not in theirs:
+            problems.append(f"{assignment}: stand-in {name} is defined by no cell of the source notebook")
+            continue
+        differs = [label for label, other in theirs[name] if not same_definition(node, other)]
+        if differs and not excepted:
+            problems.append(f"{assignment}: stand-in {name} differs from the definition in {', '.join(differs)}; "
+                            f"copy the notebook's (docstrings and comments may differ)")
+        if excepted and not differs:
+            problems.append(f"{assignment}: stand-in {name} now equals the notebook's; remove its exception")
+    problems += [f"{assignment}: exception for {name}, which stand_ins.py does not define"
+                 for (a, name) in exceptions if a == assignment and name not in ours]
+    return problems
+
+
+def stand_in_notebook(assignment: str) -> tuple[object, list[str]]:
+    """(notebook, names): the source notebook answered by stand_ins.py. In each answer cell the definitions
+    stand_ins.py also has are replaced by exactly what a stand-in call runs (``extract_definitions``: the
+    stand-ins' imports, those definitions and the stand-ins they use); the cell's other definitions stay."""
+    source = stand_in_source(assignment)
+    offered = definitions(ast.parse(source).body)
+    nb = copy.deepcopy(reference_notebook(assignment))
+    replaced = []
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code" or not notebooks.is_answer(cell):
+            continue
+        names = [name for name in definitions(ast.parse(cell.source).body) if name in offered]
+        if names:
+            rest = without_definitions(cell.source, names)
+            cell.source = extract_definitions(source, names) + ("\n\n" + rest if rest.strip() else "")
+            replaced += names
+    return nb, replaced
+
+
+def check_stand_ins(assignment: str) -> list[str]:
+    """Grade stand_ins.py as a student (``stand_in_notebook``): it must score full marks."""
+    nb, replaced = stand_in_notebook(assignment)
+    if not replaced:
+        return []
+    return full_marks_problems(grade_notebook(assignment, nb, "stand-ins"), "stand-ins as a student")

@@ -1,0 +1,14 @@
+"""A submitted file made ready to grade: read defensively (``load``), checked to be this assignment's and
+given back the release's locked and test cells (``restore``, after ``recover`` found cells whose
+metadata was lost), audited (``audit``) and checked for forbidden shortcuts (``shortcuts``)."""
+
+from assignments.grading.public import public_names
+
+PUBLIC = {
+    **dict.fromkeys(["load_submission", "default_template"], "load"),
+    **dict.fromkeys(["audit", "audit_source"], "audit"),
+    **dict.fromkeys(["check_assignment", "switch_names"], "restore"),
+    **dict.fromkeys(["check_restored", "apply_penalties", "declared_resolves"], "shortcuts"),
+}
+__all__ = sorted(PUBLIC)
+__getattr__ = public_names(__name__, PUBLIC)

@@ -1,0 +1,65 @@
+"""What hidden tests import: the question marker and checks whose messages are safe to show students.
+
+Messages say what is wrong and what was expected in words or in summary numbers ("max difference
+0.31, tolerance 1e-5"), never the expected tensor or the test's code. Run pytest with ``--assert=plain``
+(the runner does) so a bare ``assert`` shows only its message.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from assignments.grading.testkit.errors import GradingFailure
+from assignments.grading.testkit.kernel_text import untrusted_text
+
+# How much of a kernel-returned value a message may show: enough to recognise "a dict" or "'fc1.weight'",
+# far too little to carry a line of a stand-in or hidden test out through feedback.
+KERNEL_VALUE_CHARS = 24
+
+
+def question(grade_id: str, points: float):
+    """Mark a test as worth ``points`` of the autograded test cell ``grade_id``."""
+    return pytest.mark.question(grade_id, points=points)
+
+
+def kernel_value(value) -> str:
+    """The only way a message may mention something the student's kernel returned (a name, a key, a
+    string, a shape it reported): its type and a short printable prefix of its repr, never the whole."""
+    kind = type(value).__name__
+    text = untrusted_text(kind, repr(value))
+    return text if len(text) <= KERNEL_VALUE_CHARS else text[:KERNEL_VALUE_CHARS - 3] + "..."
+
+
+def expect(condition, message: str) -> None:
+    if not condition:
+        raise GradingFailure(message)
+
+
+def expect_tensor(value, what: str) -> torch.Tensor:
+    expect(isinstance(value, torch.Tensor), f"{what} should be a torch.Tensor; got {type(value).__name__}")
+    return value
+
+
+def expect_shape(value, shape, what: str) -> torch.Tensor:
+    tensor = expect_tensor(value, what)
+    expect(tuple(tensor.shape) == tuple(shape),
+           f"{what} should have shape {tuple(shape)}; got {tuple(tensor.shape)}")
+    return tensor
+
+
+def expect_close(actual, expected: torch.Tensor, what: str, rtol: float = 1e-4, atol: float = 1e-5) -> None:
+    """Shape first, then values; the message gives the largest difference, not the expected values."""
+    tensor = expect_shape(actual, expected.shape, what)
+    tensor = tensor.to(expected.dtype)
+    expect(bool(torch.isfinite(tensor).all()), f"{what} contains NaN or inf")
+    if not torch.allclose(tensor, expected, rtol=rtol, atol=atol):
+        diff = (tensor - expected).abs().max().item()
+        raise GradingFailure(f"{what} does not match the reference: largest difference {diff:.3g} "
+                             f"(allowed: atol={atol:g} plus rtol={rtol:g} of the value)")
+
+
+def expect_between(value, low: float, high: float, what: str) -> None:
+    expect(isinstance(value, (int, float)) and not isinstance(value, bool),
+           f"{what} should be a number; got {type(value).__name__}")
+    expect(low <= value <= high, f"{what} should be between {low:g} and {high:g}; got {value:.4g}")

@@ -1,0 +1,240 @@
+"""Runs an assignment's hidden pytest suite against a student handle and returns per-test results.
+
+The suite lives in ``autograder/<assignment>/test_*.py``. Each test carries
+``@question("<test cell grade_id>", points=N)`` and takes the ``student`` fixture (a handle). Tests run in
+the order of their questions in the notebook, so a stand-in for an earlier question is never in the
+student's namespace before that question's own tests have run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import time
+import warnings
+from dataclasses import asdict
+
+import pytest
+
+from assignments.course import REPO, resolve
+from assignments.grading.testkit.kernel_text import describe_exception
+from assignments.grading.testkit.errors import (
+    ReplyRefused,
+    SandboxError,
+    StandInRefused,
+    StudentCodeError,
+    StudentTimeout,
+    TestBudgetExceeded,
+)
+from assignments.grading.testkit.timers import raising_after
+from assignments.results.model import TestResult
+
+PYTEST_ARGS = [
+    "-p", "no:cacheprovider",
+    "-p", "no:terminal",     # the plugin reports; nothing of pytest's own output reaches students
+    "-p", "no:warnings",     # warnings never turn into failures or output
+    "-p", "no:randomly",
+    "--assert=plain",        # a bare assert shows its message only, never the test's expressions
+    "--import-mode=importlib",
+    "--capture=sys",
+    "-o", "python_files=test_*.py",
+    "-o", "addopts=",
+]
+
+
+# Grader CPU seconds one hidden test may use on its own side of the boundary (decoding replies, building
+# oracles, comparing). Measured as CPU time (ITIMER_PROF), not wall time: a test that waits for the kernel
+# uses none, and the kernel's time has its own limits (limits.Limits); LocalHandle's snippet alarm owns
+# ITIMER_REAL, so the two timers never cancel each other. Raise it for one test with
+# ``@pytest.mark.budget(seconds)``. Work stuck in C never returns to Python to see the signal: the batch's
+# per-submission deadline and memory budget (batch.GraderBudget) end that one.
+TEST_BUDGET_S = 60.0
+
+
+def budget_message(seconds: float) -> str:
+    return f"the grader ran past this test's {seconds:g} s budget checking your answer"
+
+
+def failure_message(error: BaseException | None) -> str:
+    """What the student reads when a test fails: never a traceback or the test's source."""
+    if error is None:
+        return ""
+    if isinstance(error, (StudentTimeout, TestBudgetExceeded)):   # grader-written text
+        return str(error)
+    if isinstance(error, StudentCodeError):
+        return f"your code raised {error}"
+    if isinstance(error, SandboxError):
+        return f"the grader could not run your code: {error}"
+    if isinstance(error, AssertionError):
+        # Keep the author's message only: if assertion rewriting is active (pytest inside pytest), it
+        # appends the test's own expression after "\nassert", which students must not see.
+        text = str(error).split("\nassert ", 1)[0].strip()
+        return text or "a hidden check failed"
+    return f"the check could not run ({describe_exception(error)})"
+
+
+class GradingPlugin:
+    """Selects and orders the tests, provides the ``student`` fixture, records every outcome."""
+
+    def __init__(self, handle, question_order: list[str], selected: list[str] | None = None,
+                 skip=(), log=None):
+        self.handle = handle
+        self.skip = set(skip)        # node ids already scored by an earlier grader process (batch restarts)
+        self.log = log               # open text file: one JSON line when a test starts and when it ends
+        self.over_budget: list[tuple[str, str]] = []   # (question, message)
+        self.order = {grade_id: i for i, grade_id in enumerate(question_order)}
+        self.selected = set(selected) if selected else None
+        self.results: list[TestResult] = []
+        self.problems: list[str] = []
+        self.refused: list[tuple[str, str]] = []   # (question, why): replies that broke a limit
+        self._started: dict[str, float] = {}
+
+    @pytest.fixture
+    def student(self):
+        return self.handle
+
+    @staticmethod
+    def marker(item):
+        mark = item.get_closest_marker("question")
+        if mark is None or not mark.args:
+            return None, 0.0
+        return mark.args[0], float(mark.kwargs.get("points", 0))
+
+    def pytest_configure(self, config):
+        config.addinivalue_line("markers", "question(grade_id, points): the question a hidden test scores")
+        config.addinivalue_line("markers", "budget(seconds): grader CPU seconds for this test "
+                                           f"(default {TEST_BUDGET_S:g})")
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        keep = []
+        for item in items:
+            grade_id, _ = self.marker(item)
+            if grade_id is None:
+                self.problems.append(f"{item.nodeid} has no @question marker")
+                continue
+            if grade_id not in self.order:
+                self.problems.append(f"{item.nodeid} names question {grade_id!r}, not in the notebook")
+                continue
+            if (self.selected is None or grade_id in self.selected) and item.nodeid not in self.skip:
+                keep.append(item)
+        keep.sort(key=lambda item: self.order[self.marker(item)[0]])  # stable: file order within a question
+        items[:] = keep
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.problems.append(f"could not collect {report.nodeid}: {report.longreprtext[-500:]}")
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        self._started[nodeid] = time.perf_counter()
+
+    def _write(self, record: dict) -> None:
+        """Flushed at once: if this process is killed, the supervisor still knows which test it was in."""
+        if self.log is not None:
+            self.log.write(json.dumps(record) + "\n")
+            self.log.flush()
+
+    @staticmethod
+    def budget(item) -> float:
+        mark = item.get_closest_marker("budget")
+        return float(mark.args[0]) if mark is not None and mark.args else TEST_BUDGET_S
+
+    def pytest_runtest_setup(self, item):
+        """Tell the handle which question is being scored: it refuses that question's stand-ins."""
+        self.handle.question, points = self.marker(item)
+        self.handle.order = self.order
+        self._write({"event": "start", "id": item.nodeid, "name": item.name, "question": self.handle.question,
+                     "max_points": points, "budget": self.budget(item)})
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        with _cpu_budget(self.budget(item)):
+            yield
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        grade_id, points = self.marker(item)
+        failed_setup = report.when == "setup" and not report.passed
+        if report.when != "call" and not failed_setup:
+            return
+        error = call.excinfo.value if call.excinfo is not None else None
+        if isinstance(error, StandInRefused):
+            self.problems.append(f"{item.nodeid}: {error}")
+        if isinstance(error, ReplyRefused):
+            self.refused.append((grade_id, str(error)))
+        if isinstance(error, TestBudgetExceeded):
+            self.over_budget.append((grade_id, f"{item.name}: {error}"))
+        if report.passed:
+            state, earned = "passed", points
+        else:
+            students = (AssertionError, StudentCodeError, StudentTimeout, TestBudgetExceeded)
+            state = "failed" if isinstance(error, students) else "error"
+            earned = 0.0
+        seconds = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
+        result = TestResult(item.name, grade_id, earned, points, state, failure_message(error), round(seconds, 3))
+        self.results.append(result)
+        self._write({"event": "end", "id": item.nodeid, "result": asdict(result)})
+
+
+def _cpu_budget(seconds: float):
+    """Raise TestBudgetExceeded in the test once this process has used ``seconds`` more CPU time."""
+    return raising_after(seconds, "cpu", lambda: TestBudgetExceeded(budget_message(seconds)))
+
+
+@contextlib.contextmanager
+def no_plugin_autoload():
+    """Only pytest's own plugins and ours run a hidden suite, not whatever pytest plugins the grading
+    machine has installed: a score must not depend on them (pytest-xdist, anyio, ... add nothing to a
+    suite), and loading them cost each grading 0.6 s and 9 MB. The environment variable, not pytest
+    8.4's --disable-plugin-autoload, because pyproject.toml allows pytest 8.0."""
+    saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = saved
+
+
+@contextlib.contextmanager
+def single_threaded_torch():
+    """Tiny graded models gain nothing from intra-op threads, and with parallel graders (or a busy
+    machine) the threads fight over cores: a 45-step training test went from 0.4 s to 14 s that way.
+    One thread also keeps float reductions in the same order in every door."""
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+def run_suite(assignment, handle, question_order: list[str], selected: list[str] | None = None, skip=(), log=None
+              ) -> tuple[list[TestResult], list[str]]:
+    """Run ``assignment``'s hidden tests (its ``suite_dir``; an Assignment or a name in this course);
+    return (results, problems).
+
+    ``skip``: node ids not to run; ``log``: an open text file that gets a JSON line as each test starts
+    and ends (the batch's supervisor reads it when it had to kill this process)."""
+    plugin = GradingPlugin(handle, question_order, selected, skip, log)
+    if str(REPO) not in sys.path:  # suites import their helpers as autograder.<assignment>.<module>
+        sys.path.insert(0, str(REPO))
+    sink = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
+            single_threaded_torch(), no_plugin_autoload():
+        warnings.simplefilter("ignore")
+        code = pytest.main([*PYTEST_ARGS, str(resolve(assignment).suite_dir)], plugins=[plugin])
+    if code not in (0, 1) and not plugin.results:
+        plugin.problems.append(f"pytest exited with code {int(code)}: {sink.getvalue()[-800:]}")
+    problems = plugin.problems + [f"reply-refused {grade_id}: {why}" for grade_id, why in plugin.refused] \
+        + [f"over-budget {grade_id}: {why}" for grade_id, why in plugin.over_budget]
+    return plugin.results, problems
+
