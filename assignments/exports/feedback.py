@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from ..results.model import SubmissionResult
-from assignments.grading.submission.shortcuts import CODE as SHORTCUT
+from ..results.findings import SHORTCUT
 from .evidence_view import STYLE as EVIDENCE_STYLE, evidence_html, evidence_markdown
 from .text import humanise_test, points, question_title, safe_message, student_findings
 

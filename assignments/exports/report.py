@@ -8,8 +8,14 @@ from collections import Counter
 from pathlib import Path
 
 from ..results.model import SubmissionResult
-from assignments.grading.submission.shortcuts import CODE as SHORTCUT
+from ..results.findings import SHORTCUT, kind
 from .text import humanise_test, plural, points, question_title
+
+
+def meaning(code: str) -> str:
+    """The catalogue's line for a finding code (results/findings.py)."""
+    found = kind(code)
+    return found.meaning if found else ""
 
 
 def _question_order(results: list[SubmissionResult]) -> list[tuple[str, str, float]]:
@@ -97,8 +103,8 @@ def summary_markdown(results: list[SubmissionResult], assignment: str | None = N
                 for code in findings}
     out += ["", "## Findings", ""]
     if findings:
-        out += ["| code | count | students |", "| --- | ---: | ---: |"]
-        out += [f"| {code} | {n} | {students[code]} |" for code, n in sorted(findings.items())]
+        out += ["| code | meaning | count | students |", "| --- | --- | ---: | ---: |"]
+        out += [f"| {code} | {meaning(code)} | {n} | {students[code]} |" for code, n in sorted(findings.items())]
     else:
         out.append("No findings.")
     out += shortcut_section(results)

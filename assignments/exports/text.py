@@ -6,10 +6,9 @@ import re
 
 from ..results.model import Finding, SubmissionResult, bounded_message
 
-# Findings about the grader itself: their text may quote grader internals, so students get a fixed line.
-INTERNAL_CODES = {"suite-problem", "grader-crash", "grader-error", "internal-error", "kernel-start-failed"}
-# Findings about the grading machine, for staff only: left out of what students read.
-STAFF_ONLY_CODES = {"sandbox-degraded", "nbgrader-autograde", "shortcut-check-failed"}
+# Findings about the grader itself (their text may quote grader internals, so students get a fixed line)
+# and findings for staff only (left out of what students read): the catalogue says which.
+from ..results.findings import INTERNAL_CODES, STAFF_ONLY_CODES  # noqa: E402
 INTERNAL_LINE = "the grader had an internal problem with this submission; course staff have been told"
 _FRAME = re.compile(r'^\s*File ".*", line \d+')
 

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from typing import Literal
 
-BUDGET_FINDING = "test-budget"   # a hidden test ran past its time or memory budget in the grader
+from .findings import TEST_BUDGET as BUDGET_FINDING  # a hidden test ran past its budget in the grader
+from .findings import Severity
+
+# The choices each status field declares (typing.get_args gives them as a tuple).
+Outcome = Literal["passed", "failed", "error"]
+QuestionKind = Literal["autograded", "manual"]
+EvidenceStatus = Literal["kept", "missing", "not-run", "edited"]
+Door = Literal["standalone", "nbgrader", "in-process"]
+Status = Literal["graded", "rejected"]
+
 # The longest test message a record keeps. Grader-written messages are a sentence or two (~300 chars);
 # the cap is what keeps a message built from anything a kernel sent back (a forged reply, text a test
 # forgot to pass through checks.kernel_value) from growing a record to megabytes.
@@ -27,7 +37,7 @@ class TestResult:
     question: str        # grade_id of the autograded test cell
     points: float        # earned
     max_points: float
-    outcome: str         # "passed" | "failed" | "error"
+    outcome: Outcome
     message: str = ""    # author-written, safe to show the student; bounded_message() when created
     seconds: float = 0.0
 
@@ -39,7 +49,7 @@ class TestResult:
 @dataclass
 class QuestionResult:
     grade_id: str
-    kind: str                      # "autograded" | "manual"
+    kind: QuestionKind
     max_points: float
     points: float | None = None    # None: waits for a person (manual) or was never graded
     tests: list[TestResult] = field(default_factory=list)
@@ -49,9 +59,9 @@ class QuestionResult:
 
 @dataclass
 class Finding:
-    code: str        # short stable tag, e.g. "test-cell-edited", "timeout", "invalid-json"
+    code: str        # a code of results/findings.py's catalogue, e.g. "test-cell-edited", "invalid-json"
     message: str     # what happened, for the student and the instructor
-    severity: str = "warning"   # "error" (grading was affected) | "warning" | "info"
+    severity: Severity = "warning"   # "error": grading was affected (results/findings.py: each code's)
     cell: str | None = None     # grade_id or cell position it concerns
 
 
@@ -60,7 +70,7 @@ class Evidence:
     """One evidence cell of one written question, as the student submitted it (``assignments/evidence.py``)."""
     question: str                  # grade_id of the written answer that relies on it
     cell: str                      # grade_id of the evidence cell
-    status: str                    # "kept" | "missing" | "not-run" | "edited"
+    status: EvidenceStatus
     note: str = ""                 # grader-written: why the status is not "kept"
     execution_count: int | None = None
     outputs: list[dict] = field(default_factory=list)   # {"kind": "text"|"image"|"error", "text"|"png": ...}
@@ -70,9 +80,9 @@ class Evidence:
 class SubmissionResult:
     student: str
     assignment: str
-    door: str                     # "standalone" | "nbgrader" | "in-process"
+    door: Door
     source_file: str = ""
-    status: str = "graded"        # "graded" | "rejected" (nothing could be run; all autograded = 0)
+    status: Status = "graded"     # "rejected": nothing could be run; every autograded question is 0
     questions: list[QuestionResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     timings: dict = field(default_factory=dict)

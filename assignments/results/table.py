@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .model import SubmissionResult
-from assignments.grading.submission.shortcuts import CODE as SHORTCUT
+from .findings import SHORTCUT
 
 
 def _cell(points: float | None, maximum: float) -> str:

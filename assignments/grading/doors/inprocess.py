@@ -68,7 +68,7 @@ def grade_namespace(assignment, namespace: dict, findings: list[Finding] | None 
     with grading_environment():
         tests, problems = run_suite(assignment, LocalHandle(namespace, assignment, seed=seed),
                                     assignment.autograded_order, selected)
-    findings = list(findings or []) + [Finding("suite-problem", problem, "error") for problem in problems]
+    findings = list(findings or []) + [Finding("suite-problem", str(problem), "error") for problem in problems]
     return SubmissionResult(
         student=student, assignment=assignment.name, door="in-process",
         questions=score_questions(question_list, tests), findings=findings,

@@ -146,17 +146,7 @@ def _grade(result, assignment: Assignment, submission, question_list, *, seed, l
     finally:
         sandbox.close()
     result.findings += sandbox.findings + score_like_output(sandbox.cell_outputs)
-    for problem in problems:
-        if problem.startswith("reply-refused "):   # the kernel's reply broke a limit: the student's doing
-            grade_id, _, why = problem[len("reply-refused "):].partition(": ")
-            result.findings.append(Finding("reply-refused", f"a test of {grade_id} scored 0: {why}", "error",
-                                           grade_id))
-        elif problem.startswith("over-budget "):   # checking the answer cost the grader too much
-            grade_id, _, why = problem[len("over-budget "):].partition(": ")
-            result.findings.append(Finding(BUDGET_FINDING, f"a test of {grade_id} scored 0: {why}", "error",
-                                           grade_id))
-        else:
-            result.findings.append(Finding("suite-problem", problem, "error"))
+    result.findings += [problem.finding() for problem in problems]
     result.questions = score_questions(question_list, tests)
     apply_penalties(result)
     result.timings.update({"kernel_start_s": round(sandbox.start_seconds, 2),

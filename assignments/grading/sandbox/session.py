@@ -5,8 +5,8 @@ a copy of the submission and nothing else, starts a real ipykernel there through
 executes the restored notebook's code cells one by one, and then answers hidden-test snippets for
 ``KernelHandle`` (the ``StudentHandle`` the parent's pytest run receives).
 
-The parts live in their own modules: ``kernel_process`` (the launcher process, its isolation and
-watchdog), ``kernel_messages`` (Jupyter messaging with deadlines), ``snippets`` (the request/reply protocol
+The parts live in their own modules of this folder: ``process`` (the launcher process, its isolation and
+watchdog), ``messages`` (Jupyter messaging with deadlines), ``snippets`` (the request/reply protocol
 and ``KernelHandle``), ``scratch`` (files in scratch, never through a link). This module holds the
 limits and the policy: which cells run, what a timeout or a death costs, when to restart and replay.
 

@@ -52,10 +52,10 @@ from functools import lru_cache
 
 from assignments import notebooks
 from assignments.course import resolve
+from assignments.results.findings import SHORTCUT as CODE
+from assignments.results.findings import SHORTCUT_CHECK_FAILED as FAILED_CODE  # a staff note; no score moves
 from assignments.results.model import Finding, SubmissionResult
 
-CODE = "shortcut"
-FAILED_CODE = "shortcut-check-failed"   # the check itself failed: a note for staff, never a score change
 MAX_CHAIN = 64          # longest attribute chain resolved (no real library path is longer)
 MAX_CALL_NESTING = 8    # f(...)(...) levels looked through when resolving a method on a call's result
 _MISSING = object()

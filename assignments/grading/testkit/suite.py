@@ -15,7 +15,8 @@ import os
 import sys
 import time
 import warnings
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
+from typing import Literal
 
 import pytest
 
@@ -30,7 +31,7 @@ from assignments.grading.testkit.errors import (
     TestBudgetExceeded,
 )
 from assignments.grading.testkit.timers import raising_after
-from assignments.results.model import TestResult
+from assignments.results.model import BUDGET_FINDING, Finding, TestResult
 
 PYTEST_ARGS = [
     "-p", "no:cacheprovider",
@@ -76,6 +77,29 @@ def failure_message(error: BaseException | None) -> str:
     return f"the check could not run ({describe_exception(error)})"
 
 
+@dataclass(frozen=True)
+class SuiteProblem:
+    """Something that went wrong beside the tests' own outcomes.
+
+    ``suite``: the hidden suite itself (a test without a question, a collection error): the grader's
+    fault, never the student's. ``reply-refused``: the kernel's reply to a test broke a limit, the
+    student's doing. ``over-budget``: checking an answer cost the grader more than the test's budget."""
+
+    kind: Literal["suite", "reply-refused", "over-budget"]
+    message: str
+    question: str | None = None
+
+    def __str__(self) -> str:
+        return self.message if self.kind == "suite" else f"{self.kind} {self.question}: {self.message}"
+
+    def finding(self) -> Finding:
+        """The finding the standalone door records for it."""
+        if self.kind == "suite":
+            return Finding("suite-problem", self.message, "error")
+        code = "reply-refused" if self.kind == "reply-refused" else BUDGET_FINDING
+        return Finding(code, f"a test of {self.question} scored 0: {self.message}", "error", self.question)
+
+
 class GradingPlugin:
     """Selects and orders the tests, provides the ``student`` fixture, records every outcome."""
 
@@ -88,7 +112,7 @@ class GradingPlugin:
         self.order = {grade_id: i for i, grade_id in enumerate(question_order)}
         self.selected = set(selected) if selected else None
         self.results: list[TestResult] = []
-        self.problems: list[str] = []
+        self.problems: list[SuiteProblem] = []
         self.refused: list[tuple[str, str]] = []   # (question, why): replies that broke a limit
         self._started: dict[str, float] = {}
 
@@ -113,10 +137,10 @@ class GradingPlugin:
         for item in items:
             grade_id, _ = self.marker(item)
             if grade_id is None:
-                self.problems.append(f"{item.nodeid} has no @question marker")
+                self.problems.append(SuiteProblem("suite", f"{item.nodeid} has no @question marker"))
                 continue
             if grade_id not in self.order:
-                self.problems.append(f"{item.nodeid} names question {grade_id!r}, not in the notebook")
+                self.problems.append(SuiteProblem("suite", f"{item.nodeid} names question {grade_id!r}, not in the notebook"))
                 continue
             if (self.selected is None or grade_id in self.selected) and item.nodeid not in self.skip:
                 keep.append(item)
@@ -125,7 +149,7 @@ class GradingPlugin:
 
     def pytest_collectreport(self, report):
         if report.failed:
-            self.problems.append(f"could not collect {report.nodeid}: {report.longreprtext[-500:]}")
+            self.problems.append(SuiteProblem("suite", f"could not collect {report.nodeid}: {report.longreprtext[-500:]}"))
 
     def pytest_runtest_logstart(self, nodeid, location):
         self._started[nodeid] = time.perf_counter()
@@ -163,7 +187,7 @@ class GradingPlugin:
             return
         error = call.excinfo.value if call.excinfo is not None else None
         if isinstance(error, StandInRefused):
-            self.problems.append(f"{item.nodeid}: {error}")
+            self.problems.append(SuiteProblem("suite", f"{item.nodeid}: {error}"))
         if isinstance(error, ReplyRefused):
             self.refused.append((grade_id, str(error)))
         if isinstance(error, TestBudgetExceeded):
@@ -218,7 +242,7 @@ def single_threaded_torch():
 
 
 def run_suite(assignment, handle, question_order: list[str], selected: list[str] | None = None, skip=(), log=None
-              ) -> tuple[list[TestResult], list[str]]:
+              ) -> tuple[list[TestResult], list[SuiteProblem]]:
     """Run ``assignment``'s hidden tests (its ``suite_dir``; an Assignment or a name in this course);
     return (results, problems).
 
@@ -233,8 +257,8 @@ def run_suite(assignment, handle, question_order: list[str], selected: list[str]
         warnings.simplefilter("ignore")
         code = pytest.main([*PYTEST_ARGS, str(resolve(assignment).suite_dir)], plugins=[plugin])
     if code not in (0, 1) and not plugin.results:
-        plugin.problems.append(f"pytest exited with code {int(code)}: {sink.getvalue()[-800:]}")
-    problems = plugin.problems + [f"reply-refused {grade_id}: {why}" for grade_id, why in plugin.refused] \
-        + [f"over-budget {grade_id}: {why}" for grade_id, why in plugin.over_budget]
+        plugin.problems.append(SuiteProblem("suite", f"pytest exited with code {int(code)}: {sink.getvalue()[-800:]}"))
+    problems = plugin.problems + [SuiteProblem("reply-refused", why, grade_id) for grade_id, why in plugin.refused] \
+        + [SuiteProblem("over-budget", why, grade_id) for grade_id, why in plugin.over_budget]
     return plugin.results, problems
 
