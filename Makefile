@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 PYTEST_WORKERS ?= auto
 
-.PHONY: demo test venv release selftest clean browser spreadsheet lock colab-venvs rehearsal rehearsal-previous
+.PHONY: demo test lint venv release selftest clean browser spreadsheet lock colab-venvs rehearsal rehearsal-previous
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,19 @@ demo: venv
 # The Colab rehearsals have their own targets (below): CI runs them after `make test`.
 REHEARSAL := tests/test_colab_rehearsal.py
 
+# ruff, pinned: another version formats differently, and CI would fail on a file nobody changed.
+RUFF_SPEC ?= ruff==0.17.6
+$(VENV)/.ruff: | $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet "$(RUFF_SPEC)"
+	touch $@
+
+# Lint and format check (pyproject.toml [tool.ruff]); `$(BIN)/ruff format . && $(BIN)/ruff check --fix .` fixes most.
+lint: $(VENV)/.ruff
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
 # Tests marked previous_runtime run only in rehearsal-previous (tests/conftest.py says which and why).
-test: venv
+test: venv lint
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 --ignore=$(REHEARSAL) -m "not previous_runtime" tests
 
 # The Colab rehearsals: each builds a venv from one pins file in tests/colab_runtimes/ (Colab's current and
