@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from assignments.course import REPO
 from assignments.grading.doors import batch
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.session import KernelHandle, Sandbox
@@ -107,7 +108,7 @@ def test_a_warm_kernel_dies_with_its_grader_process(zygote, tmp_path):
         "print(json.dumps({'warm': bool(box.status.get('warm')), 'launcher': box._kernel.proc.pid}), flush=True)\n"
         "time.sleep(600)\n")
     grader = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                              env={**os.environ, ZYGOTE_ENV: zygote.socket}, cwd=str(Path(__file__).parent.parent))
+                              env={**os.environ, ZYGOTE_ENV: zygote.socket}, cwd=str(REPO))
     try:
         report = json.loads(grader.stdout.readline())
         assert report["warm"]
