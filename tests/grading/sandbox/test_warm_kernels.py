@@ -1,7 +1,7 @@
 """Warm kernels (``assignments/grading/sandbox/warm_kernels.py``): what a kernel forked from the zygote must not
 inherit, that it dies with its grader, and that anything the warm path cannot do ends in a cold start.
 The attacks on a warm kernel are in test_attacks.py (its "warm" mode) and the hostile class of
-test_standalone.py, which is graded with warm kernels."""
+grading/doors/test_standalone.py, which is graded with warm kernels."""
 
 from __future__ import annotations
 
