@@ -70,7 +70,8 @@ rehearsal: .venv-colab-current/.installed
 	COLAB_PINS=$(COLAB_RUNTIMES)/current.txt .venv-colab-current/bin/python -m pytest -n $(PYTEST_WORKERS) \
 	  --durations=5 $(REHEARSAL)
 
-PREVIOUS_RUNTIME_TESTS := $(REHEARSAL) tests/test_autograder_selftest.py tests/test_gradescope_bundle.py
+PREVIOUS_RUNTIME_TESTS := $(REHEARSAL) tests/grading/selftest/test_autograder_selftest.py \
+  tests/test_gradescope_bundle.py
 
 rehearsal-previous: .venv-colab-previous/.installed
 	COLAB_PINS=$(COLAB_RUNTIMES)/previous.txt REHEARSE_OPTIONAL_PARTS=0 .venv-colab-previous/bin/python -m pytest -n $(PYTEST_WORKERS) \

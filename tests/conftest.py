@@ -5,8 +5,9 @@
 - ``previous_runtime``: tests that run in ``make rehearsal-previous``, at Colab's previous runtime
   (``make test`` deselects them with ``-m "not previous_runtime"``): the rehearsal's notebooks end to end,
   and grading tests too slow for ``make test`` whose behaviour ``make test`` covers more cheaply.
-- ``nbgrader_class``: one real ``nbgrader autograde`` run shared by test_nbgrader_door.py and
-  test_repair.py (both in the xdist group ``nbgrader_class``, so one worker grades it once).
+- ``nbgrader_class``: one real ``nbgrader autograde`` run shared by
+  grading/doors/nbgrader/test_nbgrader_door.py and test_repair.py (both in the xdist group ``nbgrader_class``,
+  so one worker grades it once).
 - ``toy_assignment``: the toy assignment (fixtures/toy.py), built once per worker.
 """
 

@@ -1,7 +1,7 @@
 """`course autograde`: intake, repair, real nbgrader per student with progress, a standalone second opinion.
 
 Kept small (two notebooks: a blank release and a damaged file) because each one runs real nbgrader and
-the standalone sandbox; the scoring itself is covered by tests/test_nbgrader_door.py.
+the standalone sandbox; the scoring itself is covered by tests/grading/doors/nbgrader/test_nbgrader_door.py.
 """
 
 import contextlib

@@ -136,8 +136,9 @@ def test_bundle_picks_the_lms_renamed_notebook_among_two(bundle):
 # Each graded once for the module: a student with one mistake and a hostile one whose first answer cell ends
 # its own kernel with os._exit (tests/fixtures/hostile/os_exit.py). The hostile one runs in
 # `make rehearsal-previous` only (`make test` deselects `previous_runtime`): the standalone door's handling of
-# os_exit is tested on every payload in tests/test_standalone.py. (A second mutant, on another question, was
-# dropped for make test's time: the mutant tests already check every mutant's question in the same door.)
+# os_exit is tested on every payload in tests/grading/doors/test_standalone.py. (A second mutant, on another
+# question, was dropped for make test's time: the mutant tests already check every mutant's question in the
+# same door.)
 STUDENTS = ["one mutant", pytest.param("hostile os_exit", marks=pytest.mark.previous_runtime)]
 
 

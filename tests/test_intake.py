@@ -273,7 +273,8 @@ MALFORMED = {
     "cell metadata is a list": json.dumps({"nbformat": 4, "cells": [
         {"cell_type": "code", "source": "", "metadata": ["nbgrader"], "outputs": []}]}).encode(),
     "a cell is a string": b'{"nbformat": 4, "cells": ["x = 1"]}',
-    # Latin-1 or Windows-1252 text is read (tests/test_recovery.py); NUL bytes are binary, never text.
+    # Latin-1 or Windows-1252 text is read (tests/grading/submission/test_recovery.py); NUL bytes are binary,
+    # never text.
     "binary bytes": b'{"cells": [], "x": "\x00\xff\xfe\x80"}',
     "a JSON list": b"[1, 2, 3]",
 }

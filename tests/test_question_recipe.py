@@ -6,7 +6,7 @@ named by hygiene first), a mutant (step 3) and a variant (step 4) in the change-
 checks of step 5: the catalog total follows the cell, hygiene is clean, the reference keeps full marks,
 the blank release scores nothing, the mutant loses points on ``negate_tests`` only and the variant keeps
 full marks. Step 6 (``course release``: nbgrader generate and validate) is the same pipeline
-``tests/test_release.py`` runs on its own toy course; here the blank release is made the way release
+``tests/release/test_release.py`` runs on its own toy course; here the blank release is made the way release
 makes it (nbgrader's preprocessors).
 """
 

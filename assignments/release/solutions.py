@@ -27,7 +27,7 @@ def without_hidden_tests(source_nb):
 
 # Executing the solutions is reproducible: with the same library versions (OUTPUT_LIBRARIES), Python version
 # and machine architecture, every execution writes the same bytes, so a release (or `course demo`) of an
-# unchanged source leaves the committed solutions/ as they are (tests/test_release.py checks it). Measured on
+# unchanged source leaves the committed solutions/ as they are (tests/release/test_release.py checks it). Measured on
 # x86-64: identical with torch's AVX2 and AVX-512 kernels and MKL's compatible code path; torch's unvectorized
 # kernels (ATEN_CPU_CAPABILITY=default) changed one printed digit. What would otherwise vary from run to run:
 SOLUTION_ENV = {

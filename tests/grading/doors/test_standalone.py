@@ -173,7 +173,7 @@ def test_memory_cap_held(graded):
 
 
 def test_reading_grader_files_changes_nothing(graded):
-    # what the payload managed to read (nothing) is checked in test_standalone_sandbox.py
+    # what the payload managed to read (nothing) is checked in grading/sandbox/test_standalone_sandbox.py
     result = graded["results"]["hostile:read_files"]
     assert result.scores() == graded["results"]["toy:reference"].scores()
 

@@ -1,7 +1,7 @@
 """Warm kernels (``assignments/grading/sandbox/warm_kernels.py``): what a kernel forked from the zygote must not
 inherit, that it dies with its grader, and that anything the warm path cannot do ends in a cold start.
 The attacks on a warm kernel are in test_attacks.py (its "warm" mode) and the hostile class of
-test_standalone.py, which is graded with warm kernels."""
+grading/doors/test_standalone.py, which is graded with warm kernels."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from assignments.course import REPO
 from assignments.grading.doors import batch
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.session import KernelHandle, Sandbox
@@ -107,7 +108,7 @@ def test_a_warm_kernel_dies_with_its_grader_process(zygote, tmp_path):
         "print(json.dumps({'warm': bool(box.status.get('warm')), 'launcher': box._kernel.proc.pid}), flush=True)\n"
         "time.sleep(600)\n")
     grader = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                              env={**os.environ, ZYGOTE_ENV: zygote.socket}, cwd=str(Path(__file__).parent.parent))
+                              env={**os.environ, ZYGOTE_ENV: zygote.socket}, cwd=str(REPO))
     try:
         report = json.loads(grader.stdout.readline())
         assert report["warm"]

@@ -3,8 +3,8 @@ question only, every hidden test failed by at least one mutant, and the stand-in
 notebook's solution and worth full marks when graded as a student.
 
 Grading here is in-process (``assignments.grading.doors.inprocess``): the notebooks are our own, and a kernel
-per mutant would cost minutes. The same suites run behind both real doors in test_standalone*.py and
-test_nbgrader_door.py, which check that the doors agree with this path.
+per mutant would cost minutes. The same suites run behind both real doors in grading/doors/test_standalone.py and
+grading/doors/nbgrader/test_nbgrader_door.py, which check that the doors agree with this path.
 """
 
 import ast

@@ -25,7 +25,7 @@ from assignments.exports import canvas, csv_safe, nbgrader_gradebook
 from assignments.intake import parse_name
 from assignments.results import store
 from tests.helpers import tool_unavailable
-from tests.test_exports import record, toy_course
+from tests.exports.test_exports import record, toy_course
 
 # Names as they arrive from LMS downloads: a Moodle folder and Canvas file names a student influenced.
 HOSTILE_PATHS = [

@@ -3,7 +3,7 @@
 One assignment (the quickest to execute) stands for all three: the door's code is the same for each,
 and every assignment's source additionally passes `nbgrader validate` in the release tests. The class
 (tests/fixtures/nbgrader_class.py: a noisy reference, the blank release, a student with one mistake,
-display tricks, a daemon) is graded once, in one course with tests/test_repair.py's repaired notebooks.
+display tricks, a daemon) is graded once, in one course with test_repair.py's repaired notebooks.
 """
 
 import hashlib
@@ -17,7 +17,7 @@ from assignments.results.model import SubmissionResult
 from tests.fixtures.nbgrader_class import ASSIGNMENT, BUGGY, DAEMON
 from tests.helpers import alive
 
-# One worker runs this module and tests/test_repair.py (`--dist loadgroup`): the class is graded once.
+# One worker runs this module and test_repair.py (`--dist loadgroup`): the class is graded once.
 pytestmark = pytest.mark.xdist_group("nbgrader_class")
 
 

@@ -20,7 +20,7 @@ import pytest
 from assignments import exports
 from assignments.exports import adjust, canvas
 from assignments.results import store
-from tests.test_exports import record
+from tests.exports.test_exports import record
 
 IDENTITY = {"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Integration ID", "Root Account"}
 READ_ONLY = re.compile(r"^(Current|Final|Unposted Current|Unposted Final) (Score|Points|Grade)$")

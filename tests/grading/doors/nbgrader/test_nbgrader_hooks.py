@@ -34,7 +34,7 @@ def test_cells_without_hidden_tests_are_left_alone():
 
 
 def test_the_course_config_puts_it_in_the_autograde_pipeline():
-    config = (Path(__file__).resolve().parent.parent / "nbgrader_config.py").read_text()
+    config = (Path(__file__).resolve().parents[4] / "nbgrader_config.py").read_text()
     assert "c.Autograde.autograde_preprocessors = [\n    InformativeVisibleChecks, Execute, HonestPoints," in config
 
 

@@ -172,7 +172,7 @@ def fake_repo(root: Path) -> Path:
         (root / "autograder" / name / "__pycache__").mkdir()
         (root / "autograder" / name / "__pycache__" / "x.pyc").write_bytes(b"")
     (root / "autograder" / "__init__.py").write_text("")
-    (root / "pyproject.toml").write_text(Path(__file__).resolve().parent.parent.joinpath("pyproject.toml").read_text())
+    (root / "pyproject.toml").write_text((REPO / "pyproject.toml").read_text())
     return root
 
 

@@ -1,13 +1,13 @@
 """`course repair`: damaged but honest notebooks made gradable by plain `nbgrader autograde` (issue #11, 2).
 
 The damaged variants are built from one filled release with a known mistake
-(``tests/fixtures/damaged.py``, shared with tests/test_recovery.py). The fast tests compare each
-repaired copy with the repaired original, cell by cell (type, text, nbgrader metadata): the same cells
+(``tests/fixtures/damaged.py``, shared with tests/grading/submission/test_recovery.py). The fast tests compare
+each repaired copy with the repaired original, cell by cell (type, text, nbgrader metadata): the same cells
 mean nbgrader runs the same notebook. They also check the report, refusals and that every copy is a
 valid UTF-8 nbformat-4 file. One batch then grades the original as sent and two repaired copies that
 carry every kind of damage between them (combined to keep real nbgrader's run short), after `course
 repair`, through real `nbgrader autograde` in one course folder, and compares the scores question by
-question. That course is tests/test_nbgrader_door.py's (tests/fixtures/nbgrader_class.py): one nbgrader
+question. That course is test_nbgrader_door.py's (tests/fixtures/nbgrader_class.py): one nbgrader
 run for both files.
 """
 
@@ -29,7 +29,7 @@ from tests.helpers import notebook_bytes as as_file
 
 OTHER = "rnn_attention"
 
-# One worker runs this module and tests/test_nbgrader_door.py (`--dist loadgroup`): their shared nbgrader
+# One worker runs this module and test_nbgrader_door.py (`--dist loadgroup`): their shared nbgrader
 # class is graded once.
 pytestmark = pytest.mark.xdist_group("nbgrader_class")
 
