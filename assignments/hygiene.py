@@ -23,6 +23,9 @@ Checks (each one a small function over the parsed notebook, so tests can call th
 - the first cell is the markdown ``colab_badge`` cell and a code cell with grade_id ``setup`` follows;
 - shortcut rules (``metadata.course``, see ``notebooks.shortcut_rules``) sit on autograded test cells only,
   name importable objects or the notebook's own top-level definitions, and use a known penalty.
+
+Why one module of this length: it is the one list of rules a source notebook must keep before a
+release; each rule is a short function, and splitting the list would scatter it.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ own student only.
 
 A result is written to ``<out>/results/<student>.json`` the moment it is done, so an interrupted batch
 loses nothing already graded.
+
+Why one module of this length: the supervisor, its grader processes and their budgets share one
+protocol (the job, the test log, the death record); split apart, each part would carry the others' formats.
 """
 
 from __future__ import annotations

@@ -2,7 +2,11 @@
 the cgroup it makes for it, ``cgroups.py``), the environment it runs in, what the launcher reports it
 obtained, the memory and disk watchdog, the CPU time the kernel's processes use (what the student's time
 budgets count), and the teardown of every process the student started. (What the isolation is and what
-it depends on is told in ``sandbox.py``'s docstring.)"""
+it depends on is told in ``session.py``'s docstring.)
+
+Why one module of this length: launching, watching and tearing down share the process tree and its
+cgroup; each is a few functions over the same ``KernelProcess``.
+"""
 
 from __future__ import annotations
 

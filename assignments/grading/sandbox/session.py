@@ -93,6 +93,9 @@ becomes a ``sandbox-degraded`` finding):
 - **text**: everything the kernel reports (exception messages, type names) reaches feedback only through
   ``handle.untrusted_text``: printable ASCII, first line, at most ``KERNEL_TEXT_CHARS`` in all.
 - **accelerators**: ``CUDA_VISIBLE_DEVICES`` (and the ROCm equivalents) are empty in the kernel.
+
+Why one module of this length: it is the sandbox's policy in one place (this docstring is the map of
+what holds in each mode); the mechanisms are in the folder's other modules.
 """
 
 from __future__ import annotations

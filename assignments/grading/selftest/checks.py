@@ -29,6 +29,9 @@ graded definition, which behaviours beyond eval-mode outputs a hidden test check
 it can fail) or why a behaviour is out of scope.
 
 This module also checks the stand-ins (``autograder/<assignment>/stand_ins.py``) against the notebook.
+
+Why one module of this length: every check here grades the reference or a changed copy of it and
+compares with what the meta-tests expect; they share the notebook helpers and the grading calls.
 """
 
 from __future__ import annotations

@@ -34,6 +34,9 @@ permissions keep it out of the grader's 0700 folders, other kernels' scratch fol
 processes, and a seccomp filter refuses every socket but ``AF_UNIX`` (ZMQ's ipc transport) and
 ``io_uring_setup``. What permissions cannot give (world-readable or world-writable paths, the process
 list) is measured for that uid and reported in the status.
+
+Why one file of this length: it runs as a program with the standard library only (no import from the
+package may reach the kernel's side), so everything the launcher does before ``execve`` is here.
 """
 
 import ctypes
