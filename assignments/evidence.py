@@ -86,12 +86,14 @@ def judge(cell, release_cell) -> tuple[str, str]:
     return "kept", ""
 
 
-def collect(submission, assignment: Assignment | str, template=None) -> tuple[list[Evidence], list[Finding]]:
+def collect(submission, assignment: Assignment | str, template=None,
+            recovery=None) -> tuple[list[Evidence], list[Finding]]:
     """Evidence of every written question of ``assignment`` in ``submission`` (a notebook as submitted,
     outputs included), and a finding for each evidence cell that is not ``kept``.
 
     Cells are found by grade_id after ``recover`` (so a notebook rebuilt in Colab is read like an intact
-    one); ``template`` is the release notebook (default: the assignment's)."""
+    one); ``template`` is the release notebook (default: the assignment's). ``recovery``: that
+    ``recover(submission, template)`` when the caller has it already (``submission.prepare`` does)."""
     from assignments.grading.submission.recover import recover
     from assignments.grading.submission.load import default_template
     from . import notebooks
@@ -103,7 +105,8 @@ def collect(submission, assignment: Assignment | str, template=None) -> tuple[li
     template = template if template is not None else default_template(assignment)
     release = {notebooks.grade_id(c): c for c in template.cells if notebooks.grade_id(c)}
     submitted = {}
-    for cell in recover(submission, template).notebook.cells:
+    found = recovery if recovery is not None else recover(submission, template)
+    for cell in found.notebook.cells:
         gid = notebooks.grade_id(cell)
         if gid and cell.get("cell_type") == "code":
             submitted.setdefault(gid, cell)

@@ -20,7 +20,7 @@ notebook answer cells:
    (shared / the smaller answer), which exposes one answer copied inside a longer one.
 
 Students' answer cells are found by grade_id after the same restoration the standalone grader does
-(``grading.restore``), so a notebook rebuilt in Colab or renamed by an editor compares like an intact one.
+(``submission.prepare``), so a notebook rebuilt in Colab or renamed by an editor compares like an intact one.
 """
 
 from __future__ import annotations
@@ -236,19 +236,15 @@ def context(assignment: str, template=None) -> Context:
 def read_answers(path: Path, ctx: Context) -> tuple[dict[str, str], str | None]:
     """The student's code answers by grade_id, found as the standalone grader finds them (cells with
     lost metadata recovered by content), or ``({}, why)`` for a notebook that cannot be compared."""
-    from assignments.grading.submission.restore import check_assignment, restore
-    from assignments.grading.submission.load import load_submission
+    from assignments.grading.submission.preparation import prepare
 
-    nb, _, findings = load_submission(path)
-    if nb is None:
-        errors = [f.message for f in findings if f.severity == "error"]
-        return {}, errors[0] if errors else "the file could not be read as a notebook"
-    wrong = check_assignment(nb, ctx.template)
-    if wrong is not None:
-        return {}, wrong.message
-    restored, _ = restore(nb, ctx.template)
+    # Only the answers are compared: the evidence, the audit and the shortcut check would be wasted here.
+    prepared = prepare(None, path, template=ctx.template, evidence=False, audit=False, shortcuts=False)
+    if prepared.rejected:
+        return {}, prepared.rejection.message
     wanted = set(ctx.questions)
-    return {notebooks.grade_id(c): notebooks.cell_text(c) for c in restored.cells if notebooks.grade_id(c) in wanted}, None
+    return {notebooks.grade_id(c): notebooks.cell_text(c) for c in prepared.restored.cells
+            if notebooks.grade_id(c) in wanted}, None
 
 
 def fingerprint_student(student: str, path: Path, ctx: Context, name: str = "") -> Student:

@@ -30,7 +30,6 @@ from pathlib import Path
 
 from . import notebooks
 from .course import resolve
-from .evidence import collect as collect_evidence
 from .exports.evidence_view import STYLE as EVIDENCE_STYLE, evidence_html, image_tag
 from .results.model import Evidence
 
@@ -87,21 +86,18 @@ def _images(cell) -> dict:
 
 def read_answers(assignment, path: Path) -> tuple[list[WrittenAnswer], str | None]:
     """(answers in notebook order, None) or ([], why the notebook cannot be read as this assignment's)."""
-    from assignments.grading.submission.recover import recover
-    from assignments.grading.submission.restore import check_assignment
-    from assignments.grading.submission.load import default_template, load_submission
+    from assignments.grading.submission.preparation import prepare
 
     assignment = resolve(assignment)
-    nb, _, problems = load_submission(Path(path))
-    if nb is None:
-        return [], next((f.message for f in problems if f.severity == "error"), "not a notebook")
-    template = default_template(assignment)
-    wrong = check_assignment(nb, template)
-    if wrong is not None:
-        return [], wrong.message
-    evidence, _ = collect_evidence(nb, assignment, template)
+    # The written answers are read as submitted (recovered, not restored); audit and shortcuts grade code.
+    prepared = prepare(assignment, Path(path), audit=False, shortcuts=False)
+    if prepared.rejected:
+        return [], prepared.rejection.message
+    if prepared.evidence_error is not None:
+        raise prepared.evidence_error   # the export stops on it: a silent gap would look like no evidence
+    evidence, template = prepared.evidence, prepared.template
     submitted = {}
-    for cell in recover(nb, template).notebook.cells:
+    for cell in prepared.recovery.notebook.cells:
         gid = notebooks.grade_id(cell)
         if gid and cell.get("cell_type") == "markdown":
             submitted.setdefault(gid, cell)

@@ -15,6 +15,8 @@
    audit decides nothing; the sandbox is what makes these harmless. The **shortcut check**
    (``shortcuts.check_restored``) finds answers that use a library call their question forbids; its
    penalty, if the question declares one, is applied after scoring (``shortcuts.apply_penalties``).
+Steps 1 to 3 are ``submission.prepare``, which every other consumer of a submission calls as well.
+
 4. **Execute** the restored cells in a sandboxed kernel (``sandbox.Sandbox``), then **test**: the hidden
    pytest suite runs here, in this trusted process, and reaches student code only through
    ``KernelHandle``. Scores come from ``results.score_questions``; printed output is never read as one.
@@ -34,18 +36,15 @@ from pathlib import Path
 import nbformat
 
 from assignments import decoding, notebooks
-from assignments.evidence import collect as collect_evidence
 from assignments.course import Assignment, resolve
 from assignments.grading.testkit.errors import SandboxError
 from assignments.grading.testkit.handle import answered_by
 from assignments.grading.testkit.kernel_text import describe_exception
-from assignments.grading.submission.audit import audit
-from assignments.grading.submission.load import default_template, load_submission
-from assignments.grading.submission.restore import check_assignment, restore
+from assignments.grading.submission.preparation import prepare
 from assignments.results.model import BUDGET_FINDING, Finding, SubmissionResult, score_questions
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.session import KernelHandle, Sandbox, score_like_output
-from assignments.grading.submission.shortcuts import apply_penalties, check_restored
+from assignments.grading.submission.shortcuts import apply_penalties
 from assignments.grading.testkit.suite import run_suite
 
 def grade_submission(assignment: Assignment | str, submission, student: str = "student", *, seed: int = 0,
@@ -99,30 +98,13 @@ def _reject(result: SubmissionResult, question_list, finding: Finding) -> None:
 def _grade(result, assignment: Assignment, submission, question_list, *, seed, limits, hide, skip_tests=(),
            test_log=None, shortcut_rules=None):
     result.questions = score_questions(question_list, [])   # zero until the tests have run
-    nb, raw, problem = load_submission(submission)
-    result.findings += [f for f in problem if f.severity != "error"]
-    errors = [f for f in problem if f.severity == "error"]
-    if nb is None:
-        _reject(result, question_list, errors[0] if errors else
-                Finding("not-a-notebook", "the submission could not be read as a notebook", "error"))
-        result.findings += errors[1:]
+    prepared = prepare(assignment, submission, shortcut_rules=shortcut_rules)
+    result.findings += prepared.findings
+    if prepared.rejected:
+        result.status = "rejected"
         return
-    template = default_template(assignment)
-    wrong = check_assignment(nb, template)
-    if wrong is not None:
-        _reject(result, question_list, wrong)
-        return
-    restored, findings = restore(nb, template)
-    result.findings += findings
-    # The written answers' evidence is read from the notebook as submitted: restore drops every output.
-    try:
-        result.evidence, found = collect_evidence(nb, assignment, template)
-    except Exception as error:  # noqa: BLE001 - malformed outputs must not cost the autograded points
-        found = [Finding("evidence-unread", f"the written answers' evidence could not be read "
-                         f"({describe_exception(error)}); the TA sees none", "warning")]
-    result.findings += found
-    result.findings += audit(restored)
-    result.findings += check_restored(assignment, restored, template, shortcut_rules)
+    result.evidence = prepared.evidence
+    restored, template, raw = prepared.restored, prepared.template, prepared.raw
 
     order = assignment.autograded_order
     cells = [(notebooks.grade_id(cell) or f"code cell {index + 1}", notebooks.cell_text(cell))

@@ -36,7 +36,7 @@ import nbformat
 
 from assignments import notebooks
 from assignments.grading.submission.recover import normalized as _normalized
-from assignments.grading.submission.recover import recover
+from assignments.grading.submission.recover import Recovery, recover
 from assignments.results.model import Finding
 
 # nbgrader metadata keys that change what a cell is or is worth; anything else (checksum, schema) is
@@ -95,9 +95,11 @@ def _longest_increasing(values: list[int]) -> set[int]:
     return set(max(best, key=len, default=[]))
 
 
-def check_assignment(submission, template) -> Finding | None:
-    """A rejecting Finding when ``submission`` is not a notebook of the template's assignment."""
-    found = recover(submission, template)
+def check_assignment(submission, template, recovery: Recovery | None = None) -> Finding | None:
+    """A rejecting Finding when ``submission`` is not a notebook of the template's assignment.
+
+    ``recovery``: ``recover(submission, template)`` when the caller has it already (``prepare`` does)."""
+    found = recovery if recovery is not None else recover(submission, template)
     if found.graded and not found.graded_found:
         hint = (f"; its cells are named {', '.join(found.foreign[:5])}" if found.foreign
                 else "; none of its cells has the assignment's tests or defines its answers")
@@ -116,9 +118,12 @@ def check_assignment(submission, template) -> Finding | None:
     return None
 
 
-def restore(submission, template) -> tuple[nbformat.NotebookNode, list[Finding]]:
-    """Return (the notebook to execute, findings). ``template`` is authoritative for order and tests."""
-    found = recover(submission, template)
+def restore(submission, template, recovery: Recovery | None = None) -> tuple[nbformat.NotebookNode, list[Finding]]:
+    """Return (the notebook to execute, findings). ``template`` is authoritative for order and tests.
+
+    ``recovery``: ``recover(submission, template)`` when the caller has it already (``prepare`` does); it is
+    only read, so one recovery serves the assignment check, restore and the evidence alike."""
+    found = recovery if recovery is not None else recover(submission, template)
     submission = found.notebook
     findings: list[Finding] = [f for f in [found.summary()] if f] + found.findings
     template_ids = [notebooks.grade_id(c) for c in template.cells]

@@ -22,7 +22,7 @@ from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 from assignments.course import REPO, resolve
 from assignments.grading.doors.nbgrader.reaper import DEADLINE_EXIT
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, rejected
-from assignments.grading.submission.shortcuts import apply_penalties, check_restored
+from assignments.grading.submission.shortcuts import apply_penalties
 
 REAPER_GRACE_S = 60        # the reaper's own cleanup after the deadline, before the caller gives up on it
 def course_folder(door_dir: Path) -> Path:
@@ -179,51 +179,56 @@ def autograde_one(assignment: str, root: Path, student: str, notebook: Path, tim
         result.findings.append(Finding("nbgrader-autograde", "nbgrader autograde failed on this notebook "
                                        f"(exit status {done.returncode}); questions it did not grade score 0; "
                                        f"its log: {log}", "error"))
-    result.findings += shortcut_findings(assignment, notebook)
-    attach_evidence(result, assignment, notebook)
+    prepared = prepare_quietly(assignment, notebook)
+    result.findings += shortcut_findings(assignment, notebook, prepared)
+    attach_evidence(result, assignment, notebook, prepared)
     apply_penalties(result)
     result.source_file = str(notebook)
     result.timings = {"total_s": round(time.perf_counter() - started, 1)}
     return result
 
 
-def attach_evidence(result: SubmissionResult, assignment: str, notebook: Path) -> None:
+def prepare_quietly(assignment: str, notebook: Path, **steps):
+    """``submission.prepare`` on the notebook nbgrader graded, as the standalone door prepares it but without
+    the audit (an nbgrader record never had one), or the exception that stopped it: nbgrader's own result
+    stands whatever happens here, and each check below reports the error in its own words. ``steps``: more
+    of ``prepare``'s switches."""
+    from assignments.grading.submission.preparation import prepare
+
+    try:
+        return prepare(assignment, notebook, audit=False, **steps)
+    except Exception as error:  # noqa: BLE001 - see the docstring
+        return error
+
+
+def attach_evidence(result: SubmissionResult, assignment: str, notebook: Path, prepared=None) -> None:
     """The written answers' evidence as the notebook nbgrader graded holds it, read as the standalone door
     reads it (``evidence.collect``), into the record with its findings. ``course repair`` keeps evidence
-    cells as submitted, so a repaired copy gives what the original gives."""
-    from assignments.evidence import collect
-    from assignments.grading.submission.restore import check_assignment
-    from assignments.grading.submission.load import default_template, load_submission
-
-    try:
-        nb, _, _ = load_submission(notebook)
-        if nb is not None and check_assignment(nb, default_template(assignment)) is None:
-            result.evidence, found = collect(nb, assignment)
-            result.findings += found
-    except Exception as error:  # noqa: BLE001 - nbgrader's own result stands whatever happens here
+    cells as submitted, so a repaired copy gives what the original gives. ``prepared``: what
+    ``prepare_quietly`` gave for this notebook (prepared here when not given)."""
+    if prepared is None:
+        prepared = prepare_quietly(assignment, notebook, shortcuts=False)
+    error = prepared if isinstance(prepared, Exception) else prepared.evidence_error
+    if error is not None:
         result.findings.append(Finding("evidence-unread", f"the written answers' evidence could not be read "
                                        f"({type(error).__name__})", "warning"))
+    elif not prepared.rejected:
+        result.evidence = prepared.evidence
+        result.findings += prepared.evidence_findings
 
 
-def shortcut_findings(assignment: str, notebook: Path) -> list[Finding]:
+def shortcut_findings(assignment: str, notebook: Path, prepared=None) -> list[Finding]:
     """The shortcut check on the notebook nbgrader graded, read and rebuilt exactly as the standalone door
-    does it (same reading, same restore, same check), so both doors report the same findings."""
-    from assignments.grading.submission.restore import check_assignment, restore
+    does it (``submission.prepare``: same reading, same restore, same check), so both doors report the same
+    findings. ``prepared``: what ``prepare_quietly`` gave for this notebook (prepared here when not given)."""
     from assignments.grading.submission.shortcuts import FAILED_CODE
-    from assignments.grading.submission.load import default_template, load_submission
 
-    try:
-        nb, _, _ = load_submission(notebook)
-        if nb is None:
-            return []
-        template = default_template(assignment)
-        if check_assignment(nb, template) is not None:
-            return []
-        restored, _ = restore(nb, template)
-    except Exception as error:  # noqa: BLE001 - nbgrader's own result stands whatever happens here
-        return [Finding(FAILED_CODE, f"the shortcut check could not read this notebook ({type(error).__name__})",
+    if prepared is None:
+        prepared = prepare_quietly(assignment, notebook, evidence=False)
+    if isinstance(prepared, Exception):
+        return [Finding(FAILED_CODE, f"the shortcut check could not read this notebook ({type(prepared).__name__})",
                         "warning")]
-    return check_restored(assignment, restored, template)
+    return prepared.shortcut_findings
 
 
 # --- second opinion: the standalone door on the same notebooks ------------------------------------------

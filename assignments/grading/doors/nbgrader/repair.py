@@ -3,9 +3,9 @@
 nbgrader finds a notebook's answers and tests by the grade_id in each cell's metadata. A notebook rebuilt
 in Colab, cleared by an editor, kept from an older release or saved in another encoding has lost those
 labels (or cannot be read as UTF-8), and nbgrader fails on it or scores it 0. The standalone door grades
-such notebooks already: ``standalone.load_submission`` reads the file (``decoding`` picks the encoding),
-``restore.check_assignment`` refuses another assignment's notebook, and ``restore.restore`` (after
-``recover.recover`` found the cells by content) rebuilds the notebook that door executes.
+such notebooks already: ``submission.prepare`` reads the file (``decoding`` picks the encoding), refuses
+another assignment's notebook (``restore.check_assignment``), and rebuilds the notebook that door executes
+(``restore.restore``, after ``recover.recover`` found the cells by content).
 
 Repair writes that rebuilt notebook to disk: nbformat 4, UTF-8, the release's nbgrader metadata on every
 cell, under the release's notebook name in nbgrader's ``submitted/<student>/<assignment>/`` layout. So
@@ -27,10 +27,10 @@ import nbformat
 from assignments import notebooks
 from assignments.grading.testkit.kernel_text import describe_exception
 from assignments.grading.doors.nbgrader.door import submitted_path
-from assignments.grading.submission.recover import METHODS, recover
-from assignments.grading.submission.restore import check_assignment, restore
+from assignments.grading.submission.preparation import prepare
+from assignments.grading.submission.recover import METHODS
 from assignments.results.model import Finding
-from assignments.grading.submission.load import default_template, load_submission
+from assignments.grading.submission.load import default_template
 
 REPORT = "repair.json"
 CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")   # what nbformat 4.5 accepts as a cell id
@@ -95,24 +95,19 @@ def repair_submission(submission: Path, student: str, template, target: Path) ->
 
 
 def _repair(record: Repair, submission: Path, template, target: Path) -> None:
-    nb, _, read = load_submission(submission)
-    if nb is None:
-        errors = [f for f in read if f.severity == "error"]
-        record.refused = errors[0] if errors else Finding("not-a-notebook", "the file could not be read as "
-                                                          "a notebook", "error")
+    # The evidence is left as submitted (``for_nbgrader``); audit and shortcuts are the graders' business.
+    prepared = prepare(None, submission, template=template, evidence=False, audit=False, shortcuts=False)
+    if prepared.rejected:
+        record.refused = prepared.rejection
         return
-    record.refused = check_assignment(nb, template)
-    if record.refused is not None:
-        return
-    found = recover(nb, template)
+    found = prepared.recovery
     record.matched = {method: found.count(method) for method in METHODS}
     record.renamed = [list(pair) for pair in found.renamed]
     record.missing = [notebooks.grade_id(c) for c in template.cells if notebooks.is_answer(c)
                       and notebooks.grade_id(c) not in found.how]
-    restored, changes = restore(nb, template)
-    record.changes = list(read) + changes
+    record.changes = prepared.read_findings + prepared.restore_findings
     evidence_ids = {gid for cells in notebooks.evidence_cells(template).values() for gid in cells}
-    write_notebook(for_nbgrader(restored, found.notebook, evidence_ids), target)
+    write_notebook(for_nbgrader(prepared.restored, found.notebook, evidence_ids), target)
     record.repaired = str(target)
 
 
