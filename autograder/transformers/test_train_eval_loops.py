@@ -8,7 +8,7 @@ import torch
 import torch.nn as nn
 
 from assignments.grading.testkit import expect, expect_close, expect_shape, question
-from autograder.transformers import inputs
+from autograder.transformers.inputs import NEGATIVE, POSITIVE, VOCAB, WORD_ID, encode, reviews
 from autograder.transformers.oracles import reference
 
 HEAD = ("BERTGRUSentiment", "binary_accuracy")
@@ -110,22 +110,22 @@ def test_trained_head_beats_threshold(student):
     # held-out accuracy 1.000, 0.993, 0.980, 0.998, 0.990, 0.990, 0.995, 0.957, 0.998, 0.995: worst 0.957
     # (seed 7), median 0.994. The bar is 0.90; an untrained head scores about 0.5. About 1 s on one core.
     from transformers import BertConfig, BertModel
-    train_texts, train_labels = inputs.reviews(256, 1000)
-    test_texts, test_labels = inputs.reviews(400, 2000)
-    train_ids, train_mask = inputs.encode(train_texts)
-    test_ids, test_mask = inputs.encode(test_texts)
+    train_texts, train_labels = reviews(256, 1000)
+    test_texts, test_labels = reviews(400, 2000)
+    train_ids, train_mask = encode(train_texts)
+    test_ids, test_mask = encode(test_texts)
     # A frozen "pretrained" encoder: a tiny random BERT whose word embeddings carry a sentiment direction.
     torch.manual_seed(123)
-    bert = BertModel(BertConfig(vocab_size=len(inputs.VOCAB), hidden_size=32, num_hidden_layers=1,
+    bert = BertModel(BertConfig(vocab_size=len(VOCAB), hidden_size=32, num_hidden_layers=1,
                                 num_attention_heads=2, intermediate_size=64, max_position_embeddings=32)).eval()
     g = torch.Generator().manual_seed(7)
     direction = torch.randn(32, generator=g)
     direction = 0.4 * direction / direction.norm()
     with torch.no_grad():
-        for word in inputs.POSITIVE:
-            bert.embeddings.word_embeddings.weight[inputs.WORD_ID[word]] += direction
-        for word in inputs.NEGATIVE:
-            bert.embeddings.word_embeddings.weight[inputs.WORD_ID[word]] -= direction
+        for word in POSITIVE:
+            bert.embeddings.word_embeddings.weight[WORD_ID[word]] += direction
+        for word in NEGATIVE:
+            bert.embeddings.word_embeddings.weight[WORD_ID[word]] -= direction
         features = bert(input_ids=train_ids, attention_mask=train_mask).last_hidden_state
         held_out = bert(input_ids=test_ids, attention_mask=test_mask).last_hidden_state
     code = ("from transformers import BertConfig, BertModel\n"

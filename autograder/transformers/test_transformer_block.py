@@ -1,4 +1,4 @@
-"""Hidden tests: the post-LayerNorm transformer block block.
+"""Hidden tests: the post-LayerNorm transformer block.
 
 Oracle for the block: ``nn.TransformerEncoderLayer(E, H, 4E, dropout=0, activation="gelu",
 batch_first=True)`` (post-LayerNorm, the default norm_first=False) with weights copied into the
