@@ -1,4 +1,5 @@
-"""Independent references for the rnn_attention hidden tests; they run in the grader, never in student code."""
+"""What the grader computes to compare with: independent references for the rnn_attention hidden tests.
+They run in the grader's process, never in student code."""
 
 from __future__ import annotations
 
@@ -7,11 +8,9 @@ import math
 import torch
 import torch.nn.functional as F
 
+from autograder.rnn_attention.inputs import TINY_BERT
+
 GATES = ("r", "z", "n")  # the order in which nn.GRUCell / nn.GRU stack their weight blocks
-
-
-def seeded(shape, generator, scale=1.0):
-    return torch.randn(shape, generator=generator) * scale
 
 
 def gru_cell_state(weight_ih, weight_hh, bias_ih, bias_hh, prefix=""):
@@ -48,45 +47,6 @@ def dot_attention(state, queries, keys, values, causal=False, scale=True):
         future = torch.ones(scores.shape[-2:], dtype=torch.bool).triu(1)
         scores = scores.masked_fill(future, float("-inf"))
     return context, torch.softmax(scores, dim=-1)
-
-
-def random_dot_state(hidden, generator):
-    state = {}
-    for name in ("Wq", "Wk", "Wv"):
-        state[f"{name}.weight"] = seeded((hidden, hidden), generator, 1 / math.sqrt(hidden))
-        state[f"{name}.bias"] = seeded((hidden,), generator, 0.1)
-    return state
-
-
-# A BertModelTester-style tiny configuration: odd sizes so shape bugs cannot hide; no dropout.
-TINY_BERT = dict(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                 intermediate_size=37, max_position_embeddings=16, type_vocab_size=2, num_labels=3,
-                 hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
-
-
-def tiny_bert_state(seed=1234):
-    """(state dict with a random classifier, oracle BertModel in eval mode), independent of global RNG."""
-    from transformers import BertConfig, BertModel
-
-    with torch.random.fork_rng():
-        torch.manual_seed(seed)
-        oracle = BertModel(BertConfig(**TINY_BERT)).eval()
-        generator = torch.Generator().manual_seed(seed)
-        weight = seeded((TINY_BERT["num_labels"], TINY_BERT["hidden_size"]), generator, 0.3)
-        bias = seeded((TINY_BERT["num_labels"],), generator, 0.1)
-    state = {k: v.clone() for k, v in oracle.state_dict().items()}
-    state["classifier.weight"], state["classifier.bias"] = weight, bias
-    return state, oracle
-
-
-def tiny_bert_batch(seed=5, batch=4, seq=7):
-    generator = torch.Generator().manual_seed(seed)
-    ids = torch.randint(1, TINY_BERT["vocab_size"], (batch, seq), generator=generator)
-    mask = torch.ones(batch, seq, dtype=torch.long)
-    mask[0, 5:] = 0  # one padded sentence
-    ids[0, 5:] = 0
-    labels = torch.randint(0, TINY_BERT["num_labels"], (batch,), generator=generator)
-    return ids, mask, labels
 
 
 def classifier_after_sgd_step(state, ids, mask, labels, lr, encoder_trainable):

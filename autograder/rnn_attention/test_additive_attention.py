@@ -3,9 +3,10 @@ around it that must overfit a tiny word set."""
 
 import torch
 
-from assignments.grading.testkit.checks import expect, expect_close, question
-from autograder.rnn_attention.attention_checks import expect_normalised, run_attention
-from autograder.rnn_attention.oracles import additive_attention, seeded
+from assignments.grading.testkit import expect, expect_close, question
+from autograder.rnn_attention.checks import expect_normalised, run_attention
+from autograder.rnn_attention.inputs import seeded
+from autograder.rnn_attention.oracles import additive_attention
 
 
 def _inputs(seed, batch, k, seq, hidden):

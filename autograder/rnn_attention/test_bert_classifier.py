@@ -4,7 +4,7 @@ transformers' BertModel with the same weights, cross-entropy loss, and gradient 
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.testkit.checks import (
+from assignments.grading.testkit import (
     GradingFailure,
     expect,
     expect_close,
@@ -12,7 +12,8 @@ from assignments.grading.testkit.checks import (
     kernel_value,
     question,
 )
-from autograder.rnn_attention.oracles import TINY_BERT, classifier_after_sgd_step, tiny_bert_batch, tiny_bert_state
+from autograder.rnn_attention.inputs import TINY_BERT, tiny_bert_batch, tiny_bert_state
+from autograder.rnn_attention.oracles import classifier_after_sgd_step
 
 BUILD = """
 from transformers import BertConfig

@@ -3,9 +3,10 @@ inputs after i, and values against F.scaled_dot_product_attention(is_causal=True
 
 import torch
 
-from assignments.grading.testkit.checks import expect, expect_close, question
-from autograder.rnn_attention.attention_checks import expect_normalised, run_attention
-from autograder.rnn_attention.oracles import dot_attention, random_dot_state, seeded
+from assignments.grading.testkit import expect, expect_close, question
+from autograder.rnn_attention.checks import expect_normalised, run_attention
+from autograder.rnn_attention.inputs import random_dot_state, seeded
+from autograder.rnn_attention.oracles import dot_attention
 
 SHAPES = [(2, 6, 5), (3, 4, 7)]   # (batch, seq, hidden)
 

@@ -10,7 +10,7 @@ import math
 import torch
 from transformers import CLIPConfig, CLIPModel
 
-from assignments.grading.testkit.checks import expect, expect_close, expect_shape, question
+from assignments.grading.testkit import expect, expect_close, expect_shape, question
 
 # (n_images, n_texts): never equal, so that a transposed result shows as a wrong shape
 SIZES = [(3, 5), (6, 2)]

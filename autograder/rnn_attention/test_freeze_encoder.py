@@ -3,8 +3,9 @@
 
 import torch
 
-from assignments.grading.testkit.checks import expect, expect_close, question
-from autograder.rnn_attention.oracles import TINY_BERT, classifier_after_sgd_step, tiny_bert_batch, tiny_bert_state
+from assignments.grading.testkit import expect, expect_close, question
+from autograder.rnn_attention.inputs import TINY_BERT, tiny_bert_batch, tiny_bert_state
+from autograder.rnn_attention.oracles import classifier_after_sgd_step
 
 CLASSIFIER = {"classifier.weight", "classifier.bias"}
 

@@ -4,8 +4,9 @@ gradients a backward pass sends to the inputs and to every weight."""
 import torch
 from torch import nn
 
-from assignments.grading.testkit.checks import expect, expect_close, kernel_value, question
-from autograder.rnn_attention.oracles import gru_cell_state, seeded
+from assignments.grading.testkit import expect, expect_close, kernel_value, question
+from autograder.rnn_attention.inputs import seeded
+from autograder.rnn_attention.oracles import gru_cell_state
 
 SHAPES = [(1, 3, 2), (4, 7, 5), (9, 2, 11)]   # (batch, input_size, hidden_size), all different
 

@@ -3,8 +3,9 @@
 import torch
 from torch import nn
 
-from assignments.grading.testkit.checks import expect, expect_close, expect_shape, question
-from autograder.rnn_attention.oracles import gru_cell_state, seeded
+from assignments.grading.testkit import expect, expect_close, expect_shape, question
+from autograder.rnn_attention.inputs import seeded
+from autograder.rnn_attention.oracles import gru_cell_state
 
 RUN_ENCODER = """
 encoder = GRUEncoder(vocab_size, hidden_size)

@@ -2,7 +2,7 @@
 
 from torch import nn
 
-from assignments.grading.testkit.checks import expect, kernel_value, question
+from assignments.grading.testkit import expect, kernel_value, question
 
 SIZES = [(1, 1), (3, 5), (7, 2), (64, 128), (300, 17)]   # (input_size, hidden_size)
 

@@ -3,9 +3,10 @@ F.scaled_dot_product_attention with copied projections (which fixes the 1/sqrt(h
 
 import torch
 
-from assignments.grading.testkit.checks import GradingFailure, expect_close, question
-from autograder.rnn_attention.attention_checks import expect_normalised, run_attention
-from autograder.rnn_attention.oracles import dot_attention, random_dot_state, seeded
+from assignments.grading.testkit import GradingFailure, expect_close, question
+from autograder.rnn_attention.checks import expect_normalised, run_attention
+from autograder.rnn_attention.inputs import random_dot_state, seeded
+from autograder.rnn_attention.oracles import dot_attention
 
 SHAPES = [(3, 2, 7, 5), (2, 4, 3, 6)]   # (batch, k, seq, hidden): k != seq so a wrong axis shows
 

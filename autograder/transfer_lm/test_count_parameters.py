@@ -1,7 +1,7 @@
 """count_parameters_tests: only parameters with requires_grad count; buffers never do."""
 
-from assignments.grading.testkit.checks import expect, kernel_value, question
-from autograder.transfer_lm.synthetic import reference_model
+from assignments.grading.testkit import expect, kernel_value, question
+from autograder.transfer_lm.oracles import reference_model
 
 
 @question("count_parameters_tests", points=1)

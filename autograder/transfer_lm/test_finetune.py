@@ -9,9 +9,10 @@ import math
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.testkit.checks import expect, expect_shape, kernel_value, question
-from autograder.transfer_lm import synthetic
-from autograder.transfer_lm.synthetic import causal_mask, reference_model
+from assignments.grading.testkit import expect, expect_shape, kernel_value, question
+from autograder.transfer_lm import checks, oracles
+from autograder.transfer_lm.inputs import REVIEW_NTOKEN, labelled_reviews, pretrained_review_lm
+from autograder.transfer_lm.oracles import causal_mask, reference_model
 
 STAND_INS = ("generate_square_subsequent_mask", "PositionalEncoding", "Model", "load_pretrained_base")
 
@@ -81,7 +82,7 @@ def test_train_classifier_shuffles_trains_and_averages_per_review(student):
     for row in range(ROWS):
         inputs[row, int(lengths[row]):] = 0
     labels = torch.randint(3, (ROWS,), generator=g)
-    out = student.run(synthetic.single_threaded(SPY), stand_ins=STAND_INS, ntoken=19, inputs=inputs,
+    out = student.run(checks.single_threaded(SPY), stand_ins=STAND_INS, ntoken=19, inputs=inputs,
                       lengths=lengths, labels=labels)
     calls, losses = out["calls"], out["losses"]
     expect(isinstance(calls, list) and len(calls) == 6,
@@ -95,7 +96,7 @@ def test_train_classifier_shuffles_trains_and_averages_per_review(student):
                "must be on while it learns)")
         for call in epoch_calls:
             rows = call["first"].long() - 1
-            mask = synthetic.as_additive(call["mask"])
+            mask = oracles.as_additive(call["mask"])
             expect(mask is not None and tuple(mask.shape) == (6, 6) and torch.equal(mask, causal_mask(6)),
                    "train_classifier must call the model with the causal mask for the padded length")
             expect(isinstance(call["lengths"], torch.Tensor) and torch.equal(call["lengths"].long(), lengths[rows]),
@@ -127,16 +128,16 @@ def test_pretrained_classifier_accuracy(student):
     # 2-class Model built on that base (128 labelled one-sentence reviews, 5 epochs, Adam lr 2e-3) and
     # predict_classes labels 300 held-out reviews. Labels of those 300 never leave the grader.
     # Calibration (reference, seeds 0..19): accuracy 1.000 in every run. Bar: 0.85 (255 of 300).
-    train_x, train_len, train_y = synthetic.labelled_reviews(128, seed=6)
-    test_x, test_len, test_y = synthetic.labelled_reviews(300, seed=7)
-    out = student.run(synthetic.single_threaded(
+    train_x, train_len, train_y = labelled_reviews(128, seed=6)
+    test_x, test_len, test_y = labelled_reviews(300, seed=7)
+    out = student.run(checks.single_threaded(
                       "model = Model(ntoken, 2, 32, 1, 2, dropout=0.0)\n"
                       "load_pretrained_base(model, lm_state)\n"
                       "optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)\n"
                       "for epoch in range(5):\n"
                       "    train_classifier(model, train_x, train_len, train_y, optimizer, batch_size=16, progress=False)\n"
                       "result = predict_classes(model, test_x, test_len)"),
-                      stand_ins=STAND_INS, ntoken=synthetic.REVIEW_NTOKEN, lm_state=synthetic.pretrained_review_lm(),
+                      stand_ins=STAND_INS, ntoken=REVIEW_NTOKEN, lm_state=pretrained_review_lm(),
                       train_x=train_x, train_len=train_len, train_y=train_y, test_x=test_x, test_len=test_len,
                       timeout=30)
     pred = expect_shape(out, (300,), "predict_classes for 300 held-out reviews")

@@ -2,7 +2,7 @@
 
 import torch
 
-from assignments.grading.testkit.checks import expect, expect_shape, question
+from assignments.grading.testkit import expect, expect_shape, question
 
 
 def _expected(ids, seq_len):

@@ -2,9 +2,9 @@
 
 import torch
 
-from assignments.grading.testkit.checks import expect, expect_shape, question
+from assignments.grading.testkit import expect, expect_shape, question
 from autograder.transfer_lm import stand_ins as reference
-from autograder.transfer_lm.synthetic import causal_mask, reference_model
+from autograder.transfer_lm.oracles import causal_mask, reference_model
 
 STAND_INS = ("PositionalEncoding", "Model")
 NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES = 41, 2, 12, 2, 3

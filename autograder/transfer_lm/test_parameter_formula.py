@@ -1,7 +1,7 @@
 """parameter_formula_tests: the closed-form count against counted models and the assignment's numbers."""
 
-from assignments.grading.testkit.checks import expect, question
-from autograder.transfer_lm.synthetic import reference_model
+from assignments.grading.testkit import expect, question
+from autograder.transfer_lm.oracles import reference_model
 
 CONFIGS = [  # (ntoken, nhid, nlayers, nhead, nclasses)
     (53, 10, 2, 2, 4),

@@ -2,7 +2,7 @@
 
 import torch
 
-from assignments.grading.testkit.checks import (
+from assignments.grading.testkit import (
     expect,
     expect_between,
     expect_close,

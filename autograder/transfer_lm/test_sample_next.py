@@ -10,7 +10,7 @@ by 0.1 or more.
 
 import torch
 
-from assignments.grading.testkit.checks import expect, expect_shape, question
+from assignments.grading.testkit import expect, expect_shape, question
 
 N = 20_000
 SEEDS = (11, 12, 13)

@@ -7,8 +7,8 @@ Both forms nn.TransformerEncoder accepts are graded alike (the skeleton says so)
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.testkit.checks import expect, expect_shape, question
-from autograder.transfer_lm.synthetic import as_additive, causal_mask
+from assignments.grading.testkit import expect, expect_shape, question
+from autograder.transfer_lm.oracles import as_additive, causal_mask
 
 SIZES = [1, 2, 3, 6, 11]
 

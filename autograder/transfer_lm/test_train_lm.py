@@ -4,9 +4,11 @@ import math
 
 import torch
 
-from assignments.grading.testkit.checks import expect, kernel_value, question
-from autograder.transfer_lm import synthetic
-from autograder.transfer_lm.synthetic import causal_mask, held_out_loss, key_problems, reference_model
+from assignments.grading.testkit import expect, kernel_value, question
+from autograder.transfer_lm import checks, oracles
+from autograder.transfer_lm.checks import key_problems
+from autograder.transfer_lm.inputs import chunks, markov_ids
+from autograder.transfer_lm.oracles import causal_mask, held_out_loss, reference_model
 
 STAND_INS = ("generate_square_subsequent_mask", "PositionalEncoding", "Model")
 
@@ -56,12 +58,12 @@ DROPOUT_SEED = 29
 
 def _reference_epoch(state, inputs, targets):
     """(mean loss, state after) of one reference epoch in training mode, dropout 0.3, same seed as the kernel."""
-    with torch.random.fork_rng(), synthetic.one_thread():
-        model = synthetic.reference.Model(23, 2, 16, 1, 23, 0.3)
+    with torch.random.fork_rng(), oracles.one_thread():
+        model = oracles.reference.Model(23, 2, 16, 1, 23, 0.3)
         model.load_state_dict(state)
         optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
         torch.manual_seed(DROPOUT_SEED)
-        loss = synthetic.reference.train_lm(model, inputs, targets, optimizer, batch_size=4, clip=0.5,
+        loss = oracles.reference.train_lm(model, inputs, targets, optimizer, batch_size=4, clip=0.5,
                                             progress=False)
     return loss, model.state_dict()
 
@@ -76,14 +78,14 @@ def test_train_lm_epoch_matches_reference_in_training_mode(student):
     g = torch.Generator().manual_seed(13)
     inputs, targets = torch.randint(1, 23, (10, 6), generator=g), torch.randint(1, 23, (10, 6), generator=g)
     state = {k: v.clone() for k, v in reference_model(23, 2, 16, 1, 23, seed=13).state_dict().items()}
-    out = student.run(synthetic.single_threaded(SPY), stand_ins=STAND_INS, inputs=inputs, targets=targets,
+    out = student.run(checks.single_threaded(SPY), stand_ins=STAND_INS, inputs=inputs, targets=targets,
                       state=state, dropout_seed=DROPOUT_SEED)
     masks = out["masks"]
     expect(isinstance(masks, list) and len(masks) == 3,
            f"train_lm should call the model once per batch: 10 windows in batches of 4 is 3 calls; "
            f"got {len(masks) if isinstance(masks, list) else kernel_value(masks)}")
     for mask in masks:
-        additive = synthetic.as_additive(mask)
+        additive = oracles.as_additive(mask)
         expect(additive is not None, "train_lm called the model without a mask; the model would see the "
                                      "next token, which is its target")
         expect(tuple(additive.shape) == (6, 6) and torch.equal(additive, causal_mask(6)),
@@ -113,9 +115,9 @@ def test_train_lm_lowers_held_out_loss(student):
     # Adam lr 3e-3, 8 epochs in batches of 16 (80 steps, about half a second of one CPU core).
     # Calibration (reference, seeds 0..19): held-out loss 0.769 .. 0.785, worst 0.785. Bar: 1.0.
     # Training without the causal mask reaches only 1.06 .. 1.15 under the causal evaluation.
-    train_x, train_y = synthetic.chunks(synthetic.markov_ids(2400, seed=1), 16)
-    held_x, held_y = synthetic.chunks(synthetic.markov_ids(1200, seed=2), 16)
-    out = student.run(synthetic.single_threaded(
+    train_x, train_y = chunks(markov_ids(2400, seed=1), 16)
+    held_x, held_y = chunks(markov_ids(1200, seed=2), 16)
+    out = student.run(checks.single_threaded(
                       "model = Model(29, 2, 32, 1, 29, dropout=0.0)\n"
                       "optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)\n"
                       "for epoch in range(8):\n"

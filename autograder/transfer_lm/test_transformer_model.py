@@ -10,9 +10,10 @@ import math
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.testkit.checks import expect, expect_close, expect_shape, question
-from autograder.transfer_lm import synthetic
-from autograder.transfer_lm.synthetic import causal_mask, key_problems, reference_model
+from assignments.grading.testkit import expect, expect_close, expect_shape, question
+from autograder.transfer_lm import oracles
+from autograder.transfer_lm.checks import key_problems
+from autograder.transfer_lm.oracles import causal_mask, reference_model
 
 NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES, BATCH, SEQ = 37, 3, 12, 2, 5, 3, 7
 STAND_INS = ("PositionalEncoding",)
@@ -73,7 +74,7 @@ DROPOUT_SEED = 47
 def _reference_in_training_mode(nclasses):
     src, _ = _inputs()
     with torch.random.fork_rng():
-        model = synthetic.reference.Model(NTOKEN, NHEAD, NHID, NLAYERS, nclasses, 0.3)
+        model = oracles.reference.Model(NTOKEN, NHEAD, NHID, NLAYERS, nclasses, 0.3)
         model.load_state_dict(_grader_state(nclasses))
         model.train()
         torch.manual_seed(DROPOUT_SEED)

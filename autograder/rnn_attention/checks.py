@@ -2,7 +2,7 @@
 
 import torch
 
-from assignments.grading.testkit.checks import expect, expect_shape
+from assignments.grading.testkit import expect, expect_shape
 
 # The grader's weights are loaded strictly, with one allowance the additive skeleton states: its single bias
 # b_k may sit on Wq instead of Wk (Wq q + b + Wk k gives the same scores). A bias the formula does not have

@@ -1,6 +1,7 @@
-"""Synthetic sentiment data for the hidden training test, built in the grader's process.
+"""What the grader builds and sends into the student's code: padding masks, the grader's weights, and
+synthetic sentiment reviews for the hidden training test, all made in the grader's process.
 
-The test tokenizes here with a word-level vocabulary and sends only token ids into the student's code;
+The training test tokenizes here with a word-level vocabulary and sends only token ids into the student's code;
 held-out labels stay in this process and are compared with the predictions that come back.
 """
 
@@ -19,6 +20,20 @@ NEUTRAL = ["the", "film", "movie", "story", "cast", "director", "script", "scene
 VOCAB = SPECIALS + sorted(set(POSITIVE + NEGATIVE + NEUTRAL))
 WORD_ID = {word: i for i, word in enumerate(VOCAB)}
 PAD, CLS, SEP = 0, 2, 3
+
+
+def padding_mask(batch, seq, generator):
+    """(batch, seq) bool, True = padding; every row keeps at least two real tokens."""
+    lengths = torch.randint(2, seq + 1, (batch,), generator=generator)
+    return torch.arange(seq)[None, :] >= lengths[:, None]
+
+
+def grader_weights(module, generator, scale=0.1):
+    """``module``'s state after the grader moves every parameter away from its initialisation."""
+    with torch.no_grad():
+        for p in module.parameters():
+            p.add_(torch.randn(p.shape, generator=generator) * scale)
+    return {k: v.detach().clone() for k, v in module.state_dict().items()}
 
 
 def review(rng, label):

@@ -1,79 +1,17 @@
-"""Synthetic data and reference computations for the transfer_lm hidden tests (grader side only).
+"""Synthetic data the transfer_lm hidden tests send into the student's code (grader side only).
 
-Everything here is deterministic: data come from explicit torch.Generators, reference models are built
-under a forked RNG with a fixed seed. Nothing here is ever sent to student code except inputs.
+Everything here is deterministic: data come from explicit torch.Generators, and the pre-trained
+language model is trained with the reference code from a fixed seed. Nothing here is ever sent to
+student code except inputs and weights.
 """
 
 from __future__ import annotations
 
 import functools
-import math
-import textwrap
 
 import torch
-import torch.nn.functional as F
 
-from assignments.grading.testkit.suite import single_threaded_torch as one_thread  # the grader's own training too
-from autograder.transfer_lm import stand_ins as reference
-
-
-# ----------------------------------------------------------------------------- threads
-# Tiny models train fastest on one thread, and on a loaded machine several torch threads spinning against
-# each other can make a 1 s training test take a minute. Training snippets and the grader's own training
-# therefore run single-threaded; the previous setting is restored afterwards.
-def single_threaded(code: str) -> str:
-    """Wrap a snippet so that it runs with torch.set_num_threads(1) and restores the thread count."""
-    return ("_threads_before = torch.get_num_threads()\n"
-            "torch.set_num_threads(1)\n"
-            "try:\n" + textwrap.indent(code, "    ") + "\n"
-            "finally:\n"
-            "    torch.set_num_threads(_threads_before)\n")
-
-
-# ----------------------------------------------------------------------------- masks
-def causal_mask(size: int) -> torch.Tensor:
-    """PyTorch's own causal mask (the oracle)."""
-    return torch.nn.Transformer.generate_square_subsequent_mask(size)
-
-
-def as_additive(mask) -> torch.Tensor | None:
-    """A float additive mask equivalent to ``mask`` (float, or bool with True = blocked), or None."""
-    if not isinstance(mask, torch.Tensor):
-        return None
-    if mask.dtype == torch.bool:
-        return torch.zeros(mask.shape).masked_fill(mask, float("-inf"))
-    return mask.float()
-
-
-# ----------------------------------------------------------------------------- reference models
-def reference_model(ntoken, nhead, nhid, nlayers, nclasses, state=None, seed=0):
-    """The reference Model in eval mode, with ``state`` loaded when given (else seeded init)."""
-    with torch.random.fork_rng():
-        torch.manual_seed(seed)
-        model = reference.Model(ntoken, nhead, nhid, nlayers, nclasses, 0.0)
-    if state is not None:
-        model.load_state_dict(state)
-    return model.eval()
-
-
-def key_problems(state: dict, expected_keys) -> str:
-    """'' when the names match; otherwise a short description of missing and unexpected names."""
-    keys, expected = set(state), set(expected_keys)
-    if keys == expected:
-        return ""
-    missing, unexpected = sorted(expected - keys), sorted(keys - expected)
-    parts = []
-    if missing:
-        parts.append(f"missing {missing[:4]}{' ...' if len(missing) > 4 else ''}")
-    if unexpected:
-        parts.append(f"unexpected {unexpected[:4]}{' ...' if len(unexpected) > 4 else ''}")
-    return "; ".join(parts)
-
-
-@torch.no_grad()
-def held_out_loss(model, inputs, targets) -> float:
-    logits = model(inputs, causal_mask(inputs.size(1)))
-    return F.cross_entropy(logits.flatten(0, 1), targets.flatten()).item()
+from autograder.transfer_lm.oracles import one_thread, reference
 
 
 # ----------------------------------------------------------------------------- a low-entropy token stream
@@ -166,7 +104,3 @@ def _pretrained_review_lm() -> tuple:
 
 def pretrained_review_lm() -> dict:
     return {name: tensor.clone() for name, tensor in _pretrained_review_lm()}
-
-
-def ln(x: float) -> float:
-    return math.log(x)

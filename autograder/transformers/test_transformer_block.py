@@ -1,4 +1,4 @@
-"""Hidden tests: the post-LayerNorm transformer block and MiniBERT.
+"""Hidden tests: the post-LayerNorm transformer block.
 
 Oracle for the block: ``nn.TransformerEncoderLayer(E, H, 4E, dropout=0, activation="gelu",
 batch_first=True)`` (post-LayerNorm, the default norm_first=False) with weights copied into the
@@ -9,8 +9,10 @@ student's names. The oracle runs in training mode so PyTorch's inference fast pa
 import torch
 import torch.nn as nn
 
-from assignments.grading.testkit.checks import expect, expect_close, expect_shape, kernel_value, question
-from autograder.transformers.helpers import padding_mask, reference
+from assignments.grading.testkit import expect, expect_close, question
+from autograder.transformers.checks import LOAD
+from autograder.transformers.inputs import grader_weights, padding_mask
+from autograder.transformers.oracles import reference
 
 ATTENTION = ("scaled_dot_product", "MultiHeadAttention")
 BLOCK_CASES = [(2, 6, 12, 3), (3, 5, 16, 4)]   # batch, seq, embed_dim, heads
@@ -85,21 +87,6 @@ def test_blocks_chain_in_sequential(student):
     expect_close(out["embedding"], expected, "output of two blocks chained in nn.Sequential", atol=1e-4)
 
 
-LOAD = ("try:\n"
-        "    {name}.load_state_dict(state)\n"
-        "    loaded = True\n"
-        "except (RuntimeError, KeyError, AttributeError, TypeError):\n"
-        "    loaded = False\n")
-
-
-def grader_weights(module, generator, scale=0.1):
-    """``module``'s state after the grader moves every parameter away from its initialisation."""
-    with torch.no_grad():
-        for p in module.parameters():
-            p.add_(torch.randn(p.shape, generator=generator) * scale)
-    return {k: v.detach().clone() for k, v in module.state_dict().items()}
-
-
 @question("transformer_block_tests", points=1)
 def test_block_structure(student):
     # The structure is checked through the weights path the grader controls, never through what the kernel
@@ -143,68 +130,3 @@ def test_block_structure(student):
                  "same torch seed as the reference): dropout goes on the attention output before it is added to "
                  "the input, and linear_net's Dropout(layer_drop_rate) ends the feed-forward part",
                  rtol=1e-4, atol=1e-5)
-
-
-# ------------------------------------------------------------------------------------------ MiniBERT
-
-MODEL = ("scaled_dot_product", "MultiHeadAttention", "TransformerBlock")
-
-
-@question("mini_bert_tests", points=1)
-def test_mini_bert_structure_and_shape(student):
-    # Structure through the weights path: the grader's state dict for MiniBERT(2, 23, 12, 3) (a 24-row
-    # embedding whose last row is [MASK], two blocks, a 23-way head) is loaded strictly, and the logits of
-    # tokens that include [MASK] (id 23) must equal the grader's model's. Nothing the kernel says about its
-    # own structure is used; a forging kernel earns this point only by reporting a correct model's logits.
-    ref = reference()
-    g = torch.Generator().manual_seed(808)
-    torch.manual_seed(808)
-    model = ref.MiniBERT(2, 23, 12, 3, 0.1, 0.1)
-    state = grader_weights(model, g)
-    tokens = torch.randint(1, 23, (3, 9), generator=g)
-    tokens[:, 4] = 23                                         # [MASK]: the embedding's extra row
-    code = ("model = MiniBERT(2, 23, 12, 3, 0.1, 0.1)\n" + LOAD.format(name="model") +
-            "model.eval()\n"
-            "with torch.no_grad():\n"
-            "    logits = model(tokens) if loaded else None\n"
-            "result = {'loaded': loaded, 'logits': logits}")
-    out = student.run(code, stand_ins=MODEL, tokens=tokens, state=state)
-    expect(out["loaded"] is True, "the grader could not load its weights into MiniBERT(2, 23, 12, 3, 0.1, 0.1) by "
-           "name: it needs embedding = nn.Embedding(vocab_size + 1, embed_dim) (the last id is [MASK]), "
-           "blocks = nn.Sequential of n_layers TransformerBlocks and head = nn.Linear(embed_dim, vocab_size)")
-    logits = expect_shape(out["logits"], (3, 9, 23), "MiniBERT logits for tokens of shape (3, 9) and vocab 23")
-    model.eval()
-    with torch.no_grad():
-        expected = model(tokens)
-    expect_close(logits, expected, "MiniBERT logits for tokens that include [MASK] (id vocab_size), eval mode, "
-                 "no padding", atol=1e-4)
-
-
-@question("mini_bert_tests", points=2)
-def test_mini_bert_matches_reference(student):
-    g = torch.Generator().manual_seed(909)
-    V, E, H, L, B, S = 31, 16, 4, 2, 3, 10
-    ref = reference()
-    torch.manual_seed(909)
-    model = ref.MiniBERT(L, V, E, H, 0.0, 0.0)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(torch.randn(p.shape, generator=g) * 0.05)
-    model.eval()
-    state = {k: v.clone() for k, v in model.state_dict().items()}
-    tokens = torch.randint(1, V, (B, S), generator=g)
-    lengths = torch.tensor([10, 6, 8])
-    pad_mask = torch.arange(S)[None, :] >= lengths[:, None]
-    tokens = tokens.masked_fill(pad_mask, 0)
-    code = ("model = MiniBERT(L, V, E, H, 0.2, 0.2)\n"
-            "model.load_state_dict(state)\n"
-            "model.eval()\n"
-            "with torch.no_grad():\n"
-            "    result = model(tokens, pad_mask=pad_mask)\n")
-    out = student.run(code, stand_ins=MODEL, L=L, V=V, E=E, H=H, state=state, tokens=tokens, pad_mask=pad_mask)
-    with torch.no_grad():
-        expected = model(tokens, pad_mask=pad_mask)
-    out = expect_shape(out, (B, S, V), "MiniBERT logits")
-    real = ~pad_mask
-    expect_close(out[real], expected[real], "MiniBERT logits at real (non-pad) positions: embedding, then "
-                 "positional encoding, then the blocks with the pad mask, then the head", atol=1e-4)

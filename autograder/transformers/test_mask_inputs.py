@@ -1,4 +1,4 @@
-"""Hidden tests: BERT's masked-LM corruption (mask_inputs) and one pre-training step (mlm_step).
+"""Hidden tests: BERT's masked-LM corruption (mask_inputs).
 
 Statistical bounds. Each seed corrupts N = 64 * 1024 = 65,536 real tokens (plus 64 * 256 pads). For a
 binomial proportion p over n trials sigma = sqrt(p (1 - p) / n); the bounds are about 5 sigma, so the
@@ -10,11 +10,9 @@ reference fails a bound with probability below 1e-6 per check (three seeds, a fe
   [MASK] among the ~980 selected tokens of one tenth of the positions: p = 0.8, sigma = 0.0128, bound 0.07
 """
 
-
 import torch
 
-from assignments.grading.testkit.checks import expect, expect_close, question
-from autograder.transformers.helpers import reference
+from assignments.grading.testkit import expect, question
 
 V, MASK_ID, PAD = 1000, 1000, 0
 ROWS, REAL, PADS = 64, 1024, 256
@@ -148,96 +146,3 @@ def test_seeds(student):
            "two calls with generators seeded alike must give the same result (draw every random number "
            "from `generator`)")
     expect(not torch.equal(l1, l2), "different generator seeds must select different tokens")
-
-
-# --------------------------------------------------------------------------------------- mlm_step
-
-MODEL = ("scaled_dot_product", "MultiHeadAttention", "TransformerBlock", "MiniBERT", "mask_inputs")
-
-
-def mlm_tokens(seed, vocab, rows=16, cols=24):
-    g = torch.Generator().manual_seed(seed)
-    tokens = torch.randint(1, vocab, (rows, cols), generator=g)
-    lengths = torch.randint(cols // 2, cols + 1, (rows,), generator=g)
-    return tokens.masked_fill(torch.arange(cols)[None, :] >= lengths[:, None], 0)
-
-
-@question("mlm_step_tests", points=1)
-def test_initial_loss_and_update(student):
-    # The grader chooses the initial weights (a fresh reference MiniBERT(2, 100, 32, 4), dropout off) and
-    # the generator; the kernel loads them, runs one mlm_step with Adam, and reports the loss and the
-    # logits of a grader-chosen probe batch after the step (eval mode). Both are compared with the same
-    # step taken here, so "the parameters changed" is checked by behaviour, not by the kernel's word. A
-    # forging kernel can pass only by reporting what a correct mlm_step would produce.
-    ref = reference()
-    tokens = mlm_tokens(60, 100)
-    probe = mlm_tokens(62, 100, rows=4, cols=10)
-    torch.manual_seed(60)
-    model = ref.MiniBERT(2, 100, 32, 4, 0.0, 0.0)
-    state = {k: v.clone() for k, v in model.state_dict().items()}
-    code = ("model = MiniBERT(2, 100, 32, 4, 0.0, 0.0)\n"
-            "model.load_state_dict(state)\n"
-            "optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
-            "loss = mlm_step(model, optimizer, tokens, 100, 100, 0, 0.15, torch.Generator().manual_seed(3))\n"
-            "model.eval()\n"
-            "with torch.no_grad():\n"
-            "    logits = model(probe, pad_mask=probe == 0)\n"
-            "result = {'loss': loss, 'logits': logits}")
-    out = student.run(code, stand_ins=MODEL, tokens=tokens, state=state, probe=probe)
-    expect(isinstance(out["loss"], float), f"mlm_step must return the loss as a Python float; got "
-                                           f"{type(out['loss']).__name__}")
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    masked, labels = ref.mask_inputs(tokens, 100, 100, 0, 0.15, generator=torch.Generator().manual_seed(3))
-    loss = torch.nn.functional.cross_entropy(model(masked, pad_mask=tokens == 0).reshape(-1, 100),
-                                             labels.reshape(-1), ignore_index=-100)
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    model.eval()
-    with torch.no_grad():
-        expected = model(probe, pad_mask=probe == 0)
-    expect(abs(out["loss"] - loss.item()) <= 1e-4 * loss.item(),
-           f"the first masked-LM loss differs from the reference by {abs(out['loss'] - loss.item()):.3g} (mask "
-           f"with mask_inputs and the generator, cross-entropy over the selected tokens only)")
-    expect_close(out["logits"], expected, "the model's logits after one mlm_step with Adam (forward, loss, "
-                 "zero the gradients, backward, step)", rtol=1e-3, atol=1e-4)
-
-
-@question("mlm_step_tests", points=2)
-def test_two_steps_match_reference(student):
-    # Training mode under the same seeded randomness: the model (dropout 0.1 everywhere) is handed to
-    # mlm_step in eval mode, and both processes seed torch with the same number before the two steps, so a
-    # correct mlm_step (model.train(), then the same forward) draws the same dropout masks as the reference
-    # mlm_step run here. One that leaves the model in eval mode computes another loss and other updates.
-    ref = reference()
-    vocab, seed = 37, 62
-    tokens = mlm_tokens(61, vocab, rows=12, cols=15)
-    torch.manual_seed(61)
-    model = ref.MiniBERT(2, vocab, 16, 2, 0.1, 0.1)
-    state = {k: v.clone() for k, v in model.state_dict().items()}
-    code = ("model = MiniBERT(2, vocab, 16, 2, 0.1, 0.1)\n"
-            "model.load_state_dict(state)\n"
-            "model.eval()\n"
-            "optimizer = torch.optim.SGD(model.parameters(), lr=0.5)\n"
-            "g = torch.Generator().manual_seed(5)\n"
-            "torch.manual_seed(seed)\n"
-            "losses = [mlm_step(model, optimizer, tokens, vocab, vocab, 0, 0.3, g) for _ in range(2)]\n"
-            "result = {'losses': losses, 'state': dict(model.state_dict())}")
-    out = student.run(code, stand_ins=MODEL, vocab=vocab, state=state, tokens=tokens, seed=seed)
-    model.eval()
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
-    g = torch.Generator().manual_seed(5)
-    torch.manual_seed(seed)
-    losses = [ref.mlm_step(model, optimizer, tokens, vocab, vocab, 0, 0.3, g) for _ in range(2)]
-    got = out["losses"]
-    expect(isinstance(got, list) and len(got) == 2 and all(isinstance(x, float) for x in got),
-           "mlm_step must return the loss as a float")
-    for step, (mine, theirs) in enumerate(zip(got, losses), 1):
-        expect(abs(mine - theirs) <= 1e-4 * abs(theirs) + 1e-5,
-               f"loss of step {step} differs from the reference by {abs(mine - theirs):.3g} (the model in "
-               f"training mode, masked with mask_inputs and the generator, pad_mask = tokens == pad, "
-               f"cross-entropy over the selected tokens only)")
-    for name, tensor in model.state_dict().items():
-        expect(name in out["state"], f"parameter {name} is missing after mlm_step")
-        expect_close(out["state"][name], tensor, f"parameter {name} after two SGD steps in training mode (zero "
-                     f"the gradients, backward, step)", rtol=1e-4, atol=1e-5)
