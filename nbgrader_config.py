@@ -13,7 +13,8 @@ c.CourseDirectory.course_id = "nlp-transformers"
 # Hidden-test regions call `assignments.grading.door.hidden_tests`; kernels started by nbgrader inherit
 # this environment, so they can import the course package from the checkout.
 os.environ["PYTHONPATH"] = os.pathsep.join(
-    [str(COURSE_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    [str(COURSE_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+)
 if str(COURSE_ROOT) not in sys.path:
     sys.path.insert(0, str(COURSE_ROOT))
 # Kernels started by nbgrader inherit the grading environment (assignments/grading/environment.py): offline
@@ -36,23 +37,45 @@ c.IgnorePattern.pattern = r"[\s\S]"
 # Right after execution, HonestPoints replaces each hidden-test cell's result with the points the
 # hidden-test call published (0 when there are none): nbgrader reads a non-numeric or missing result as
 # full credit, and the student's kernel decides what it displays.
-from assignments.grading.doors.nbgrader.preprocessors import HonestPoints, InformativeVisibleChecks  # noqa: E402
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,  # noqa: E402
-                                    LimitOutput, SaveAutoGrades)
+from nbgrader.preprocessors import (  # noqa: E402
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearOutput,
+    DeduplicateIds,
+    Execute,
+    IgnorePattern,  # noqa: E402
+    LimitOutput,
+    OverwriteCells,
+    OverwriteKernelspec,
+    SaveAutoGrades,
+)
 
 # Written answers' evidence (assignments/grading/doors/nbgrader/evidence.py): KeepEvidence reads the submitted
 # outputs of each written question's evidence cells before ClearOutput empties them; ShowEvidence puts
 # them under the answer after execution (labelled as the student's own run) and marks the re-run's outputs.
 from assignments.grading.doors.nbgrader.evidence import KeepEvidence, ShowEvidence  # noqa: E402
-from nbgrader.preprocessors import ClearOutput, DeduplicateIds, OverwriteCells, OverwriteKernelspec  # noqa: E402
+from assignments.grading.doors.nbgrader.preprocessors import HonestPoints, InformativeVisibleChecks  # noqa: E402
 
 c.Autograde.sanitize_preprocessors = [
-    KeepEvidence, ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata,
+    KeepEvidence,
+    ClearOutput,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    OverwriteCells,
+    CheckCellMetadata,
 ]
 c.Autograde.autograde_preprocessors = [
-    InformativeVisibleChecks, Execute, HonestPoints, ShowEvidence, IgnorePattern, ClearMetadataPreprocessor,
-    LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    InformativeVisibleChecks,
+    Execute,
+    HonestPoints,
+    ShowEvidence,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
 ]
 
 # Cell and notebook time limits for nbgrader's own execution (autograde and validate).
@@ -61,8 +84,9 @@ c.Execute.timeout = 300
 
 # Feedback (`nbgrader generate_feedback`) shows hidden-test outcomes but never the hidden-test code that
 # autograde restored into the test cells.
-from assignments.grading.doors.nbgrader.feedback import HideHiddenTests  # noqa: E402
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
+
+from assignments.grading.doors.nbgrader.feedback import HideHiddenTests  # noqa: E402
 
 c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]

@@ -29,6 +29,7 @@ also that term's grades); `make clean` removes all of grades/, build/ and dist/.
 
 # --- grading ---------------------------------------------------------------------------------------------
 
+
 def cmd_selftest(args) -> int:
     """Per assignment: the behaviour map's coverage, the reference over seeds, the blank release, every
     variant through both real doors, every mutant (caught on its own question only) and the visible-check
@@ -65,8 +66,11 @@ def _selftest_variants(assignment, selftest) -> list[str]:
         graded = selftest.grade_variant_packs(assignment, Path(folder))
     for chosen, result in graded:
         found = selftest.variant_problems(chosen, result)
-        print(f"  variants {', '.join(v.name for v in chosen)}: {result.door} door "
-              f"{'PROBLEM' if found else 'full marks'}", flush=True)
+        print(
+            f"  variants {', '.join(v.name for v in chosen)}: {result.door} door "
+            f"{'PROBLEM' if found else 'full marks'}",
+            flush=True,
+        )
         problems += found
     if not graded:
         print("  variants: none", flush=True)
@@ -102,8 +106,10 @@ def _selftest_mutants(assignment, selftest, rows, args) -> list[str]:
         problems += [f"{assignment}: hidden test {name} fails for no mutant" for name in uncaught]
     if table:
         width = max(len(name) for name, _, _ in table)
-        print(f"  visible check below each mutant's TODO (a contract mutant must fail it):\n"
-              f"    {'mutant':<{width}}  visible check  contract rule")
+        print(
+            f"  visible check below each mutant's TODO (a contract mutant must fail it):\n"
+            f"    {'mutant':<{width}}  visible check  contract rule"
+        )
         for name, outcome, contract in table:
             print(f"    {name:<{width}}  {outcome:<13}  {contract}")
     return problems
@@ -127,6 +133,7 @@ def cmd_autograde(args) -> int:
     back from its gradebook, then (unless --no-cross-check) a second opinion from the standalone door on
     every question (of the notebooks as sent)."""
     from assignments.grading.doors.nbgrader import door as nbgrader_door
+
     from .results import table
     from .workflow import attach_intake, collect
 
@@ -134,15 +141,22 @@ def cmd_autograde(args) -> int:
     jobs, found = collect(args.assignment, Path(args.submissions), out)
     submissions = {job.student: Path(job.path) for job in jobs}
     course = nbgrader_door.course_folder(out)
-    results = nbgrader_door.autograde_repaired(args.assignment, submissions, out, root=course,
-                                               timeout=args.timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S)
-    disagreements = [] if args.no_cross_check else nbgrader_door.cross_check(
-        args.assignment, results, submissions, out / "standalone", workers=args.workers)
+    results = nbgrader_door.autograde_repaired(
+        args.assignment, submissions, out, root=course, timeout=args.timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S
+    )
+    disagreements = (
+        []
+        if args.no_cross_check
+        else nbgrader_door.cross_check(args.assignment, results, submissions, out / "standalone", workers=args.workers)
+    )
     results = attach_intake(results, found, out, door="nbgrader")
     print(table.score_table(results, f"{args.assignment}: nbgrader autograde"))
     if not args.no_cross_check:
-        print("the standalone door agrees on every question" if not disagreements
-              else "DOORS DISAGREE (the standalone door is the trusted one):\n  " + "\n  ".join(disagreements))
+        print(
+            "the standalone door agrees on every question"
+            if not disagreements
+            else "DOORS DISAGREE (the standalone door is the trusted one):\n  " + "\n  ".join(disagreements)
+        )
     print(f"results: {out / 'results'}\nnbgrader course folder: {course}")
     return 0
 
@@ -150,15 +164,18 @@ def cmd_autograde(args) -> int:
 def cmd_repair(args) -> int:
     """Repaired copies for nbgrader (the release's metadata restored, UTF-8) and a report of what was done."""
     from assignments.grading.doors.nbgrader import repair
+
     from .workflow import collect
 
     out = Path(args.out or repair.folder(default().assignment(args.assignment).grades_dir))
     jobs, _ = collect(args.assignment, Path(args.submissions), out)
     repairs = repair.repair_class(args.assignment, {job.student: Path(job.path) for job in jobs}, out)
     print(repair.report_table(repairs, f"{args.assignment}: repaired for nbgrader (release cells found, per method)"))
-    print(f"{repair.summary(repairs)}\nreport: {out / repair.REPORT}\nrepaired copies: {out / 'submitted'} "
-          f"(nbgrader's layout: copy its folders into your course's submitted/, then "
-          f"`nbgrader autograde {args.assignment}`)")
+    print(
+        f"{repair.summary(repairs)}\nreport: {out / repair.REPORT}\nrepaired copies: {out / 'submitted'} "
+        f"(nbgrader's layout: copy its folders into your course's submitted/, then "
+        f"`nbgrader autograde {args.assignment}`)"
+    )
     return 0
 
 
@@ -176,6 +193,7 @@ def cmd_stand_in_hub(args) -> int:
 
 # --- release, catalog, LMS bundles, hygiene -------------------------------------------------------------
 
+
 def _course(args) -> Course:
     return Course(Path(args.root)) if getattr(args, "root", None) else default()
 
@@ -184,31 +202,53 @@ def cmd_release(args) -> int:
     course = _course(args)
     if args.check:
         with tempfile.TemporaryDirectory(prefix="release-check-", dir=_mkdir(course.build_dir)) as area:
-            outcome = release.release(args.assignment or None, course, validate=not args.no_validate,
-                              execute_solutions=not args.no_execute, jobs=args.jobs, commit_output=False,
-                              stage_into=Path(area), sync=False, bundles=False)
-            problems = outcome.problems or release.drift(course, Path(area), [
-                a for a in (args.assignment or release.available(course)[0])])
+            outcome = release.release(
+                args.assignment or None,
+                course,
+                validate=not args.no_validate,
+                execute_solutions=not args.no_execute,
+                jobs=args.jobs,
+                commit_output=False,
+                stage_into=Path(area),
+                sync=False,
+                bundles=False,
+            )
+            problems = outcome.problems or release.drift(
+                course, Path(area), [a for a in (args.assignment or release.available(course)[0])]
+            )
         for problem in problems:
             print(problem)
-        print("release/ and solutions/ match the source" if not problems else
-              f"{len(problems)} problem(s); run `course release` to regenerate")
+        print(
+            "release/ and solutions/ match the source"
+            if not problems
+            else f"{len(problems)} problem(s); run `course release` to regenerate"
+        )
         return 1 if problems else 0
-    outcome = release.release(args.assignment or None, course, validate=not args.no_validate,
-                      execute_solutions=not args.no_execute, jobs=args.jobs, bundles=not args.no_lms,
-                      keep_stage=args.keep_stage)
+    outcome = release.release(
+        args.assignment or None,
+        course,
+        validate=not args.no_validate,
+        execute_solutions=not args.no_execute,
+        jobs=args.jobs,
+        bundles=not args.no_lms,
+        keep_stage=args.keep_stage,
+    )
     for problem in outcome.problems:
         print(problem)
     for problem in outcome.after_commit:
         print(problem)
     if outcome.ok and outcome.after_commit:
-        print(f"released {', '.join(outcome.released)}, but {len(outcome.after_commit)} problem(s) after that; "
-              "fix them and run `course lms`")
+        print(
+            f"released {', '.join(outcome.released)}, but {len(outcome.after_commit)} problem(s) after that; "
+            "fix them and run `course lms`"
+        )
         return 1
     if outcome.ok:
         print(f"released {', '.join(outcome.released) or 'nothing'}")
         if args.no_validate or args.no_execute:
-            print("note: --no-validate/--no-execute output is for quick checks; release without flags before committing")
+            print(
+                "note: --no-validate/--no-execute output is for quick checks; release without flags before committing"
+            )
         return 0
     print(f"release refused: {len(outcome.problems)} problem(s); release/ and solutions/ were not changed")
     return 1
@@ -261,17 +301,23 @@ def cmd_hygiene(args) -> int:
 
 
 def _add_release_commands(sub) -> None:
-    cmd = sub.add_parser("release", help="regenerate release/, solutions/ and dist/lms/ from source/",
-                         description="Hygiene checks, nbgrader generate_assignment, validate (source: all tests "
-                                     "pass; release: none pass), executed solutions, LMS bundles. Nothing in "
-                                     "release/ or solutions/ changes unless every step succeeds.")
+    cmd = sub.add_parser(
+        "release",
+        help="regenerate release/, solutions/ and dist/lms/ from source/",
+        description="Hygiene checks, nbgrader generate_assignment, validate (source: all tests "
+        "pass; release: none pass), executed solutions, LMS bundles. Nothing in "
+        "release/ or solutions/ changes unless every step succeeds.",
+    )
     cmd.add_argument("assignment", nargs="*", help="default: every assignment with a source notebook")
     cmd.add_argument("--no-validate", action="store_true", help="skip nbgrader validate (quick checks only)")
-    cmd.add_argument("--no-execute", action="store_true",
-                     help="write solutions without executing them (quick checks only)")
-    cmd.add_argument("--check", action="store_true",
-                     help="regenerate into a scratch folder and report drift from release/ and solutions/; "
-                          "changes nothing")
+    cmd.add_argument(
+        "--no-execute", action="store_true", help="write solutions without executing them (quick checks only)"
+    )
+    cmd.add_argument(
+        "--check",
+        action="store_true",
+        help="regenerate into a scratch folder and report drift from release/ and solutions/; changes nothing",
+    )
     cmd.add_argument("--jobs", type=int, help="parallel notebook runs (default: CPU count, at most 8)")
     cmd.add_argument("--no-lms", action="store_true", help="do not rebuild dist/lms/<assignment>.zip")
     cmd.add_argument("--keep-stage", action="store_true", help="keep the staging folder under build/")
@@ -294,11 +340,14 @@ def _add_release_commands(sub) -> None:
 
 
 def _root_option(parser) -> None:
-    parser.add_argument("--root", help="course folder holding source/, release/, pyproject.toml and "
-                                       "nbgrader_config.py (default: this checkout)")
+    parser.add_argument(
+        "--root",
+        help="course folder holding source/, release/, pyproject.toml and nbgrader_config.py (default: this checkout)",
+    )
 
 
 # --- intake and exports ------------------------------------------------------------------------------
+
 
 def _formats(text: str) -> list[str]:
     chosen = [part.strip() for part in text.split(",") if part.strip()]
@@ -311,18 +360,31 @@ def _formats(text: str) -> list[str]:
 def _canvas_options(args):
     from .exports import canvas
 
-    return canvas.options(default().assignment(args.assignment), args.canvas_assignment, args.canvas_id,
-                          args.ungraded_written, args.per_question)
+    return canvas.options(
+        default().assignment(args.assignment),
+        args.canvas_assignment,
+        args.canvas_id,
+        args.ungraded_written,
+        args.per_question,
+    )
 
 
 def cmd_export(args) -> int:
     problems: list[str] = []
     formats = _formats(args.formats)
     try:
-        written = exports.export(args.assignment, args.results, args.out, formats, args.roster, args.db,
-                                 strict=False, problems=problems,
-                                 canvas_options=_canvas_options(args) if "canvas" in formats else None,
-                                 excused=args.excuse or [])
+        written = exports.export(
+            args.assignment,
+            args.results,
+            args.out,
+            formats,
+            args.roster,
+            args.db,
+            strict=False,
+            problems=problems,
+            canvas_options=_canvas_options(args) if "canvas" in formats else None,
+            excused=args.excuse or [],
+        )
     except (FileNotFoundError, LookupError, RuntimeError, ValueError) as error:
         print(f"export failed: {error}")
         return 1
@@ -369,8 +431,10 @@ def cmd_lock(args) -> int:
     from . import lockfile
 
     path = lockfile.write()
-    print(f"wrote {path}: {len(lockfile.read(path))} packages at the versions installed here "
-          "(the Gradescope bundle installs exactly these)")
+    print(
+        f"wrote {path}: {len(lockfile.read(path))} packages at the versions installed here "
+        "(the Gradescope bundle installs exactly these)"
+    )
     return 0
 
 
@@ -394,44 +458,81 @@ def cmd_intake(args) -> int:
 
 
 def _canvas_arguments(parser) -> None:
-    parser.add_argument("--canvas-assignment", default=None, metavar="NAME",
-                        help="the existing Canvas assignment's name; default: [tool.course.canvas.assignments] "
-                             "in pyproject.toml, else the assignment's title")
-    parser.add_argument("--canvas-id", default=None, metavar="ID",
-                        help="its Canvas assignment id (the number in its URL); default: from pyproject.toml")
-    parser.add_argument("--ungraded-written", choices=("zero", "omit"), default=None,
-                        help="a written answer not graded yet counts 0, or leaves that student's Canvas cell "
-                             "empty; default: [tool.course.canvas] ungraded_written, else zero")
-    parser.add_argument("--per-question", action="store_true",
-                        help="add one Canvas column per question (Canvas makes each a new assignment)")
-    parser.add_argument("--excuse", action="append", metavar="QUESTION or STUDENT:QUESTION",
-                        help="leave a question out of score and maximum, for everyone or one student "
-                             "(repeatable; adds to [tool.course.excused])")
+    parser.add_argument(
+        "--canvas-assignment",
+        default=None,
+        metavar="NAME",
+        help="the existing Canvas assignment's name; default: [tool.course.canvas.assignments] "
+        "in pyproject.toml, else the assignment's title",
+    )
+    parser.add_argument(
+        "--canvas-id",
+        default=None,
+        metavar="ID",
+        help="its Canvas assignment id (the number in its URL); default: from pyproject.toml",
+    )
+    parser.add_argument(
+        "--ungraded-written",
+        choices=("zero", "omit"),
+        default=None,
+        help="a written answer not graded yet counts 0, or leaves that student's Canvas cell "
+        "empty; default: [tool.course.canvas] ungraded_written, else zero",
+    )
+    parser.add_argument(
+        "--per-question",
+        action="store_true",
+        help="add one Canvas column per question (Canvas makes each a new assignment)",
+    )
+    parser.add_argument(
+        "--excuse",
+        action="append",
+        metavar="QUESTION or STUDENT:QUESTION",
+        help="leave a question out of score and maximum, for everyone or one student "
+        "(repeatable; adds to [tool.course.excused])",
+    )
 
 
 def _add_export_commands(sub) -> None:
-    intake = sub.add_parser("intake", help="turn an LMS download (zip, folder or .ipynb) into one notebook "
-                                           "per student and report duplicates, late and wrong files")
+    intake = sub.add_parser(
+        "intake",
+        help="turn an LMS download (zip, folder or .ipynb) into one notebook "
+        "per student and report duplicates, late and wrong files",
+    )
     intake.add_argument("assignment")
     intake.add_argument("input", type=Path, help="a .ipynb, a folder, or a Canvas/Moodle bulk-download zip")
     intake.add_argument("--dest", type=Path, default=None, help="default: grades/<term>/<assignment>/submissions")
     intake.add_argument("--manifest", type=Path, default=None, help="default: grades/<term>/<assignment>/intake.json")
     intake.set_defaults(func=cmd_intake)
 
-    export_cmd = sub.add_parser("export", help="write Gradescope, Canvas, nbgrader, feedback and report "
-                                               "exports from stored results")
+    export_cmd = sub.add_parser(
+        "export", help="write Gradescope, Canvas, nbgrader, feedback and report exports from stored results"
+    )
     export_cmd.add_argument("assignment")
-    export_cmd.add_argument("--results", type=Path, default=None,
-                            help="a run's results folder; default: the term's, grades/<term>/<assignment>/results "
-                                 "(everything else is read from the same run folder)")
+    export_cmd.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="a run's results folder; default: the term's, grades/<term>/<assignment>/results "
+        "(everything else is read from the same run folder)",
+    )
     export_cmd.add_argument("--out", type=Path, default=None, help="default: exports/ beside the results folder")
-    export_cmd.add_argument("--formats", default=",".join(exports.FORMATS), help=f"comma-separated; default: all "
-                                                                        f"({','.join(exports.FORMATS)})")
-    export_cmd.add_argument("--roster", type=Path, default=None,
-                            help="an intake manifest, or a Canvas gradebook export (its names, SIS ids and sections); "
-                                 "default: intake.json beside the results folder")
-    export_cmd.add_argument("--db", default=None, help="nbgrader gradebook URL; default: the run's own "
-                                                       "(nbgrader/course/gradebook.db beside the results folder)")
+    export_cmd.add_argument(
+        "--formats",
+        default=",".join(exports.FORMATS),
+        help=f"comma-separated; default: all ({','.join(exports.FORMATS)})",
+    )
+    export_cmd.add_argument(
+        "--roster",
+        type=Path,
+        default=None,
+        help="an intake manifest, or a Canvas gradebook export (its names, SIS ids and sections); "
+        "default: intake.json beside the results folder",
+    )
+    export_cmd.add_argument(
+        "--db",
+        default=None,
+        help="nbgrader gradebook URL; default: the run's own (nbgrader/course/gradebook.db beside the results folder)",
+    )
     _canvas_arguments(export_cmd)
     export_cmd.set_defaults(func=cmd_export)
 
@@ -440,18 +541,25 @@ def _add_export_commands(sub) -> None:
     zip_cmd.add_argument("--out", type=Path, default=None, help="default: dist/gradescope/<assignment>.zip")
     zip_cmd.set_defaults(func=cmd_gradescope_zip)
 
-    clean = sub.add_parser("clean", help="remove the demo's runs, release staging and bundles; with --term, "
-                                         "also that term's grades (hand grades included)")
+    clean = sub.add_parser(
+        "clean",
+        help="remove the demo's runs, release staging and bundles; with --term, "
+        "also that term's grades (hand grades included)",
+    )
     clean.add_argument("--term", default=None, help="a term folder of grades/ to remove as well")
     clean.set_defaults(func=cmd_clean)
     _root_option(clean)
 
-    lock = sub.add_parser("lock", help="write requirements.lock: the installed versions of every dependency "
-                                       "(run where the tests pass; the Gradescope zip installs these)")
+    lock = sub.add_parser(
+        "lock",
+        help="write requirements.lock: the installed versions of every dependency "
+        "(run where the tests pass; the Gradescope zip installs these)",
+    )
     lock.set_defaults(func=cmd_lock)
 
 
 # --- written answers and similarity --------------------------------------------------------------------
+
 
 def cmd_formgrader(args) -> int:
     root = Path(args.root) if args.root else nbgrader_gradebook.course_folder(args.assignment)
@@ -462,8 +570,11 @@ def cmd_formgrader(args) -> int:
         return 1
     print(f"course folder: {server.root}")
     print(f"formgrader: {server.url('formgrader')}")
-    print(f"grade written answers under Manual Grading > {args.assignment}; then run "
-          f"`course export {args.assignment}`. Ctrl-C stops the server.", flush=True)
+    print(
+        f"grade written answers under Manual Grading > {args.assignment}; then run "
+        f"`course export {args.assignment}`. Ctrl-C stops the server.",
+        flush=True,
+    )
     # A service manager stops with SIGTERM: leave through `finally` so the server stops too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
@@ -476,12 +587,19 @@ def cmd_formgrader(args) -> int:
 
 
 def _add_formgrader_command(sub) -> None:
-    parser = sub.add_parser("formgrader", help="start nbgrader's formgrader (127.0.0.1, with a token) on the "
-                                               "course folder holding the assignment's gradebook")
+    parser = sub.add_parser(
+        "formgrader",
+        help="start nbgrader's formgrader (127.0.0.1, with a token) on the "
+        "course folder holding the assignment's gradebook",
+    )
     parser.add_argument("assignment")
-    parser.add_argument("--root", type=Path, default=None,
-                        help="nbgrader course folder; default: this term's run of the assignment "
-                             "(grades/<term>/<assignment>/nbgrader/course, made by `course grade`)")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="nbgrader course folder; default: this term's run of the assignment "
+        "(grades/<term>/<assignment>/nbgrader/course, made by `course grade`)",
+    )
     parser.add_argument("--port", type=int, default=None, help="default: a free port")
     parser.set_defaults(func=cmd_formgrader)
 
@@ -507,11 +625,16 @@ def cmd_written(args) -> int:
 
 
 def _add_written_command(sub) -> None:
-    parser = sub.add_parser("written", help="one PDF (and HTML) per student of every written answer with its "
-                                            "evidence as submitted, outline.json, and one page per question")
+    parser = sub.add_parser(
+        "written",
+        help="one PDF (and HTML) per student of every written answer with its "
+        "evidence as submitted, outline.json, and one page per question",
+    )
     parser.add_argument("assignment")
     parser.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS zip (as for `course grade`)")
-    parser.add_argument("--out", type=Path, default=None, help="default: this term's run, grades/<term>/<assignment>/written")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="default: this term's run, grades/<term>/<assignment>/written"
+    )
     parser.add_argument("--no-pdf", action="store_true", help="HTML only (no Chromium needed)")
     parser.set_defaults(func=cmd_written)
 
@@ -519,37 +642,48 @@ def _add_written_command(sub) -> None:
 def cmd_similarity(args) -> int:
     out = Path(args.out) if args.out else default().assignment(args.assignment).similarity_dir
     started = time.perf_counter()
-    comparison = similarity_report.similarity_report(args.assignment, Path(args.submissions), out, args.top, args.workers)
+    comparison = similarity_report.similarity_report(
+        args.assignment, Path(args.submissions), out, args.top, args.workers
+    )
     print(similarity_report.table(comparison, args.top))
     for student in comparison.students:
         if student.problem is not None:
             print(f"not compared: {student.student}: {student.problem}")
         for note in student.notes:
             print(f"note: {student.student}: {note}")
-    print(f"report: {out / 'similarity.html'}\ndata: {out / 'similarity.json'}\n"
-          f"({time.perf_counter() - started:.1f} s)")
+    print(
+        f"report: {out / 'similarity.html'}\ndata: {out / 'similarity.json'}\n({time.perf_counter() - started:.1f} s)"
+    )
     return 0
 
 
 def _add_similarity_command(sub) -> None:
-    parser = sub.add_parser("similarity", help="compare the class's answer cells pairwise and write a ranked "
-                                               "HTML report of the most similar pairs")
+    parser = sub.add_parser(
+        "similarity",
+        help="compare the class's answer cells pairwise and write a ranked HTML report of the most similar pairs",
+    )
     parser.add_argument("assignment")
     parser.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
     parser.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/similarity)")
-    parser.add_argument("--top", type=int, default=similarity_report.TOP, help=f"pairs shown side by side (default {similarity_report.TOP})")
-    parser.add_argument("--workers", type=int, default=None, help="processes reading notebooks "
-                                                                  "(default: CPU cores)")
+    parser.add_argument(
+        "--top",
+        type=int,
+        default=similarity_report.TOP,
+        help=f"pairs shown side by side (default {similarity_report.TOP})",
+    )
+    parser.add_argument("--workers", type=int, default=None, help="processes reading notebooks (default: CPU cores)")
     parser.set_defaults(func=cmd_similarity)
 
 
 # --- the parser ----------------------------------------------------------------------------------------
 
+
 def build_parser() -> argparse.ArgumentParser:
     from assignments.grading.doors.nbgrader.door import NOTEBOOK_TIMEOUT_S
 
-    parser = argparse.ArgumentParser(prog="course", description=USAGE,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="course", description=USAGE, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     selftest = sub.add_parser("selftest", help="mutation-test the hidden suites (reference, blank, mutants)")
@@ -557,11 +691,17 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument("--mutant", action="append", help="only this mutant (repeatable)")
     selftest.add_argument("--repeats", type=int, default=1, help="grade the reference with seeds 0..N-1")
     selftest.add_argument("--skip-blank", action="store_true")
-    selftest.add_argument("--skip-variants", action="store_true",
-                          help="do not grade the variants through the two real doors (the slow part)")
-    selftest.add_argument("--verbose", action="store_true",
-                          help="each mutant's failed tests, and a warning for a failed test that the behaviour "
-                               "map does not pair with that mutant (its message may point at another mistake)")
+    selftest.add_argument(
+        "--skip-variants",
+        action="store_true",
+        help="do not grade the variants through the two real doors (the slow part)",
+    )
+    selftest.add_argument(
+        "--verbose",
+        action="store_true",
+        help="each mutant's failed tests, and a warning for a failed test that the behaviour "
+        "map does not pair with that mutant (its message may point at another mistake)",
+    )
     selftest.set_defaults(func=cmd_selftest)
 
     grade = sub.add_parser("grade", help="grade submissions with the standalone (sandboxed) grader")
@@ -571,35 +711,57 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--out", help="output folder (default: grades/<term>/<assignment>)")
     grade.set_defaults(func=cmd_grade)
 
-    repair = sub.add_parser("repair", help="repair damaged notebooks (lost nbgrader metadata, another encoding) "
-                                           "so that plain `nbgrader autograde` grades them")
+    repair = sub.add_parser(
+        "repair",
+        help="repair damaged notebooks (lost nbgrader metadata, another encoding) "
+        "so that plain `nbgrader autograde` grades them",
+    )
     repair.add_argument("assignment")
     repair.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
     repair.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/repair)")
     repair.set_defaults(func=cmd_repair)
 
-    autograde = sub.add_parser("autograde", help="grade the same inputs through real `nbgrader autograde`, "
-                                                 "each notebook repaired first (as `course repair`)")
+    autograde = sub.add_parser(
+        "autograde",
+        help="grade the same inputs through real `nbgrader autograde`, "
+        "each notebook repaired first (as `course repair`)",
+    )
     autograde.add_argument("assignment")
     autograde.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
     autograde.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/nbgrader)")
-    autograde.add_argument("--timeout", type=float, default=None,
-                           help=f"seconds one student's nbgrader run may take (default: {NOTEBOOK_TIMEOUT_S:g})")
-    autograde.add_argument("--workers", type=int, default=None,
-                           help="parallel workers of the standalone second opinion (default: CPU cores)")
-    autograde.add_argument("--no-cross-check", action="store_true",
-                           help="skip the standalone door's second opinion (faster; no disagreement check)")
+    autograde.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help=f"seconds one student's nbgrader run may take (default: {NOTEBOOK_TIMEOUT_S:g})",
+    )
+    autograde.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="parallel workers of the standalone second opinion (default: CPU cores)",
+    )
+    autograde.add_argument(
+        "--no-cross-check",
+        action="store_true",
+        help="skip the standalone door's second opinion (faster; no disagreement check)",
+    )
     autograde.set_defaults(func=cmd_autograde)
 
-    demo = sub.add_parser("demo", help="the main job on bundled defaults: release, grade a demo class "
-                                       "through both doors, export everything")
+    demo = sub.add_parser(
+        "demo",
+        help="the main job on bundled defaults: release, grade a demo class through both doors, export everything",
+    )
     demo.add_argument("--workers", type=int, default=None)
     demo.add_argument("--buggy", type=int, default=3, help="buggy students per assignment")
     demo.add_argument("--skip-release", action="store_true", help="use the committed release/ as is")
     demo.set_defaults(func=cmd_demo)
 
-    hub = sub.add_parser("stand-in-hub", help="write tiny models and small datasets under the notebooks' hub ids "
-                                              "into a local Hugging Face cache (for offline rehearsals)")
+    hub = sub.add_parser(
+        "stand-in-hub",
+        help="write tiny models and small datasets under the notebooks' hub ids "
+        "into a local Hugging Face cache (for offline rehearsals)",
+    )
     hub.add_argument("directory")
     hub.set_defaults(func=cmd_stand_in_hub)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 try:
     import tomllib
-except ImportError:   # Python 3.10: pytest's own dependency gives the same parser
+except ImportError:  # Python 3.10: pytest's own dependency gives the same parser
     import tomli as tomllib
 
 

@@ -23,18 +23,20 @@ from pathlib import Path
 from . import notebooks
 
 REPO = Path(__file__).resolve().parent.parent
-MANIFEST = "grading.json"   # Assignment.grading_manifest, in a copy of the course without source notebooks
+MANIFEST = "grading.json"  # Assignment.grading_manifest, in a copy of the course without source notebooks
 
 
 @dataclass(frozen=True)
 class CatalogEntry:
-    name: str            # folder and notebook name: source/<name>/<name>.ipynb
-    title: str           # what students see in the LMS and the bundle README
+    name: str  # folder and notebook name: source/<name>/<name>.ipynb
+    title: str  # what students see in the LMS and the bundle README
 
 
 CATALOG: tuple[CatalogEntry, ...] = (
-    CatalogEntry("transformers", "Transformers from scratch: attention, a mini BERT, masked-LM pre-training, "
-                                 "and frozen-BERT sentiment"),
+    CatalogEntry(
+        "transformers",
+        "Transformers from scratch: attention, a mini BERT, masked-LM pre-training, and frozen-BERT sentiment",
+    ),
     CatalogEntry("rnn_attention", "From recurrence to attention"),
     CatalogEntry("transfer_lm", "A transformer language model, and what pre-training buys a classifier"),
 )
@@ -50,29 +52,38 @@ def term_folder(root: Path) -> str:
 
     term = str(settings(root).get("term", "current")).strip()
     if not term or term == DEMO_TERM or "/" in term or term.startswith("."):
-        raise ValueError(f"[tool.course] term {term!r} cannot name a folder of grades/ "
-                         f"(not empty, not {DEMO_TERM!r}, no '/')")
+        raise ValueError(
+            f"[tool.course] term {term!r} cannot name a folder of grades/ (not empty, not {DEMO_TERM!r}, no '/')"
+        )
     return term
 
 
 @dataclass(frozen=True)
 class Course:
     """The course's folders (each defaults to ``root/<folder>``) and its catalog."""
-    root: Path = REPO                      # holds pyproject.toml and nbgrader_config.py
+
+    root: Path = REPO  # holds pyproject.toml and nbgrader_config.py
     source_dir: Path | None = None
     release_dir: Path | None = None
     solutions_dir: Path | None = None
-    autograder_dir: Path | None = None     # hidden suites: autograder/<assignment>/
-    dist_dir: Path | None = None           # LMS zips and the Gradescope bundle
-    build_dir: Path | None = None          # release staging (same file system, so moves are renames)
-    grades_dir: Path | None = None         # this term's runs: grades/<term>/<assignment>/ (see `term`)
+    autograder_dir: Path | None = None  # hidden suites: autograder/<assignment>/
+    dist_dir: Path | None = None  # LMS zips and the Gradescope bundle
+    build_dir: Path | None = None  # release staging (same file system, so moves are renames)
+    grades_dir: Path | None = None  # this term's runs: grades/<term>/<assignment>/ (see `term`)
     catalog: tuple[CatalogEntry, ...] = field(default=CATALOG, compare=True)
 
     def __post_init__(self):
         root = Path(self.root).resolve()
         object.__setattr__(self, "root", root)
-        for name in ("source_dir", "release_dir", "solutions_dir", "autograder_dir", "dist_dir", "build_dir",
-                     "grades_dir"):
+        for name in (
+            "source_dir",
+            "release_dir",
+            "solutions_dir",
+            "autograder_dir",
+            "dist_dir",
+            "build_dir",
+            "grades_dir",
+        ):
             value = getattr(self, name)
             default = root / name.removesuffix("_dir")
             if name == "grades_dir":
@@ -110,10 +121,9 @@ class Course:
         for item in self.catalog:
             if item.name == name:
                 return item
-        raise KeyError(f"{name!r} is not in the course catalog (assignments/course.py); "
-                       f"known: {', '.join(self.order)}")
+        raise KeyError(f"{name!r} is not in the course catalog (assignments/course.py); known: {', '.join(self.order)}")
 
-    def assignment(self, name: str) -> "Assignment":
+    def assignment(self, name: str) -> Assignment:
         return Assignment(self, name)
 
     def display(self, path: Path) -> str:
@@ -127,6 +137,7 @@ class Course:
 @dataclass(frozen=True)
 class Assignment:
     """One assignment of a course: its files, its catalog entry and its questions (read from the source)."""
+
     course: Course
     name: str
 
@@ -227,10 +238,11 @@ class Assignment:
         """The questions (grade_id, points, kind) and shortcut rules of the source notebook, as plain
         JSON: all that grading needs of it, without a line of the solutions."""
         rules = notebooks.shortcut_rules(self.source_notebook())
-        return {"assignment": self.name,
-                "questions": [[q.grade_id, q.points, q.kind] for q in self.questions],
-                "shortcut_rules": {q: {"forbidden": list(r.forbidden), "penalty": r.penalty}
-                                   for q, r in rules.items()}}
+        return {
+            "assignment": self.name,
+            "questions": [[q.grade_id, q.points, q.kind] for q in self.questions],
+            "shortcut_rules": {q: {"forbidden": list(r.forbidden), "penalty": r.penalty} for q, r in rules.items()},
+        }
 
     def _manifest(self) -> dict | None:
         """The grading manifest where there is no source notebook but a manifest; None otherwise."""
@@ -255,8 +267,10 @@ class Assignment:
         manifest = self._manifest()
         if manifest is None:
             return notebooks.shortcut_rules(self.source_notebook())
-        return {q: notebooks.ShortcutRule(q, tuple(r["forbidden"]), r["penalty"])
-                for q, r in manifest["shortcut_rules"].items()}
+        return {
+            q: notebooks.ShortcutRule(q, tuple(r["forbidden"]), r["penalty"])
+            for q, r in manifest["shortcut_rules"].items()
+        }
 
     @property
     def autograded_order(self) -> list[str]:
@@ -286,13 +300,13 @@ def _questions(path: str, mtime_ns: int, size: int) -> tuple[notebooks.Question,
     return tuple(notebooks.questions(notebooks.read(Path(path))))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def default() -> Course:
     """This repository's course: the folders beside the package (also inside the Gradescope bundle)."""
     return Course()
 
 
-def resolve(assignment: "Assignment | str") -> Assignment:
+def resolve(assignment: Assignment | str) -> Assignment:
     """Accept an Assignment or a name of the default course (the kernel-side door only has a name)."""
     return assignment if isinstance(assignment, Assignment) else default().assignment(assignment)
 

@@ -20,16 +20,19 @@ from pathlib import Path
 
 import nbformat
 
-from . import notebooks
-from .course import resolve
 from assignments.grading.selftest import checks as selftest
 
+from . import notebooks
+from .course import resolve
 
 
 def filled_release(assignment: str, replacements: dict[str, str] | None = None):
     """The release notebook with every answer cell filled from the source, except ``replacements``."""
-    answers = {notebooks.grade_id(c): notebooks.student_text(c)
-               for c in resolve(assignment).source_notebook().cells if notebooks.is_answer(c)}
+    answers = {
+        notebooks.grade_id(c): notebooks.student_text(c)
+        for c in resolve(assignment).source_notebook().cells
+        if notebooks.is_answer(c)
+    }
     nb = copy.deepcopy(resolve(assignment).release_notebook())
     for cell in nb.cells:
         if notebooks.is_answer(cell):
@@ -43,8 +46,7 @@ DAMAGED = "damaged-colab-copy"
 # What the demo's students "saw on Colab" in their evidence cells: made-up figures, chosen far from any
 # grading-mode run's (which trains a few steps on tiny data), so every view can be checked to show the
 # submitted outputs and not the grader's re-run. Each line says it is a demo.
-COLAB_LINE = ("[demo Colab run of {cell}] VALIDATION ACCURACY 0.8731 after 3 epochs; "
-              "41.7 s per epoch; {student}\n")
+COLAB_LINE = "[demo Colab run of {cell}] VALIDATION ACCURACY 0.8731 after 3 epochs; 41.7 s per epoch; {student}\n"
 
 
 def _demo_figure_png() -> str:
@@ -69,8 +71,9 @@ def _demo_figure_png() -> str:
 def colab_run(nb, assignment: str, student: str = "reference"):
     """``nb`` as a student submits it after running it on Colab: every evidence cell of the assignment's
     written questions holds outputs (a text line and a figure) with Jupyter's execution counts."""
-    wanted = {gid for cells in notebooks.evidence_cells(resolve(assignment).source_notebook()).values()
-              for gid in cells}
+    wanted = {
+        gid for cells in notebooks.evidence_cells(resolve(assignment).source_notebook()).values() for gid in cells
+    }
     nb = copy.deepcopy(nb)
     png = _demo_figure_png() if wanted else ""
     count = 0
@@ -80,9 +83,12 @@ def colab_run(nb, assignment: str, student: str = "reference"):
         count += 1
         if notebooks.grade_id(cell) in wanted:
             cell.execution_count = count
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLAB_LINE.format(
-                                cell=notebooks.grade_id(cell), student=student)),
-                            nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
+            cell.outputs = [
+                nbformat.v4.new_output(
+                    "stream", name="stdout", text=COLAB_LINE.format(cell=notebooks.grade_id(cell), student=student)
+                ),
+                nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"}),
+            ]
     return nb
 
 
@@ -101,8 +107,11 @@ def hand_edited(nb):
 def pasted_into_colab(nb):
     """Every cell's text pasted into a fresh Colab notebook: nbgrader's metadata gone, Colab's instead."""
     fresh = nbformat.v4.new_notebook()
-    fresh.metadata = {"colab": {"provenance": [], "name": "Copy of notebook"}, "accelerator": "GPU",
-                      "kernelspec": {"name": "python3", "display_name": "Python 3"}}
+    fresh.metadata = {
+        "colab": {"provenance": [], "name": "Copy of notebook"},
+        "accelerator": "GPU",
+        "kernelspec": {"name": "python3", "display_name": "Python 3"},
+    }
     for index, cell in enumerate(nb.cells):
         meta = {"id": f"colab{index:04d}"}
         if cell.cell_type == "code":
@@ -128,14 +137,16 @@ def demo_class(assignment: str, buggy: int = 3) -> dict[str, object]:
     """``{student: notebook}``: a reference, a blank, ``buggy`` students with one mistake each, a shortcut
     student (the first of ``selftest.shortcut_answers``, when the assignment has one) and the reference
     pasted into a fresh Colab notebook (``DAMAGED``)."""
-    students = {"reference": colab_run(filled_release(assignment), assignment),
-                "blank": copy.deepcopy(resolve(assignment).release_notebook()),
-                DAMAGED: pasted_into_colab(filled_release(assignment))}
+    students = {
+        "reference": colab_run(filled_release(assignment), assignment),
+        "blank": copy.deepcopy(resolve(assignment).release_notebook()),
+        DAMAGED: pasted_into_colab(filled_release(assignment)),
+    }
     for number, mutant in enumerate(pick_mutants(assignment, buggy)):
-        typed = notebooks.student_text(nbformat.v4.new_code_cell(mutant.code))   # no nbgrader markers
+        typed = notebooks.student_text(nbformat.v4.new_code_cell(mutant.code))  # no nbgrader markers
         name = f"buggy-{mutant.name}"
         students[name] = filled_release(assignment, {mutant.replaces: typed})
-        if number == 0:   # one student ran the notebook, then changed a number of the run by hand
+        if number == 0:  # one student ran the notebook, then changed a number of the run by hand
             students[name] = hand_edited(colab_run(students[name], assignment, name))
     for answer in selftest.shortcut_answers(assignment)[:1]:
         typed = notebooks.student_text(nbformat.v4.new_code_cell(answer.code))

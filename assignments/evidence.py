@@ -27,20 +27,22 @@ would have to trust), within size limits.
 
 from __future__ import annotations
 
+from . import notebooks
 from .course import Assignment, resolve
 from .results.model import Evidence, Finding
-from . import notebooks
 
 MISSING, EDITED = "evidence-missing", "evidence-edited"
-MAX_TEXT = 20_000            # characters kept per output
-MAX_PNG = 1_500_000          # base64 characters kept per image (about 1.1 MB of PNG)
-MAX_OUTPUTS = 40             # outputs kept per cell (the last ones: a run's summary comes at the end)
+MAX_TEXT = 20_000  # characters kept per output
+MAX_PNG = 1_500_000  # base64 characters kept per image (about 1.1 MB of PNG)
+MAX_OUTPUTS = 40  # outputs kept per cell (the last ones: a run's summary comes at the end)
 
 
 def _same_code(submitted: str, release: str) -> bool:
     """Equal up to trailing spaces and blank lines, which editors change without anyone asking."""
+
     def norm(text: str) -> list[str]:
         return [line.rstrip() for line in text.replace("\r\n", "\n").strip().split("\n")]
+
     return norm(submitted) == norm(release)
 
 
@@ -54,7 +56,12 @@ def kept_outputs(cell) -> list[dict]:
         if kind == "stream":
             kept.append({"kind": "text", "text": notebooks.text(output.get("text"))[:MAX_TEXT]})
         elif kind == "error":
-            kept.append({"kind": "error", "text": f"{notebooks.text(output.get('ename'))}: {notebooks.text(output.get('evalue'))}"[:MAX_TEXT]})
+            kept.append(
+                {
+                    "kind": "error",
+                    "text": f"{notebooks.text(output.get('ename'))}: {notebooks.text(output.get('evalue'))}"[:MAX_TEXT],
+                }
+            )
         elif kind in ("execute_result", "display_data"):
             data = output.get("data") if isinstance(output.get("data"), dict) else {}
             png = notebooks.text(data.get("image/png")).replace("\n", "")
@@ -69,8 +76,11 @@ def _counts_consistent(cell) -> bool:
     count = cell.get("execution_count")
     if not isinstance(count, int):
         return False
-    return all(o.get("execution_count") == count for o in cell.get("outputs", [])
-               if isinstance(o, dict) and o.get("output_type") == "execute_result")
+    return all(
+        o.get("execution_count") == count
+        for o in cell.get("outputs", [])
+        if isinstance(o, dict) and o.get("output_type") == "execute_result"
+    )
 
 
 def judge(cell, release_cell) -> tuple[str, str]:
@@ -79,23 +89,27 @@ def judge(cell, release_cell) -> tuple[str, str]:
         return "missing", "the cell is not in the submitted notebook"
     if not cell.get("outputs"):
         return "not-run", "the cell has no outputs (it was not run, or its outputs were cleared)"
-    if release_cell is not None and not _same_code(notebooks.text(cell.get("source")), notebooks.text(release_cell.get("source"))):
+    if release_cell is not None and not _same_code(
+        notebooks.text(cell.get("source")), notebooks.text(release_cell.get("source"))
+    ):
         return "edited", "the cell's code differs from the release's, so its outputs are not the release code's"
     if not _counts_consistent(cell):
         return "edited", "its outputs carry no consistent execution count, as Jupyter writes for a cell it ran"
     return "kept", ""
 
 
-def collect(submission, assignment: Assignment | str, template=None,
-            recovery=None) -> tuple[list[Evidence], list[Finding]]:
+def collect(
+    submission, assignment: Assignment | str, template=None, recovery=None
+) -> tuple[list[Evidence], list[Finding]]:
     """Evidence of every written question of ``assignment`` in ``submission`` (a notebook as submitted,
     outputs included), and a finding for each evidence cell that is not ``kept``.
 
     Cells are found by grade_id after ``recover`` (so a notebook rebuilt in Colab is read like an intact
     one); ``template`` is the release notebook (default: the assignment's). ``recovery``: that
     ``recover(submission, template)`` when the caller has it already (``submission.prepare`` does)."""
-    from assignments.grading.submission.recover import recover
     from assignments.grading.submission.load import default_template
+    from assignments.grading.submission.recover import recover
+
     from . import notebooks
 
     assignment = resolve(assignment)
@@ -116,12 +130,26 @@ def collect(submission, assignment: Assignment | str, template=None,
             cell = submitted.get(gid)
             status, note = judge(cell, release.get(gid))
             count = cell.get("execution_count") if cell is not None else None
-            evidence.append(Evidence(question, gid, status, note, count if isinstance(count, int) else None,
-                                     kept_outputs(cell) if cell is not None and status != "missing" else []))
+            evidence.append(
+                Evidence(
+                    question,
+                    gid,
+                    status,
+                    note,
+                    count if isinstance(count, int) else None,
+                    kept_outputs(cell) if cell is not None and status != "missing" else [],
+                )
+            )
             if status != "kept":
                 code = EDITED if status == "edited" else MISSING
-                findings.append(Finding(code, f"evidence for {question}: cell {gid}: {note}; the TA sees this "
-                                        "beside the answer", "warning", question))
+                findings.append(
+                    Finding(
+                        code,
+                        f"evidence for {question}: cell {gid}: {note}; the TA sees this beside the answer",
+                        "warning",
+                        question,
+                    )
+                )
     return evidence, findings
 
 

@@ -56,28 +56,44 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start(root: Path, port: int | None = None, token: str | None = None, log=None,
-          ready_timeout: float = 120) -> Server:
+def start(
+    root: Path, port: int | None = None, token: str | None = None, log=None, ready_timeout: float = 120
+) -> Server:
     """Start ``jupyter server`` with nbgrader's extensions in ``root``; returns once formgrader answers.
 
     nbgrader reads ``nbgrader_config.py`` from the server's working folder, so the course folder is both
     the working folder and the server's root."""
     root = Path(root).resolve()
     if not (root / "gradebook.db").is_file():
-        raise FileNotFoundError(f"no gradebook in {root}; grade the assignment first "
-                                "(`course autograde` or `course grade`)")
+        raise FileNotFoundError(
+            f"no gradebook in {root}; grade the assignment first (`course autograde` or `course grade`)"
+        )
     port = port or free_port()
     token = token or secrets.token_urlsafe(24)
-    command = [sys.executable, "-m", "jupyter", "server", "--no-browser", f"--ServerApp.ip={HOST}",
-               f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root}",
-               f"--IdentityProvider.token={token}",
-               "--ServerApp.jpserver_extensions={'nbgrader': True}"]
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "server",
+        "--no-browser",
+        f"--ServerApp.ip={HOST}",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}",
+        f"--IdentityProvider.token={token}",
+        "--ServerApp.jpserver_extensions={'nbgrader': True}",
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        command.append("--ServerApp.allow_root=True")   # containers and CI run as root
+        command.append("--ServerApp.allow_root=True")  # containers and CI run as root
     env = nbgrader_cli.environment()
-    env["JUPYTER_NO_CONFIG"] = "1"   # the instructor's own Jupyter config must not change this server
-    process = subprocess.Popen(command, cwd=root, env=env, stdout=log or subprocess.DEVNULL,
-                               stderr=subprocess.STDOUT if log else subprocess.DEVNULL)
+    env["JUPYTER_NO_CONFIG"] = "1"  # the instructor's own Jupyter config must not change this server
+    process = subprocess.Popen(
+        command,
+        cwd=root,
+        env=env,
+        stdout=log or subprocess.DEVNULL,
+        stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
+    )
     server = Server(process, root, port, token)
     try:
         _wait_until_ready(server, ready_timeout)

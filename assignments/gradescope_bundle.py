@@ -22,9 +22,8 @@ from . import lockfile
 from .course import REPO, Course
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-ZIP_DATE = (1980, 1, 1, 0, 0, 0)   # fixed timestamps: the same inputs give the same zip, byte for byte
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same inputs give the same zip, byte for byte
 SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "mutants", "shortcuts", ".DS_Store"}
-
 
 
 SETUP_SH = """#!/usr/bin/env bash
@@ -110,7 +109,7 @@ def autograder_files(assignment: str, repo: Path = REPO, package_dir: Path = PAC
         files[name] = path
     if not hw.suite_dir.is_dir():
         raise FileNotFoundError(f"no hidden tests at {hw.suite_dir}")
-    for path in sorted(hw.suite_dir.parent.glob("*.py")):   # the autograder package's own modules
+    for path in sorted(hw.suite_dir.parent.glob("*.py")):  # the autograder package's own modules
         files[f"autograder/{path.name}"] = path
     files.update(dict(_files_under(hw.suite_dir, repo)))
     if not any(hw.release_folder.glob("*.ipynb")):
@@ -163,6 +162,6 @@ def _lock_path(repo: Path) -> Path:
 def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
     info = zipfile.ZipInfo(name, ZIP_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
-    info.create_system = 3                       # unix, so the mode bits below are honoured
+    info.create_system = 3  # unix, so the mode bits below are honoured
     info.external_attr = (0o100000 | mode) << 16  # regular file with these permissions
     archive.writestr(info, data)

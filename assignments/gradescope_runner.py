@@ -42,7 +42,7 @@ def _entries(submission_dir: Path):
             path = Path(folder, name)
             try:
                 yield path, path.lstat()
-            except OSError:   # vanished while we looked: nothing to grade there
+            except OSError:  # vanished while we looked: nothing to grade there
                 continue
 
 
@@ -79,8 +79,9 @@ def find_notebook(submission_dir: Path, assignment: str) -> tuple[Path | None, l
     notes += [f"ignored: {why}" for why in refused]
     # LMS downloads rename files ("smithj_1234_5678_transformers-1.ipynb"): an exact name wins, then
     # one that contains the assignment's name, then the newest.
-    named = ([p for p in found if p[0].stem.lower() == assignment.lower()]
-             or [p for p in found if assignment.lower() in p[0].stem.lower()])
+    named = [p for p in found if p[0].stem.lower() == assignment.lower()] or [
+        p for p in found if assignment.lower() in p[0].stem.lower()
+    ]
     chosen = (named or sorted(found, key=lambda p: (p[1].st_mtime, str(p[0]))))[-1][0]
     if len(found) > 1:
         notes.append(f"several notebooks were uploaded; graded {chosen.name}")
@@ -104,9 +105,11 @@ def read_upload(path: Path, submission_dir: Path) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise UploadRefused(f"{path.name} is not a regular file; {DOWNLOAD_HINT}")
         if info.st_size > MAX_NOTEBOOK_BYTES:
-            raise UploadRefused(f"{path.name} is {info.st_size / 2**20:.0f} MB, more than the "
-                                f"{MAX_NOTEBOOK_BYTES // 2**20} MB a notebook may be; clear its outputs "
-                                f"(Edit > Clear all outputs) and upload it again")
+            raise UploadRefused(
+                f"{path.name} is {info.st_size / 2**20:.0f} MB, more than the "
+                f"{MAX_NOTEBOOK_BYTES // 2**20} MB a notebook may be; clear its outputs "
+                f"(Edit > Clear all outputs) and upload it again"
+            )
         return handle.read(MAX_NOTEBOOK_BYTES + 1)[:MAX_NOTEBOOK_BYTES]
 
 
@@ -174,8 +177,10 @@ def _unusable(name: str, data: bytes, assignment: str) -> str | None:
     except Exception:  # noqa: BLE001 - without the source we cannot tell; let the grader decide
         return None
     if expected and not (expected & ids):
-        return (f"{name} does not hold any question of {assignment}; is it the notebook of another "
-                f"assignment? Upload your completed {assignment}.ipynb")
+        return (
+            f"{name} does not hold any question of {assignment}; is it the notebook of another "
+            f"assignment? Upload your completed {assignment}.ipynb"
+        )
     return None
 
 
@@ -188,19 +193,23 @@ def _standalone_grader():
 
 def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
     """Grade the bytes that were read, from a private copy: the grader never opens the upload itself."""
-    with tempfile.TemporaryDirectory(prefix="course-upload-") as folder:   # 0700, root's only
+    with tempfile.TemporaryDirectory(prefix="course-upload-") as folder:  # 0700, root's only
         copy = Path(folder) / name
         copy.write_bytes(data)
         try:
             return grade(assignment, copy, student)
         except Exception as error:  # noqa: BLE001 - the student must get a readable results.json
-            traceback.print_exc()   # goes to Gradescope's stdout, which only staff see
-            return rejected(student, assignment, "standalone",
-                            Finding("grader-error", f"{type(error).__name__}: {error}", "error"), name)
+            traceback.print_exc()  # goes to Gradescope's stdout, which only staff see
+            return rejected(
+                student,
+                assignment,
+                "standalone",
+                Finding("grader-error", f"{type(error).__name__}: {error}", "error"),
+                name,
+            )
 
 
-def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None = None,
-        grade=None) -> dict:
+def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None = None, grade=None) -> dict:
     """Grade the notebook in ``submission_dir`` and write results.json to ``out``; returns it.
 
     ``grade(assignment, path, student) -> SubmissionResult`` defaults to the standalone grader.
@@ -218,11 +227,22 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
     except UploadRefused as why:
         data, problem = None, str(why)
     if problem is not None:
-        result = rejected(student, assignment, "standalone", Finding("bad-notebook", problem, "error"),
-                          notebook.name if notebook is not None else "")
+        result = rejected(
+            student,
+            assignment,
+            "standalone",
+            Finding("bad-notebook", problem, "error"),
+            notebook.name if notebook is not None else "",
+        )
     elif notebook is None:
-        result = rejected(student, assignment, "standalone", Finding(
-            "missing-notebook", f"no .ipynb file was uploaded; upload your completed {assignment}.ipynb", "error"))
+        result = rejected(
+            student,
+            assignment,
+            "standalone",
+            Finding(
+                "missing-notebook", f"no .ipynb file was uploaded; upload your completed {assignment}.ipynb", "error"
+            ),
+        )
     else:
         result = _grade_copy(grade or _standalone_grader(), assignment, notebook.name, data, student)
     result.findings = [Finding("upload", note, "info") for note in notes] + list(result.findings)
@@ -238,8 +258,11 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m assignments.gradescope_runner", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m assignments.gradescope_runner",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--assignment", required=True)
     parser.add_argument("--submission-dir", type=Path, default=Path("/autograder/submission"))
     parser.add_argument("--metadata", type=Path, default=None)

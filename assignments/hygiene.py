@@ -39,8 +39,16 @@ from pathlib import Path
 import nbformat
 
 from . import notebooks
-from .notebooks import (HIDDEN_TESTS, MARK_SCHEME, MARKERS, SOLUTION, has_marker, odd_marker_lines,
-                        region_errors, strip_region)
+from .notebooks import (
+    HIDDEN_TESTS,
+    MARK_SCHEME,
+    MARKERS,
+    SOLUTION,
+    has_marker,
+    odd_marker_lines,
+    region_errors,
+    strip_region,
+)
 
 # Top-level modules that exist only in this repository; notebooks students get may never import them.
 REPO_MODULES = ("assignments", "autograder")
@@ -52,7 +60,7 @@ SETUP_ID = "setup"
 @dataclass(frozen=True)
 class Problem:
     file: str
-    cell: int | None      # index in the notebook's cell list; None: the notebook as a whole
+    cell: int | None  # index in the notebook's cell list; None: the notebook as a whole
     grade_id: str | None
     message: str
     where: str | None = None  # replaces "cell N (grade_id)" when the cell is only approximately known
@@ -79,6 +87,7 @@ def _gid(cell) -> str | None:
 
 
 # --- reading -------------------------------------------------------------------------------------------
+
 
 def _json_error_cell(text: str, position: int) -> str:
     """Name the cell a JSON syntax error falls in: cells are written with "cell_type" as their first key."""
@@ -114,12 +123,19 @@ def load(path: Path, display: str | None = None) -> tuple[dict | None, list[Prob
 
 # --- checks --------------------------------------------------------------------------------------------
 
+
 def check_format(data: dict, name: str) -> list[Problem]:
     """nbformat 4 and nbformat's JSON schema."""
     major = data.get("nbformat")
     if major != 4:
-        return [Problem(name, None, None, f"nbformat {major!r}; source notebooks must be nbformat 4 "
-                                          "(open and save it in a current Jupyter)")]
+        return [
+            Problem(
+                name,
+                None,
+                None,
+                f"nbformat {major!r}; source notebooks must be nbformat 4 (open and save it in a current Jupyter)",
+            )
+        ]
     problems, seen = [], set()
     cells = data.get("cells") if isinstance(data.get("cells"), list) else []
     try:
@@ -128,15 +144,22 @@ def check_format(data: dict, name: str) -> list[Problem]:
         for index, cell in enumerate(cells):
             kind = cell.get("cell_type") if isinstance(cell, dict) else None
             if kind not in ("code", "markdown", "raw"):
-                problems.append(Problem(name, index, _gid(cell), f"nbformat validation: cell_type {kind!r} is "
-                                                                 "not code, markdown or raw"))
-        return problems or [Problem(name, None, None, "nbformat validation failed (run `jupyter nbconvert "
-                                                      "--to notebook` on it to see why)")]
+                problems.append(
+                    Problem(
+                        name, index, _gid(cell), f"nbformat validation: cell_type {kind!r} is not code, markdown or raw"
+                    )
+                )
+        return problems or [
+            Problem(
+                name, None, None, "nbformat validation failed (run `jupyter nbconvert --to notebook` on it to see why)"
+            )
+        ]
     for error in errors:
         path = list(error.absolute_path)
         cell = path[1] if len(path) > 1 and path[0] == "cells" and isinstance(path[1], int) else None
-        where = "/".join(str(p) for p in path[2:] if p is not None) if cell is not None else \
-            "/".join(str(p) for p in path)
+        where = (
+            "/".join(str(p) for p in path[2:] if p is not None) if cell is not None else "/".join(str(p) for p in path)
+        )
         message = error.message if len(error.message) < 200 else error.message[:197] + "..."
         text = f"nbformat validation: {message}" + (f" (at {where})" if where else "")
         if (cell, text) in seen:
@@ -164,8 +187,10 @@ def check_nbgrader(cells: list, name: str) -> list[Problem]:
             problems.append(Problem(name, index, None, "nbgrader metadata is not an object"))
             continue
         if meta.get("schema_version") != 3:
-            found.append(f"nbgrader metadata schema_version is {meta.get('schema_version')!r}, expected 3 "
-                         "(run `nbgrader update` on the notebook)")
+            found.append(
+                f"nbgrader metadata schema_version is {meta.get('schema_version')!r}, expected 3 "
+                "(run `nbgrader update` on the notebook)"
+            )
         tracked = any(meta.get(key) for key in ("grade", "solution", "locked", "task"))
         if tracked and not gid:
             found.append("nbgrader cell has no grade_id")
@@ -203,24 +228,59 @@ def check_markers(cells: list, name: str) -> list[Problem]:
         for label, (begin, end) in MARKERS.items():
             if not has_marker(text, (begin, end)):
                 continue
-            problems += [Problem(name, index, gid, f"{label} markers: {error}")
-                         for error in region_errors(text, begin, end)]
+            problems += [
+                Problem(name, index, gid, f"{label} markers: {error}") for error in region_errors(text, begin, end)
+            ]
         for number, line, written in odd_marker_lines(text):
-            problems.append(Problem(name, index, gid, f"line {number} ({line.strip()[:60]!r}) contains a region "
-                                                      f"marker, so nbgrader drops the whole line as one; write the "
-                                                      f"marker on its own line exactly as '{written}'"))
+            problems.append(
+                Problem(
+                    name,
+                    index,
+                    gid,
+                    f"line {number} ({line.strip()[:60]!r}) contains a region "
+                    f"marker, so nbgrader drops the whole line as one; write the "
+                    f"marker on its own line exactly as '{written}'",
+                )
+            )
         if has_marker(text, SOLUTION) and not meta.get("solution"):
-            problems.append(Problem(name, index, gid, "solution markers in a cell that is not an answer cell "
-                                                      "(nbgrader: solution); they would not be stripped"))
+            problems.append(
+                Problem(
+                    name,
+                    index,
+                    gid,
+                    "solution markers in a cell that is not an answer cell "
+                    "(nbgrader: solution); they would not be stripped",
+                )
+            )
         if has_marker(text, HIDDEN_TESTS) and not (meta.get("grade") and kind == "code"):
-            problems.append(Problem(name, index, gid, "hidden-test markers in a cell that is not an autograded "
-                                                      "test cell (nbgrader: grade); they would ship"))
+            problems.append(
+                Problem(
+                    name,
+                    index,
+                    gid,
+                    "hidden-test markers in a cell that is not an autograded "
+                    "test cell (nbgrader: grade); they would ship",
+                )
+            )
         if has_marker(text, MARK_SCHEME) and not (meta.get("grade") or meta.get("task")):
-            problems.append(Problem(name, index, gid, "mark-scheme markers in a cell that is not graded; "
-                                                      "nbgrader would refuse or ship them"))
+            problems.append(
+                Problem(
+                    name,
+                    index,
+                    gid,
+                    "mark-scheme markers in a cell that is not graded; nbgrader would refuse or ship them",
+                )
+            )
         if kind == "code" and meta.get("solution") and not has_marker(text, SOLUTION):
-            problems.append(Problem(name, index, gid, "answer cell has no '### BEGIN SOLUTION' region: nbgrader "
-                                                      "would replace the whole cell, skeleton included"))
+            problems.append(
+                Problem(
+                    name,
+                    index,
+                    gid,
+                    "answer cell has no '### BEGIN SOLUTION' region: nbgrader "
+                    "would replace the whole cell, skeleton included",
+                )
+            )
         if kind == "markdown" and meta.get("grade") and meta.get("solution") and not has_marker(text, MARK_SCHEME):
             problems.append(Problem(name, index, gid, "written answer has no '=== BEGIN MARK SCHEME ===' region"))
     return problems
@@ -232,11 +292,18 @@ def check_outputs(cells: list, name: str) -> list[Problem]:
         if cell.get("cell_type") != "code":
             continue
         if cell.get("outputs"):
-            problems.append(Problem(name, index, _gid(cell), f"{len(cell['outputs'])} stored output(s); "
-                                                             "run Restart & Clear Output before committing"))
+            problems.append(
+                Problem(
+                    name,
+                    index,
+                    _gid(cell),
+                    f"{len(cell['outputs'])} stored output(s); run Restart & Clear Output before committing",
+                )
+            )
         if cell.get("execution_count") is not None:
-            problems.append(Problem(name, index, _gid(cell),
-                                    f"stored execution count {cell['execution_count']}; clear outputs"))
+            problems.append(
+                Problem(name, index, _gid(cell), f"stored execution count {cell['execution_count']}; clear outputs")
+            )
     return problems
 
 
@@ -250,8 +317,12 @@ def imported_modules(code: str) -> list[tuple[int, str]]:
             found.append((node.lineno, node.module.split(".")[0]))
         elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
             func = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
-            if func in ("import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant) \
-                    and isinstance(node.args[0].value, str):
+            if (
+                func in ("import_module", "__import__")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 found.append((node.lineno, node.args[0].value.split(".")[0]))
     return found
 
@@ -265,8 +336,15 @@ def check_code(cells: list, name: str) -> list[Problem]:
         gid, text = _gid(cell), notebooks.cell_text(cell)
         for number, line in enumerate(text.split("\n"), start=1):
             if re.match(r"\s*[!%]", line):
-                problems.append(Problem(name, index, gid, f"line {number}: IPython magic or shell escape "
-                                                          f"{line.strip()[:40]!r}; cells must be plain Python"))
+                problems.append(
+                    Problem(
+                        name,
+                        index,
+                        gid,
+                        f"line {number}: IPython magic or shell escape "
+                        f"{line.strip()[:40]!r}; cells must be plain Python",
+                    )
+                )
         visible = strip_region(text, *HIDDEN_TESTS) if not region_errors(text, *HIDDEN_TESTS) else text
         try:
             modules = imported_modules(visible)
@@ -276,8 +354,14 @@ def check_code(cells: list, name: str) -> list[Problem]:
             continue
         for number, module in modules:
             if module in REPO_MODULES:
-                problems.append(Problem(name, index, gid, f"imports {module!r} outside a hidden-test region "
-                                                          f"(line {number}); students do not have it"))
+                problems.append(
+                    Problem(
+                        name,
+                        index,
+                        gid,
+                        f"imports {module!r} outside a hidden-test region (line {number}); students do not have it",
+                    )
+                )
     return problems
 
 
@@ -287,13 +371,25 @@ def check_layout(cells: list, name: str) -> list[Problem]:
     if not cells:
         return [Problem(name, None, None, "the notebook has no cells")]
     if cells[0].get("cell_type") != "markdown" or _gid(cells[0]) != COLAB_BADGE_ID:
-        problems.append(Problem(name, 0, _gid(cells[0]), f"the first cell must be the markdown cell with "
-                                                         f"grade_id '{COLAB_BADGE_ID}' (Open in Colab link)"))
+        problems.append(
+            Problem(
+                name,
+                0,
+                _gid(cells[0]),
+                f"the first cell must be the markdown cell with grade_id '{COLAB_BADGE_ID}' (Open in Colab link)",
+            )
+        )
     code = [(i, c) for i, c in enumerate(cells) if c.get("cell_type") == "code"]
     if not code or _gid(code[0][1]) != SETUP_ID:
         index, cell = code[0] if code else (None, None)
-        problems.append(Problem(name, index, _gid(cell) if cell else None,
-                                f"the first code cell must be the setup cell (grade_id '{SETUP_ID}')"))
+        problems.append(
+            Problem(
+                name,
+                index,
+                _gid(cell) if cell else None,
+                f"the first code cell must be the setup cell (grade_id '{SETUP_ID}')",
+            )
+        )
     return problems
 
 
@@ -317,8 +413,9 @@ def _top_level_names(cells: list) -> set[str]:
 
 def check_shortcut_rules(cells: list, name: str) -> list[Problem]:
     """``metadata.course`` is well formed, on autograded test cells, and every forbidden name resolves."""
-    from . import notebooks
     from assignments.grading.submission.shortcuts import declared_resolves
+
+    from . import notebooks
 
     problems, defined = [], None
     for index, cell in enumerate(cells):
@@ -331,18 +428,25 @@ def check_shortcut_rules(cells: list, name: str) -> list[Problem]:
             problems.append(Problem(name, index, gid, f"metadata.{notebooks.COURSE_KEY} is not an object"))
             continue
         if notebooks.is_manually_graded(cell):
-            continue    # a written answer's metadata.course names its evidence: check_evidence
+            continue  # a written answer's metadata.course names its evidence: check_evidence
         if not notebooks.is_autograded_test(cell):
-            found.append(f"metadata.{notebooks.COURSE_KEY} is only read on autograded test cells (the question); "
-                         "here it would be ignored")
+            found.append(
+                f"metadata.{notebooks.COURSE_KEY} is only read on autograded test cells (the question); "
+                "here it would be ignored"
+            )
         unknown = sorted(set(course) - {notebooks.FORBIDDEN_KEY, notebooks.PENALTY_KEY})
         if unknown:
             found.append(f"metadata.{notebooks.COURSE_KEY} has unknown key(s) {', '.join(unknown)}")
         forbidden = course.get(notebooks.FORBIDDEN_KEY)
-        if not isinstance(forbidden, list) or not forbidden or \
-                not all(isinstance(n, str) and n and all(p.isidentifier() for p in n.split(".")) for n in forbidden):
-            found.append(f"{notebooks.FORBIDDEN_KEY} must be a non-empty list of dotted names "
-                         "(e.g. 'torch.nn.GRUCell') or names the notebook defines")
+        if (
+            not isinstance(forbidden, list)
+            or not forbidden
+            or not all(isinstance(n, str) and n and all(p.isidentifier() for p in n.split(".")) for n in forbidden)
+        ):
+            found.append(
+                f"{notebooks.FORBIDDEN_KEY} must be a non-empty list of dotted names "
+                "(e.g. 'torch.nn.GRUCell') or names the notebook defines"
+            )
             forbidden = []
         for entry in forbidden:
             if "." in entry:
@@ -372,24 +476,58 @@ def check_evidence(cells: list, name: str) -> list[Problem]:
         if notebooks.is_manually_graded(cell) and isinstance(course, dict):
             unknown = sorted(set(course) - {notebooks.EVIDENCE_KEY})
             if unknown:
-                problems.append(Problem(name, index, gid, f"metadata.{notebooks.COURSE_KEY} of a written answer "
-                                        f"has unknown key(s) {', '.join(unknown)}; only "
-                                        f"'{notebooks.EVIDENCE_KEY}' is read there"))
+                problems.append(
+                    Problem(
+                        name,
+                        index,
+                        gid,
+                        f"metadata.{notebooks.COURSE_KEY} of a written answer "
+                        f"has unknown key(s) {', '.join(unknown)}; only "
+                        f"'{notebooks.EVIDENCE_KEY}' is read there",
+                    )
+                )
             names = course.get(notebooks.EVIDENCE_KEY, [])
-            if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names) \
-                    or len(set(names)) != len(names):
-                problems.append(Problem(name, index, gid, f"{notebooks.EVIDENCE_KEY} must be a non-empty list of "
-                                        "distinct grade_ids of the cells whose outputs the answer relies on"))
+            if (
+                not isinstance(names, list)
+                or not names
+                or not all(isinstance(n, str) for n in names)
+                or len(set(names)) != len(names)
+            ):
+                problems.append(
+                    Problem(
+                        name,
+                        index,
+                        gid,
+                        f"{notebooks.EVIDENCE_KEY} must be a non-empty list of "
+                        "distinct grade_ids of the cells whose outputs the answer relies on",
+                    )
+                )
                 names = []
             for entry in names:
                 target = before.get(entry)
                 if target is None:
-                    problems.append(Problem(name, index, gid, f"{notebooks.EVIDENCE_KEY}: {entry!r} is not the "
-                                            "grade_id of a cell before this answer"))
-                elif target.get("cell_type") != "code" or not notebooks.is_locked(target) \
-                        or notebooks.is_autograded_test(target):
-                    problems.append(Problem(name, index, gid, f"{notebooks.EVIDENCE_KEY}: {entry!r} must be a locked "
-                                            "code cell (provided code or heavy work), not an answer or test cell"))
+                    problems.append(
+                        Problem(
+                            name,
+                            index,
+                            gid,
+                            f"{notebooks.EVIDENCE_KEY}: {entry!r} is not the grade_id of a cell before this answer",
+                        )
+                    )
+                elif (
+                    target.get("cell_type") != "code"
+                    or not notebooks.is_locked(target)
+                    or notebooks.is_autograded_test(target)
+                ):
+                    problems.append(
+                        Problem(
+                            name,
+                            index,
+                            gid,
+                            f"{notebooks.EVIDENCE_KEY}: {entry!r} must be a locked "
+                            "code cell (provided code or heavy work), not an answer or test cell",
+                        )
+                    )
         if gid:
             before.setdefault(gid, cell)
     return problems
@@ -400,8 +538,15 @@ def check_data(data: dict, name: str) -> list[Problem]:
     if problems:  # the remaining checks assume nbformat's structure; fix these first
         return problems
     cells = [c if isinstance(c, dict) else {} for c in data.get("cells", []) or []]
-    for check in (check_nbgrader, check_markers, check_outputs, check_code, check_layout, check_shortcut_rules,
-                  check_evidence):
+    for check in (
+        check_nbgrader,
+        check_markers,
+        check_outputs,
+        check_code,
+        check_layout,
+        check_shortcut_rules,
+        check_evidence,
+    ):
         problems += check(cells, name)
     return problems
 

@@ -34,17 +34,18 @@ from pathlib import Path, PurePosixPath
 
 from . import decoding
 
-MAX_ENTRIES = 5000                    # files in one archive
-MAX_ENTRY_BYTES = 64 * 2**20          # one uncompressed file (a notebook with outputs is a few MB)
-MAX_TOTAL_BYTES = 1024 * 2**20        # everything read from one archive
-MAX_RATIO = 200                       # uncompressed / compressed size of one entry
+MAX_ENTRIES = 5000  # files in one archive
+MAX_ENTRY_BYTES = 64 * 2**20  # one uncompressed file (a notebook with outputs is a few MB)
+MAX_TOTAL_BYTES = 1024 * 2**20  # everything read from one archive
+MAX_RATIO = 200  # uncompressed / compressed size of one entry
 
 CANVAS = re.compile(r"^(?P<name>[^_\s/]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<sub>\d+)_(?P<original>.+)$")
 # Canvas' text-entry and website-URL submissions carry no attachment id: doejane_12345_text.html
 CANVAS_INLINE = re.compile(
-    r"^(?P<name>[^_\s/]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<original>(?:text|link|url)\.html?)$")
+    r"^(?P<name>[^_\s/]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<original>(?:text|link|url)\.html?)$"
+)
 MOODLE = re.compile(r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?:file|onlinetext)_(?P<original>.*)$")
-COPY_SUFFIX = re.compile(r"(?:-\d+|\s*\(\d+\))$")   # Canvas "-1", browsers " (1)"
+COPY_SUFFIX = re.compile(r"(?:-\d+|\s*\(\d+\))$")  # Canvas "-1", browsers " (1)"
 IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints", ".DS_Store", "Thumbs.db", "desktop.ini"}
 
 
@@ -54,33 +55,33 @@ class IntakeError(Exception):
 
 @dataclass
 class Submission:
-    student: str                      # key used for results files and gradebooks (LMS user id when known)
-    path: str | None                  # the notebook copied under dest; None: this student has no notebook
-    original_name: str                # the name the student uploaded (without the LMS prefix)
+    student: str  # key used for results files and gradebooks (LMS user id when known)
+    path: str | None  # the notebook copied under dest; None: this student has no notebook
+    original_name: str  # the name the student uploaded (without the LMS prefix)
     late: bool = False
-    name: str = ""                    # display name from the LMS file name ("doejane", "Jane Doe")
-    lms: str = "plain"                # "canvas" | "moodle" | "plain"
-    user_id: str | None = None        # LMS user id (Canvas user id, Moodle participant id)
+    name: str = ""  # display name from the LMS file name ("doejane", "Jane Doe")
+    lms: str = "plain"  # "canvas" | "moodle" | "plain"
+    user_id: str | None = None  # LMS user id (Canvas user id, Moodle participant id)
     submission_id: int | None = None  # Canvas submission/attachment id (higher is newer)
-    entry: str = ""                   # where it came from: the zip entry or the relative path
+    entry: str = ""  # where it came from: the zip entry or the relative path
 
 
 @dataclass
 class IntakeFinding:
-    code: str          # "duplicate" | "late" | "not-a-notebook" | "wrong-assignment" | "missing-notebook"
-                       # | "unreadable-entry" | "unsafe-path" | "ignored"
+    code: str  # "duplicate" | "late" | "not-a-notebook" | "wrong-assignment" | "missing-notebook"
+    # | "unreadable-entry" | "unsafe-path" | "ignored"
     message: str
     student: str | None = None
     file: str = ""
-    severity: str = "warning"   # "error" | "warning" | "info"
+    severity: str = "warning"  # "error" | "warning" | "info"
 
 
 @dataclass
 class IntakeResult:
     assignment: str
     source: str
-    submissions: list[Submission] = field(default_factory=list)   # one per student, with a notebook
-    missing: list[Submission] = field(default_factory=list)       # students who sent files but no notebook
+    submissions: list[Submission] = field(default_factory=list)  # one per student, with a notebook
+    missing: list[Submission] = field(default_factory=list)  # students who sent files but no notebook
     findings: list[IntakeFinding] = field(default_factory=list)
 
     def students(self) -> list[str]:
@@ -88,18 +89,24 @@ class IntakeResult:
 
     def roster(self) -> dict[str, dict]:
         """student key -> what the LMS told us about them (the Canvas exporter reads this)."""
-        return {s.student: {"name": s.name, "user_id": s.user_id, "lms": s.lms, "late": s.late}
-                for s in self.submissions + self.missing}
+        return {
+            s.student: {"name": s.name, "user_id": s.user_id, "lms": s.lms, "late": s.late}
+            for s in self.submissions + self.missing
+        }
 
-    def merged_into(self, earlier: "IntakeResult") -> "IntakeResult":
+    def merged_into(self, earlier: IntakeResult) -> IntakeResult:
         """This intake (a regrade of some students) joined with an earlier one of the same run: students
         found now replace their earlier entries and findings, everyone else's are kept as they were."""
         now = {s.student for s in self.submissions + self.missing}
         return IntakeResult(
-            self.assignment, self.source,
-            sorted([s for s in earlier.submissions if s.student not in now] + self.submissions, key=lambda s: s.student),
+            self.assignment,
+            self.source,
+            sorted(
+                [s for s in earlier.submissions if s.student not in now] + self.submissions, key=lambda s: s.student
+            ),
             sorted([s for s in earlier.missing if s.student not in now] + self.missing, key=lambda s: s.student),
-            [f for f in earlier.findings if f.student is not None and f.student not in now] + self.findings)
+            [f for f in earlier.findings if f.student is not None and f.student not in now] + self.findings,
+        )
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -114,12 +121,15 @@ class IntakeResult:
         return path
 
     @classmethod
-    def load(cls, path: Path) -> "IntakeResult":
+    def load(cls, path: Path) -> IntakeResult:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls(assignment=data["assignment"], source=data["source"],
-                   submissions=[Submission(**s) for s in data.get("submissions", [])],
-                   missing=[Submission(**s) for s in data.get("missing", [])],
-                   findings=[IntakeFinding(**f) for f in data.get("findings", [])])
+        return cls(
+            assignment=data["assignment"],
+            source=data["source"],
+            submissions=[Submission(**s) for s in data.get("submissions", [])],
+            missing=[Submission(**s) for s in data.get("missing", [])],
+            findings=[IntakeFinding(**f) for f in data.get("findings", [])],
+        )
 
     def summary(self) -> str:
         counts: dict[str, int] = {}
@@ -137,7 +147,7 @@ class IntakeResult:
 
 @dataclass
 class _Candidate:
-    entry: str                   # relative path in the archive or folder
+    entry: str  # relative path in the archive or folder
     original_name: str
     student: str
     name: str
@@ -146,7 +156,7 @@ class _Candidate:
     submission_id: int | None
     late: bool
     mtime: float
-    read: object                 # callable returning bytes (bounded)
+    read: object  # callable returning bytes (bounded)
     wrong_assignment: str | None = None
 
 
@@ -171,19 +181,37 @@ def parse_name(relative: str) -> dict:
     folder = next((m for m in map(MOODLE.match, parts[:-1]) if m), None)
     canvas = None if folder else CANVAS.match(base) or CANVAS_INLINE.match(base)
     if canvas:
-        return {"lms": "canvas", "name": canvas["name"], "user_id": canvas["user"],
-                "submission_id": int(canvas["sub"]) if "sub" in canvas.groupdict() else None,
-                "late": bool(canvas["late"]),
-                "original_name": canvas["original"], "student": canvas["user"]}
+        return {
+            "lms": "canvas",
+            "name": canvas["name"],
+            "user_id": canvas["user"],
+            "submission_id": int(canvas["sub"]) if "sub" in canvas.groupdict() else None,
+            "late": bool(canvas["late"]),
+            "original_name": canvas["original"],
+            "student": canvas["user"],
+        }
     match = folder or MOODLE.match(base)
     if match:
         original = base if folder else match["original"]
-        return {"lms": "moodle", "name": match["name"].strip(), "user_id": match["user"],
-                "submission_id": None, "late": False, "original_name": original or base,
-                "student": match["user"]}
+        return {
+            "lms": "moodle",
+            "name": match["name"].strip(),
+            "user_id": match["user"],
+            "submission_id": None,
+            "late": False,
+            "original_name": original or base,
+            "student": match["user"],
+        }
     stem = PurePosixPath(base).stem
-    return {"lms": "plain", "name": stem, "user_id": None, "submission_id": None, "late": False,
-            "original_name": base, "student": safe_key(stem)}
+    return {
+        "lms": "plain",
+        "name": stem,
+        "user_id": None,
+        "submission_id": None,
+        "late": False,
+        "original_name": base,
+        "student": safe_key(stem),
+    }
 
 
 def _stem(original_name: str) -> str:
@@ -232,7 +260,7 @@ def _grade_ids(data: bytes) -> set[str]:
     try:
         # Other encodings are read, not refused; the grader reports them (decoding is said once, there).
         nb = json.loads(decoding.decode(data).text)
-    except RecursionError:   # json's C decoder recurses once per nesting level
+    except RecursionError:  # json's C decoder recurses once per nesting level
         raise MalformedNotebook("its JSON is nested too deeply to read") from None
     except decoding.NotText as error:
         raise MalformedNotebook(f"it is not text: {error}") from None
@@ -271,8 +299,9 @@ def _known_assignments(fingerprints: dict[str, set[str]]) -> set[str]:
     return set(default().order) | set(fingerprints)
 
 
-def _which_assignment(candidate: _Candidate, assignment: str, fingerprints: dict[str, set[str]],
-                      known: set[str]) -> str | None:
+def _which_assignment(
+    candidate: _Candidate, assignment: str, fingerprints: dict[str, set[str]], known: set[str]
+) -> str | None:
     """Name of the other assignment this notebook belongs to, when recognisable; else None."""
     stem = _stem(candidate.original_name)
     if stem != assignment.lower() and stem in {k.lower() for k in known}:
@@ -281,7 +310,7 @@ def _which_assignment(candidate: _Candidate, assignment: str, fingerprints: dict
         try:
             ids = _grade_ids(candidate.read())
         except (MalformedNotebook, _EntryError):
-            return None   # reported by _collect as a malformed-notebook finding
+            return None  # reported by _collect as a malformed-notebook finding
         # Only grade_ids that belong to one assignment count (every notebook has "setup", say).
         score = {}
         for name, own in fingerprints.items():
@@ -310,15 +339,16 @@ class _Budget:
     def take(self, n: int, what: str):
         self.used += n
         if self.used > self.max_total:
-            raise IntakeError(f"archive expands to more than {self.max_total // 2**20} MiB "
-                              f"(stopped while reading {what}); refusing it as a possible zip bomb")
+            raise IntakeError(
+                f"archive expands to more than {self.max_total // 2**20} MiB "
+                f"(stopped while reading {what}); refusing it as a possible zip bomb"
+            )
 
 
 class _Reader:
     """Reads one file on demand, bounded; keeps the bytes until ``release``."""
 
-    def __init__(self, opener, declared: int, max_entry: int, budget: "_Budget | None", what: str,
-                 compressed: int = 0):
+    def __init__(self, opener, declared: int, max_entry: int, budget: _Budget | None, what: str, compressed: int = 0):
         self.opener, self.declared, self.max_entry = opener, declared, max_entry
         self.budget, self.what, self.compressed = budget, what, compressed
         self.data: bytes | None = None
@@ -345,9 +375,9 @@ class _Reader:
                     chunks.append(chunk)
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
             raise _EntryError(f"is corrupt or unreadable ({type(error).__name__}: {error})") from None
-        except RuntimeError as error:   # an encrypted entry
+        except RuntimeError as error:  # an encrypted entry
             raise _EntryError(f"cannot be read ({error})") from None
-        except NotImplementedError as error:   # an unsupported compression method
+        except NotImplementedError as error:  # an unsupported compression method
             raise _EntryError(f"uses an unsupported compression method ({error})") from None
         self.data = b"".join(chunks)
         return self.data
@@ -357,8 +387,7 @@ class _Reader:
 
 
 def _zip_reader(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget, max_entry: int):
-    return _Reader(lambda: archive.open(info), info.file_size, max_entry, budget, info.filename,
-                   info.compress_size)
+    return _Reader(lambda: archive.open(info), info.file_size, max_entry, budget, info.filename, info.compress_size)
 
 
 def _file_reader(path: Path, max_entry: int):
@@ -377,15 +406,17 @@ def _scan_zip(path: Path, findings: list, max_entries: int, max_entry: int, max_
     infos = archive.infolist()
     if len(infos) > max_entries:
         archive.close()
-        raise IntakeError(f"{path} holds {len(infos)} entries, over the limit of {max_entries}; "
-                          "refusing it as a possible zip bomb")
+        raise IntakeError(
+            f"{path} holds {len(infos)} entries, over the limit of {max_entries}; refusing it as a possible zip bomb"
+        )
     # Only notebooks are ever read, so only they count (a student's stray video does not sink the class).
-    declared = sum(i.file_size for i in infos
-                   if not i.is_dir() and i.filename.lower().endswith(".ipynb"))
+    declared = sum(i.file_size for i in infos if not i.is_dir() and i.filename.lower().endswith(".ipynb"))
     if declared > max_total:
         archive.close()
-        raise IntakeError(f"{path} declares {declared // 2**20} MiB uncompressed, over the limit of "
-                          f"{max_total // 2**20} MiB; refusing it as a possible zip bomb")
+        raise IntakeError(
+            f"{path} declares {declared // 2**20} MiB uncompressed, over the limit of "
+            f"{max_total // 2**20} MiB; refusing it as a possible zip bomb"
+        )
     budget = _Budget(max_total)
     entries = []
     for info in infos:
@@ -393,13 +424,23 @@ def _scan_zip(path: Path, findings: list, max_entries: int, max_entry: int, max_
             continue
         name = info.filename
         if _unsafe(name):
-            findings.append(IntakeFinding("unsafe-path", f"skipped archive entry {name!r}: its path points "
-                                          "outside the extraction folder", None, name, "error"))
+            findings.append(
+                IntakeFinding(
+                    "unsafe-path",
+                    f"skipped archive entry {name!r}: its path points outside the extraction folder",
+                    None,
+                    name,
+                    "error",
+                )
+            )
             continue
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
-            findings.append(IntakeFinding("unsafe-path", f"skipped archive entry {name!r}: it is a symbolic "
-                                          "link", None, name, "error"))
+            findings.append(
+                IntakeFinding(
+                    "unsafe-path", f"skipped archive entry {name!r}: it is a symbolic link", None, name, "error"
+                )
+            )
             continue
         mtime = _zip_mtime(info)
         entries.append((name.replace("\\", "/"), mtime, _zip_reader(archive, info, budget, max_entry)))
@@ -419,14 +460,16 @@ def _scan_folder(root: Path, findings: list, max_entries: int, max_entry: int, s
     entries = []
     skip = skip.resolve() if skip is not None else None
     for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in IGNORED_PARTS
-                         and (skip is None or (Path(folder) / d).resolve() != skip))
+        dirs[:] = sorted(
+            d for d in dirs if d not in IGNORED_PARTS and (skip is None or (Path(folder) / d).resolve() != skip)
+        )
         for file in sorted(files):
             path = Path(folder) / file
             relative = path.relative_to(root).as_posix()
             if path.is_symlink():
-                findings.append(IntakeFinding("unsafe-path", f"skipped {relative}: it is a symbolic link",
-                                              None, relative, "error"))
+                findings.append(
+                    IntakeFinding("unsafe-path", f"skipped {relative}: it is a symbolic link", None, relative, "error")
+                )
                 continue
             entries.append((relative, path.stat().st_mtime, _file_reader(path, max_entry)))
             if len(entries) > max_entries:
@@ -437,9 +480,16 @@ def _scan_folder(root: Path, findings: list, max_entries: int, max_entry: int, s
 # ---------------------------------------------------------------- the intake
 
 
-def collect(source: Path, assignment: str, dest: Path, *, fingerprints: dict[str, set[str]] | None = None,
-            max_entries: int = MAX_ENTRIES, max_entry_bytes: int = MAX_ENTRY_BYTES,
-            max_total_bytes: int = MAX_TOTAL_BYTES) -> IntakeResult:
+def collect(
+    source: Path,
+    assignment: str,
+    dest: Path,
+    *,
+    fingerprints: dict[str, set[str]] | None = None,
+    max_entries: int = MAX_ENTRIES,
+    max_entry_bytes: int = MAX_ENTRY_BYTES,
+    max_total_bytes: int = MAX_TOTAL_BYTES,
+) -> IntakeResult:
     """Read ``source`` (a .ipynb, a folder or a zip) and copy one notebook per student under ``dest``.
 
     ``fingerprints`` (assignment -> grade_ids) lets intake recognise another assignment's notebook by its
@@ -470,13 +520,23 @@ def collect(source: Path, assignment: str, dest: Path, *, fingerprints: dict[str
 def _collect(entries, source: str, assignment: str, dest: Path, fingerprints, findings) -> IntakeResult:
     known = _known_assignments(fingerprints)
     by_student: dict[str, list[_Candidate]] = {}
-    others: dict[str, list[_Candidate]] = {}   # non-notebook files, per student
+    others: dict[str, list[_Candidate]] = {}  # non-notebook files, per student
     for relative, mtime, read in entries:
         if _ignored(relative):
             continue
         who = parse_name(relative)
-        candidate = _Candidate(relative, who["original_name"], who["student"], who["name"], who["lms"],
-                               who["user_id"], who["submission_id"], who["late"], mtime, read)
+        candidate = _Candidate(
+            relative,
+            who["original_name"],
+            who["student"],
+            who["name"],
+            who["lms"],
+            who["user_id"],
+            who["submission_id"],
+            who["late"],
+            mtime,
+            read,
+        )
         if PurePosixPath(relative).suffix.lower() == ".ipynb":
             by_student.setdefault(candidate.student, []).append(candidate)
         else:
@@ -485,8 +545,14 @@ def _collect(entries, source: str, assignment: str, dest: Path, fingerprints, fi
     result = IntakeResult(assignment=assignment, source=source, findings=findings)
     for student, files in sorted(others.items()):
         for c in files:
-            findings.append(IntakeFinding("not-a-notebook", f"{c.original_name} is not a Jupyter notebook "
-                                          f"(.ipynb) and was not graded", student, c.entry))
+            findings.append(
+                IntakeFinding(
+                    "not-a-notebook",
+                    f"{c.original_name} is not a Jupyter notebook (.ipynb) and was not graded",
+                    student,
+                    c.entry,
+                )
+            )
 
     for student in sorted(set(by_student) | set(others)):
         files = by_student.get(student, [])
@@ -495,37 +561,72 @@ def _collect(entries, source: str, assignment: str, dest: Path, fingerprints, fi
             try:
                 c.read()
             except _EntryError as error:
-                findings.append(IntakeFinding("unreadable-entry", f"{c.entry} {error}", student, c.entry,
-                                              "error"))
+                findings.append(IntakeFinding("unreadable-entry", f"{c.entry} {error}", student, c.entry, "error"))
                 continue
             problem = notebook_problem(c.read())
             if problem:
                 # Kept (a damaged notebook is still this student's submission, graded as sent), but
                 # said here, so one broken file is that student's finding and never the class's end.
-                findings.append(IntakeFinding("malformed-notebook", f"{c.original_name} is not a readable "
-                                              f"notebook: {problem}", student, c.entry, "error"))
+                findings.append(
+                    IntakeFinding(
+                        "malformed-notebook",
+                        f"{c.original_name} is not a readable notebook: {problem}",
+                        student,
+                        c.entry,
+                        "error",
+                    )
+                )
             c.wrong_assignment = None if problem else _which_assignment(c, assignment, fingerprints, known)
             readable.append(c)
         if not readable:
             first = (files or others[student])[0]
             sent = ", ".join(sorted(c.original_name for c in files + others.get(student, [])))
-            findings.append(IntakeFinding("missing-notebook", f"no readable notebook for {assignment}; "
-                                          f"received: {sent}", student, "", "error"))
-            result.missing.append(Submission(student, None, first.original_name, first.late, first.name,
-                                             first.lms, first.user_id, first.submission_id, first.entry))
+            findings.append(
+                IntakeFinding(
+                    "missing-notebook", f"no readable notebook for {assignment}; received: {sent}", student, "", "error"
+                )
+            )
+            result.missing.append(
+                Submission(
+                    student,
+                    None,
+                    first.original_name,
+                    first.late,
+                    first.name,
+                    first.lms,
+                    first.user_id,
+                    first.submission_id,
+                    first.entry,
+                )
+            )
             continue
         readable.sort(key=lambda c: _preference(c, assignment), reverse=True)
         keep, rest = readable[0], readable[1:]
         for c in rest:
-            findings.append(IntakeFinding("duplicate", f"{c.original_name} ignored: kept {keep.original_name}"
-                                          f" ({_why(keep, c, assignment)})", student, c.entry))
+            findings.append(
+                IntakeFinding(
+                    "duplicate",
+                    f"{c.original_name} ignored: kept {keep.original_name} ({_why(keep, c, assignment)})",
+                    student,
+                    c.entry,
+                )
+            )
         if keep.wrong_assignment:
-            findings.append(IntakeFinding("wrong-assignment", f"{keep.original_name} looks like the "
-                                          f"notebook of {keep.wrong_assignment}, not {assignment}; it is "
-                                          "graded as sent", student, keep.entry, "error"))
+            findings.append(
+                IntakeFinding(
+                    "wrong-assignment",
+                    f"{keep.original_name} looks like the "
+                    f"notebook of {keep.wrong_assignment}, not {assignment}; it is "
+                    "graded as sent",
+                    student,
+                    keep.entry,
+                    "error",
+                )
+            )
         if keep.late:
-            findings.append(IntakeFinding("late", f"{keep.original_name} was submitted late", student,
-                                          keep.entry, "info"))
+            findings.append(
+                IntakeFinding("late", f"{keep.original_name} was submitted late", student, keep.entry, "info")
+            )
         target = dest / student / _target_name(keep.original_name, assignment)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(target.name + ".part")
@@ -533,8 +634,19 @@ def _collect(entries, source: str, assignment: str, dest: Path, fingerprints, fi
         tmp.replace(target)
         for c in files:
             c.read.release()
-        result.submissions.append(Submission(student, str(target), keep.original_name, keep.late, keep.name,
-                                             keep.lms, keep.user_id, keep.submission_id, keep.entry))
+        result.submissions.append(
+            Submission(
+                student,
+                str(target),
+                keep.original_name,
+                keep.late,
+                keep.name,
+                keep.lms,
+                keep.user_id,
+                keep.submission_id,
+                keep.entry,
+            )
+        )
     return result
 
 
@@ -545,8 +657,13 @@ def _target_name(original_name: str, assignment: str) -> str:
 
 def _preference(c: _Candidate, assignment: str):
     """Sort key: the right assignment first, then the newest (highest submission id, then time)."""
-    return (c.wrong_assignment is None, _stem(c.original_name) == assignment.lower(),
-            c.submission_id or -1, c.mtime, c.entry)
+    return (
+        c.wrong_assignment is None,
+        _stem(c.original_name) == assignment.lower(),
+        c.submission_id or -1,
+        c.mtime,
+        c.entry,
+    )
 
 
 def _why(keep: _Candidate, other: _Candidate, assignment: str) -> str:

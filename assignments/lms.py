@@ -17,25 +17,46 @@ import sys
 import zipfile
 from pathlib import Path
 
-from .hygiene import COLAB_BADGE_ID, REPO_MODULES, SETUP_ID, imported_modules
 from .course import REPO, default
+from .hygiene import COLAB_BADGE_ID, REPO_MODULES, SETUP_ID, imported_modules
 
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 # A link whose text mentions Colab, in markdown ([![Open In Colab](badge.svg)](TARGET), [Open in Colab](TARGET))
 # or in HTML (<a href="TARGET" target="_parent"><img src="badge.svg" alt="Open In Colab"/></a>).
 _COLAB_LINK = re.compile(r"\[(?P<text>!\[[^\]]*\]\([^)]*\)|[^\[\]]*)\]\((?P<target>[^)\s]*)\)")
-_COLAB_HTML = re.compile(r"(?P<open><a\s[^>]*?href=\")(?P<target>[^\"]*)(?P<rest>\"[^>]*>)(?P<text>.*?)</a>",
-                         re.DOTALL | re.IGNORECASE)
+_COLAB_HTML = re.compile(
+    r"(?P<open><a\s[^>]*?href=\")(?P<target>[^\"]*)(?P<rest>\"[^>]*>)(?P<text>.*?)</a>", re.DOTALL | re.IGNORECASE
+)
 
 # Importable on Colab without installing anything (besides the standard library).
-COLAB_PREINSTALLED = frozenset({
-    "numpy", "pandas", "scipy", "sklearn", "matplotlib", "seaborn", "PIL", "requests", "IPython", "ipywidgets",
-    "torch", "torchvision", "torchaudio", "transformers", "tokenizers", "huggingface_hub", "safetensors",
-    "datasets", "tqdm", "google",
-})
+COLAB_PREINSTALLED = frozenset(
+    {
+        "numpy",
+        "pandas",
+        "scipy",
+        "sklearn",
+        "matplotlib",
+        "seaborn",
+        "PIL",
+        "requests",
+        "IPython",
+        "ipywidgets",
+        "torch",
+        "torchvision",
+        "torchaudio",
+        "transformers",
+        "tokenizers",
+        "huggingface_hub",
+        "safetensors",
+        "datasets",
+        "tqdm",
+        "google",
+    }
+)
 
 
 # --- the Colab link ------------------------------------------------------------------------------------
+
 
 def colab_pattern(root: Path = REPO) -> str:
     """``[tool.course] colab_url`` from ``root/pyproject.toml``."""
@@ -43,6 +64,7 @@ def colab_pattern(root: Path = REPO) -> str:
     text = path.read_text(encoding="utf-8")
     try:
         import tomllib
+
         value = tomllib.loads(text).get("tool", {}).get("course", {}).get("colab_url")
     except ImportError:  # Python 3.10: read the one key we need
         section = re.search(r"^\[tool\.course\]\s*$(.*?)(?=^\[|\Z)", text, re.MULTILINE | re.DOTALL)
@@ -66,9 +88,11 @@ def colab_problems(root: Path = REPO) -> list[str]:
     except (OSError, ValueError) as error:
         return [str(error)]
     if PLACEHOLDERS.search(pattern):
-        return [f"[tool.course] colab_url in pyproject.toml is still a placeholder ({pattern}); set it to "
-                "where students open the release notebooks: Colab's GitHub link pattern for your repository, "
-                "branch and release/{assignment}/{notebook} (README, Publish)"]
+        return [
+            f"[tool.course] colab_url in pyproject.toml is still a placeholder ({pattern}); set it to "
+            "where students open the release notebooks: Colab's GitHub link pattern for your repository, "
+            "branch and release/{assignment}/{notebook} (README, Publish)"
+        ]
     return []
 
 
@@ -78,8 +102,12 @@ def colab_url(assignment: str, notebook: str, root: Path = REPO) -> str:
 
 def colab_links(markdown: str) -> list[str]:
     """Targets of the links in ``markdown`` (markdown or HTML) whose text mentions Colab, in order."""
-    found = [(m.start(), m.group("target")) for pattern in (_COLAB_LINK, _COLAB_HTML)
-             for m in pattern.finditer(markdown) if "colab" in m.group("text").lower()]
+    found = [
+        (m.start(), m.group("target"))
+        for pattern in (_COLAB_LINK, _COLAB_HTML)
+        for m in pattern.finditer(markdown)
+        if "colab" in m.group("text").lower()
+    ]
     return [target for _, target in sorted(found)]
 
 
@@ -89,6 +117,7 @@ def badge(url: str) -> str:
 
 def with_colab_link(markdown: str, url: str) -> str:
     """``markdown`` with every Colab link pointing at ``url``; a badge is added after the title if none."""
+
     def markdown_link(match):
         if "colab" not in match.group("text").lower():
             return match.group(0)
@@ -120,6 +149,7 @@ def set_colab_link(nb, assignment: str, notebook: str, root: Path = REPO) -> boo
 
 
 # --- self-contained release notebooks ------------------------------------------------------------------
+
 
 def _code_cells(nb):
     return [(i, c) for i, c in enumerate(nb.cells) if c.get("cell_type") == "code"]
@@ -194,8 +224,10 @@ def self_contained_problems(nb, assignment: str, notebook: str, root: Path = REP
         expected = colab_url(assignment, notebook, root)
         links = colab_links(first.source)
         if links != [expected]:
-            problems.append(f"the first cell's Colab link is {links or 'missing'}; expected [{expected!r}] "
-                            "from [tool.course] colab_url")
+            problems.append(
+                f"the first cell's Colab link is {links or 'missing'}; expected [{expected!r}] "
+                "from [tool.course] colab_url"
+            )
     code = _code_cells(nb)
     if not code or _grade_id(code[0][1]) != SETUP_ID:
         problems.append(f"the first code cell is not the setup cell (grade_id '{SETUP_ID}')")
@@ -216,11 +248,15 @@ def self_contained_problems(nb, assignment: str, notebook: str, root: Path = REP
             continue
         for line, module in modules:
             if module in local:
-                problems.append(f"cell {index} ({_grade_id(cell)}): line {line} imports {module!r}, "
-                                "which exists only in the course repository")
+                problems.append(
+                    f"cell {index} ({_grade_id(cell)}): line {line} imports {module!r}, "
+                    "which exists only in the course repository"
+                )
             elif module not in allowed:
-                problems.append(f"cell {index} ({_grade_id(cell)}): line {line} imports {module!r}, which "
-                                "Colab lacks and the setup cell does not install")
+                problems.append(
+                    f"cell {index} ({_grade_id(cell)}): line {line} imports {module!r}, which "
+                    "Colab lacks and the setup cell does not install"
+                )
     return problems
 
 
@@ -238,6 +274,7 @@ def repo_modules(root: Path = REPO) -> set[str]:
 
 
 # --- LMS bundles ---------------------------------------------------------------------------------------
+
 
 def student_readme(assignment: str, notebooks: list[str], root: Path = REPO) -> str:
     title = default().assignment(assignment).title
@@ -280,12 +317,16 @@ def _zip_entry(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
     archive.writestr(info, data)
 
 
-def build_bundle(assignment: str, release_dir: Path | None = None, dist_dir: Path | None = None,
-                 root: Path = REPO) -> Path:
+def build_bundle(
+    assignment: str, release_dir: Path | None = None, dist_dir: Path | None = None, root: Path = REPO
+) -> Path:
     """``dist_dir/lms/<assignment>.zip`` from ``release_dir/<assignment>``; returns the zip's path."""
     folder = Path(release_dir if release_dir is not None else default().release_dir) / assignment
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts
-                   and "__pycache__" not in p.parts)
+    files = sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and ".ipynb_checkpoints" not in p.parts and "__pycache__" not in p.parts
+    )
     notebooks = [p.name for p in files if p.suffix == ".ipynb" and p.parent == folder]
     if not notebooks:
         raise FileNotFoundError(f"no release notebook in {folder}; run `course release {assignment}` first")

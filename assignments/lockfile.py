@@ -17,8 +17,10 @@ from pathlib import Path
 from .course import REPO
 
 LOCK = "requirements.lock"
-HEADER = ("# Written by `course lock` (make lock) from the environment the test suite ran in: the versions the\n"
-          "# Gradescope bundle installs. Regenerate after changing dependencies; a test checks it is current.\n")
+HEADER = (
+    "# Written by `course lock` (make lock) from the environment the test suite ran in: the versions the\n"
+    "# Gradescope bundle installs. Regenerate after changing dependencies; a test checks it is current.\n"
+)
 
 
 def _canonical(name: str) -> str:
@@ -45,7 +47,9 @@ def installed_closure(requirements: list[str]) -> dict[str, str]:
         try:
             dist = metadata.distribution(requirement.name)
         except metadata.PackageNotFoundError:
-            raise LookupError(f"{requirement.name} is required but not installed here; install the project first")
+            raise LookupError(
+                f"{requirement.name} is required but not installed here; install the project first"
+            ) from None
         found[name] = dist.version.split("+")[0]
         for text in dist.requires or []:
             child = Requirement(text)
@@ -81,7 +85,10 @@ def drift(root: Path = REPO) -> list[str]:
     if not path.is_file():
         return [f"no {LOCK}; run `course lock` (make lock)"]
     locked, here = read(path), installed_closure(project_requirements(root))
-    problems = [f"{name}: locked {locked.get(name, 'not at all')}, installed {version}"
-                for name, version in sorted(here.items()) if locked.get(name) != version]
+    problems = [
+        f"{name}: locked {locked.get(name, 'not at all')}, installed {version}"
+        for name, version in sorted(here.items())
+        if locked.get(name) != version
+    ]
     problems += [f"{name}: locked {locked[name]}, no longer required" for name in sorted(set(locked) - set(here))]
     return problems

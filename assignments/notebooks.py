@@ -14,9 +14,9 @@ from pathlib import Path
 
 import nbformat
 
-
 # The largest notebook file any door reads (a filled notebook is well under 1 MB; outputs add a few MB).
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
+
 
 def nbgrader(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {}) or {}
@@ -104,7 +104,7 @@ def questions(nb) -> list[Question]:
 COURSE_KEY = "course"
 FORBIDDEN_KEY = "forbidden_calls"
 PENALTY_KEY = "shortcut_penalty"
-PENALTIES = ("flag", "zero")     # flag: a finding only (default); zero: the question scores 0
+PENALTIES = ("flag", "zero")  # flag: a finding only (default); zero: the question scores 0
 DEFAULT_PENALTY = "flag"
 
 
@@ -117,8 +117,8 @@ def course_metadata(cell) -> dict:
 
 @dataclass(frozen=True)
 class ShortcutRule:
-    question: str                  # grade_id of the autograded test cell
-    forbidden: tuple[str, ...]     # dotted importable names, or bare names of notebook definitions
+    question: str  # grade_id of the autograded test cell
+    forbidden: tuple[str, ...]  # dotted importable names, or bare names of notebook definitions
     penalty: str = DEFAULT_PENALTY
 
 
@@ -135,8 +135,9 @@ def shortcut_rules(nb) -> dict[str, ShortcutRule]:
         forbidden = tuple(n for n in names if isinstance(n, str) and n)
         penalty = meta.get(PENALTY_KEY, DEFAULT_PENALTY)
         if forbidden:
-            rules[grade_id(cell)] = ShortcutRule(grade_id(cell), forbidden,
-                                                 penalty if penalty in PENALTIES else DEFAULT_PENALTY)
+            rules[grade_id(cell)] = ShortcutRule(
+                grade_id(cell), forbidden, penalty if penalty in PENALTIES else DEFAULT_PENALTY
+            )
     return rules
 
 
@@ -195,9 +196,12 @@ HIDDEN_TESTS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 MARK_SCHEME = ("BEGIN MARK SCHEME", "END MARK SCHEME")
 MARKERS = {"solution": SOLUTION, "hidden tests": HIDDEN_TESTS, "mark scheme": MARK_SCHEME}
 WRITTEN_FORM = {  # delimiter -> the marker line as authors write it
-    "BEGIN SOLUTION": "### BEGIN SOLUTION", "END SOLUTION": "### END SOLUTION",
-    "BEGIN HIDDEN TESTS": "### BEGIN HIDDEN TESTS", "END HIDDEN TESTS": "### END HIDDEN TESTS",
-    "BEGIN MARK SCHEME": "=== BEGIN MARK SCHEME ===", "END MARK SCHEME": "=== END MARK SCHEME ===",
+    "BEGIN SOLUTION": "### BEGIN SOLUTION",
+    "END SOLUTION": "### END SOLUTION",
+    "BEGIN HIDDEN TESTS": "### BEGIN HIDDEN TESTS",
+    "END HIDDEN TESTS": "### END HIDDEN TESTS",
+    "BEGIN MARK SCHEME": "=== BEGIN MARK SCHEME ===",
+    "END MARK SCHEME": "=== END MARK SCHEME ===",
 }
 
 
@@ -225,8 +229,9 @@ def region_errors(text: str, begin: str, end: str) -> list[str]:
     for number, line in enumerate(text.split("\n"), start=1):
         if begin in line:
             if open_line is not None:
-                errors.append(f"'{begin}' on line {number} opens a region inside the one opened on line "
-                              f"{open_line} (nested)")
+                errors.append(
+                    f"'{begin}' on line {number} opens a region inside the one opened on line {open_line} (nested)"
+                )
             open_line = number
         elif end in line:
             if open_line is None:

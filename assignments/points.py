@@ -59,10 +59,14 @@ def split_problems(assignment) -> list[str]:
     for grade_id, points in cells.items():
         tests = declared.get(grade_id, 0.0)
         if abs(tests - points) > 1e-9:
-            problems.append(f"question {grade_id}: its test cell in {where} gives {points:g} points, its hidden "
-                            f"tests' @question(points=...) add up to {tests:g} "
-                            f"({assignment.course.display(suite)}); make the tests split the cell's points")
+            problems.append(
+                f"question {grade_id}: its test cell in {where} gives {points:g} points, its hidden "
+                f"tests' @question(points=...) add up to {tests:g} "
+                f"({assignment.course.display(suite)}); make the tests split the cell's points"
+            )
     for grade_id in sorted(set(declared) - set(cells)):
-        problems.append(f"hidden tests give {declared[grade_id]:g} points to {grade_id!r}, which is not an "
-                        f"autograded test cell of {where}")
+        problems.append(
+            f"hidden tests give {declared[grade_id]:g} points to {grade_id!r}, which is not an "
+            f"autograded test cell of {where}"
+        )
     return [f"{assignment.name}: {problem}" for problem in problems]

@@ -40,16 +40,17 @@ from pathlib import Path
 
 from . import notebooks
 
-K = 12        # tokens per k-gram: shorter runs (``return V, V``) are common to every honest answer
-WINDOW = 6    # winnowing window: any shared run of K + WINDOW - 1 = 17 tokens is always detected
+K = 12  # tokens per k-gram: shorter runs (``return V, V``) are common to every honest answer
+WINDOW = 6  # winnowing window: any shared run of K + WINDOW - 1 = 17 tokens is always detected
 # No answer is this long; a longer one (a pasted data dump, a hostile file) is compared on its beginning,
 # so one notebook cannot stall the class.
 MAX_ANSWER_CHARS = 100_000
-MAGIC = re.compile(r"^[ \t]*[%!]", re.M)   # IPython magics and shell lines: not Python, kept as comments
+MAGIC = re.compile(r"^[ \t]*[%!]", re.M)  # IPython magics and shell lines: not Python, kept as comments
 KEPT_NAMES = frozenset(dir(builtins)) - {"_"}
 SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
-FSTRING_PARTS = {getattr(tokenize, name) for name in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END")
-                 if hasattr(tokenize, name)}   # Python 3.12+ splits f-strings into parts
+FSTRING_PARTS = {
+    getattr(tokenize, name) for name in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END") if hasattr(tokenize, name)
+}  # Python 3.12+ splits f-strings into parts
 
 
 # ---------------------------------------------------------------- tokens
@@ -63,7 +64,7 @@ def tokens(source: str) -> tuple[list[str], list[int]]:
     code = MAGIC.sub(lambda m: m.group(0).replace("%", "#").replace("!", "#"), source)
     try:
         return _normalize(list(tokenize.generate_tokens(io.StringIO(code).readline)))
-    except (tokenize.TokenError, SyntaxError):   # IndentationError is a SyntaxError
+    except (tokenize.TokenError, SyntaxError):  # IndentationError is a SyntaxError
         pass
     texts, lines = [], []
     for number, line in enumerate(code.splitlines(), start=1):
@@ -78,23 +79,23 @@ def tokens(source: str) -> tuple[list[str], list[int]]:
 
 
 def _normalize(raw: list[tokenize.TokenInfo]) -> tuple[list[str], list[int]]:
-    significant = [t for t in raw if t.type not in SKIPPED and not (t.type == tokenize.ERRORTOKEN
-                                                                    and not t.string.strip())]
+    significant = [
+        t for t in raw if t.type not in SKIPPED and not (t.type == tokenize.ERRORTOKEN and not t.string.strip())
+    ]
     texts: list[str] = []
     lines: list[int] = []
-    dropped = -1   # index of the last string statement dropped: its end of line goes with it
-    grouping: list[bool] = []   # for each open "(": is it a grouping or tuple parenthesis (dropped)?
+    dropped = -1  # index of the last string statement dropped: its end of line goes with it
+    grouping: list[bool] = []  # for each open "(": is it a grouping or tuple parenthesis (dropped)?
     for index, token in enumerate(significant):
         before = significant[index - 1] if index else None
         if token.type == tokenize.OP and token.string in ("(", ")", ","):
-            if _layout_only(token, before, significant[index + 1] if index + 1 < len(significant) else None,
-                            grouping):
+            if _layout_only(token, before, significant[index + 1] if index + 1 < len(significant) else None, grouping):
                 continue
         text = _token_text(token, before, significant[index - 2] if index > 1 else None)
         if text is None or (index == dropped + 1 and token.type == tokenize.NEWLINE):
             continue
         if token.type == tokenize.STRING and _is_statement(significant, index):
-            dropped = index   # a docstring, or a string used as a comment
+            dropped = index  # a docstring, or a string used as a comment
             continue
         texts.append(text)
         lines.append(token.start[0])
@@ -105,13 +106,17 @@ def _layout_only(token, before, after, grouping: list[bool]) -> bool:
     """Punctuation that only changes layout: parentheses that group or make a tuple (``return (a, b)``
     is ``return a, b``; a call's or a definition's parentheses stay) and a trailing comma."""
     if token.string == "(":
-        call = before is not None and (before.type == tokenize.NAME and not keyword.iskeyword(before.string)
-                                       or before.string in (")", "]") or before.type == tokenize.STRING)
+        call = before is not None and (
+            before.type == tokenize.NAME
+            and not keyword.iskeyword(before.string)
+            or before.string in (")", "]")
+            or before.type == tokenize.STRING
+        )
         grouping.append(not call)
         return not call
     if token.string == ")":
         return grouping.pop() if grouping else False
-    return after is not None and after.string in (")", "]", "}")   # a comma right before a closing bracket
+    return after is not None and after.string in (")", "]", "}")  # a comma right before a closing bracket
 
 
 def _token_text(token, before, two_before) -> str | None:
@@ -133,7 +138,7 @@ def _token_text(token, before, two_before) -> str | None:
         return "}"
     if kind == tokenize.STRING:
         return "S"
-    if kind in FSTRING_PARTS:   # an f-string is one string; the expressions inside it are tokens
+    if kind in FSTRING_PARTS:  # an f-string is one string; the expressions inside it are tokens
         return "S" if kind == getattr(tokenize, "FSTRING_START", None) else None
     if kind == tokenize.NUMBER:
         return _number(string)
@@ -171,14 +176,14 @@ def _token_id(text: str) -> int:
 def kgram_hashes(texts: list[str], k: int = K) -> list[int]:
     """The hash of every run of ``k`` tokens, in order (a tuple of ints hashes the same in every process)."""
     ids = [_token_id(text) for text in texts]
-    return [hash(tuple(ids[i:i + k])) for i in range(len(ids) - k + 1)]
+    return [hash(tuple(ids[i : i + k])) for i in range(len(ids) - k + 1)]
 
 
 def winnow(hashes: list[int], window: int = WINDOW) -> set[int]:
     """The smallest hash of every ``window`` consecutive ones (all of a shorter list's smallest)."""
     if len(hashes) <= window:
         return {min(hashes)} if hashes else set()
-    return {min(hashes[start:start + window]) for start in range(len(hashes) - window + 1)}
+    return {min(hashes[start : start + window]) for start in range(len(hashes) - window + 1)}
 
 
 def starter_hashes(template) -> frozenset[int]:
@@ -201,12 +206,13 @@ def fingerprints(source: str, starter: frozenset[int]) -> frozenset[int]:
 @dataclass
 class Student:
     """One student's code answers and their fingerprints, per answer cell (grade_id)."""
+
     student: str
     name: str = ""
     answers: dict[str, str] = field(default_factory=dict)
     prints: dict[str, frozenset[int]] = field(default_factory=dict)
-    problem: str | None = None        # why this notebook was not compared (unreadable, another assignment's)
-    notes: list[str] = field(default_factory=list)   # what was unusual but still compared
+    problem: str | None = None  # why this notebook was not compared (unreadable, another assignment's)
+    notes: list[str] = field(default_factory=list)  # what was unusual but still compared
 
     def keyed_prints(self, questions: list[str]) -> frozenset:
         """All fingerprints, each tagged with its question, so answers only match the same question's (one
@@ -217,6 +223,7 @@ class Student:
 @dataclass(frozen=True)
 class Context:
     """What every student is compared against: the template, its code answer cells, the starter code."""
+
     template: object
     questions: tuple[str, ...]
     starter: frozenset[int]
@@ -228,8 +235,11 @@ def context(assignment: str, template=None) -> Context:
         from assignments.grading.submission.load import default_template
 
         template = default_template(assignment)
-    questions = tuple(notebooks.grade_id(c) for c in template.cells
-                      if notebooks.is_answer(c) and c.get("cell_type") == "code" and notebooks.grade_id(c))
+    questions = tuple(
+        notebooks.grade_id(c)
+        for c in template.cells
+        if notebooks.is_answer(c) and c.get("cell_type") == "code" and notebooks.grade_id(c)
+    )
     return Context(template, questions, starter_hashes(template))
 
 
@@ -243,8 +253,11 @@ def read_answers(path: Path, ctx: Context) -> tuple[dict[str, str], str | None]:
     if prepared.rejected:
         return {}, prepared.rejection.message
     wanted = set(ctx.questions)
-    return {notebooks.grade_id(c): notebooks.cell_text(c) for c in prepared.restored.cells
-            if notebooks.grade_id(c) in wanted}, None
+    return {
+        notebooks.grade_id(c): notebooks.cell_text(c)
+        for c in prepared.restored.cells
+        if notebooks.grade_id(c) in wanted
+    }, None
 
 
 def fingerprint_student(student: str, path: Path, ctx: Context, name: str = "") -> Student:
@@ -259,8 +272,7 @@ def fingerprint_student(student: str, path: Path, ctx: Context, name: str = "") 
     result = Student(student, name, problem=problem)
     for gid, code in answers.items():
         if len(code) > MAX_ANSWER_CHARS:
-            result.notes.append(f"{gid} is {len(code):,} characters long; its first {MAX_ANSWER_CHARS:,} "
-                                "were compared")
+            result.notes.append(f"{gid} is {len(code):,} characters long; its first {MAX_ANSWER_CHARS:,} were compared")
             code = code[:MAX_ANSWER_CHARS]
         result.answers[gid] = code
         result.prints[gid] = fingerprints(code, ctx.starter)
@@ -280,8 +292,9 @@ def _worker_fingerprint(job: tuple[str, str, str]) -> Student:
     return fingerprint_student(student, Path(path), _WORKER_CONTEXT, name)
 
 
-def fingerprint_class(submissions: list[tuple[str, Path, str]], ctx: Context,
-                      workers: int | None = None) -> list[Student]:
+def fingerprint_class(
+    submissions: list[tuple[str, Path, str]], ctx: Context, workers: int | None = None
+) -> list[Student]:
     """Read and fingerprint every ``(student, notebook path, display name)``, in ``workers`` processes
     (default: the CPU cores); in student order."""
     workers = max(1, min(workers or os.cpu_count() or 1, len(submissions)))
@@ -298,11 +311,12 @@ def fingerprint_class(submissions: list[tuple[str, Path, str]], ctx: Context,
 @dataclass
 class QuestionMatch:
     """One question of one pair: how much the two answers share, and which of their lines."""
+
     grade_id: str
-    jaccard: float          # shared fingerprints / fingerprints either answer has
-    containment: float      # shared fingerprints / fingerprints of the smaller answer
+    jaccard: float  # shared fingerprints / fingerprints either answer has
+    containment: float  # shared fingerprints / fingerprints of the smaller answer
     shared: int
-    lines_a: list[int] = field(default_factory=list)   # 1-based lines inside a passage both answers have
+    lines_a: list[int] = field(default_factory=list)  # 1-based lines inside a passage both answers have
     lines_b: list[int] = field(default_factory=list)
 
 
@@ -310,9 +324,9 @@ class QuestionMatch:
 class Pair:
     a: str
     b: str
-    score: float            # Jaccard index over all questions' fingerprints together
-    shared: int             # fingerprints the two have in common (same question)
-    questions: list[QuestionMatch] = field(default_factory=list)   # filled by ``explain``
+    score: float  # Jaccard index over all questions' fingerprints together
+    shared: int  # fingerprints the two have in common (same question)
+    questions: list[QuestionMatch] = field(default_factory=list)  # filled by ``explain``
 
 
 def rank_pairs(students: list[Student], questions: list[str] | tuple[str, ...]) -> list[Pair]:
@@ -322,7 +336,7 @@ def rank_pairs(students: list[Student], questions: list[str] | tuple[str, ...]) 
     for index, (a, mine) in enumerate(keyed):
         if not mine:
             continue
-        for b, theirs in keyed[index + 1:]:
+        for b, theirs in keyed[index + 1 :]:
             shared = len(mine & theirs)
             if shared:
                 pairs.append(Pair(a, b, shared / (len(mine) + len(theirs) - shared), shared))
@@ -340,10 +354,14 @@ def explain(pair: Pair, by_student: dict[str, Student], questions, starter: froz
             continue
         shared = len(mine & theirs)
         either, smaller = len(mine | theirs), min(len(mine), len(theirs))
-        lines_a, lines_b = shared_lines(first.answers.get(gid, ""), second.answers.get(gid, ""), starter) \
-            if shared else ([], [])
-        pair.questions.append(QuestionMatch(gid, shared / either if either else 0.0,
-                                            shared / smaller if smaller else 0.0, shared, lines_a, lines_b))
+        lines_a, lines_b = (
+            shared_lines(first.answers.get(gid, ""), second.answers.get(gid, ""), starter) if shared else ([], [])
+        )
+        pair.questions.append(
+            QuestionMatch(
+                gid, shared / either if either else 0.0, shared / smaller if smaller else 0.0, shared, lines_a, lines_b
+            )
+        )
     pair.questions.sort(key=lambda q: (-q.jaccard, questions.index(q.grade_id)))
     return pair
 
@@ -363,32 +381,34 @@ def _covered(hashes: list[int], lines: list[int], common: set[int], starter: fro
     shared, provided = [False] * len(lines), [False] * len(lines)
     for start, h in enumerate(hashes):
         if h in common:
-            shared[start:start + K] = [True] * K
+            shared[start : start + K] = [True] * K
         elif h in starter:
-            provided[start:start + K] = [True] * K
+            provided[start : start + K] = [True] * K
     return sorted({line for line, mine, given in zip(lines, shared, provided) if mine and not given})
 
 
 @dataclass
 class Comparison:
     """A class compared: the students (with what was not compared and why) and the ranked pairs."""
+
     assignment: str
     questions: tuple[str, ...]
     students: list[Student]
     pairs: list[Pair]
-    timings: dict[str, float] = field(default_factory=dict)   # seconds per phase
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per phase
 
     def nearest(self) -> dict[str, tuple[str, float]]:
         """Each student's most similar classmate and their score (students sharing nothing are absent)."""
         best: dict[str, tuple[str, float]] = {}
-        for pair in self.pairs:   # best first, so the first pair naming a student is theirs
+        for pair in self.pairs:  # best first, so the first pair naming a student is theirs
             best.setdefault(pair.a, (pair.b, pair.score))
             best.setdefault(pair.b, (pair.a, pair.score))
         return best
 
 
-def compare_class(assignment: str, submissions: list[tuple[str, Path, str]], top: int = 20,
-                  workers: int | None = None, template=None) -> Comparison:
+def compare_class(
+    assignment: str, submissions: list[tuple[str, Path, str]], top: int = 20, workers: int | None = None, template=None
+) -> Comparison:
     """Fingerprint every submission, rank every pair, and explain the ``top`` pairs question by question."""
     clock = time.perf_counter()
     ctx = context(assignment, template)

@@ -23,13 +23,15 @@ from pathlib import Path
 from . import similarity
 from .similarity import Comparison, Pair
 
-TOP = 20   # pairs explained in the report and the table by default
+TOP = 20  # pairs explained in the report and the table by default
 
 
 def names(comparison: Comparison) -> dict[str, str]:
     """student key -> "display name (key)" when the LMS gave a name that differs from the key."""
-    return {s.student: f"{s.name} ({s.student})" if s.name and s.name != s.student else s.student
-            for s in comparison.students}
+    return {
+        s.student: f"{s.name} ({s.student})" if s.name and s.name != s.student else s.student
+        for s in comparison.students
+    }
 
 
 # ---------------------------------------------------------------- terminal
@@ -39,13 +41,17 @@ def table(comparison: Comparison, top: int = TOP) -> str:
     """The top pairs, one row each: score, shared fingerprints and the questions that share the most."""
     who = names(comparison)
     compared = sum(1 for s in comparison.students if s.problem is None)
-    title = (f"{comparison.assignment}: {compared} notebook(s) compared, {len(comparison.pairs)} pair(s) share "
-             f"code; top {min(top, len(comparison.pairs))}")
+    title = (
+        f"{comparison.assignment}: {compared} notebook(s) compared, {len(comparison.pairs)} pair(s) share "
+        f"code; top {min(top, len(comparison.pairs))}"
+    )
     if not comparison.pairs:
         return f"{title}\n(no two answers share a passage beyond the starter code)"
     header = ["rank", "score", "student", "student", "shared", "most shared questions"]
-    rows = [[str(rank), f"{pair.score:.2f}", who[pair.a], who[pair.b], str(pair.shared), _top_questions(pair)]
-            for rank, pair in enumerate(comparison.pairs[:top], start=1)]
+    rows = [
+        [str(rank), f"{pair.score:.2f}", who[pair.a], who[pair.b], str(pair.shared), _top_questions(pair)]
+        for rank, pair in enumerate(comparison.pairs[:top], start=1)
+    ]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = [title, "  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
@@ -64,25 +70,47 @@ def to_json(comparison: Comparison, top: int = TOP) -> dict:
     nearest = comparison.nearest()
     return {
         "assignment": comparison.assignment,
-        "method": {"tokens_per_kgram": similarity.K, "winnowing_window": similarity.WINDOW,
-                   "score": "Jaccard index of the pair's fingerprints over all questions (same question only)",
-                   "questions": list(comparison.questions)},
+        "method": {
+            "tokens_per_kgram": similarity.K,
+            "winnowing_window": similarity.WINDOW,
+            "score": "Jaccard index of the pair's fingerprints over all questions (same question only)",
+            "questions": list(comparison.questions),
+        },
         "students": len(comparison.students),
         "compared": sum(1 for s in comparison.students if s.problem is None),
         "pairs_sharing_code": len(comparison.pairs),
         "pairs": [_pair_json(rank, pair) for rank, pair in enumerate(comparison.pairs[:top], start=1)],
-        "nearest": {s.student: {"classmate": nearest[s.student][0], "score": round(nearest[s.student][1], 4)}
-                    if s.student in nearest else None for s in comparison.students if s.problem is None},
+        "nearest": {
+            s.student: {"classmate": nearest[s.student][0], "score": round(nearest[s.student][1], 4)}
+            if s.student in nearest
+            else None
+            for s in comparison.students
+            if s.problem is None
+        },
         "not_compared": {s.student: s.problem for s in comparison.students if s.problem is not None},
         "notes": {s.student: s.notes for s in comparison.students if s.notes},
     }
 
 
 def _pair_json(rank: int, pair: Pair) -> dict:
-    return {"rank": rank, "a": pair.a, "b": pair.b, "score": round(pair.score, 4), "shared": pair.shared,
-            "questions": [{"grade_id": q.grade_id, "jaccard": round(q.jaccard, 4),
-                           "containment": round(q.containment, 4), "shared": q.shared,
-                           "lines_a": q.lines_a, "lines_b": q.lines_b} for q in pair.questions]}
+    return {
+        "rank": rank,
+        "a": pair.a,
+        "b": pair.b,
+        "score": round(pair.score, 4),
+        "shared": pair.shared,
+        "questions": [
+            {
+                "grade_id": q.grade_id,
+                "jaccard": round(q.jaccard, 4),
+                "containment": round(q.containment, 4),
+                "shared": q.shared,
+                "lines_a": q.lines_a,
+                "lines_b": q.lines_b,
+            }
+            for q in pair.questions
+        ],
+    }
 
 
 # ---------------------------------------------------------------- HTML
@@ -108,8 +136,10 @@ def write_html(comparison: Comparison, path: Path, top: int = TOP) -> Path:
     pairs = comparison.pairs[:top]
     compared = sum(1 for s in comparison.students if s.problem is None)
     parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>Similarity report: {_e(comparison.assignment)}</title>", f"<style>{STYLE}</style></head><body>",
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Similarity report: {_e(comparison.assignment)}</title>",
+        f"<style>{STYLE}</style></head><body>",
         f"<h1>Similarity report: {_e(comparison.assignment)}</h1>",
         f'<p class="note">{compared} notebook(s) compared over {len(comparison.questions)} code answer(s) '
         f"({_e(', '.join(comparison.questions))}); {len(comparison.pairs)} pair(s) share at least one "
@@ -146,12 +176,16 @@ def _e(text) -> str:
 def _ranking(pairs: list[Pair], who: dict[str, str]) -> list[str]:
     if not pairs:
         return ["<p>No two notebooks share a passage beyond the starter code.</p>"]
-    rows = ["<table class=\"rank\"><tr><th>rank</th><th>score</th><th>student</th><th>student</th>"
-            "<th>shared fingerprints</th><th>most shared questions</th></tr>"]
+    rows = [
+        '<table class="rank"><tr><th>rank</th><th>score</th><th>student</th><th>student</th>'
+        "<th>shared fingerprints</th><th>most shared questions</th></tr>"
+    ]
     for rank, pair in enumerate(pairs, start=1):
-        rows.append(f'<tr><td><a href="#pair-{rank}">{rank}</a></td><td>{pair.score:.2f}</td>'
-                    f"<td>{_e(who[pair.a])}</td><td>{_e(who[pair.b])}</td><td>{pair.shared}</td>"
-                    f"<td>{_e(_top_questions(pair))}</td></tr>")
+        rows.append(
+            f'<tr><td><a href="#pair-{rank}">{rank}</a></td><td>{pair.score:.2f}</td>'
+            f"<td>{_e(who[pair.a])}</td><td>{_e(who[pair.b])}</td><td>{pair.shared}</td>"
+            f"<td>{_e(_top_questions(pair))}</td></tr>"
+        )
     rows.append("</table>")
     return rows
 
@@ -159,13 +193,17 @@ def _ranking(pairs: list[Pair], who: dict[str, str]) -> list[str]:
 def _pair_section(rank: int, pair: Pair, who: dict[str, str], comparison: Comparison) -> list[str]:
     by_student = {s.student: s for s in comparison.students}
     first, second = by_student[pair.a], by_student[pair.b]
-    parts = [f'<section class="pair" id="pair-{rank}"><h2>#{rank}: {_e(who[pair.a])} and {_e(who[pair.b])}: '
-             f"score {pair.score:.2f}, {pair.shared} shared fingerprint(s)</h2>"]
+    parts = [
+        f'<section class="pair" id="pair-{rank}"><h2>#{rank}: {_e(who[pair.a])} and {_e(who[pair.b])}: '
+        f"score {pair.score:.2f}, {pair.shared} shared fingerprint(s)</h2>"
+    ]
     for match in pair.questions:
         if not match.shared:
             continue
-        parts.append(f'<div class="question"><h3>{_e(match.grade_id)}: Jaccard {match.jaccard:.2f}, '
-                     f"containment {match.containment:.2f}, {match.shared} shared</h3><div class=\"side\">")
+        parts.append(
+            f'<div class="question"><h3>{_e(match.grade_id)}: Jaccard {match.jaccard:.2f}, '
+            f'containment {match.containment:.2f}, {match.shared} shared</h3><div class="side">'
+        )
         parts.append(_code_column(who[pair.a], first.answers.get(match.grade_id, ""), match.lines_a))
         parts.append(_code_column(who[pair.b], second.answers.get(match.grade_id, ""), match.lines_b))
         parts.append("</div></div>")
@@ -195,8 +233,9 @@ def write_report(comparison: Comparison, out: Path, top: int = TOP) -> tuple[Pat
     return page, data
 
 
-def similarity_report(assignment: str, source: Path, out: Path, top: int = TOP,
-                      workers: int | None = None) -> Comparison:
+def similarity_report(
+    assignment: str, source: Path, out: Path, top: int = TOP, workers: int | None = None
+) -> Comparison:
     """Read an LMS download (or a folder, or one notebook) as ``course grade`` does, compare every pair
     and write the report into ``out``."""
     from .workflow import collect
@@ -205,8 +244,9 @@ def similarity_report(assignment: str, source: Path, out: Path, top: int = TOP,
     jobs, found = collect(assignment, Path(source), Path(out))
     intake_s = time.perf_counter() - clock
     display = {s.student: s.name for s in found.submissions}
-    comparison = similarity.compare_class(assignment, [(j.student, Path(j.path), display.get(j.student, ""))
-                                                       for j in jobs], top=top, workers=workers)
+    comparison = similarity.compare_class(
+        assignment, [(j.student, Path(j.path), display.get(j.student, "")) for j in jobs], top=top, workers=workers
+    )
     clock = time.perf_counter()
     write_report(comparison, out, top)
     comparison.timings.update(intake_s=intake_s, report_s=time.perf_counter() - clock)

@@ -17,11 +17,11 @@ Schemas (splits, columns, feature types, label names) follow each dataset's card
 ``dataset_info`` on the hub: stanfordnlp/imdb (config plain_text), nyu-mll/glue (config sst2),
 Salesforce/wikitext (config wikitext-2-raw-v1), cornell-movie-review-data/rotten_tomatoes (default).
 """
+
 from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,23 +33,27 @@ OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_
 def cache_env(root: Path) -> dict[str, str]:
     """The environment under which a process reads the stand-in hub written at `root`."""
     root = Path(root)
-    return {"HF_HOME": str(root), "HF_HUB_CACHE": str(root / "hub"),
-            "HF_DATASETS_CACHE": str(root / "datasets"), **OFFLINE_ENV}
+    return {
+        "HF_HOME": str(root),
+        "HF_HUB_CACHE": str(root / "hub"),
+        "HF_DATASETS_CACHE": str(root / "datasets"),
+        **OFFLINE_ENV,
+    }
 
 
 @dataclass(frozen=True)
 class Checkpoint:
     repo_id: str
-    pickle_weights: bool = False   # the real repository ships only pytorch_model.bin
-    kind: str = "bert"             # "bert": BertModel + WordPiece; "clip": CLIPModel + CLIP processor
+    pickle_weights: bool = False  # the real repository ships only pytorch_model.bin
+    kind: str = "bert"  # "bert": BertModel + WordPiece; "clip": CLIPModel + CLIP processor
 
 
 @dataclass(frozen=True)
 class DatasetSpec:
     repo_id: str
     config: str
-    splits: dict            # split name -> number of examples served
-    kind: str               # which text generator and schema
+    splits: dict  # split name -> number of examples served
+    kind: str  # which text generator and schema
 
 
 # Every id the release notebooks load. A tiny model stands in for each checkpoint.
@@ -63,8 +67,9 @@ DATASETS = (
     DatasetSpec("stanfordnlp/imdb", "plain_text", {"train": 96, "test": 64, "unsupervised": 16}, "review"),
     DatasetSpec("nyu-mll/glue", "sst2", {"train": 96, "validation": 48, "test": 16}, "sst2"),
     DatasetSpec("Salesforce/wikitext", "wikitext-2-raw-v1", {"test": 40, "train": 400, "validation": 40}, "wikitext"),
-    DatasetSpec("cornell-movie-review-data/rotten_tomatoes", "default",
-                {"train": 96, "validation": 48, "test": 16}, "review"),
+    DatasetSpec(
+        "cornell-movie-review-data/rotten_tomatoes", "default", {"train": 96, "validation": 48, "test": 16}, "review"
+    ),
 )
 
 _GOOD = "good great wonderful charming clever moving brilliant lovely".split()
@@ -85,8 +90,15 @@ def _texts(kind: str, n: int, seed: int) -> tuple[list[str], list[int]]:
     for i in range(n):
         label = rng.randrange(2)
         if kind == "wikitext":
-            line = "" if i % 4 == 0 else (" = The Film = \n" if i % 4 == 1 else
-                                          " " + " ".join(_sentence(rng, bool(label)) for _ in range(3)) + " \n")
+            line = (
+                ""
+                if i % 4 == 0
+                else (
+                    " = The Film = \n"
+                    if i % 4 == 1
+                    else " " + " ".join(_sentence(rng, bool(label)) for _ in range(3)) + " \n"
+                )
+            )
             texts.append(line)
         elif kind == "review":
             # IMDB-like reviews, with a contraction kept whole as review sites write it
@@ -100,14 +112,18 @@ def _texts(kind: str, n: int, seed: int) -> tuple[list[str], list[int]]:
 
 def _features(kind: str):
     import datasets
+
     if kind == "wikitext":
         return datasets.Features({"text": datasets.Value("string")})
     if kind == "sst2":
-        return datasets.Features({"sentence": datasets.Value("string"),
-                                  "label": datasets.ClassLabel(names=["negative", "positive"]),
-                                  "idx": datasets.Value("int32")})
-    return datasets.Features({"text": datasets.Value("string"),
-                              "label": datasets.ClassLabel(names=["neg", "pos"])})
+        return datasets.Features(
+            {
+                "sentence": datasets.Value("string"),
+                "label": datasets.ClassLabel(names=["negative", "positive"]),
+                "idx": datasets.Value("int32"),
+            }
+        )
+    return datasets.Features({"text": datasets.Value("string"), "label": datasets.ClassLabel(names=["neg", "pos"])})
 
 
 def _split_columns(kind: str, split: str, n: int, seed: int) -> dict:
@@ -134,12 +150,21 @@ def write_dataset(datasets_cache: Path, spec: DatasetSpec) -> Path:
     splits = datasets.SplitDict(dataset_name=name)
     for seed, (split, n) in enumerate(spec.splits.items()):
         table = datasets.Dataset.from_dict(_split_columns(spec.kind, split, n, seed), features=features).data.table
-        with pa.OSFile(str(folder / f"{name}-{split}.arrow"), "wb") as sink, \
-                pa.ipc.new_stream(sink, table.schema) as writer:
+        with (
+            pa.OSFile(str(folder / f"{name}-{split}.arrow"), "wb") as sink,
+            pa.ipc.new_stream(sink, table.schema) as writer,
+        ):
             writer.write_table(table)
         splits.add(datasets.SplitInfo(name=split, num_examples=n, num_bytes=table.nbytes, dataset_name=name))
-    info = datasets.DatasetInfo(description="stand-in", features=features, config_name=spec.config,
-                                dataset_name=name, builder_name="parquet", version="0.0.0", splits=splits)
+    info = datasets.DatasetInfo(
+        description="stand-in",
+        features=features,
+        config_name=spec.config,
+        dataset_name=name,
+        builder_name="parquet",
+        version="0.0.0",
+        splits=splits,
+    )
     info.write_to_directory(str(folder))
     return folder
 
@@ -148,12 +173,12 @@ def _vocabulary() -> list[str]:
     """Specials, single characters (so WordPiece never falls back to [UNK] on our texts) and words."""
     words = set()
     for spec in DATASETS:
-        for seed, (split, n) in enumerate(spec.splits.items()):
+        for seed, n in enumerate(spec.splits.values()):
             for text in _texts(spec.kind, n, seed)[0]:
                 words.update(text.lower().replace("'", " ' ").split())
     chars = sorted({c for w in words for c in w} | set("abcdefghijklmnopqrstuvwxyz0123456789.,!?'-=\""))
     tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars, *[f"##{c}" for c in chars], *sorted(words)]
-    return list(dict.fromkeys(tokens))   # a single-letter word is also a character: one id each
+    return list(dict.fromkeys(tokens))  # a single-letter word is also a character: one id each
 
 
 def _bert_tokenizer(vocabulary: list[str]):
@@ -169,11 +194,20 @@ def _bert_tokenizer(vocabulary: list[str]):
     wordpiece.normalizer = normalizers.BertNormalizer(lowercase=True)
     wordpiece.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     wordpiece.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", ids["[CLS]"]), ("[SEP]", ids["[SEP]"])])
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", ids["[CLS]"]), ("[SEP]", ids["[SEP]"])],
+    )
     wordpiece.decoder = decoders.WordPiece()
-    return BertTokenizerFast(tokenizer_object=wordpiece, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
-                             sep_token="[SEP]", mask_token="[MASK]", do_lower_case=True)
+    return BertTokenizerFast(
+        tokenizer_object=wordpiece,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+        do_lower_case=True,
+    )
 
 
 def _clip_tokenizer():
@@ -190,18 +224,28 @@ def _clip_tokenizer():
     tokens = alphabet + [symbol + "</w>" for symbol in alphabet] + ["<|startoftext|>", "<|endoftext|>"]
     ids = {token: i for i, token in enumerate(tokens)}
     bpe = Tokenizer(models.BPE(vocab=ids, merges=[], end_of_word_suffix="</w>", unk_token="<|endoftext|>"))
-    bpe.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Replace(Regex(r"\s+"), " "),
-                                           normalizers.Lowercase()])
+    bpe.normalizer = normalizers.Sequence(
+        [normalizers.NFC(), normalizers.Replace(Regex(r"\s+"), " "), normalizers.Lowercase()]
+    )
     # transformers 4 checks that the pre-tokenizer is a Sequence, as CLIP's own is
-    bpe.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(r"[a-z]+|[0-9]|[^\sa-z0-9]+"), behavior="removed", invert=True),
-        pre_tokenizers.ByteLevel(add_prefix_space=False)])
+    bpe.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(r"[a-z]+|[0-9]|[^\sa-z0-9]+"), behavior="removed", invert=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False),
+        ]
+    )
     bpe.post_processor = processors.TemplateProcessing(
         single="<|startoftext|> $A <|endoftext|>",
-        special_tokens=[("<|startoftext|>", ids["<|startoftext|>"]), ("<|endoftext|>", ids["<|endoftext|>"])])
+        special_tokens=[("<|startoftext|>", ids["<|startoftext|>"]), ("<|endoftext|>", ids["<|endoftext|>"])],
+    )
     bpe.decoder = decoders.ByteLevel()
-    return CLIPTokenizerFast(tokenizer_object=bpe, bos_token="<|startoftext|>", eos_token="<|endoftext|>",
-                             unk_token="<|endoftext|>", pad_token="<|endoftext|>")
+    return CLIPTokenizerFast(
+        tokenizer_object=bpe,
+        bos_token="<|startoftext|>",
+        eos_token="<|endoftext|>",
+        unk_token="<|endoftext|>",
+        pad_token="<|endoftext|>",
+    )
 
 
 def _snapshot(hub_cache: Path, repo_id: str) -> Path:
@@ -224,8 +268,14 @@ def _write_bert(snapshot: Path, checkpoint: Checkpoint) -> None:
     tokenizer = _bert_tokenizer(_vocabulary())
     tokenizer.save_pretrained(str(snapshot))
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=512)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+    )
     BertModel(config).save_pretrained(str(snapshot), safe_serialization=not checkpoint.pickle_weights)
 
 
@@ -238,12 +288,27 @@ def _write_clip(snapshot: Path) -> None:
     CLIPProcessor(image_processor=CLIPImageProcessor(), tokenizer=tokenizer).save_pretrained(str(snapshot))
     torch.manual_seed(0)
     config = CLIPConfig(
-        text_config=dict(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, max_position_embeddings=77, pad_token_id=tokenizer.pad_token_id,
-                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id),
-        vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-                           image_size=224, patch_size=32),
-        projection_dim=16)
+        text_config=dict(
+            vocab_size=len(tokenizer),
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            max_position_embeddings=77,
+            pad_token_id=tokenizer.pad_token_id,
+            bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id,
+        ),
+        vision_config=dict(
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            image_size=224,
+            patch_size=32,
+        ),
+        projection_dim=16,
+    )
     CLIPModel(config).save_pretrained(str(snapshot))
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from assignments.grading.doors import batch
+
 from . import intake
 from .course import default
-from assignments.grading.doors import batch
 from .results.model import Finding, SubmissionResult, rejected
 
 
@@ -31,20 +32,32 @@ def intake_findings(found: intake.IntakeResult) -> dict[str, list[Finding]]:
     for finding in found.findings:
         if finding.student:
             by_student.setdefault(finding.student, []).append(
-                Finding(f"intake-{finding.code}", finding.message, finding.severity))
+                Finding(f"intake-{finding.code}", finding.message, finding.severity)
+            )
     return by_student
 
 
 def missing_records(found: intake.IntakeResult, door: str) -> list[SubmissionResult]:
     """A rejected record for each student the intake found no notebook for."""
-    return [rejected(missing.student, found.assignment, door, Finding(
-        "missing-notebook", f"no notebook for this assignment was found among the files this student submitted "
-                            f"({missing.original_name}); autograded questions score 0", "error"))
-            for missing in found.missing]
+    return [
+        rejected(
+            missing.student,
+            found.assignment,
+            door,
+            Finding(
+                "missing-notebook",
+                f"no notebook for this assignment was found among the files this student submitted "
+                f"({missing.original_name}); autograded questions score 0",
+                "error",
+            ),
+        )
+        for missing in found.missing
+    ]
 
 
-def attach_intake(results: list[SubmissionResult], found: intake.IntakeResult, out: Path,
-                  door: str = "standalone") -> list[SubmissionResult]:
+def attach_intake(
+    results: list[SubmissionResult], found: intake.IntakeResult, out: Path, door: str = "standalone"
+) -> list[SubmissionResult]:
     """Put each student's intake findings into their record, add the missing students' records, and write
     every record (for a door that has not written them yet: each record is written once)."""
     notes = intake_findings(found)
@@ -72,8 +85,17 @@ def export_all(assignment: str, out: Path, course_root: Path | None = None) -> N
     from .exports import FORMATS, export, print_written
 
     db_url = f"sqlite:///{Path(course_root) / 'gradebook.db'}" if course_root else None
-    print_written(export(assignment, Path(out) / "results", Path(out) / "exports", FORMATS,
-                         db_url=db_url, course_root=course_root, strict=False))
+    print_written(
+        export(
+            assignment,
+            Path(out) / "results",
+            Path(out) / "exports",
+            FORMATS,
+            db_url=db_url,
+            course_root=course_root,
+            strict=False,
+        )
+    )
 
 
 def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3) -> int:
@@ -100,8 +122,10 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
 
 def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3) -> list[str]:
     """One assignment's demo class through both doors, exported; returns the doors' disagreements."""
+    from assignments.grading.doors.nbgrader import door as nbgrader_door
+    from assignments.grading.doors.nbgrader import repair
+
     from . import demo_class
-    from assignments.grading.doors.nbgrader import door as nbgrader_door, repair
     from .results import table
 
     students = demo_class.demo_class(assignment, buggy)
@@ -112,26 +136,31 @@ def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3)
     standalone = grade_class(assignment, download, out, workers)
     print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
     # Canvas user ids key the records; say who is who (file name: login_userid_submissionid_name).
-    print("who is who: " + ", ".join(f"{name.split('_')[1]} = {student}"
-                                      for student, name in sorted(files.items(), key=lambda kv: kv[1].split('_')[1])))
+    print(
+        "who is who: "
+        + ", ".join(
+            f"{name.split('_')[1]} = {student}"
+            for student, name in sorted(files.items(), key=lambda kv: kv[1].split("_")[1])
+        )
+    )
 
     staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(out / "intake.json").submissions}
     # Every notebook goes through nbgrader, the damaged one (no nbgrader metadata) repaired first.
     door_dir = out / "nbgrader"
     course = nbgrader_door.course_folder(door_dir)
-    through_nbgrader = nbgrader_door.autograde_repaired(assignment, staged, door_dir,
-                                                        root=course)
+    through_nbgrader = nbgrader_door.autograde_repaired(assignment, staged, door_dir, root=course)
     for result in through_nbgrader:
         batch.save(result, door_dir)
     print(table.score_table(through_nbgrader, f"{assignment}: nbgrader autograde"))
     # The standalone records go into the same gradebook nbgrader just filled (formgrader, export).
     export_all(assignment, out, course_root=course)
     if demo_class.DAMAGED in files:
-        print(f"{demo_class.DAMAGED} ({files[demo_class.DAMAGED].split('_')[1]}) has no nbgrader metadata: the "
-              "standalone door recovered its cells by content and nbgrader graded a repaired copy (see the "
-              f"cells-recovered findings and {repair.folder(door_dir) / repair.REPORT})")
+        print(
+            f"{demo_class.DAMAGED} ({files[demo_class.DAMAGED].split('_')[1]}) has no nbgrader metadata: the "
+            "standalone door recovered its cells by content and nbgrader graded a repaired copy (see the "
+            f"cells-recovered findings and {repair.folder(door_dir) / repair.REPORT})"
+        )
     differences = table.compare_doors(standalone, through_nbgrader)
-    print("both doors agree on every question" if not differences
-          else "DOORS DISAGREE:\n  " + "\n  ".join(differences))
+    print("both doors agree on every question" if not differences else "DOORS DISAGREE:\n  " + "\n  ".join(differences))
     print(f"grade files: {out}/ (results/, exports/, nbgrader/results/, nbgrader/repair/, intake.json)")
     return differences

@@ -30,11 +30,12 @@ from pathlib import Path
 
 from . import notebooks
 from .course import resolve
-from .exports.evidence_view import STYLE as EVIDENCE_STYLE, evidence_html, image_tag
+from .exports.evidence_view import STYLE as EVIDENCE_STYLE
+from .exports.evidence_view import evidence_html, image_tag
 from .results.model import Evidence
 
 CHROMIUM = Path("/usr/bin/chromium")
-MARKER = "QUESTION-START {number}/{total}"   # printed small on each question's first page; found by pypdf
+MARKER = "QUESTION-START {number}/{total}"  # printed small on each question's first page; found by pypdf
 PAGE_STYLE = """@page{size:A4;margin:16mm}body{font-family:system-ui,sans-serif;color:#222;font-size:11pt}
 section.question{break-after:page}section.question:last-child{break-after:auto}
 .marker{font-size:7pt;color:#888}.prompt{background:#f6f8fa;padding:.3rem .8rem;border-radius:4px}
@@ -46,10 +47,10 @@ CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 @dataclass
 class WrittenAnswer:
     grade_id: str
-    prompt: str                  # the release's question text (Markdown)
+    prompt: str  # the release's question text (Markdown)
     points: float
-    answer: str | None           # Markdown as submitted; None: the student's cell is gone
-    attachments: dict = field(default_factory=dict)   # name -> base64 PNG/JPEG pasted into the answer
+    answer: str | None  # Markdown as submitted; None: the student's cell is gone
+    attachments: dict = field(default_factory=dict)  # name -> base64 PNG/JPEG pasted into the answer
     evidence: list[Evidence] = field(default_factory=list)
 
 
@@ -94,7 +95,7 @@ def read_answers(assignment, path: Path) -> tuple[list[WrittenAnswer], str | Non
     if prepared.rejected:
         return [], prepared.rejection.message
     if prepared.evidence_error is not None:
-        raise prepared.evidence_error   # the export stops on it: a silent gap would look like no evidence
+        raise prepared.evidence_error  # the export stops on it: a silent gap would look like no evidence
     evidence, template = prepared.evidence, prepared.template
     submitted = {}
     for cell in prepared.recovery.notebook.cells:
@@ -107,10 +108,16 @@ def read_answers(assignment, path: Path) -> tuple[list[WrittenAnswer], str | Non
         if question.kind != "manual":
             continue
         cell = submitted.get(question.grade_id)
-        answers.append(WrittenAnswer(
-            question.grade_id, texts.get(question.grade_id, ""), question.points,
-            _answer_text(cell) if cell is not None else None, _images(cell) if cell is not None else {},
-            [e for e in evidence if e.question == question.grade_id]))
+        answers.append(
+            WrittenAnswer(
+                question.grade_id,
+                texts.get(question.grade_id, ""),
+                question.points,
+                _answer_text(cell) if cell is not None else None,
+                _images(cell) if cell is not None else {},
+                [e for e in evidence if e.question == question.grade_id],
+            )
+        )
     return answers, None
 
 
@@ -129,13 +136,19 @@ def markdown_html(text: str, attachments: dict | None = None) -> str:
 
 def question_html(number: int, total: int, answer: WrittenAnswer) -> str:
     e = html.escape
-    body = (markdown_html(answer.answer, answer.attachments) if answer.answer
-            else '<p class="missing">No answer: this cell is empty or was deleted.</p>')
-    parts = [f'<section class="question" id="{e(answer.grade_id)}">',
-             f'<p class="marker">{MARKER.format(number=number, total=total)}</p>',
-             f"<h2>Question {number}: {e(answer.grade_id)} ({answer.points:g} points)</h2>",
-             f'<div class="prompt">{markdown_html(answer.prompt)}</div>',
-             "<h3>Answer</h3>", f'<div class="answer">{body}</div>']
+    body = (
+        markdown_html(answer.answer, answer.attachments)
+        if answer.answer
+        else '<p class="missing">No answer: this cell is empty or was deleted.</p>'
+    )
+    parts = [
+        f'<section class="question" id="{e(answer.grade_id)}">',
+        f'<p class="marker">{MARKER.format(number=number, total=total)}</p>',
+        f"<h2>Question {number}: {e(answer.grade_id)} ({answer.points:g} points)</h2>",
+        f'<div class="prompt">{markdown_html(answer.prompt)}</div>',
+        "<h3>Answer</h3>",
+        f'<div class="answer">{body}</div>',
+    ]
     if answer.evidence:
         parts += ["<h3>Evidence: outputs the answer relies on, as submitted</h3>", evidence_html(answer.evidence)]
     parts.append("</section>")
@@ -143,10 +156,20 @@ def question_html(number: int, total: int, answer: WrittenAnswer) -> str:
 
 
 def page(title: str, sections: list[str]) -> str:
-    return "\n".join(['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
-                      f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
-                      f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}\n{EVIDENCE_STYLE}</style></head><body>",
-                      f"<h1>{html.escape(title)}</h1>", *sections, "</body></html>"]) + "\n"
+    return (
+        "\n".join(
+            [
+                "<!DOCTYPE html>",
+                '<html lang="en"><head><meta charset="utf-8">',
+                f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+                f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}\n{EVIDENCE_STYLE}</style></head><body>",
+                f"<h1>{html.escape(title)}</h1>",
+                *sections,
+                "</body></html>",
+            ]
+        )
+        + "\n"
+    )
 
 
 def print_pdf(page_path: Path, pdf_path: Path, chromium: Path = CHROMIUM, timeout: float = 120) -> None:
@@ -155,11 +178,23 @@ def print_pdf(page_path: Path, pdf_path: Path, chromium: Path = CHROMIUM, timeou
     if not chromium.exists():
         raise FileNotFoundError(f"{chromium} is missing: install Chromium from the OS packages (`make browser`)")
     with tempfile.TemporaryDirectory(prefix="course-written-") as profile:
-        done = subprocess.run([str(chromium), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                               "--disable-background-networking",
-                               f"--user-data-dir={profile}", "--no-pdf-header-footer",
-                               f"--print-to-pdf={pdf_path}", page_path.resolve().as_uri()],
-                              capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(
+            [
+                str(chromium),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                f"--user-data-dir={profile}",
+                "--no-pdf-header-footer",
+                f"--print-to-pdf={pdf_path}",
+                page_path.resolve().as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     if done.returncode != 0 or not pdf_path.exists():
         raise RuntimeError(f"chromium could not print {page_path.name}: {done.stderr.strip()[-500:]}")
 
@@ -205,10 +240,14 @@ def class_page(assignment: str, grade_id: str, rows: list[tuple[str, WrittenAnsw
     """One question across the class: the prompt once, then each student's answer and evidence."""
     e = html.escape
     first = rows[0][1]
-    sections = [f"<h2>{e(grade_id)} ({first.points:g} points)</h2>", f'<div class="prompt">{markdown_html(first.prompt)}</div>']
+    sections = [
+        f"<h2>{e(grade_id)} ({first.points:g} points)</h2>",
+        f'<div class="prompt">{markdown_html(first.prompt)}</div>',
+    ]
     for student, answer in rows:
-        body = (markdown_html(answer.answer, answer.attachments) if answer.answer
-                else '<p class="missing">No answer.</p>')
+        body = (
+            markdown_html(answer.answer, answer.attachments) if answer.answer else '<p class="missing">No answer.</p>'
+        )
         sections += [f'<h3 id="{e(student)}">{e(student)}</h3>', f'<div class="answer">{body}</div>']
         if answer.evidence:
             sections.append(evidence_html(answer.evidence))
@@ -238,15 +277,25 @@ def write_class(assignment: str, answers: dict[str, list[WrittenAnswer]], out: P
         pad(out / "students" / f"{student}.pdf", starts[student], widths)
     outline, page_number = [], 1
     for answer, width in zip(questions, widths):
-        outline.append({"question": answer.grade_id, "points": answer.points,
-                        "pages": list(range(page_number, page_number + width))})
+        outline.append(
+            {
+                "question": answer.grade_id,
+                "points": answer.points,
+                "pages": list(range(page_number, page_number + width)),
+            }
+        )
         page_number += width
     for k, answer in enumerate(questions):
         rows = [(student, mine[k]) for student, mine in sorted(answers.items())]
-        (out / "questions" / f"{answer.grade_id}.html").write_text(class_page(assignment, answer.grade_id, rows),
-                                                                     encoding="utf-8")
-    data = {"assignment": assignment, "pdf": bool(pdf), "questions": outline,
-            "note": "pages are 1-based and the same in every student's PDF (shorter answers are padded)"}
+        (out / "questions" / f"{answer.grade_id}.html").write_text(
+            class_page(assignment, answer.grade_id, rows), encoding="utf-8"
+        )
+    data = {
+        "assignment": assignment,
+        "pdf": bool(pdf),
+        "questions": outline,
+        "note": "pages are 1-based and the same in every student's PDF (shorter answers are padded)",
+    }
     (out / "outline.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return data
 

@@ -36,15 +36,21 @@ import time
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
-PERIOD_US = 100_000   # CFS period; the quota is a share of it (Docker uses the same period)
+PERIOD_US = 100_000  # CFS period; the quota is a share of it (Docker uses the same period)
 
 
 def version() -> int | None:
     """2 for a unified hierarchy, 1 for per-controller hierarchies with cpu and memory, else None."""
     if (ROOT / "cgroup.controllers").is_file():
         return 2
-    if all((ROOT / controller / name).is_file() for controller, name in
-           (("cpu", "cpu.cfs_quota_us"), ("cpuacct", "cpuacct.usage"), ("memory", "memory.limit_in_bytes"))):
+    if all(
+        (ROOT / controller / name).is_file()
+        for controller, name in (
+            ("cpu", "cpu.cfs_quota_us"),
+            ("cpuacct", "cpuacct.usage"),
+            ("memory", "memory.limit_in_bytes"),
+        )
+    ):
         return 1
     return None
 
@@ -88,7 +94,7 @@ class Cgroup:
             self.dirs = {c: ROOT / c / _own_group(c).lstrip("/") / leaf for c in ("cpu", "cpuacct", "memory")}
         self.cpu, self.memory_mb = cpu, memory_mb
 
-    def __enter__(self) -> "Cgroup":
+    def __enter__(self) -> Cgroup:
         for folder in set(self.dirs.values()):
             folder.mkdir()
         if self.version == 2:
@@ -96,21 +102,21 @@ class Cgroup:
             if self.cpu:
                 (folder / "cpu.max").write_text(f"{int(self.cpu * PERIOD_US)} {PERIOD_US}")
             if self.memory_mb:
-                (folder / "memory.max").write_text(str(self.memory_mb * 2 ** 20))
-                if (folder / "memory.swap.max").exists():   # no swap: the fit is measured in memory alone
+                (folder / "memory.max").write_text(str(self.memory_mb * 2**20))
+                if (folder / "memory.swap.max").exists():  # no swap: the fit is measured in memory alone
                     (folder / "memory.swap.max").write_text("0")
         else:
             if self.cpu:
                 (self.dirs["cpu"] / "cpu.cfs_period_us").write_text(str(PERIOD_US))
                 (self.dirs["cpu"] / "cpu.cfs_quota_us").write_text(str(int(self.cpu * PERIOD_US)))
             if self.memory_mb:
-                (self.dirs["memory"] / "memory.limit_in_bytes").write_text(str(self.memory_mb * 2 ** 20))
+                (self.dirs["memory"] / "memory.limit_in_bytes").write_text(str(self.memory_mb * 2**20))
         return self
 
     def __exit__(self, *exc) -> None:
         self.kill()
         for folder in set(self.dirs.values()):
-            for _ in range(50):   # a killed process leaves its group only once it has been reaped
+            for _ in range(50):  # a killed process leaves its group only once it has been reaped
                 try:
                     folder.rmdir()
                     break
@@ -179,6 +185,9 @@ class Cgroup:
     def describe(self) -> str:
         cpu = f"{self.cpu:g} CPU" if self.cpu else "no CPU quota"
         memory = f"{self.memory_mb} MB" if self.memory_mb else "no memory limit"
-        how = ("cgroup v2 cpu.max / memory.max" if self.version == 2 else
-               "cgroup v1 cpu.cfs_quota_us over a 100 ms period / memory.limit_in_bytes")
+        how = (
+            "cgroup v2 cpu.max / memory.max"
+            if self.version == 2
+            else "cgroup v1 cpu.cfs_quota_us over a 100 ms period / memory.limit_in_bytes"
+        )
         return f"{cpu}, {memory} ({how})"

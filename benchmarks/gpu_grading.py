@@ -53,7 +53,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(HERE))   # so grader processes can import this module (``grade_accelerators_visible``)
+sys.path.insert(0, str(HERE))  # so grader processes can import this module (``grade_accelerators_visible``)
 
 # What the control takes out of GRADING_ENV: everything that hides an accelerator from the kernel.
 ACCELERATOR_VARIABLES = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "PYTORCH_MPS_DISABLE")
@@ -91,28 +91,44 @@ def grade_accelerators_visible(assignment, job, skip_tests=(), test_log=None):
 # ------------------------------------------------------------------------------------------ the host
 def host_facts() -> dict:
     """Machine and versions, asked of a child so this process never initialises CUDA."""
-    code = ("import json, torch, transformers, sys\n"
-            "cuda = torch.cuda.is_available()\n"
-            "print(json.dumps({'python': sys.version.split()[0], 'torch': torch.__version__,\n"
-            "  'torch_cuda': torch.version.cuda, 'transformers': transformers.__version__,\n"
-            "  'grader_process_sees_cuda': cuda,\n"
-            "  'gpus': [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if cuda else []}))")
-    facts = {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
-             "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-             "cpu_model": _cpu_model(), "grader_code": str(Path(__import__("assignments").__file__).parent),
-             "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    code = (
+        "import json, torch, transformers, sys\n"
+        "cuda = torch.cuda.is_available()\n"
+        "print(json.dumps({'python': sys.version.split()[0], 'torch': torch.__version__,\n"
+        "  'torch_cuda': torch.version.cuda, 'transformers': transformers.__version__,\n"
+        "  'grader_process_sees_cuda': cuda,\n"
+        "  'gpus': [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if cuda else []}))"
+    )
+    facts = {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "cpu_model": _cpu_model(),
+        "grader_code": str(Path(__import__("assignments").__file__).parent),
+        "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
     try:
-        facts.update(json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                               timeout=300).stdout.strip().splitlines()[-1]))
+        facts.update(
+            json.loads(
+                subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+                .stdout.strip()
+                .splitlines()[-1]
+            )
+        )
     except (IndexError, ValueError, subprocess.SubprocessError) as error:
         facts["versions_error"] = repr(error)
     if shutil.which("nvidia-smi"):
-        query = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
-                               capture_output=True, text=True)
+        query = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+        )
         facts["nvidia_smi"] = query.stdout.strip()
     for name in ("nbgrader", "ipykernel", "jupyter_client", "datasets", "nbclient"):
         try:
             from importlib.metadata import version
+
             facts[name] = version(name)
         except Exception:  # noqa: BLE001 - absent is a fact too
             facts[name] = None
@@ -154,7 +170,7 @@ def probe_kernel() -> dict:
         return {"error": repr(error)}
     for line in output.splitlines():
         if line.startswith("PROBE "):
-            return json.loads(line[len("PROBE "):])
+            return json.loads(line[len("PROBE ") :])
     return {"error": "no probe line", "output": output[-2000:], "findings": findings}
 
 
@@ -187,11 +203,16 @@ def record(result) -> dict:
         for test in question.tests:
             if test.outcome != "passed":
                 lost.setdefault(question.grade_id, []).append(f"{test.name}: {test.message}"[:MESSAGE_CHARS])
-    return {"status": result.status, "points": round(result.autograded_points, 4), "max": result.autograded_max,
-            "questions": {q.grade_id: q.points for q in result.questions},
-            "question_max": {q.grade_id: q.max_points for q in result.questions},
-            "findings": sorted({f.code for f in result.findings}),
-            "lost": lost, "seconds": result.timings.get("total_s")}
+    return {
+        "status": result.status,
+        "points": round(result.autograded_points, 4),
+        "max": result.autograded_max,
+        "questions": {q.grade_id: q.points for q in result.questions},
+        "question_max": {q.grade_id: q.max_points for q in result.questions},
+        "findings": sorted({f.code for f in result.findings}),
+        "lost": lost,
+        "seconds": result.timings.get("total_s"),
+    }
 
 
 def grade_standalone(assignment: str, students: dict, work: Path, workers: int, visible: bool) -> dict:
@@ -210,7 +231,8 @@ def grade_standalone(assignment: str, students: dict, work: Path, workers: int, 
         jobs.append(batch.Job(student, str(path), hide=(str(folder.resolve()), str(work.resolve()))))
     grader = batch.grade_one
     if visible:
-        import gpu_grading   # this file as a module: a grader process imports it by that name
+        import gpu_grading  # this file as a module: a grader process imports it by that name
+
         grader = gpu_grading.grade_accelerators_visible
     started = time.perf_counter()
     results = batch.grade_batch(assignment, jobs, out, workers=workers, progress=False, grader=grader)
@@ -242,9 +264,14 @@ def grade_nbgrader(assignment: str, students: dict, work: Path) -> dict:
 
 def _door_entry(students: dict, wall: float, workers: int) -> dict:
     seconds = [s["seconds"] for s in students.values() if s.get("seconds") is not None]
-    return {"wall_s": round(wall, 1), "workers": workers, "submissions": len(students),
-            "median_submission_s": round(statistics.median(seconds), 2) if seconds else None,
-            "max_submission_s": round(max(seconds), 2) if seconds else None, "students": students}
+    return {
+        "wall_s": round(wall, 1),
+        "workers": workers,
+        "submissions": len(students),
+        "median_submission_s": round(statistics.median(seconds), 2) if seconds else None,
+        "max_submission_s": round(max(seconds), 2) if seconds else None,
+        "students": students,
+    }
 
 
 def run(args) -> dict:
@@ -255,9 +282,13 @@ def run(args) -> dict:
     doors = ["standalone", "nbgrader"] if args.door == "both" else [args.door]
     if visible and "nbgrader" in doors:
         raise SystemExit("--accelerators visible is the standalone door's control only")
-    report = {"label": args.label or ("accelerators-visible" if visible else "accelerators-hidden"),
-              "accelerators": args.accelerators, "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-              "host": host_facts(), "assignments": {}}
+    report = {
+        "label": args.label or ("accelerators-visible" if visible else "accelerators-hidden"),
+        "accelerators": args.accelerators,
+        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+        "host": host_facts(),
+        "assignments": {},
+    }
     print(json.dumps(report["host"], indent=1), flush=True)
     if args.probe:
         report["kernel_sees"] = probe_all()
@@ -296,8 +327,10 @@ def _save(report: dict, path) -> None:
 
 
 def summary(assignment: str, door: str, entry: dict) -> str:
-    lines = [f"\n{assignment}, {door} door: {entry['submissions']} submissions in {entry['wall_s']} s "
-             f"({entry['workers']} at a time), median {entry['median_submission_s']} s each"]
+    lines = [
+        f"\n{assignment}, {door} door: {entry['submissions']} submissions in {entry['wall_s']} s "
+        f"({entry['workers']} at a time), median {entry['median_submission_s']} s each"
+    ]
     for student, s in sorted(entry["students"].items()):
         lost = ", ".join(f"{q} -{len(tests)} test(s)" for q, tests in s["lost"].items())
         lines.append(f"  {student:42} {s['points']:g}/{s['max']:g}  {s['seconds']} s  {lost}")
@@ -319,10 +352,18 @@ def differences(first: dict, second: dict) -> tuple[list[dict], list[dict]]:
             changed = set()
             for student in sorted(set(a) | set(b)):
                 if student not in a or student not in b:
-                    rows.append({"assignment": assignment, "door": door, "student": student, "question": "*",
-                                 "a": a[student]["points"] if student in a else None,
-                                 "b": b[student]["points"] if student in b else None, "max": None,
-                                 "why": "graded in one run only"})
+                    rows.append(
+                        {
+                            "assignment": assignment,
+                            "door": door,
+                            "student": student,
+                            "question": "*",
+                            "a": a[student]["points"] if student in a else None,
+                            "b": b[student]["points"] if student in b else None,
+                            "max": None,
+                            "why": "graded in one run only",
+                        }
+                    )
                     changed.add(student)
                     continue
                 qa, qb = a[student]["questions"], b[student]["questions"]
@@ -332,14 +373,29 @@ def differences(first: dict, second: dict) -> tuple[list[dict], list[dict]]:
                         continue
                     loser = a[student] if (pa or 0) < (pb or 0) else b[student]
                     why = (loser["lost"].get(question) or [""])[0]
-                    rows.append({"assignment": assignment, "door": door, "student": student, "question": question,
-                                 "a": pa, "b": pb, "why": why,
-                                 "max": a[student].get("question_max", {}).get(question)})
+                    rows.append(
+                        {
+                            "assignment": assignment,
+                            "door": door,
+                            "student": student,
+                            "question": question,
+                            "a": pa,
+                            "b": pb,
+                            "why": why,
+                            "max": a[student].get("question_max", {}).get(question),
+                        }
+                    )
                     changed.add(student)
-            summaries.append({"assignment": assignment, "door": door, "students": len(set(a) | set(b)),
-                              "students_changed": len(changed),
-                              "total_a": round(sum(s["points"] for s in a.values()), 4),
-                              "total_b": round(sum(s["points"] for s in b.values()), 4)})
+            summaries.append(
+                {
+                    "assignment": assignment,
+                    "door": door,
+                    "students": len(set(a) | set(b)),
+                    "students_changed": len(changed),
+                    "total_a": round(sum(s["points"] for s in a.values()), 4),
+                    "total_b": round(sum(s["points"] for s in b.values()), 4),
+                }
+            )
     return rows, summaries
 
 
@@ -349,14 +405,42 @@ def compare_text(first: dict, second: dict, names=("A", "B")) -> tuple[str, bool
     rows, summaries = differences(first, second)
     label_a, label_b = first.get("label") or names[0], second.get("label") or names[1]
     out = [f"A = {label_a} ({_where(first)})", f"B = {label_b} ({_where(second)})", ""]
-    out.append(aligned(["assignment", "door", "students", "students with a difference", "total A", "total B"],
-                       [[s["assignment"], s["door"], s["students"], s["students_changed"], f"{s['total_a']:g}",
-                         f"{s['total_b']:g}"] for s in summaries]))
+    out.append(
+        aligned(
+            ["assignment", "door", "students", "students with a difference", "total A", "total B"],
+            [
+                [
+                    s["assignment"],
+                    s["door"],
+                    s["students"],
+                    s["students_changed"],
+                    f"{s['total_a']:g}",
+                    f"{s['total_b']:g}",
+                ]
+                for s in summaries
+            ],
+        )
+    )
     if rows:
         out.append("")
-        out.append(aligned(["assignment", "door", "student", "question", "A", "B", "of", "why (the side with fewer points)"],
-                           [[r["assignment"], r["door"], r["student"], r["question"], _points(r["a"]),
-                             _points(r["b"]), _points(r["max"]), r["why"][:120]] for r in rows]))
+        out.append(
+            aligned(
+                ["assignment", "door", "student", "question", "A", "B", "of", "why (the side with fewer points)"],
+                [
+                    [
+                        r["assignment"],
+                        r["door"],
+                        r["student"],
+                        r["question"],
+                        _points(r["a"]),
+                        _points(r["b"]),
+                        _points(r["max"]),
+                        r["why"][:120],
+                    ]
+                    for r in rows
+                ],
+            )
+        )
     else:
         out.append("\nsame points on every question of every student both runs graded")
     return "\n".join(out), not rows
@@ -374,21 +458,35 @@ def _where(report: dict) -> str:
 
 # ------------------------------------------------------------------------------------------ main
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"), help="print the differences and stop")
     parser.add_argument("--assignments", nargs="*", help="default: every assignment")
     parser.add_argument("--door", choices=["standalone", "nbgrader", "both"], default="standalone")
-    parser.add_argument("--accelerators", choices=["hidden", "visible"], default="hidden",
-                        help="visible: this benchmark's control, the kernel sees the host's GPU (standalone door)")
-    parser.add_argument("--workers", type=int, default=max(1, min(8, (os.cpu_count() or 2) // 2)),
-                        help="standalone submissions at a time (default: half the CPUs, at most 8)")
-    parser.add_argument("--nbgrader-parallel", type=int, default=3,
-                        help="assignments graded side by side through nbgrader (one student at a time each)")
+    parser.add_argument(
+        "--accelerators",
+        choices=["hidden", "visible"],
+        default="hidden",
+        help="visible: this benchmark's control, the kernel sees the host's GPU (standalone door)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=max(1, min(8, (os.cpu_count() or 2) // 2)),
+        help="standalone submissions at a time (default: half the CPUs, at most 8)",
+    )
+    parser.add_argument(
+        "--nbgrader-parallel",
+        type=int,
+        default=3,
+        help="assignments graded side by side through nbgrader (one student at a time each)",
+    )
     parser.add_argument("--buggy", type=int, default=3, help="buggy students per assignment (as course demo)")
     parser.add_argument("--label", help="a name for this run, shown by --compare")
-    parser.add_argument("--no-probe", dest="probe", action="store_false",
-                        help="skip asking a sandboxed kernel what torch sees")
+    parser.add_argument(
+        "--no-probe", dest="probe", action="store_false", help="skip asking a sandboxed kernel what torch sees"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the work folder (submissions, records)")
     parser.add_argument("--json", help="where to write the points")
     args = parser.parse_args(argv)

@@ -50,10 +50,10 @@ sys.path.insert(0, str(HERE.parent))
 
 # Nothing here imports torch: this process must not map the libraries whose pages the measured group
 # should be charged for (see --cold-cache). The class's modules are imported by the child that grades it.
-import nbformat  # noqa: E402
-
 import cgroups  # noqa: E402
+import nbformat  # noqa: E402
 import tree_memory  # noqa: E402
+
 from assignments.course import default, resolve  # noqa: E402
 from assignments.grading.environment import GRADING_ENV  # noqa: E402
 
@@ -62,7 +62,7 @@ TARGET_MB = 768
 # Gradescope's default overall timeout for one submission: 10 minutes, at most 40
 # (https://gradescope-autograders.readthedocs.io/en/latest/troubleshooting/, "Your submission timed out").
 GRADESCOPE_TIMEOUT_S = 600
-MB = 2 ** 20
+MB = 2**20
 
 
 # ------------------------------------------------------------------------------------------ a class
@@ -90,10 +90,12 @@ def grade_a_class(assignment: str, workers: int, folder: Path) -> dict:
     results = batch.grade_batch(assignment, jobs, folder.parent / "out", workers, progress=False)
     wall = time.perf_counter() - began
     keys = ("total_s", "kernel_start_s", "execute_s", "tests_s", "grader_cpu_s")
-    return {"wall_s": round(wall, 1), "points": [r.autograded_points for r in results],
-            "cores": min(workers, batch.default_workers()),
-            "median_s": {key: round(statistics.median(r.timings.get(key, 0.0) for r in results), 2)
-                         for key in keys}}
+    return {
+        "wall_s": round(wall, 1),
+        "points": [r.autograded_points for r in results],
+        "cores": min(workers, batch.default_workers()),
+        "median_s": {key: round(statistics.median(r.timings.get(key, 0.0) for r in results), 2) for key in keys},
+    }
 
 
 def measure_class(assignment: str, students: int, workers: int, folder: Path) -> dict:
@@ -103,11 +105,31 @@ def measure_class(assignment: str, students: int, workers: int, folder: Path) ->
     # would add about 170 MB to the class's memory.
     submissions = folder / "submissions"
     submissions.mkdir(parents=True)
-    subprocess.run([sys.executable, __file__, "--write-class", str(submissions), "--assignment", assignment,
-                    "--students", str(students)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--write-class",
+            str(submissions),
+            "--assignment",
+            assignment,
+            "--students",
+            str(students),
+        ],
+        check=True,
+    )
     out_json = folder / "class.json"
-    argv = [sys.executable, __file__, "--grade-class", str(submissions), str(out_json), "--assignment", assignment,
-            "--workers", str(workers)]
+    argv = [
+        sys.executable,
+        __file__,
+        "--grade-class",
+        str(submissions),
+        str(out_json),
+        "--assignment",
+        assignment,
+        "--workers",
+        str(workers),
+    ]
     env = {**os.environ, **GRADING_ENV}
     why_no_cgroup = cgroups.unavailable()
     cpu_seconds = None
@@ -126,27 +148,36 @@ def measure_class(assignment: str, students: int, workers: int, folder: Path) ->
     row = json.loads(out_json.read_text())
     row["class_pss_peak_mb"] = round(sampler.peak["pss"] / MB)
     row["pss_per_worker_mb"] = round(sampler.peak["pss"] / MB / min(workers, students))
-    row.update(assignment=assignment, students=students, workers=workers,
-               per_submission_per_core_s=round(row["wall_s"] * row["cores"] / students, 2),
-               cpu_per_submission_s=round(cpu_seconds / students, 2) if cpu_seconds else None,
-               cpu_accounting=why_no_cgroup or "the class's cgroup")
+    row.update(
+        assignment=assignment,
+        students=students,
+        workers=workers,
+        per_submission_per_core_s=round(row["wall_s"] * row["cores"] / students, 2),
+        cpu_per_submission_s=round(cpu_seconds / students, 2) if cpu_seconds else None,
+        cpu_accounting=why_no_cgroup or "the class's cgroup",
+    )
     return row
 
 
 def report_class(row: dict) -> str:
     ok = "meets" if row["per_submission_per_core_s"] <= TARGET_PER_CORE_S else "misses"
     m = row["median_s"]
-    cpu = (f"{row['cpu_per_submission_s']} s of CPU per submission, everything included"
-           if row["cpu_per_submission_s"] is not None else f"no CPU accounting ({row['cpu_accounting']})")
-    return (f"{row['assignment']}: {row['students']} submissions, {row['workers']} worker(s) on {row['cores']} "
-            f"core(s): {row['wall_s']} s wall, {row['per_submission_per_core_s']} s per submission per core "
-            f"({ok} the {TARGET_PER_CORE_S:g} s target); {cpu}\n"
-            f"    median submission: {m['total_s']} s wall in its grader process (kernel start "
-            f"{m['kernel_start_s']} s, notebook cells {m['execute_s'] - m['kernel_start_s']:.2f} s, hidden tests "
-            f"{m['tests_s']} s), grader process CPU {m['grader_cpu_s']} s\n"
-            f"    memory: {row['class_pss_peak_mb']} MB at the peak for the whole class (summed PSS), "
-            f"{row['pss_per_worker_mb']} MB per submission being graded "
-            f"({'meets' if row['pss_per_worker_mb'] <= TARGET_MB else 'misses'} the {TARGET_MB} MB target)")
+    cpu = (
+        f"{row['cpu_per_submission_s']} s of CPU per submission, everything included"
+        if row["cpu_per_submission_s"] is not None
+        else f"no CPU accounting ({row['cpu_accounting']})"
+    )
+    return (
+        f"{row['assignment']}: {row['students']} submissions, {row['workers']} worker(s) on {row['cores']} "
+        f"core(s): {row['wall_s']} s wall, {row['per_submission_per_core_s']} s per submission per core "
+        f"({ok} the {TARGET_PER_CORE_S:g} s target); {cpu}\n"
+        f"    median submission: {m['total_s']} s wall in its grader process (kernel start "
+        f"{m['kernel_start_s']} s, notebook cells {m['execute_s'] - m['kernel_start_s']:.2f} s, hidden tests "
+        f"{m['tests_s']} s), grader process CPU {m['grader_cpu_s']} s\n"
+        f"    memory: {row['class_pss_peak_mb']} MB at the peak for the whole class (summed PSS), "
+        f"{row['pss_per_worker_mb']} MB per submission being graded "
+        f"({'meets' if row['pss_per_worker_mb'] <= TARGET_MB else 'misses'} the {TARGET_MB} MB target)"
+    )
 
 
 # ------------------------------------------------------------------------------------------ one submission
@@ -177,8 +208,14 @@ def evict_from_page_cache(root: Path) -> int:
     return done
 
 
-def measure_one(assignment: str, folder: Path, cpu: float | None = None, memory_mb: int | None = None,
-                no_namespaces: bool = False, cold_cache: bool = False) -> dict:
+def measure_one(
+    assignment: str,
+    folder: Path,
+    cpu: float | None = None,
+    memory_mb: int | None = None,
+    no_namespaces: bool = False,
+    cold_cache: bool = False,
+) -> dict:
     """The reference graded by one_submission.py in a child process (in a cgroup when possible)."""
     gradescope_tree(assignment, folder)
     record = folder / "record.json"
@@ -203,8 +240,12 @@ def measure_one(assignment: str, folder: Path, cpu: float | None = None, memory_
             process = group.popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             with tree_memory.Sampler(group.pids) as sampler:
                 log, _ = process.communicate()
-            row.update(cgroup_peak_mb=round(group.peak_bytes() / MB), oom_kills=group.oom_kills(),
-                       cpu_s=round(group.cpu_seconds(), 1), periods=group.throttling())
+            row.update(
+                cgroup_peak_mb=round(group.peak_bytes() / MB),
+                oom_kills=group.oom_kills(),
+                cpu_s=round(group.cpu_seconds(), 1),
+                periods=group.throttling(),
+            )
     row["wall_s"] = round(time.perf_counter() - began, 1)
     row.update({f"{key}_peak_mb": round(value / MB) for key, value in sampler.peak.items()})
     row["exit_code"] = process.returncode
@@ -226,26 +267,36 @@ def report_one(row: dict) -> str:
     peak = row["unique_peak_mb"]
     ok = "meets" if peak <= TARGET_MB else "misses"
     verdict = f"{peak} MB at the peak ({ok} the {TARGET_MB} MB target)"
-    if row.get("memory_limit_mb"):   # the limit holds the peaks down: the score, time and OOM kills tell
-        verdict = (f"held to the {row['memory_limit_mb']} MB limit (whether it fits shows in the score, the time "
-                   f"and the OOM kills; run without a limit to measure the need)")
+    if row.get("memory_limit_mb"):  # the limit holds the peaks down: the score, time and OOM kills tell
+        verdict = (
+            f"held to the {row['memory_limit_mb']} MB limit (whether it fits shows in the score, the time "
+            f"and the OOM kills; run without a limit to measure the need)"
+        )
     t = row.get("timings") or {}
-    lines = [f"{row['assignment']}: one submission ({row['limits']}; sandbox namespaces "
-             f"{'on' if row['namespaces'] else 'off, as on Gradescope'}"
-             f"{'; libraries evicted from the page cache first' if 'evicted_files' in row else ''}): "
-             f"score {row.get('score', 'none')}, {row['wall_s']} s wall"]
+    lines = [
+        f"{row['assignment']}: one submission ({row['limits']}; sandbox namespaces "
+        f"{'on' if row['namespaces'] else 'off, as on Gradescope'}"
+        f"{'; libraries evicted from the page cache first' if 'evicted_files' in row else ''}): "
+        f"score {row.get('score', 'none')}, {row['wall_s']} s wall"
+    ]
     if t.get("total_s") is not None:
-        lines.append(f"    grader start and imports {t['grader_start_s']} s, kernel start {t['kernel_start_s']} s, "
-                     f"notebook cells {t['execute_s'] - t['kernel_start_s']:.2f} s, hidden tests {t['tests_s']} s")
+        lines.append(
+            f"    grader start and imports {t['grader_start_s']} s, kernel start {t['kernel_start_s']} s, "
+            f"notebook cells {t['execute_s'] - t['kernel_start_s']:.2f} s, hidden tests {t['tests_s']} s"
+        )
     if row.get("cpu_s") is not None:
         grader = t.get("grader_cpu_s", 0.0)
         periods, throttled = row["periods"]
-        lines.append(f"    CPU {row['cpu_s']} s (grader process {grader} s, kernel tree {row['cpu_s'] - grader:.1f} s)"
-                     + (f"; out of quota in {throttled} of {periods} 100 ms periods" if periods else ""))
-    lines.append(f"    memory: {verdict}: every page counted once "
-                 f"{row['unique_peak_mb']} MB, of which anonymous {row['anonymous_peak_mb']} MB; "
-                 + (f"cgroup peak {row['cgroup_peak_mb']} MB; " if "cgroup_peak_mb" in row else "")
-                 + f"summed PSS {row['pss_peak_mb']} MB, summed RSS {row['rss_peak_mb']} MB")
+        lines.append(
+            f"    CPU {row['cpu_s']} s (grader process {grader} s, kernel tree {row['cpu_s'] - grader:.1f} s)"
+            + (f"; out of quota in {throttled} of {periods} 100 ms periods" if periods else "")
+        )
+    lines.append(
+        f"    memory: {verdict}: every page counted once "
+        f"{row['unique_peak_mb']} MB, of which anonymous {row['anonymous_peak_mb']} MB; "
+        + (f"cgroup peak {row['cgroup_peak_mb']} MB; " if "cgroup_peak_mb" in row else "")
+        + f"summed PSS {row['pss_peak_mb']} MB, summed RSS {row['rss_peak_mb']} MB"
+    )
     if row.get("oom_kills"):
         lines.append(f"    the OOM killer ended {row['oom_kills']} process(es) of this grading")
     if "log_tail" in row:
@@ -263,14 +314,26 @@ def main() -> int:
     parser.add_argument("--assignment", nargs="+", default=default().present())
     parser.add_argument("--students", type=int, default=8)
     parser.add_argument("--workers", type=int, nargs="+", default=[2])
-    parser.add_argument("--cpu-quota", type=float, default=None,
-                        help="grade one submission at this many CPUs (e.g. 0.5, Gradescope's default)")
-    parser.add_argument("--memory-limit", type=int, default=None, metavar="MB",
-                        help="cap the one submission's memory (e.g. 768, Gradescope's default)")
-    parser.add_argument("--cold-cache", action="store_true",
-                        help="before grading the one submission, drop this Python environment's files from the "
-                             "page cache, so that its cgroup is charged for every library page it maps, as a "
-                             "fresh container is")
+    parser.add_argument(
+        "--cpu-quota",
+        type=float,
+        default=None,
+        help="grade one submission at this many CPUs (e.g. 0.5, Gradescope's default)",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        type=int,
+        default=None,
+        metavar="MB",
+        help="cap the one submission's memory (e.g. 768, Gradescope's default)",
+    )
+    parser.add_argument(
+        "--cold-cache",
+        action="store_true",
+        help="before grading the one submission, drop this Python environment's files from the "
+        "page cache, so that its cgroup is charged for every library page it maps, as a "
+        "fresh container is",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write every figure to this file")
     # the children's parts: write the class, grade it
     parser.add_argument("--write-class", type=Path, default=None, help=argparse.SUPPRESS)
@@ -281,7 +344,7 @@ def main() -> int:
         synthetic_class(args.assignment[0], args.students, args.write_class)
         return 0
     work = Path(tempfile.mkdtemp(prefix="grading-benchmark-"))
-    os.chmod(work, 0o711)   # a sandboxed kernel running as its own uid must reach its scratch below
+    os.chmod(work, 0o711)  # a sandboxed kernel running as its own uid must reach its scratch below
     try:
         if args.grade_class:
             submissions, out_json = args.grade_class
@@ -296,14 +359,23 @@ def main() -> int:
                     row = measure_class(assignment, args.students, workers, work / f"{assignment}-class-{workers}")
                     figures.append(row)
                     print(report_class(row), flush=True)
-            row = measure_one(assignment, work / f"{assignment}-one", args.cpu_quota, args.memory_limit,
-                              no_namespaces=args.cpu_quota is not None, cold_cache=args.cold_cache)
+            row = measure_one(
+                assignment,
+                work / f"{assignment}-one",
+                args.cpu_quota,
+                args.memory_limit,
+                no_namespaces=args.cpu_quota is not None,
+                cold_cache=args.cold_cache,
+            )
             figures.append(row)
             print(report_one(row), flush=True)
             if args.cpu_quota is not None:
                 verdict = "stays under" if row["wall_s"] < GRADESCOPE_TIMEOUT_S else "does NOT stay under"
-                print(f"    at {args.cpu_quota:g} CPU it {verdict} Gradescope's default {GRADESCOPE_TIMEOUT_S} s "
-                      f"timeout ({row['wall_s'] / GRADESCOPE_TIMEOUT_S:.0%} of it)", flush=True)
+                print(
+                    f"    at {args.cpu_quota:g} CPU it {verdict} Gradescope's default {GRADESCOPE_TIMEOUT_S} s "
+                    f"timeout ({row['wall_s'] / GRADESCOPE_TIMEOUT_S:.0%} of it)",
+                    flush=True,
+                )
         print(f"load average at the end: {load()}")
         if args.json:
             args.json.write_text(json.dumps(figures, indent=2) + "\n")

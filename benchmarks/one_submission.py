@@ -43,8 +43,13 @@ def main() -> int:
         record.write_text(result.to_json())
         return result
 
-    gradescope_runner.run(assignment, root / "submission", root / "results" / "results.json",
-                   root / "submission_metadata.json", grade=grade)
+    gradescope_runner.run(
+        assignment,
+        root / "submission",
+        root / "results" / "results.json",
+        root / "submission_metadata.json",
+        grade=grade,
+    )
     return 0
 
 

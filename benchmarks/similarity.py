@@ -35,7 +35,7 @@ def synthetic_class(assignment: str, size: int) -> dict[str, object]:
     for index in range(size):
         name, replacements = variants[index % len(variants)]
         nb = demo_class.filled_release(assignment, replacements)
-        if (index // len(variants)) % 2:   # every other round: the same notebooks, disguised
+        if (index // len(variants)) % 2:  # every other round: the same notebooks, disguised
             for cell in nb.cells:
                 if notebooks.grade_id(cell) in answers:
                     cell.source = renamed(cell.source, prefix=f"v{index}_")
@@ -57,10 +57,14 @@ def main() -> int:
         download = Path(work) / "canvas_download.zip"
         demo_class.write_canvas_zip(args.assignment, synthetic_class(args.assignment, args.students), download)
         out = Path(work) / "similarity"
-        figures = {"assignment": args.assignment, "students": args.students,
-                   "workers": args.workers or os.cpu_count(), "cpu_count": os.cpu_count(),
-                   "zip_mb": round(download.stat().st_size / 2**20, 1),
-                   "load_before": round(os.getloadavg()[0], 2)}
+        figures = {
+            "assignment": args.assignment,
+            "students": args.students,
+            "workers": args.workers or os.cpu_count(),
+            "cpu_count": os.cpu_count(),
+            "zip_mb": round(download.stat().st_size / 2**20, 1),
+            "load_before": round(os.getloadavg()[0], 2),
+        }
         started = time.perf_counter()
         cpu = time.process_time()
         comparison = similarity_report.similarity_report(args.assignment, download, out, args.top, args.workers)

@@ -33,8 +33,19 @@ import torch.nn as nn
 from transformers import BertConfig, BertModel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from student_gpu import (BERT_BASE, BERT_MINI, IMDB_WORDS, SST2_WORDS, GRUHead, Classifier,  # noqa: E402
-                         bert_flops, draw_lengths, host_peak_bytes, make_batches, tensors)
+from student_gpu import (
+    BERT_BASE,
+    BERT_MINI,
+    IMDB_WORDS,
+    SST2_WORDS,
+    Classifier,  # noqa: E402
+    GRUHead,
+    bert_flops,
+    draw_lengths,
+    host_peak_bytes,
+    make_batches,
+    tensors,
+)
 
 # ----------------------------------------------------------------------------------------------------
 # The notebooks' CPU configurations (mirrored, not imported: each notebook is the one place its
@@ -42,15 +53,40 @@ from student_gpu import (BERT_BASE, BERT_MINI, IMDB_WORDS, SST2_WORDS, GRUHead, 
 # transformers.ipynb, cells `load_data_and_bert` and `tokenize_and_split` on a runtime without a GPU:
 # 1,600 of IMDB's 25,000 training reviews (320 of them become the validation set) and 800 test
 # reviews, truncated to 128 tokens; cell `train_sentiment`: 5 epochs of the GRU head on cached features.
-SENTIMENT_CPU = dict(n_reviews=1_600, valid_share=0.2, n_test=800, max_len=128, batch_size=64, epochs=5,
-                     hidden_dim=256, n_layers=2, dropout=0.25)
-SENTIMENT_GPU = dict(n_reviews=25_000, valid_share=0.2, n_test=25_000, max_len=256, batch_size=64, epochs=5,
-                     hidden_dim=256, n_layers=2, dropout=0.25)
+SENTIMENT_CPU = dict(
+    n_reviews=1_600,
+    valid_share=0.2,
+    n_test=800,
+    max_len=128,
+    batch_size=64,
+    epochs=5,
+    hidden_dim=256,
+    n_layers=2,
+    dropout=0.25,
+)
+SENTIMENT_GPU = dict(
+    n_reviews=25_000,
+    valid_share=0.2,
+    n_test=25_000,
+    max_len=256,
+    batch_size=64,
+    epochs=5,
+    hidden_dim=256,
+    n_layers=2,
+    dropout=0.25,
+)
 # rnn_attention.ipynb, cells `bert_data`/`bert_training` (unchanged on a CPU: BERT-mini is small) and
 # `corpus_comparison` (the same fine-tuning for BERT-mini and legal-bert-small).
 FINETUNE = dict(n_train=4_000, n_valid=872, max_len=64, batch_size=32, epochs=3)
-LEGAL_SMALL = dict(vocab_size=30522, hidden_size=512, num_hidden_layers=6, num_attention_heads=8,
-                   intermediate_size=2048, max_position_embeddings=512, type_vocab_size=2)
+LEGAL_SMALL = dict(
+    vocab_size=30522,
+    hidden_size=512,
+    num_hidden_layers=6,
+    num_attention_heads=8,
+    intermediate_size=2048,
+    max_position_embeddings=512,
+    type_vocab_size=2,
+)
 # transfer_lm.ipynb, cell `pretrain_run` with WikiText-2 (on a CPU runtime: the first 4,800 windows, 2 epochs) (vocabulary of the 20,000 most frequent words
 # plus 3 specials, about 2.1 million training tokens in windows of 64), and cell `transfer_run`
 # (Rotten Tomatoes: 8,530 training and 1,066 validation reviews, 64 tokens, two models).
@@ -111,7 +147,7 @@ def sentiment(config, samples, rng, bert_config=BERT_BASE):
     bert = BertModel(BertConfig(**bert_config))
     n_test = config["n_test"]
     lengths = draw_lengths(config["n_reviews"] + n_test, IMDB_WORDS, IMDB_WORDS["tokens_per_word"], rng)
-    cached, test = lengths[:config["n_reviews"]], lengths[config["n_reviews"]:]
+    cached, test = lengths[: config["n_reviews"]], lengths[config["n_reviews"] :]
     cache_batches = make_batches(cached, config["batch_size"], config["max_len"], "sorted", rng)
     test_batches = make_batches(test, config["batch_size"], config["max_len"], "shuffled", rng)
     sample = rng.sample(cache_batches, min(samples, len(cache_batches)))
@@ -120,7 +156,7 @@ def sentiment(config, samples, rng, bert_config=BERT_BASE):
     cache_flops = sum(bert_flops(bert.config, rows, width) for rows, width in cache_batches)
     test_flops = sum(bert_flops(bert.config, rows, width) for rows, width in test_batches)
     tokens = sum(min(n, config["max_len"]) for n in cached)
-    cache_bytes = tokens * bert_config["hidden_size"] * 4          # float32 on a CPU
+    cache_bytes = tokens * bert_config["hidden_size"] * 4  # float32 on a CPU
     # The head's epoch: measured on a slice of random features, scaled by tokens.
     head = GRUHead(bert_config["hidden_size"], config["hidden_dim"], config["n_layers"], config["dropout"])
     optimizer = torch.optim.Adam(head.parameters(), lr=1e-3)
@@ -128,14 +164,15 @@ def sentiment(config, samples, rng, bert_config=BERT_BASE):
     items = [torch.randn(n, bert_config["hidden_size"]) for n in slice_rows]
     with Clock() as head_clock:
         for start in range(0, len(items), config["batch_size"]):
-            chunk = items[start:start + config["batch_size"]]
+            chunk = items[start : start + config["batch_size"]]
             width = max(f.shape[0] for f in chunk)
             features = torch.zeros(len(chunk), width, bert_config["hidden_size"])
             mask = torch.zeros(len(chunk), width, dtype=torch.long)
             for r, f in enumerate(chunk):
-                features[r, :f.shape[0]], mask[r, :f.shape[0]] = f, 1
+                features[r, : f.shape[0]], mask[r, : f.shape[0]] = f, 1
             loss = nn.functional.binary_cross_entropy_with_logits(
-                head(features, mask).squeeze(1), torch.randint(0, 2, (len(chunk),)).float())
+                head(features, mask).squeeze(1), torch.randint(0, 2, (len(chunk),)).float()
+            )
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -147,7 +184,8 @@ def sentiment(config, samples, rng, bert_config=BERT_BASE):
         "test_minutes": test_flops * per_flop_wall / 60,
         "total_minutes": (cache_flops + test_flops) * per_flop_wall / 60 + head_clock.wall * head_scale / 60,
         "total_minutes_from_cpu_time": ((cache_flops + test_flops) * per_flop_cpu + head_clock.cpu * head_scale)
-                                       / THREADS[0] / 60,
+        / THREADS[0]
+        / 60,
         "cache_gib": cache_bytes / 2**30,
     }
 
@@ -175,9 +213,11 @@ def finetune(bert_config, samples, rng, frozen=False):
         steps += i >= 1
     clock.__exit__()
     total_steps = len(batches) * FINETUNE["epochs"]
-    return {"seconds_per_step": clock.wall / max(steps, 1),
-            "minutes": clock.wall / max(steps, 1) * total_steps / 60,
-            "minutes_from_cpu_time": clock.cpu / THREADS[0] / max(steps, 1) * total_steps / 60}
+    return {
+        "seconds_per_step": clock.wall / max(steps, 1),
+        "minutes": clock.wall / max(steps, 1) * total_steps / 60,
+        "minutes_from_cpu_time": clock.cpu / THREADS[0] / max(steps, 1) * total_steps / 60,
+    }
 
 
 def language_model(config, samples, LM=LM):
@@ -191,7 +231,7 @@ def language_model(config, samples, LM=LM):
     def step(model, opt, targets_per_row):
         ids = torch.randint(3, LM["ntoken"], (LM["batch_size"], LM["seq_len"]))
         out = model(ids, mask)
-        if targets_per_row:   # the classifier reads one position per review
+        if targets_per_row:  # the classifier reads one position per review
             out = out[:, -1]
         target = torch.randint(0, out.shape[-1], out.shape[:-1])
         loss = nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1))
@@ -215,11 +255,14 @@ def language_model(config, samples, LM=LM):
         for _ in range(samples):
             step(clf, clf_opt, True)
     clf_steps = math.ceil(TRANSFER["n_train"] / TRANSFER["batch_size"]) * TRANSFER["epochs"] * TRANSFER["models"]
-    return {"seconds_per_pretraining_step": per_step, "pretraining_steps": pretrain_steps,
-            "pretraining_minutes": per_step * pretrain_steps / 60,
-            "pretraining_minutes_from_cpu_time": clock.cpu / THREADS[0] / samples * pretrain_steps / 60,
-            "transfer_minutes": clf_clock.wall / samples * clf_steps / 60,
-            "transfer_minutes_from_cpu_time": clf_clock.cpu / THREADS[0] / samples * clf_steps / 60}
+    return {
+        "seconds_per_pretraining_step": per_step,
+        "pretraining_steps": pretrain_steps,
+        "pretraining_minutes": per_step * pretrain_steps / 60,
+        "pretraining_minutes_from_cpu_time": clock.cpu / THREADS[0] / samples * pretrain_steps / 60,
+        "transfer_minutes": clf_clock.wall / samples * clf_steps / 60,
+        "transfer_minutes_from_cpu_time": clf_clock.cpu / THREADS[0] / samples * clf_steps / 60,
+    }
 
 
 def main(argv=None):
@@ -227,20 +270,32 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=2, help="torch threads (Colab's CPU runtime has 2 cores)")
     parser.add_argument("--samples", type=int, default=4, help="batches timed per measurement")
     parser.add_argument("--out", help="write the figures as JSON to this file")
-    parser.add_argument("--quick", action="store_true",
-                        help="tiny models, seconds: checks that the script runs (its figures mean nothing)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny models, seconds: checks that the script runs (its figures mean nothing)",
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     THREADS[0] = args.threads
     rng = random.Random(0)
     torch.manual_seed(0)
-    figures = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-                          f"load average {os.getloadavg()[0]:.1f}, torch {torch.__version__}, {args.threads} threads"}
+    figures = {
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f}, torch {torch.__version__}, {args.threads} threads"
+    }
     print(figures["machine"])
     base, mini, legal, lm = BERT_BASE, BERT_MINI, LEGAL_SMALL, LM
     if args.quick:
-        tiny = dict(vocab_size=2000, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                    intermediate_size=64, max_position_embeddings=512, type_vocab_size=2)
+        tiny = dict(
+            vocab_size=2000,
+            hidden_size=32,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=512,
+            type_vocab_size=2,
+        )
         base = mini = legal = tiny
         lm = dict(LM, ntoken=2003, nhid=32, seq_len=16)
         small_head = dict(hidden_dim=16, n_layers=1, max_len=32)
@@ -257,8 +312,10 @@ def main(argv=None):
     figures["peak_host_gib"] = host_peak_bytes() / 2**30
     for name, values in figures.items():
         if isinstance(values, dict):
-            print(f"{name}: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
-                                          for k, v in values.items()))
+            print(
+                f"{name}: "
+                + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items())
+            )
     print(f"peak host memory of this process: {figures['peak_host_gib']:.2f} GiB")
     if args.out:
         with open(args.out, "w") as handle:

@@ -29,12 +29,14 @@ KB = 1024
 
 def descendants(pid: int) -> Callable[[], list[int]]:
     """A function listing ``pid`` and every process below it."""
+
     def pids() -> list[int]:
         try:
             root = psutil.Process(pid)
             return [pid] + [child.pid for child in root.children(recursive=True)]
         except psutil.Error:
             return []
+
     return pids
 
 
@@ -53,7 +55,7 @@ def usage(pid: int) -> tuple[dict[str, int], dict[str, int]]:
                 parts = line.split()
                 if not parts:
                     continue
-                if not parts[0].endswith(":"):   # a mapping's header: range, modes, offset, device, inode, path
+                if not parts[0].endswith(":"):  # a mapping's header: range, modes, offset, device, inode, path
                     path = parts[5] if len(parts) > 5 and parts[5].startswith("/") else ""
                     continue
                 key = parts[0][:-1].lower()
@@ -78,7 +80,7 @@ class Sampler:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> "Sampler":
+    def __enter__(self) -> Sampler:
         self._thread.start()
         return self
 

@@ -19,11 +19,13 @@ from tests.helpers import isolation_unavailable
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "needs_isolation(missing): the test needs isolation the machine may "
-                                       "lack; skipped (or failed, with COURSE_REQUIRE_ISOLATION=1) when "
-                                       "missing names what is missing")
-    config.addinivalue_line("markers", "previous_runtime: runs in `make rehearsal-previous`; `make test` "
-                                       "deselects it")
+    config.addinivalue_line(
+        "markers",
+        "needs_isolation(missing): the test needs isolation the machine may "
+        "lack; skipped (or failed, with COURSE_REQUIRE_ISOLATION=1) when "
+        "missing names what is missing",
+    )
+    config.addinivalue_line("markers", "previous_runtime: runs in `make rehearsal-previous`; `make test` deselects it")
 
 
 def pytest_runtest_setup(item):

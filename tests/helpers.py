@@ -31,8 +31,9 @@ def isolation_required() -> bool:
 def isolation_unavailable(reason: str):
     """Skip: this machine cannot give the isolation the test checks. Fail where it must (the switch)."""
     if isolation_required():
-        pytest.fail(f"{REQUIRE_ISOLATION}=1, but this machine gives no isolation for this test: {reason}",
-                    pytrace=False)
+        pytest.fail(
+            f"{REQUIRE_ISOLATION}=1, but this machine gives no isolation for this test: {reason}", pytrace=False
+        )
     pytest.skip(f"isolation unavailable: {reason} (set {REQUIRE_ISOLATION}=1 to fail instead)")
 
 

@@ -10,12 +10,12 @@ import json
 
 import pytest
 
+from assignments import cli
 from assignments.course import default
-from assignments import cli, notebooks
 from tests.helpers import QUICKEST as ASSIGNMENT
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
-pytestmark = pytest.mark.xdist_group('autograde_command')
+pytestmark = pytest.mark.xdist_group("autograde_command")
 
 
 @pytest.fixture(scope="module")
@@ -48,14 +48,14 @@ def test_each_notebook_is_repaired_before_nbgrader_and_the_report_kept(ran):
     assert statuses == {"blank": "unchanged", "damaged": "not repaired"}, statuses
     assert "repaired for nbgrader: 2 notebook(s)" in printed, printed[-1500:]
     blank = json.loads((out / "results" / "blank.json").read_text())
-    assert blank["source_file"].endswith("submissions/blank/blank.ipynb"), \
+    assert blank["source_file"].endswith("submissions/blank/blank.ipynb"), (
         f"the record should name the file the student sent, not the repaired copy: {blank['source_file']}"
+    )
 
 
 def test_progress_bar_and_a_line_for_the_student_that_failed(ran):
     _, printed, progress, _ = ran
-    assert "nbgrader autograde transfer_lm" in progress and "submission" in progress, \
-        "no progress bar on stderr"
+    assert "nbgrader autograde transfer_lm" in progress and "submission" in progress, "no progress bar on stderr"
     assert "damaged: nbgrader autograde failed on this notebook" in printed + progress
 
 

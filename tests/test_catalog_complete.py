@@ -26,5 +26,6 @@ def missing_pieces(name: str) -> list[str]:
 def test_every_catalog_assignment_has_source_release_solutions_and_hidden_suite():
     missing = {name: missing_pieces(name) for name in default().order}
     missing = {name: pieces for name, pieces in missing.items() if pieces}
-    assert not missing, "catalog assignments with missing pieces (assignments/course.py lists them):\n" + \
-        "\n".join(f"  {name}: {piece}" for name, pieces in missing.items() for piece in pieces)
+    assert not missing, "catalog assignments with missing pieces (assignments/course.py lists them):\n" + "\n".join(
+        f"  {name}: {piece}" for name, pieces in missing.items() for piece in pieces
+    )

@@ -7,16 +7,16 @@ is small. CPU only. Run it at Colab's runtimes, each built from its pins file in
 `make rehearsal` (the current one, every test here) and `make rehearsal-previous` (the tests marked
 previous_runtime).
 """
+
 from __future__ import annotations
 
 import base64
 import copy
-import json
 import os
 import platform
 import re
-from importlib import metadata
 from datetime import datetime
+from importlib import metadata
 from pathlib import Path
 
 import nbclient
@@ -29,17 +29,25 @@ from assignments.course import default
 from assignments.notebooks import grade_id
 
 # The line each online branch prints: it names what was loaded and how many examples came.
-LEGAL_BERT_LINE = (r"Loaded google/bert_uncased_L-4_H-256_A-4 and nlpaueb/legal-bert-small-uncased from the "
-                   r"Hugging Face hub")
+LEGAL_BERT_LINE = (
+    r"Loaded google/bert_uncased_L-4_H-256_A-4 and nlpaueb/legal-bert-small-uncased from the "
+    r"Hugging Face hub"
+)
 ONLINE_LINES = {
-    "transformers": [r"Loaded google-bert/bert-base-uncased and stanfordnlp/imdb from the Hugging Face hub: "
-                     r"\d+ training and \d+ test examples"],
-    "rnn_attention": [r"Loaded google/bert_uncased_L-4_H-256_A-4 and nyu-mll/glue \(sst2\) from the Hugging Face "
-                      r"hub: \d+ training and \d+ validation examples",
-                      LEGAL_BERT_LINE,
-                      r"Loaded openai/clip-vit-base-patch32 from the Hugging Face hub: [\d,]+ parameters"],
-    "transfer_lm": [r"Loaded Salesforce/wikitext \(wikitext-2-raw-v1\) from the Hugging Face hub: \d+ training",
-                    r"Loaded cornell-movie-review-data/rotten_tomatoes from the Hugging Face hub: \d+ training"],
+    "transformers": [
+        r"Loaded google-bert/bert-base-uncased and stanfordnlp/imdb from the Hugging Face hub: "
+        r"\d+ training and \d+ test examples"
+    ],
+    "rnn_attention": [
+        r"Loaded google/bert_uncased_L-4_H-256_A-4 and nyu-mll/glue \(sst2\) from the Hugging Face "
+        r"hub: \d+ training and \d+ validation examples",
+        LEGAL_BERT_LINE,
+        r"Loaded openai/clip-vit-base-patch32 from the Hugging Face hub: [\d,]+ parameters",
+    ],
+    "transfer_lm": [
+        r"Loaded Salesforce/wikitext \(wikitext-2-raw-v1\) from the Hugging Face hub: \d+ training",
+        r"Loaded cornell-movie-review-data/rotten_tomatoes from the Hugging Face hub: \d+ training",
+    ],
 }
 # rnn_attention's optional corpus comparison is off as released. `make rehearsal` switches it on, so legal-bert's
 # path runs on the current runtime; `make rehearsal-previous` (REHEARSE_OPTIONAL_PARTS=0) runs the notebooks
@@ -140,17 +148,25 @@ def rehearse(nb, hub_env: dict, workdir: Path, monkeypatch, stop_after: str | No
         if before is not None and after is not None:
             cpu_seconds[cell_index] = after - before
 
-    client = nbclient.NotebookClient(nb, timeout=1800, kernel_name="python3",
-                                     resources={"metadata": {"path": str(workdir)}},
-                                     on_cell_start=on_cell_start, on_cell_complete=on_cell_complete)
+    client = nbclient.NotebookClient(
+        nb,
+        timeout=1800,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(workdir)}},
+        on_cell_start=on_cell_start,
+        on_cell_complete=on_cell_complete,
+    )
     try:
         client.execute()
     except nbclient.exceptions.CellExecutionError as error:
-        failing = next((c for c in nb.cells if any(o.get("output_type") == "error" for o in c.get("outputs", []))),
-                       None)
+        failing = next(
+            (c for c in nb.cells if any(o.get("output_type") == "error" for o in c.get("outputs", []))), None
+        )
         where = grade_id(failing) if failing is not None else "?"
         message = ANSI.sub("", str(error))
-        raise RehearsalFailed(f"cell {where!r} raised in student mode on the stand-in hub:\n{message[-1500:]}") from None
+        raise RehearsalFailed(
+            f"cell {where!r} raised in student mode on the stand-in hub:\n{message[-1500:]}"
+        ) from None
     text, seconds, figures, problems = "", {}, [], []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
@@ -161,7 +177,7 @@ def rehearse(nb, hub_env: dict, workdir: Path, monkeypatch, stop_after: str | No
         for warning in OUR_WARNING.findall(_text(cell)):
             problems.append(f"{name}: the notebook's own code raised a warning: {warning}")
         pngs = [o["data"]["image/png"] for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
-        skipped = "Optional part skipped" in _text(cell)   # an optional part switched off draws nothing
+        skipped = "Optional part skipped" in _text(cell)  # an optional part switched off draws nothing
         if "plt.show()" in cell.source and not pngs and not skipped:
             problems.append(f"{name}: calls plt.show() but rendered no figure")
         for k, png in enumerate(pngs):
@@ -185,8 +201,9 @@ def assert_online(assignment: str, text: str) -> None:
     for pattern in ONLINE_LINES[assignment]:
         if pattern in OPTIONAL_LINES and not WITH_OPTIONAL_PARTS:
             continue
-        assert re.search(pattern, text), (f"{assignment}: expected the online branch to print a line matching "
-                                          f"{pattern!r}; it did not")
+        assert re.search(pattern, text), (
+            f"{assignment}: expected the online branch to print a line matching {pattern!r}; it did not"
+        )
 
 
 def pins(path: Path) -> tuple[str, dict[str, str]]:
@@ -212,8 +229,11 @@ def test_the_rehearsal_runs_at_the_versions_of_its_pins_file():
     if not os.environ.get("COLAB_PINS"):
         pytest.skip("run through `make rehearsal` or `make rehearsal-previous`, which name the pins file")
     python, pinned = pins(Path(os.environ["COLAB_PINS"]))
-    wrong = [f"{name} {metadata.version(name)} (pinned {pattern})" for name, pattern in pinned.items()
-             if not _matches(metadata.version(name), pattern)]
+    wrong = [
+        f"{name} {metadata.version(name)} (pinned {pattern})"
+        for name, pattern in pinned.items()
+        if not _matches(metadata.version(name), pattern)
+    ]
     if not platform.python_version().startswith(python + "."):
         wrong.append(f"Python {platform.python_version()} (pinned {python})")
     assert not wrong, f"this environment is not the runtime {os.environ['COLAB_PINS']} describes: {wrong}"
@@ -234,13 +254,17 @@ def test_notebook_runs_its_online_branch_end_to_end_in_student_mode(assignment, 
     result = rehearse(with_install_report(nb), hub, tmp_path, monkeypatch)
     assert "setup cell installed: []" in result["text"], (
         f"{assignment}: on this runtime the setup cell should install nothing (Colab has every library), "
-        f"but it printed: {next(l for l in result['text'].splitlines() if 'setup cell installed' in l)}")
+        f"but it printed: {next(line for line in result['text'].splitlines() if 'setup cell installed' in line)}"
+    )
     assert_online(assignment, result["text"])
     assert re.search(CPU_LINES[assignment], result["text"]), (
-        f"{assignment}: without a GPU the notebook should announce its CPU configuration ({CPU_LINES[assignment]!r})")
+        f"{assignment}: without a GPU the notebook should announce its CPU configuration ({CPU_LINES[assignment]!r})"
+    )
     slowest = sorted(result["seconds"].items(), key=lambda item: -item[1])[:5]
-    print(f"{assignment}: {sum(result['seconds'].values()):.0f} s in all; slowest cells {slowest}; "
-          f"{len(result['figures'])} figures")
+    print(
+        f"{assignment}: {sum(result['seconds'].values()):.0f} s in all; slowest cells {slowest}; "
+        f"{len(result['figures'])} figures"
+    )
 
 
 def _corrupt(nb, old: str, new: str):
@@ -251,8 +275,9 @@ def _corrupt(nb, old: str, new: str):
     return nb
 
 
-@pytest.mark.parametrize("assignment, sizes_cell", [("transformers", "tokenize_and_split"),
-                                                     ("transfer_lm", "pretrain_run")])
+@pytest.mark.parametrize(
+    "assignment, sizes_cell", [("transformers", "tokenize_and_split"), ("transfer_lm", "pretrain_run")]
+)
 def test_full_size_on_cpu_keeps_the_gpu_configuration(assignment, sizes_cell, hub, tmp_path, monkeypatch):
     """The switch a student flips to run the GPU sizes on a CPU anyway: nothing shrinks, nothing is announced.
     Run up to the cell that decides the sizes (the full run itself is the GPU's)."""

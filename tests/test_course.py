@@ -14,8 +14,16 @@ from assignments.course import CATALOG, Course, default, points_report
 
 
 def graded(grade_id: str, points: float, solution: bool = False) -> dict:
-    return {"nbgrader": {"grade": True, "grade_id": grade_id, "locked": not solution, "points": points,
-                         "schema_version": 3, "solution": solution}}
+    return {
+        "nbgrader": {
+            "grade": True,
+            "grade_id": grade_id,
+            "locked": not solution,
+            "points": points,
+            "schema_version": 3,
+            "solution": solution,
+        }
+    }
 
 
 def write_notebook(path, cells) -> None:
@@ -46,13 +54,22 @@ def test_an_assignment_knows_its_files_from_the_course_root(tmp_path):
 def test_questions_follow_the_source_notebook_when_it_changes(tmp_path):
     hw = Course(tmp_path).assignment("toy")
     path = tmp_path / "source" / "toy" / "toy.ipynb"
-    write_notebook(path, [new_code_cell("x = 1", metadata=graded("a_tests", 2)),
-                          new_markdown_cell("why", metadata=graded("why", 1, solution=True))])
-    assert [(q.grade_id, q.points, q.kind) for q in hw.questions] == [("a_tests", 2, "autograded"),
-                                                                      ("why", 1, "manual")]
+    write_notebook(
+        path,
+        [
+            new_code_cell("x = 1", metadata=graded("a_tests", 2)),
+            new_markdown_cell("why", metadata=graded("why", 1, solution=True)),
+        ],
+    )
+    assert [(q.grade_id, q.points, q.kind) for q in hw.questions] == [
+        ("a_tests", 2, "autograded"),
+        ("why", 1, "manual"),
+    ]
     assert hw.autograded_order == ["a_tests"] and hw.max_points("why") == 1 and hw.total_points == 3
-    write_notebook(path, [new_code_cell("x = 1", metadata=graded("a_tests", 5)),
-                          new_code_cell("x = 2", metadata=graded("b_tests", 1))])
+    write_notebook(
+        path,
+        [new_code_cell("x = 1", metadata=graded("a_tests", 5)), new_code_cell("x = 2", metadata=graded("b_tests", 1))],
+    )
     assert hw.autograded_order == ["a_tests", "b_tests"] and hw.total_points == 6, "a stale copy was kept"
 
 
@@ -62,20 +79,27 @@ def test_points_are_declared_once_and_a_split_that_disagrees_names_the_question_
     from assignments.release import hygiene_problems
 
     name = CATALOG[0].name
-    write_notebook(tmp_path / "source" / name / f"{name}.ipynb",
-                   [new_code_cell("x = 1", metadata=graded("a_tests", 4)),
-                    new_markdown_cell("why", metadata=graded("why", 1, solution=True))])
+    write_notebook(
+        tmp_path / "source" / name / f"{name}.ipynb",
+        [
+            new_code_cell("x = 1", metadata=graded("a_tests", 4)),
+            new_markdown_cell("why", metadata=graded("why", 1, solution=True)),
+        ],
+    )
     suite = tmp_path / "autograder" / name
     suite.mkdir(parents=True)
     (suite / "test_a.py").write_text(
         "from assignments.grading.testkit.checks import question\n\n"
         "@question('a_tests', points=1)\ndef test_one(student):\n    pass\n\n"
-        "@question('a_tests', points=2)\ndef test_two(student):\n    pass\n")
+        "@question('a_tests', points=2)\ndef test_two(student):\n    pass\n"
+    )
     hw = Course(tmp_path).assignment(name)
     assert hw.total_points == 5, "the total is the cells' sum, typed nowhere"
     text, fine = points_report(hw)
-    expected = "question a_tests: its test cell in source/{0}/{0}.ipynb gives 4 points, its hidden tests' " \
-               "@question(points=...) add up to 3".format(name)
+    expected = (
+        f"question a_tests: its test cell in source/{name}/{name}.ipynb gives 4 points, its hidden tests' "
+        "@question(points=...) add up to 3"
+    )
     assert not fine and expected in text
     assert any(expected in problem for problem in hygiene_problems(Course(tmp_path), [name]))
     (suite / "test_a.py").write_text((suite / "test_a.py").read_text().replace("points=2", "points=3"))
@@ -100,16 +124,22 @@ def test_a_marker_is_any_line_containing_the_delimiter_as_nbgrader_reads_it():
 
 
 def test_hygiene_refuses_a_marker_line_with_anything_else_on_it():
-    cells = [new_code_cell("def f():\n    ### BEGIN SOLUTION  (keep it short)\n    return 1\n    ### END SOLUTION",
-                           metadata={"nbgrader": {"grade": False, "grade_id": "f", "locked": False,
-                                                  "schema_version": 3, "solution": True}})]
+    cells = [
+        new_code_cell(
+            "def f():\n    ### BEGIN SOLUTION  (keep it short)\n    return 1\n    ### END SOLUTION",
+            metadata={
+                "nbgrader": {"grade": False, "grade_id": "f", "locked": False, "schema_version": 3, "solution": True}
+            },
+        )
+    ]
     problems = [str(p) for p in hygiene.check_markers(cells, "toy.ipynb")]
     assert any("line 2" in p and "'### BEGIN SOLUTION'" in p for p in problems), problems
 
 
 def test_student_text_drops_markers_and_the_mark_scheme():
-    cell = new_markdown_cell("Because it is linear.\n=== BEGIN MARK SCHEME ===\n1 point: linear\n"
-                             "=== END MARK SCHEME ===")
+    cell = new_markdown_cell(
+        "Because it is linear.\n=== BEGIN MARK SCHEME ===\n1 point: linear\n=== END MARK SCHEME ==="
+    )
     assert notebooks.student_text(cell) == "Because it is linear.\n"
     code = new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION")
     assert notebooks.student_text(code) == "def f():\n    return 1\n"

@@ -1,6 +1,7 @@
 """The two ways to install (conda environment.yml, pip pyproject.toml) declare the same packages."""
 
 import re
+
 import tomllib
 
 from assignments.course import REPO
@@ -20,7 +21,7 @@ def conda_pip_dependencies() -> dict[str, str]:
     lines = (REPO / "environment.yml").read_text().splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip() == "- pip:")
     specs = {}
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         match = re.match(r"^\s{6,}- (.+)$", line)
         if not match:
             break
@@ -32,15 +33,27 @@ def conda_pip_dependencies() -> dict[str, str]:
 
 def test_environment_yml_and_pyproject_declare_the_same_packages():
     pip, conda = pip_dependencies(), conda_pip_dependencies()
-    assert set(pip) == set(conda), (f"only in pyproject.toml: {sorted(set(pip) - set(conda))}; "
-                                    f"only in environment.yml: {sorted(set(conda) - set(pip))}")
+    assert set(pip) == set(conda), (
+        f"only in pyproject.toml: {sorted(set(pip) - set(conda))}; "
+        f"only in environment.yml: {sorted(set(conda) - set(pip))}"
+    )
     differing = {name: (pip[name], conda[name]) for name in pip if pip[name] != conda[name]}
     assert not differing, f"version constraints differ (pyproject, environment.yml): {differing}"
 
 
 def test_required_packages_are_declared():
-    required = {"torch", "jupyter", "nbgrader", "nbformat", "nbclient", "matplotlib", "transformers",
-                "datasets", "pytest", "tqdm"}
+    required = {
+        "torch",
+        "jupyter",
+        "nbgrader",
+        "nbformat",
+        "nbclient",
+        "matplotlib",
+        "transformers",
+        "datasets",
+        "pytest",
+        "tqdm",
+    }
     missing = required - set(pip_dependencies())
     assert not missing, f"pyproject.toml lacks {sorted(missing)}"
 
@@ -53,5 +66,6 @@ def test_the_gradescope_lock_records_the_versions_these_tests_run_with():
     """Gradescope's image installs requirements.lock; in CI this proves those are the tested versions."""
     from assignments import lockfile
 
-    assert lockfile.drift() == [], (f"{lockfile.LOCK} differs from this environment; run `make lock` where "
-                                    "the tests pass and commit it")
+    assert lockfile.drift() == [], (
+        f"{lockfile.LOCK} differs from this environment; run `make lock` where the tests pass and commit it"
+    )

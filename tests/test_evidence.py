@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -24,7 +23,7 @@ from tests.helpers import QUICKEST
 
 ASSIGNMENT = QUICKEST
 QUESTION, CELL = "transfer_plot_written", "transfer_run"
-RUN_FIGURE, EDITED_FIGURE = "0.8731", "0.9731"     # demo_class.COLAB_LINE and hand_edited
+RUN_FIGURE, EDITED_FIGURE = "0.8731", "0.9731"  # demo_class.COLAB_LINE and hand_edited
 
 
 def ran_on_colab(student: str = "reference"):
@@ -36,12 +35,21 @@ def evidence_cell(nb):
 
 
 def test_the_source_names_evidence_for_every_run_dependent_question():
-    wanted = {a: notebooks.evidence_cells(resolve(a).source_notebook()) for a in
-              ("transformers", "rnn_attention", "transfer_lm")}
-    assert wanted["transformers"] == {"own_reviews_written": ("train_sentiment", "own_reviews_run"),
-                                      "exploration_written": ("load_data_and_bert", "train_sentiment")}
-    assert set(wanted["rnn_attention"]) == {"more_data_written", "failure_modes_written", "attention_speed_written",
-                                            "bert_frozen_written", "clip_prompting_written"}
+    wanted = {
+        a: notebooks.evidence_cells(resolve(a).source_notebook())
+        for a in ("transformers", "rnn_attention", "transfer_lm")
+    }
+    assert wanted["transformers"] == {
+        "own_reviews_written": ("train_sentiment", "own_reviews_run"),
+        "exploration_written": ("load_data_and_bert", "train_sentiment"),
+    }
+    assert set(wanted["rnn_attention"]) == {
+        "more_data_written",
+        "failure_modes_written",
+        "attention_speed_written",
+        "bert_frozen_written",
+        "clip_prompting_written",
+    }
     assert wanted["transfer_lm"] == {QUESTION: (CELL,)}
 
 
@@ -54,13 +62,16 @@ def test_a_run_notebook_keeps_its_evidence_verbatim_with_no_finding():
     assert "Student's own run" in evidence.label(items[0])
 
 
-@pytest.mark.parametrize("damage, status, code", [
-    ("deleted", "missing", evidence.MISSING),
-    ("cleared", "not-run", evidence.MISSING),
-    ("number typed in", "edited", evidence.EDITED),
-    ("code changed", "edited", evidence.EDITED),
-    ("result count forged", "edited", evidence.EDITED),
-])
+@pytest.mark.parametrize(
+    "damage, status, code",
+    [
+        ("deleted", "missing", evidence.MISSING),
+        ("cleared", "not-run", evidence.MISSING),
+        ("number typed in", "edited", evidence.EDITED),
+        ("code changed", "edited", evidence.EDITED),
+        ("result count forged", "edited", evidence.EDITED),
+    ],
+)
 def test_a_deleted_unrun_or_edited_evidence_output_is_a_finding(damage, status, code):
     nb = ran_on_colab()
     cell = evidence_cell(nb)
@@ -73,8 +84,11 @@ def test_a_deleted_unrun_or_edited_evidence_output_is_a_finding(damage, status, 
     elif damage == "code changed":
         cell.source += "\nprint('VALIDATION ACCURACY 0.99')"
     else:
-        cell.outputs.append(nbformat.v4.new_output("execute_result", data={"text/plain": "0.99"},
-                                                   execution_count=cell.execution_count + 7))
+        cell.outputs.append(
+            nbformat.v4.new_output(
+                "execute_result", data={"text/plain": "0.99"}, execution_count=cell.execution_count + 7
+            )
+        )
     items, findings = evidence.collect(nb, ASSIGNMENT)
     assert [i.status for i in items] == [status]
     assert [(f.code, f.cell) for f in findings] == [(code, QUESTION)]
@@ -83,8 +97,11 @@ def test_a_deleted_unrun_or_edited_evidence_output_is_a_finding(damage, status, 
 
 def test_html_and_javascript_outputs_are_never_kept():
     nb = ran_on_colab()
-    evidence_cell(nb).outputs.append(nbformat.v4.new_output(
-        "display_data", data={"text/html": "<script>alert(1)</script>", "text/plain": "<table object>"}))
+    evidence_cell(nb).outputs.append(
+        nbformat.v4.new_output(
+            "display_data", data={"text/html": "<script>alert(1)</script>", "text/plain": "<table object>"}
+        )
+    )
     items, _ = evidence.collect(nb, ASSIGNMENT)
     assert "<script>" not in json.dumps([i.outputs for i in items])
     assert items[0].outputs[-1] == {"kind": "text", "text": "<table object>"}
@@ -93,9 +110,12 @@ def test_html_and_javascript_outputs_are_never_kept():
 def test_hygiene_refuses_evidence_that_names_no_locked_cell_before_the_answer():
     data = json.loads(resolve(ASSIGNMENT).source_path.read_text(encoding="utf-8"))
     written = next(c for c in data["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == QUESTION)
-    for names, expected in ([["nowhere"]], "is not the grade_id of a cell before"), \
-                           ([["finetune"]], "must be a locked code cell"), \
-                           ([[]], "non-empty list"), ([["lm_batches_tests"]], "must be a locked code cell"):
+    for names, expected in (
+        ([["nowhere"]], "is not the grade_id of a cell before"),
+        ([["finetune"]], "must be a locked code cell"),
+        ([[]], "non-empty list"),
+        ([["lm_batches_tests"]], "must be a locked code cell"),
+    ):
         written["metadata"]["course"] = {"evidence": names[0]}
         problems = [str(p) for p in hygiene.check_data(copy.deepcopy(data), "nb")]
         assert any(expected in p for p in problems), (names, problems)
@@ -105,10 +125,10 @@ def test_hygiene_refuses_evidence_that_names_no_locked_cell_before_the_answer():
 
 def test_nbgrader_preprocessors_show_the_submitted_outputs_under_the_answer_and_mark_the_rerun():
     nb = demo_class.hand_edited(ran_on_colab())
-    nb.metadata[KEPT_KEY] = [{"question": QUESTION, "cell": CELL, "status": "kept", "outputs": []}]   # forged
+    nb.metadata[KEPT_KEY] = [{"question": QUESTION, "cell": CELL, "status": "kept", "outputs": []}]  # forged
     resources = {"nbgrader": {"assignment": ASSIGNMENT}}
     nb, resources = KeepEvidence().preprocess(nb, resources)
-    for cell in nb.cells:                        # what nbgrader's ClearOutput and Execute do in between
+    for cell in nb.cells:  # what nbgrader's ClearOutput and Execute do in between
         if cell.cell_type == "code":
             cell.outputs = []
     evidence_cell(nb).outputs = [nbformat.v4.new_output("stream", name="stdout", text="accuracy 0.51 (grading)\n")]
@@ -127,9 +147,15 @@ def test_feedback_and_class_report_carry_the_evidence():
     from assignments.results.model import QuestionResult, SubmissionResult
 
     items, findings = evidence.collect(demo_class.hand_edited(ran_on_colab("ada")), ASSIGNMENT)
-    result = SubmissionResult("ada", ASSIGNMENT, "standalone", evidence=items, findings=findings,
-                              questions=[QuestionResult(QUESTION, "manual", 2.0)])
-    result = SubmissionResult.from_dict(json.loads(result.to_json()))     # as every exporter reads it
+    result = SubmissionResult(
+        "ada",
+        ASSIGNMENT,
+        "standalone",
+        evidence=items,
+        findings=findings,
+        questions=[QuestionResult(QUESTION, "manual", 2.0)],
+    )
+    result = SubmissionResult.from_dict(json.loads(result.to_json()))  # as every exporter reads it
     markdown, page = feedback_markdown(result), feedback_html(result)
     for text in (markdown, page):
         assert EDITED_FIGURE in text and "FLAGGED (edited)" in text
@@ -161,7 +187,7 @@ def test_course_written_prints_one_question_per_page_with_the_students_evidence(
         pytest.skip(f"NO BROWSER: {CHROMIUM} is missing; run .ci/install-browser (make browser)")
     folder = tmp_path / "in"
     folder.mkdir()
-    long_answer = "A long answer. " * 400                      # takes more than one page: others are padded
+    long_answer = "A long answer. " * 400  # takes more than one page: others are padded
     students = {"ada": ran_on_colab("ada"), "bob": demo_class.hand_edited(ran_on_colab("bob"))}
     next(c for c in students["bob"].cells if notebooks.grade_id(c) == "head_replacement_written").source = long_answer
     for student, nb in students.items():
@@ -182,8 +208,9 @@ def test_course_written_prints_one_question_per_page_with_the_students_evidence(
         evidence_page = text[pages[QUESTION][0]]
         assert figure in " ".join(evidence_page.split()), f"{student}'s own run is not on {QUESTION}'s page"
         assert "BEGIN MARK SCHEME" not in "".join(text.values())
-    assert "FLAGGED" in " ".join(PdfReader(str(out / "students" / "bob.pdf")).pages[pages[QUESTION][0] - 1]
-                                 .extract_text().split())
+    assert "FLAGGED" in " ".join(
+        PdfReader(str(out / "students" / "bob.pdf")).pages[pages[QUESTION][0] - 1].extract_text().split()
+    )
     across = (out / "questions" / f"{QUESTION}.html").read_text(encoding="utf-8")
     assert across.index('id="ada"') < across.index('id="bob"') and RUN_FIGURE in across and EDITED_FIGURE in across
 
@@ -198,5 +225,6 @@ def test_course_repair_keeps_evidence_cells_as_submitted(tmp_path):
     done = repair_submission(path, "ada", default_template(ASSIGNMENT), tmp_path / "repaired" / "ada.ipynb")
     repaired = notebooks.read(tmp_path / "repaired" / "ada.ipynb")
     assert evidence_cell(repaired).outputs == evidence_cell(original).outputs and done.repaired
-    assert evidence.collect(repaired, ASSIGNMENT)[0] == evidence.collect(original, ASSIGNMENT)[0], \
+    assert evidence.collect(repaired, ASSIGNMENT)[0] == evidence.collect(original, ASSIGNMENT)[0], (
         "the nbgrader door must see the evidence (and its flag) the standalone door sees"
+    )

@@ -21,13 +21,25 @@ def load_benchmark():
 
 
 def student(points: dict, lost: dict | None = None) -> dict:
-    return {"status": "graded", "points": sum(p or 0 for p in points.values()), "max": 6.0, "questions": points,
-            "question_max": {q: 3.0 for q in points}, "findings": [], "lost": lost or {}, "seconds": 1.0}
+    return {
+        "status": "graded",
+        "points": sum(p or 0 for p in points.values()),
+        "max": 6.0,
+        "questions": points,
+        "question_max": {q: 3.0 for q in points},
+        "findings": [],
+        "lost": lost or {},
+        "seconds": 1.0,
+    }
 
 
 def report(label: str, students: dict) -> dict:
-    return {"label": label, "accelerators": "hidden", "host": {}, "assignments": {
-        "transformers": {"standalone": {"students": students, "wall_s": 1, "workers": 1}}}}
+    return {
+        "label": label,
+        "accelerators": "hidden",
+        "host": {},
+        "assignments": {"transformers": {"standalone": {"students": students, "wall_s": 1, "workers": 1}}},
+    }
 
 
 def test_same_points_everywhere_is_no_difference():
@@ -42,14 +54,30 @@ def test_same_points_everywhere_is_no_difference():
 def test_a_question_that_lost_points_is_a_row_with_the_losing_sides_message():
     bench = load_benchmark()
     cpu = report("cpu", {"reference": student({"q1": 3.0, "q2": 3.0}), "blank": student({"q1": 0.0, "q2": 0.0})})
-    gpu = report("gpu", {"reference": student({"q1": 3.0, "q2": 0.0},
-                                              {"q2": ["test_train_epoch: Expected all tensors to be on the same device"]}),
-                         "blank": student({"q1": 0.0, "q2": 0.0})})
+    gpu = report(
+        "gpu",
+        {
+            "reference": student(
+                {"q1": 3.0, "q2": 0.0}, {"q2": ["test_train_epoch: Expected all tensors to be on the same device"]}
+            ),
+            "blank": student({"q1": 0.0, "q2": 0.0}),
+        },
+    )
     rows, summaries = bench.differences(cpu, gpu)
-    assert [(r["student"], r["question"], r["a"], r["b"], r["max"]) for r in rows] == [("reference", "q2", 3.0, 0.0, 3.0)]
+    assert [(r["student"], r["question"], r["a"], r["b"], r["max"]) for r in rows] == [
+        ("reference", "q2", 3.0, 0.0, 3.0)
+    ]
     assert "same device" in rows[0]["why"]
-    assert summaries == [{"assignment": "transformers", "door": "standalone", "students": 2, "students_changed": 1,
-                          "total_a": 6.0, "total_b": 3.0}]
+    assert summaries == [
+        {
+            "assignment": "transformers",
+            "door": "standalone",
+            "students": 2,
+            "students_changed": 1,
+            "total_a": 6.0,
+            "total_b": 3.0,
+        }
+    ]
     text, same = bench.compare_text(cpu, gpu)
     assert not same and "reference" in text and "q2" in text and "same device" in text
 

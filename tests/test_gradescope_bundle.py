@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from assignments import gradescope_bundle
-from assignments.exports import gradescope
 from assignments.course import REPO
+from assignments.exports import gradescope
 
 A = "transformers"
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
@@ -32,9 +32,17 @@ def check_results_schema(data: dict) -> None:
     assert data.get("stdout_visibility") in VISIBILITIES, f"bad stdout_visibility {data.get('stdout_visibility')!r}"
     assert isinstance(data.get("tests"), list), "tests should be a list"
     for test in data["tests"]:
-        for key, kind in (("name", str), ("score", (int, float)), ("max_score", (int, float)),
-                          ("status", str), ("output", str), ("visibility", str)):
-            assert isinstance(test.get(key), kind), f"test {test.get('name')!r}: {key} should be {kind} but is {test.get(key)!r}"
+        for key, kind in (
+            ("name", str),
+            ("score", (int, float)),
+            ("max_score", (int, float)),
+            ("status", str),
+            ("output", str),
+            ("visibility", str),
+        ):
+            assert isinstance(test.get(key), kind), (
+                f"test {test.get('name')!r}: {key} should be {kind} but is {test.get(key)!r}"
+            )
         assert test["status"] in {"passed", "failed"}, f"status should be passed/failed but is {test['status']!r}"
         assert test["visibility"] in VISIBILITIES, f"bad visibility {test['visibility']!r}"
 
@@ -67,7 +75,7 @@ class Link:
         self.target, self.data = target, data
 
 
-FOLDER = object()   # an upload entry that is a folder
+FOLDER = object()  # an upload entry that is a folder
 
 
 def grade_upload(root: Path, files: dict) -> dict:
@@ -86,13 +94,21 @@ def grade_upload(root: Path, files: dict) -> dict:
             (target / "notes.txt").write_text("not a notebook")
         else:
             target.write_bytes(data)
-    (root / "submission_metadata.json").write_text(json.dumps({
-        "id": 1, "created_at": "2026-11-20T12:00:00Z", "assignment": {"title": A},
-        "users": [{"email": "student@example.edu", "name": "Student", "sid": "s1"}]}))
+    (root / "submission_metadata.json").write_text(
+        json.dumps(
+            {
+                "id": 1,
+                "created_at": "2026-11-20T12:00:00Z",
+                "assignment": {"title": A},
+                "users": [{"email": "student@example.edu", "name": "Student", "sid": "s1"}],
+            }
+        )
+    )
     env = {**os.environ, "AUTOGRADER_ROOT": str(root)}
-    env.pop("PYTHONPATH", None)   # the bundle must grade from its own copy of the package
-    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=300)
+    env.pop("PYTHONPATH", None)  # the bundle must grade from its own copy of the package
+    done = subprocess.run(
+        [str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, f"run_autograder exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     results = root / "results" / "results.json"
     assert results.is_file(), f"run_autograder wrote no results.json:\n{done.stdout}\n{done.stderr}"
@@ -116,7 +132,9 @@ def test_bundle_grades_the_reference_notebook_with_full_marks(bundle):
     data = grade_upload(bundle, {f"{A}.ipynb": notebook_bytes("source")})
     full = data["extra_data"]["autograded_max"]
     assert full > 0 and data["tests"], f"the reference was not graded at all:\n{data['output']}"
-    assert data["score"] == pytest.approx(full), f"reference should score {full} but scored {data['score']}:\n{data['output']}"
+    assert data["score"] == pytest.approx(full), (
+        f"reference should score {full} but scored {data['score']}:\n{data['output']}"
+    )
 
 
 def test_bundle_grades_the_blank_release_with_zero(bundle):
@@ -125,11 +143,13 @@ def test_bundle_grades_the_blank_release_with_zero(bundle):
 
 
 def test_bundle_picks_the_lms_renamed_notebook_among_two(bundle):
-    data = grade_upload(bundle, {f"smithj_1234_5678_{A}-1.ipynb": notebook_bytes("source"),
-                                 "scratch.ipynb": notebook_bytes("release")})
+    data = grade_upload(
+        bundle, {f"smithj_1234_5678_{A}-1.ipynb": notebook_bytes("source"), "scratch.ipynb": notebook_bytes("release")}
+    )
     full = data["extra_data"]["autograded_max"]
     assert data["score"] == pytest.approx(full), (
-        f"the renamed reference should be graded (full marks {full}) but the score is {data['score']}:\n{data['output']}")
+        f"the renamed reference should be graded (full marks {full}) but the score is {data['score']}:\n{data['output']}"
+    )
     assert "several notebooks" in data["output"], "the student should be told which of two notebooks was graded"
 
 
@@ -150,8 +170,10 @@ def buggy_and_hostile_notebooks() -> dict[str, tuple[str, bytes]]:
 
     first = demo_class.pick_mutants(A, 1)[0]
     hostile = payloads.by_name("os_exit")
-    notebooks = {"one mutant": (first.name, demo_class.filled_release(A, {first.replaces: first.code})),
-                 "hostile os_exit": (hostile.mistake, payloads.inject(demo_class.filled_release(A), hostile, REPO))}
+    notebooks = {
+        "one mutant": (first.name, demo_class.filled_release(A, {first.replaces: first.code})),
+        "hostile os_exit": (hostile.mistake, payloads.inject(demo_class.filled_release(A), hostile, REPO)),
+    }
     return {label: (what, notebook_bytes(nb)) for label, (what, nb) in notebooks.items()}
 
 
@@ -170,6 +192,7 @@ def graded_by_both(bundle):
             data = grade_upload(bundle, {f"{A}.ipynb": notebook})
             graded[label] = what, data, grade_submission(A, notebook, "student@example.edu")
         return graded[label]
+
     return grade
 
 
@@ -178,11 +201,13 @@ def test_bundle_scores_a_buggy_or_hostile_submission_as_the_standalone_door_does
     what, data, door = graded_by_both(student)
     full = data["extra_data"]["autograded_max"]
     assert data["score"] == pytest.approx(door.autograded_points), (
-        f"{student} ({what}): the bundle scored {data['score']} but the standalone door {door.autograded_points}")
+        f"{student} ({what}): the bundle scored {data['score']} but the standalone door {door.autograded_points}"
+    )
     assert 0 < data["score"] < full, f"{student} ({what}) should lose some points, not all: {data['score']} of {full}"
     if student.startswith("hostile"):
         assert "kernel restarted" in data["output"], (
-            f"the student should read that the cell ending the kernel was skipped:\n{data['output']}")
+            f"the student should read that the cell ending the kernel was skipped:\n{data['output']}"
+        )
 
 
 BAD_UPLOADS = {
@@ -214,16 +239,18 @@ ODD_UPLOADS = {
 def test_an_upload_that_is_no_regular_file_scores_zero_with_a_clear_message(bundle, upload):
     data = grade_upload(bundle, ODD_UPLOADS[upload])
     assert data["score"] == 0, f"{upload}: should score 0 but scored {data['score']}"
-    assert "could not be graded" in data["output"] and "only a notebook file is graded" in data["output"], \
+    assert "could not be graded" in data["output"] and "only a notebook file is graded" in data["output"], (
         f"{upload}: the student should read why:\n{data['output']}"
+    )
     assert "tell course staff" not in data["output"], f"{upload}: the runner fell back to its crash message"
 
 
 def test_a_linked_notebook_beside_a_real_file_is_passed_over_and_named(bundle):
     # The real file is another assignment's notebook, refused before any kernel starts: cheap, and its
     # message shows which of the two was taken although the link has the exact name.
-    data = grade_upload(bundle, {f"{A}.ipynb": FULL_MARKS_OUTSIDE,
-                                 "mine.ipynb": notebook_bytes("source", "rnn_attention")})
+    data = grade_upload(
+        bundle, {f"{A}.ipynb": FULL_MARKS_OUTSIDE, "mine.ipynb": notebook_bytes("source", "rnn_attention")}
+    )
     assert data["score"] == 0, f"the linked notebook must not be graded: {data['score']}"
     assert f"{A}.ipynb is a link" in data["output"] and "mine.ipynb does not hold" in data["output"], data["output"]
 

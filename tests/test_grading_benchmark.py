@@ -19,9 +19,11 @@ import tree_memory  # noqa: E402
 
 from tests.helpers import needs_isolation  # noqa: E402
 
-MB = 2 ** 20
+MB = 2**20
 # Holds 200 MB of anonymous memory (written, so resident) for a second, then exits.
-HOLD_200_MB = "import time; block = bytearray(200 * 2 ** 20); block[::4096] = b'x' * len(block[::4096]); time.sleep(1.0)"
+HOLD_200_MB = (
+    "import time; block = bytearray(200 * 2 ** 20); block[::4096] = b'x' * len(block[::4096]); time.sleep(1.0)"
+)
 BUSY = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
 NO_CGROUP = cgroups.unavailable()
 
@@ -32,8 +34,9 @@ def test_sampler_sees_a_child_holding_200_mb_as_anonymous_memory():
         child.wait(timeout=60)
     peak = {key: value / MB for key, value in sampler.peak.items()}
     assert 200 <= peak["anonymous"] < 400, f"the child held 200 MB of anonymous memory; sampled {peak}"
-    assert peak["unique"] >= peak["anonymous"] and peak["rss"] >= peak["anonymous"], \
+    assert peak["unique"] >= peak["anonymous"] and peak["rss"] >= peak["anonymous"], (
         f"every page counted once (unique) and RSS include the anonymous memory; sampled {peak}"
+    )
 
 
 @needs_isolation(NO_CGROUP and f"no cgroup here: {NO_CGROUP}")
@@ -55,8 +58,9 @@ def test_a_memory_limit_ends_a_process_that_goes_past_it_and_the_peak_is_kept():
     with cgroups.Cgroup(memory_mb=100) as group:
         code = group.popen([sys.executable, "-c", HOLD_200_MB]).wait(timeout=60)
         kills, peak = group.oom_kills(), group.peak_bytes() / MB
-    assert code != 0 and kills >= 1, f"a child holding 200 MB under a 100 MB limit should be OOM-killed " \
-                                     f"(exit code {code}, OOM kills {kills})"
+    assert code != 0 and kills >= 1, (
+        f"a child holding 200 MB under a 100 MB limit should be OOM-killed (exit code {code}, OOM kills {kills})"
+    )
     assert 50 < peak <= 101, f"the group's peak should reach its 100 MB limit, not pass it; it is {peak:.0f} MB"
     with cgroups.Cgroup() as group:
         assert group.popen([sys.executable, "-c", HOLD_200_MB]).wait(timeout=60) == 0

@@ -11,14 +11,15 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from assignments import hygiene, notebooks
 from assignments.course import REPO, default
-SOURCE_DIR = default().source_dir
 from tests.helpers import nbgrader_meta as meta
 
-SETUP = '''import importlib.util, os, subprocess, sys
+SOURCE_DIR = default().source_dir
+
+SETUP = """import importlib.util, os, subprocess, sys
 _missing = [pkg for pkg in ("tqdm",) if importlib.util.find_spec(pkg) is None]
 if _missing:
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", *_missing])
-print("GPU:", "none (CPU only)")'''
+print("GPU:", "none (CPU only)")"""
 
 
 def clean_cells():
@@ -26,12 +27,18 @@ def clean_cells():
         new_markdown_cell("# Toy\n\n[Open in Colab](https://example.org)", metadata=meta("colab_badge", locked=True)),
         new_code_cell(SETUP, metadata=meta("setup", locked=True)),
         new_markdown_cell("## Task", metadata=meta("task_prose", locked=True)),
-        new_code_cell("def f(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION",
-                      metadata=meta("f", solution=True)),
-        new_code_cell("assert f(2) == 4\n### BEGIN HIDDEN TESTS\nassert f(3) == 6\n### END HIDDEN TESTS",
-                      metadata=meta("f_tests", grade=True, locked=True, points=2)),
-        new_markdown_cell("Because.\n\n=== BEGIN MARK SCHEME ===\nOne point.\n=== END MARK SCHEME ===",
-                          metadata=meta("why_written", grade=True, solution=True, points=1)),
+        new_code_cell(
+            "def f(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION",
+            metadata=meta("f", solution=True),
+        ),
+        new_code_cell(
+            "assert f(2) == 4\n### BEGIN HIDDEN TESTS\nassert f(3) == 6\n### END HIDDEN TESTS",
+            metadata=meta("f_tests", grade=True, locked=True, points=2),
+        ),
+        new_markdown_cell(
+            "Because.\n\n=== BEGIN MARK SCHEME ===\nOne point.\n=== END MARK SCHEME ===",
+            metadata=meta("why_written", grade=True, solution=True, points=1),
+        ),
     ]
 
 
@@ -44,6 +51,7 @@ def problems_of(tmp_path, cells=None, nb=None, name="toy.ipynb"):
 
 # --- the real notebooks --------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("assignment", default().order)
 def test_source_notebook_is_clean(assignment):
     path = default().assignment(assignment).source_path
@@ -53,6 +61,7 @@ def test_source_notebook_is_clean(assignment):
 
 # --- each check ----------------------------------------------------------------------------------------
 
+
 def test_clean_toy_has_no_problems(tmp_path):
     assert problems_of(tmp_path) == []
 
@@ -61,7 +70,8 @@ def test_duplicate_grade_id(tmp_path):
     cells = clean_cells()
     cells[4].metadata["nbgrader"]["grade_id"] = "f"
     assert problems_of(tmp_path, cells) == [
-        "source/toy/toy.ipynb: cell 4 (f): duplicate grade_id 'f' (first used by cell 3)"]
+        "source/toy/toy.ipynb: cell 4 (f): duplicate grade_id 'f' (first used by cell 3)"
+    ]
 
 
 def test_graded_cell_without_points(tmp_path):
@@ -80,14 +90,14 @@ def test_locked_answer_cell(tmp_path):
     cells = clean_cells()
     cells[3].metadata["nbgrader"]["locked"] = True
     assert problems_of(tmp_path, cells) == [
-        "source/toy/toy.ipynb: cell 3 (f): answer cell (solution: true) is locked; students could not edit it"]
+        "source/toy/toy.ipynb: cell 3 (f): answer cell (solution: true) is locked; students could not edit it"
+    ]
 
 
 def test_tracked_cell_without_grade_id(tmp_path):
     cells = clean_cells()
     del cells[2].metadata["nbgrader"]["grade_id"]
-    assert problems_of(tmp_path, cells) == [
-        "source/toy/toy.ipynb: cell 2 (no grade_id): nbgrader cell has no grade_id"]
+    assert problems_of(tmp_path, cells) == ["source/toy/toy.ipynb: cell 2 (no grade_id): nbgrader cell has no grade_id"]
 
 
 def test_old_nbgrader_schema(tmp_path):
@@ -97,10 +107,16 @@ def test_old_nbgrader_schema(tmp_path):
     assert len(found) == 1 and "cell 2 (task_prose): nbgrader metadata schema_version is 1, expected 3" in found[0]
 
 
-@pytest.mark.parametrize("markers, expected", [
-    (notebooks.SOLUTION, "solution markers: 'BEGIN SOLUTION' on line 2 has no matching 'END SOLUTION'"),
-    (notebooks.HIDDEN_TESTS, "hidden tests markers: 'BEGIN HIDDEN TESTS' on line 2 has no matching 'END HIDDEN TESTS'"),
-])
+@pytest.mark.parametrize(
+    "markers, expected",
+    [
+        (notebooks.SOLUTION, "solution markers: 'BEGIN SOLUTION' on line 2 has no matching 'END SOLUTION'"),
+        (
+            notebooks.HIDDEN_TESTS,
+            "hidden tests markers: 'BEGIN HIDDEN TESTS' on line 2 has no matching 'END HIDDEN TESTS'",
+        ),
+    ],
+)
 def test_unterminated_region(tmp_path, markers, expected):
     cells = clean_cells()
     index = 3 if markers == notebooks.SOLUTION else 4
@@ -115,7 +131,8 @@ def test_unterminated_mark_scheme(tmp_path):
     cells[5].source = cells[5].source.replace("=== END MARK SCHEME ===", "")
     assert problems_of(tmp_path, cells) == [
         "source/toy/toy.ipynb: cell 5 (why_written): mark scheme markers: 'BEGIN MARK SCHEME' on line 3 has "
-        "no matching 'END MARK SCHEME'"]
+        "no matching 'END MARK SCHEME'"
+    ]
 
 
 def test_nested_and_stray_markers(tmp_path):
@@ -129,8 +146,11 @@ def test_nested_and_stray_markers(tmp_path):
 def test_markers_in_cells_nbgrader_would_not_strip(tmp_path):
     cells = clean_cells()
     cells[2].source = "## Task\n### BEGIN SOLUTION\nsecret\n### END SOLUTION"
-    cells.append(new_code_cell("x = 1\n### BEGIN HIDDEN TESTS\nassert x\n### END HIDDEN TESTS",
-                               metadata=meta("helper", locked=True)))
+    cells.append(
+        new_code_cell(
+            "x = 1\n### BEGIN HIDDEN TESTS\nassert x\n### END HIDDEN TESTS", metadata=meta("helper", locked=True)
+        )
+    )
     text = "\n".join(problems_of(tmp_path, cells))
     assert "cell 2 (task_prose): solution markers in a cell that is not an answer cell" in text
     assert "cell 6 (helper): hidden-test markers in a cell that is not an autograded test cell" in text
@@ -151,20 +171,23 @@ def test_stored_outputs_and_execution_counts(tmp_path):
     cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="GPU: none\n")]
     assert problems_of(tmp_path, cells) == [
         "source/toy/toy.ipynb: cell 1 (setup): 1 stored output(s); run Restart & Clear Output before committing",
-        "source/toy/toy.ipynb: cell 1 (setup): stored execution count 3; clear outputs"]
+        "source/toy/toy.ipynb: cell 1 (setup): stored execution count 3; clear outputs",
+    ]
 
 
 def test_magics_and_course_imports(tmp_path):
     cells = clean_cells()
-    cells[2] = new_code_cell("!pip install torch\nfrom assignments.grading.door import hidden_tests",
-                             metadata=meta("helper", locked=True))
+    cells[2] = new_code_cell(
+        "!pip install torch\nfrom assignments.grading.door import hidden_tests", metadata=meta("helper", locked=True)
+    )
     text = "\n".join(problems_of(tmp_path, cells))
     assert "cell 2 (helper): line 1: IPython magic or shell escape '!pip install torch'" in text
     # an import of the course package is fine only inside a hidden-test region (cell 4 has one)
     cells[2].source = "import autograder.transformers"
     assert problems_of(tmp_path, cells) == [
         "source/toy/toy.ipynb: cell 2 (helper): imports 'autograder' outside a hidden-test region (line 1); "
-        "students do not have it"]
+        "students do not have it"
+    ]
 
 
 def test_layout_colab_cell_first_and_setup_first_code(tmp_path):
@@ -203,4 +226,5 @@ def test_old_nbformat_is_rejected(tmp_path):
     path.write_text(json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": []}))
     assert [str(p) for p in hygiene.check_notebook(path, "source/toy/toy.ipynb")] == [
         "source/toy/toy.ipynb: notebook: nbformat 3; source notebooks must be nbformat 4 (open and save it in a "
-        "current Jupyter)"]
+        "current Jupyter)"
+    ]

@@ -13,13 +13,23 @@ import pytest
 from assignments import intake
 from assignments.intake import IntakeError, IntakeResult, collect, parse_name
 
-FINGERPRINTS = {"transformers": {"setup", "attention", "attention_tests", "mha_tests"},
-                "rnn_attention": {"setup", "gru", "gru_tests", "bahdanau_tests", "decoder_tests"}}
+FINGERPRINTS = {
+    "transformers": {"setup", "attention", "attention_tests", "mha_tests"},
+    "rnn_attention": {"setup", "gru", "gru_tests", "bahdanau_tests", "decoder_tests"},
+}
 
 
 def notebook(*grade_ids: str, marker: str = "") -> bytes:
-    cells = [{"cell_type": "code", "source": f"x = 1  # {marker}", "outputs": [], "execution_count": None,
-              "metadata": {"nbgrader": {"grade_id": g, "schema_version": 3}}} for g in grade_ids]
+    cells = [
+        {
+            "cell_type": "code",
+            "source": f"x = 1  # {marker}",
+            "outputs": [],
+            "execution_count": None,
+            "metadata": {"nbgrader": {"grade_id": g, "schema_version": 3}},
+        }
+        for g in grade_ids
+    ]
     return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}).encode()
 
 
@@ -31,7 +41,7 @@ def make_zip(path: Path, entries: dict, compression=zipfile.ZIP_DEFLATED) -> Pat
         for name, data in entries.items():
             if isinstance(data, zipfile.ZipInfo):
                 archive.writestr(data, b"target")
-            elif isinstance(data, tuple):   # (bytes, date_time)
+            elif isinstance(data, tuple):  # (bytes, date_time)
                 info = zipfile.ZipInfo(name, data[1])
                 archive.writestr(info, data[0])
             else:
@@ -49,13 +59,23 @@ def run(source, tmp_path, **kw) -> IntakeResult:
 
 def test_parse_canvas_moodle_and_plain_names():
     canvas = parse_name("doejane_12345_67890_transformers.ipynb")
-    assert (canvas["lms"], canvas["student"], canvas["name"], canvas["submission_id"], canvas["late"],
-            canvas["original_name"]) == ("canvas", "12345", "doejane", 67890, False, "transformers.ipynb")
+    assert (
+        canvas["lms"],
+        canvas["student"],
+        canvas["name"],
+        canvas["submission_id"],
+        canvas["late"],
+        canvas["original_name"],
+    ) == ("canvas", "12345", "doejane", 67890, False, "transformers.ipynb")
     late = parse_name("doejane_LATE_12345_67891_my_transformers-1.ipynb")
     assert late["late"] and late["student"] == "12345" and late["original_name"] == "my_transformers-1.ipynb"
     moodle = parse_name("Jane Doe_4321_assignsubmission_file_transformers.ipynb")
-    assert (moodle["lms"], moodle["student"], moodle["name"], moodle["original_name"]) == \
-        ("moodle", "4321", "Jane Doe", "transformers.ipynb")
+    assert (moodle["lms"], moodle["student"], moodle["name"], moodle["original_name"]) == (
+        "moodle",
+        "4321",
+        "Jane Doe",
+        "transformers.ipynb",
+    )
     folder = parse_name("John Roe_777_assignsubmission_file_/transformers.ipynb")
     assert (folder["lms"], folder["student"], folder["original_name"]) == ("moodle", "777", "transformers.ipynb")
     plain = parse_name("sub/j.doe@uni.ipynb")
@@ -63,12 +83,15 @@ def test_parse_canvas_moodle_and_plain_names():
 
 
 def test_canvas_zip_gives_one_submission_per_student(tmp_path):
-    source = make_zip(tmp_path / "canvas.zip", {
-        "doejane_111_900_transformers.ipynb": notebook("attention", marker="old"),
-        "doejane_111_950_transformers-1.ipynb": notebook("attention", marker="new"),
-        "smithjohn_LATE_222_901_transformers.ipynb": GOOD,
-        "__MACOSX/._smithjohn_LATE_222_901_transformers.ipynb": b"\0\1",
-    })
+    source = make_zip(
+        tmp_path / "canvas.zip",
+        {
+            "doejane_111_900_transformers.ipynb": notebook("attention", marker="old"),
+            "doejane_111_950_transformers-1.ipynb": notebook("attention", marker="new"),
+            "smithjohn_LATE_222_901_transformers.ipynb": GOOD,
+            "__MACOSX/._smithjohn_LATE_222_901_transformers.ipynb": b"\0\1",
+        },
+    )
     result = run(source, tmp_path)
     assert result.students() == ["111", "222"]
     jane = result.submissions[0]
@@ -93,8 +116,11 @@ def test_moodle_names_folders_and_plain_files(tmp_path):
     (folder / ".ipynb_checkpoints" / "plainstudent-checkpoint.ipynb").write_bytes(GOOD)
     result = run(folder, tmp_path)
     assert result.students() == ["4321", "777", "plainstudent"]
-    assert {s.student: s.lms for s in result.submissions} == {"4321": "moodle", "777": "moodle",
-                                                              "plainstudent": "plain"}
+    assert {s.student: s.lms for s in result.submissions} == {
+        "4321": "moodle",
+        "777": "moodle",
+        "plainstudent": "plain",
+    }
     assert result.roster()["4321"]["name"] == "Jane Doe"
     assert result.findings == []
 
@@ -107,51 +133,64 @@ def test_single_notebook_input(tmp_path):
 
 
 def test_newest_file_wins_without_submission_ids(tmp_path):
-    source = make_zip(tmp_path / "moodle.zip", {
-        "Jane Doe_4321_assignsubmission_file_draft.ipynb": (notebook("attention", marker="old"),
-                                                            (2024, 1, 1, 10, 0, 0)),
-        "Jane Doe_4321_assignsubmission_file_final.ipynb": (notebook("attention", marker="new"),
-                                                            (2024, 1, 2, 10, 0, 0)),
-    })
+    source = make_zip(
+        tmp_path / "moodle.zip",
+        {
+            "Jane Doe_4321_assignsubmission_file_draft.ipynb": (
+                notebook("attention", marker="old"),
+                (2024, 1, 1, 10, 0, 0),
+            ),
+            "Jane Doe_4321_assignsubmission_file_final.ipynb": (
+                notebook("attention", marker="new"),
+                (2024, 1, 2, 10, 0, 0),
+            ),
+        },
+    )
     result = run(source, tmp_path)
     assert result.submissions[0].original_name == "final.ipynb"
     assert codes(result) == ["duplicate"]
 
 
 def test_wrong_and_missing_notebooks_are_reported(tmp_path):
-    source = make_zip(tmp_path / "canvas.zip", {
-        "doejane_111_900_transformers.ipynb": GOOD,
-        "doejane_111_901_notes.pdf": b"%PDF-1.4",
-        "roejim_333_903_notes.txt": b"I forgot",
-        "kimlee_444_905_rnn_attention.ipynb": notebook("gru", "gru_tests"),
-        "parkmin_555_907_transformers.ipynb": GOOD,
-        "parkmin_555_999_rnn_attention.ipynb": notebook("gru", "gru_tests"),
-        "ngoanh_666_908_homework.ipynb": notebook("setup", "gru", "gru_tests", "bahdanau_tests"),
-    })
+    source = make_zip(
+        tmp_path / "canvas.zip",
+        {
+            "doejane_111_900_transformers.ipynb": GOOD,
+            "doejane_111_901_notes.pdf": b"%PDF-1.4",
+            "roejim_333_903_notes.txt": b"I forgot",
+            "kimlee_444_905_rnn_attention.ipynb": notebook("gru", "gru_tests"),
+            "parkmin_555_907_transformers.ipynb": GOOD,
+            "parkmin_555_999_rnn_attention.ipynb": notebook("gru", "gru_tests"),
+            "ngoanh_666_908_homework.ipynb": notebook("setup", "gru", "gru_tests", "bahdanau_tests"),
+        },
+    )
     result = run(source, tmp_path)
     assert codes(result, "111") == ["not-a-notebook"]
     assert [m.student for m in result.missing] == ["333"]
     assert codes(result, "333") == ["missing-notebook", "not-a-notebook"]
-    assert codes(result, "444") == ["wrong-assignment"]   # recognised by its name, graded as sent
+    assert codes(result, "444") == ["wrong-assignment"]  # recognised by its name, graded as sent
     assert "rnn_attention" in next(f.message for f in result.findings if f.student == "444")
     park = next(s for s in result.submissions if s.student == "555")
-    assert park.original_name == "transformers.ipynb"     # the right notebook beats a newer wrong one
+    assert park.original_name == "transformers.ipynb"  # the right notebook beats a newer wrong one
     assert codes(result, "555") == ["duplicate"]
-    assert codes(result, "666") == ["wrong-assignment"]   # recognised by its grade_ids
+    assert codes(result, "666") == ["wrong-assignment"]  # recognised by its grade_ids
     assert "333" not in result.students()
 
 
 def test_path_traversal_is_never_extracted(tmp_path):
     link = zipfile.ZipInfo("linkstudent_9_9_transformers.ipynb")
     link.external_attr = (stat.S_IFLNK | 0o777) << 16
-    source = make_zip(tmp_path / "evil.zip", {
-        "../evil_1_2_transformers.ipynb": GOOD,
-        "/abs_3_4_transformers.ipynb": GOOD,
-        "sub/../../deep_5_6_transformers.ipynb": GOOD,
-        "C:/win_7_8_transformers.ipynb": GOOD,
-        "linkstudent_9_9_transformers.ipynb": link,
-        "doejane_111_900_transformers.ipynb": GOOD,
-    })
+    source = make_zip(
+        tmp_path / "evil.zip",
+        {
+            "../evil_1_2_transformers.ipynb": GOOD,
+            "/abs_3_4_transformers.ipynb": GOOD,
+            "sub/../../deep_5_6_transformers.ipynb": GOOD,
+            "C:/win_7_8_transformers.ipynb": GOOD,
+            "linkstudent_9_9_transformers.ipynb": link,
+            "doejane_111_900_transformers.ipynb": GOOD,
+        },
+    )
     before = set(tmp_path.iterdir())
     result = run(source, tmp_path)
     assert result.students() == ["111"]
@@ -162,9 +201,11 @@ def test_path_traversal_is_never_extracted(tmp_path):
 
 
 def test_zip_bomb_entry_is_refused_without_inflating(tmp_path):
-    bomb = b"\0" * (20 * 2**20)   # 20 MiB of zeros deflates to about 20 KiB
-    source = make_zip(tmp_path / "bomb.zip", {"doejane_111_900_transformers.ipynb": bomb,
-                                              "smithjohn_222_901_transformers.ipynb": GOOD})
+    bomb = b"\0" * (20 * 2**20)  # 20 MiB of zeros deflates to about 20 KiB
+    source = make_zip(
+        tmp_path / "bomb.zip",
+        {"doejane_111_900_transformers.ipynb": bomb, "smithjohn_222_901_transformers.ipynb": GOOD},
+    )
     result = run(source, tmp_path)
     assert result.students() == ["222"] and [m.student for m in result.missing] == ["111"]
     assert codes(result, "111") == ["missing-notebook", "unreadable-entry"]
@@ -187,11 +228,14 @@ def test_archive_caps_on_total_size_and_entry_count(tmp_path):
 
 def test_corrupt_entry_is_reported_and_the_rest_is_kept(tmp_path):
     payload = notebook("attention", marker="UNIQUE-PAYLOAD-MARKER")
-    source = make_zip(tmp_path / "crc.zip", {"doejane_111_900_transformers.ipynb": payload,
-                                             "smithjohn_222_901_transformers.ipynb": GOOD}, zipfile.ZIP_STORED)
+    source = make_zip(
+        tmp_path / "crc.zip",
+        {"doejane_111_900_transformers.ipynb": payload, "smithjohn_222_901_transformers.ipynb": GOOD},
+        zipfile.ZIP_STORED,
+    )
     raw = bytearray(source.read_bytes())
     at = raw.index(b"UNIQUE-PAYLOAD-MARKER")
-    raw[at] ^= 0xFF   # the stored bytes no longer match the CRC
+    raw[at] ^= 0xFF  # the stored bytes no longer match the CRC
     source.write_bytes(bytes(raw))
     result = run(source, tmp_path)
     assert result.students() == ["222"]
@@ -199,22 +243,30 @@ def test_corrupt_entry_is_reported_and_the_rest_is_kept(tmp_path):
 
 
 def test_manifest_round_trip(tmp_path):
-    source = make_zip(tmp_path / "canvas.zip", {"doejane_LATE_111_900_transformers.ipynb": GOOD,
-                                                "roejim_333_903_notes.txt": b"x"})
+    source = make_zip(
+        tmp_path / "canvas.zip", {"doejane_LATE_111_900_transformers.ipynb": GOOD, "roejim_333_903_notes.txt": b"x"}
+    )
     result = run(source, tmp_path)
     path = result.save(tmp_path / "grades" / "intake.json")
     again = IntakeResult.load(path)
     assert again == result
-    assert again.roster() == {"111": {"name": "doejane", "user_id": "111", "lms": "canvas", "late": True},
-                              "333": {"name": "roejim", "user_id": "333", "lms": "canvas", "late": False}}
+    assert again.roster() == {
+        "111": {"name": "doejane", "user_id": "111", "lms": "canvas", "late": True},
+        "333": {"name": "roejim", "user_id": "333", "lms": "canvas", "late": False},
+    }
     assert "1 submission(s)" in again.summary() and "1 late" in again.summary()
 
 
 def test_a_regrade_of_one_student_joins_the_runs_roster(tmp_path):
     """Regrading one student must not turn everyone else's name into an id (issue 24)."""
-    class_zip = make_zip(tmp_path / "canvas.zip", {"doejane_LATE_111_900_transformers.ipynb": GOOD,
-                                                   "roejim_222_901_transformers.ipynb": GOOD,
-                                                   "poesam_333_903_notes.txt": b"x"})
+    class_zip = make_zip(
+        tmp_path / "canvas.zip",
+        {
+            "doejane_LATE_111_900_transformers.ipynb": GOOD,
+            "roejim_222_901_transformers.ipynb": GOOD,
+            "poesam_333_903_notes.txt": b"x",
+        },
+    )
     first = run(class_zip, tmp_path / "first")
     again = run(make_zip(tmp_path / "one.zip", {"roejim_222_905_transformers.ipynb": GOOD}), tmp_path / "again")
     merged = again.merged_into(first)
@@ -239,18 +291,20 @@ def test_canvas_text_entry_counts_as_that_student(tmp_path):
 
 # --- hostile entries: identity and malformed notebooks (issue 15, deliverable 8) ---------------------
 
+
 def test_a_file_named_after_a_classmate_stays_in_its_senders_moodle_folder(tmp_path):
     victim = notebook("attention", "attention_tests", marker="victim")
     forged = notebook("attention", "attention_tests", marker="forged")
-    source = make_zip(tmp_path / "moodle.zip", {
-        "Bob Victim_222_assignsubmission_file_/transformers.ipynb": victim,
-        # Alice uploads files named like Bob's folder and like a Canvas entry for Bob.
-        "Alice Mallory_111_assignsubmission_file_/Bob Victim_222_assignsubmission_file_transformers.ipynb":
-            forged,
-        "Alice Mallory_111_assignsubmission_file_/bobvictim_222_999_transformers.ipynb": forged,
-        "Alice Mallory_111_assignsubmission_file_/Bob Victim_222_assignsubmission_file_/transformers.ipynb":
-            forged,
-    })
+    source = make_zip(
+        tmp_path / "moodle.zip",
+        {
+            "Bob Victim_222_assignsubmission_file_/transformers.ipynb": victim,
+            # Alice uploads files named like Bob's folder and like a Canvas entry for Bob.
+            "Alice Mallory_111_assignsubmission_file_/Bob Victim_222_assignsubmission_file_transformers.ipynb": forged,
+            "Alice Mallory_111_assignsubmission_file_/bobvictim_222_999_transformers.ipynb": forged,
+            "Alice Mallory_111_assignsubmission_file_/Bob Victim_222_assignsubmission_file_/transformers.ipynb": forged,
+        },
+    )
     result = run(source, tmp_path)
     by_student = {s.student: Path(s.path).read_bytes() for s in result.submissions}
     assert by_student["222"] == victim, "a classmate's file replaced Bob's notebook"
@@ -270,8 +324,9 @@ def deep_json(depth: int) -> bytes:
 MALFORMED = {
     "deeply nested JSON": deep_json(200_000),
     "cells is a number": b'{"cells": 5, "nbformat": 4}',
-    "cell metadata is a list": json.dumps({"nbformat": 4, "cells": [
-        {"cell_type": "code", "source": "", "metadata": ["nbgrader"], "outputs": []}]}).encode(),
+    "cell metadata is a list": json.dumps(
+        {"nbformat": 4, "cells": [{"cell_type": "code", "source": "", "metadata": ["nbgrader"], "outputs": []}]}
+    ).encode(),
     "a cell is a string": b'{"nbformat": 4, "cells": ["x = 1"]}',
     # Latin-1 or Windows-1252 text is read (tests/grading/submission/test_recovery.py); NUL bytes are binary,
     # never text.
@@ -282,8 +337,10 @@ MALFORMED = {
 
 @pytest.mark.parametrize("damage", sorted(MALFORMED))
 def test_a_malformed_notebook_is_its_senders_finding_and_the_class_goes_on(tmp_path, damage):
-    source = make_zip(tmp_path / "canvas.zip", {"doejane_111_900_transformers.ipynb": MALFORMED[damage],
-                                                "smithjohn_222_901_transformers.ipynb": GOOD})
+    source = make_zip(
+        tmp_path / "canvas.zip",
+        {"doejane_111_900_transformers.ipynb": MALFORMED[damage], "smithjohn_222_901_transformers.ipynb": GOOD},
+    )
     result = collect(source, "transformers", tmp_path / "out", fingerprints=FINGERPRINTS)
     assert result.students() == ["111", "222"], "both students keep their slot"
     assert codes(result, "111") == ["malformed-notebook"], f"{damage}: no finding for the damaged entry"

@@ -15,6 +15,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from assignments import lms, notebooks
 from assignments.course import REPO, default
+
 RELEASE_DIR = default().release_dir
 SOLUTIONS_DIR = default().solutions_dir
 SOURCE_DIR = default().source_dir
@@ -27,13 +28,15 @@ def release_path(assignment: str):
 
 # --- the configured Colab link -------------------------------------------------------------------------
 
+
 def test_colab_pattern_is_configured_in_one_place():
     pattern = lms.colab_pattern()
     assert "{assignment}" in pattern and "{notebook}" in pattern
     for path in sorted((REPO / "assignments").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        assert "colab.research.google.com/github" not in text, \
+        assert "colab.research.google.com/github" not in text, (
             f"{path.relative_to(REPO)} spells out a Colab URL; use [tool.course] colab_url in pyproject.toml"
+        )
 
 
 @pytest.mark.parametrize("assignment", default().order)
@@ -48,11 +51,13 @@ def test_release_links_to_the_configured_colab_url(assignment):
 def test_source_link_is_in_sync(assignment):
     path = default().assignment(assignment).source_path
     links = lms.colab_links(notebooks.read(path).cells[0].source)
-    assert links == [lms.colab_url(assignment, path.name)], \
+    assert links == [lms.colab_url(assignment, path.name)], (
         f"{path.relative_to(REPO)}: Colab link {links}; `course release` rewrites it from [tool.course] colab_url"
+    )
 
 
 # --- self-contained release notebooks ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("assignment", default().order)
 def test_release_is_self_contained(assignment):
@@ -63,7 +68,7 @@ def test_release_is_self_contained(assignment):
     assert not problems, "\n".join(problems)
 
 
-SETUP_PROBE = textwrap.dedent('''
+SETUP_PROBE = textwrap.dedent("""
     import importlib.util, json, subprocess, sys, os
     hidden = sys.argv[1]
     real_find_spec = importlib.util.find_spec
@@ -80,7 +85,7 @@ SETUP_PROBE = textwrap.dedent('''
         print("NO-INSTALL")
     except Installing:
         pass
-''')
+""")
 
 
 @pytest.mark.parametrize("assignment", default().order)
@@ -91,13 +96,19 @@ def test_setup_cell_installs_only_what_is_missing(assignment):
     packages = lms.setup_packages(setup.source)
     assert packages, "the setup cell lists no packages"
     hidden = packages[-1]
-    done = subprocess.run([sys.executable, "-c", SETUP_PROBE, hidden], input=setup.source, text=True,
-                          capture_output=True, timeout=120, cwd=path.parent)
+    done = subprocess.run(
+        [sys.executable, "-c", SETUP_PROBE, hidden],
+        input=setup.source,
+        text=True,
+        capture_output=True,
+        timeout=120,
+        cwd=path.parent,
+    )
     calls = [json.loads(line[4:]) for line in done.stdout.splitlines() if line.startswith("PIP:")]
     assert len(calls) == 1, f"expected one pip call, got {calls}; stderr:\n{done.stderr[-2000:]}"
     command = calls[0]
     assert "pip" in command and "install" in command, command
-    named = [part for part in command[command.index("install") + 1:] if not part.startswith("-")]
+    named = [part for part in command[command.index("install") + 1 :] if not part.startswith("-")]
     assert named == [hidden], f"the setup cell installs {named}; only {hidden!r} is missing"
 
 
@@ -112,44 +123,52 @@ def test_setup_cell_reports_the_gpu(assignment):
 
 # --- checks of the checks ------------------------------------------------------------------------------
 
-GOOD_SETUP = '''import importlib.util, subprocess, sys
+GOOD_SETUP = """import importlib.util, subprocess, sys
 _missing = [p for p in ("torch", "tqdm") if importlib.util.find_spec(p) is None]
 if _missing:
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", *_missing])
 import torch
-print("GPU:", torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none")'''
+print("GPU:", torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none")"""
 
 
 def small_release(setup=GOOD_SETUP, code="x = 1", link=None):
     url = link or lms.colab_url("toy", "toy.ipynb")
-    return new_notebook(cells=[
-        new_markdown_cell(f"# Toy\n\n{lms.badge(url)}", metadata={"nbgrader": {"grade_id": "colab_badge"}}),
-        new_code_cell(setup, metadata={"nbgrader": {"grade_id": "setup"}}),
-        new_code_cell(code, metadata={"nbgrader": {"grade_id": "work"}}),
-    ])
+    return new_notebook(
+        cells=[
+            new_markdown_cell(f"# Toy\n\n{lms.badge(url)}", metadata={"nbgrader": {"grade_id": "colab_badge"}}),
+            new_code_cell(setup, metadata={"nbgrader": {"grade_id": "setup"}}),
+            new_code_cell(code, metadata={"nbgrader": {"grade_id": "work"}}),
+        ]
+    )
 
 
 def test_self_contained_accepts_a_good_notebook():
     assert lms.self_contained_problems(small_release(), "toy", "toy.ipynb") == []
 
 
-@pytest.mark.parametrize("code, expected", [
-    ("from assignments.grading import door", "imports 'assignments', which exists only in the course repository"),
-    ("import autograder.transformers.stand_ins", "imports 'autograder', which exists only"),
-    ("import nbgrader_config", "imports 'nbgrader_config', which exists only"),
-    ("import sentencepiece_unknown", "imports 'sentencepiece_unknown', which Colab lacks"),
-    ("import importlib\nimportlib.import_module('autograder.x')", "imports 'autograder'"),
-])
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        ("from assignments.grading import door", "imports 'assignments', which exists only in the course repository"),
+        ("import autograder.transformers.stand_ins", "imports 'autograder', which exists only"),
+        ("import nbgrader_config", "imports 'nbgrader_config', which exists only"),
+        ("import sentencepiece_unknown", "imports 'sentencepiece_unknown', which Colab lacks"),
+        ("import importlib\nimportlib.import_module('autograder.x')", "imports 'autograder'"),
+    ],
+)
 def test_self_contained_flags_repo_and_unknown_imports(code, expected):
     problems = lms.self_contained_problems(small_release(code=code), "toy", "toy.ipynb")
     assert any(expected in p for p in problems), problems
 
 
-@pytest.mark.parametrize("setup, expected", [
-    (GOOD_SETUP.replace("if _missing:\n    ", ""), "runs pip install unconditionally"),
-    (GOOD_SETUP.replace("importlib.util.find_spec(p) is None", "True"), "does not check packages with"),
-    (GOOD_SETUP.replace('print("GPU:", ', "print("), "does not print whether a GPU is present"),
-])
+@pytest.mark.parametrize(
+    "setup, expected",
+    [
+        (GOOD_SETUP.replace("if _missing:\n    ", ""), "runs pip install unconditionally"),
+        (GOOD_SETUP.replace("importlib.util.find_spec(p) is None", "True"), "does not check packages with"),
+        (GOOD_SETUP.replace('print("GPU:", ', "print("), "does not print whether a GPU is present"),
+    ],
+)
 def test_setup_cell_checks(setup, expected):
     assert any(expected in p for p in lms.check_setup_cell(setup)), lms.check_setup_cell(setup)
 
@@ -160,8 +179,10 @@ def test_wrong_colab_link_is_flagged():
 
 
 def test_colab_link_rewriting_keeps_the_rest():
-    html = ('# A\n\n<a href="https://old" target="_parent"><img src="https://colab.research.google.com/assets/'
-            'colab-badge.svg" alt="Open In Colab"/></a>\n\nSee [the docs](https://docs).')
+    html = (
+        '# A\n\n<a href="https://old" target="_parent"><img src="https://colab.research.google.com/assets/'
+        'colab-badge.svg" alt="Open In Colab"/></a>\n\nSee [the docs](https://docs).'
+    )
     new = lms.with_colab_link(html, "https://new")
     assert lms.colab_links(new) == ["https://new"]
     assert new == html.replace("https://old", "https://new")
@@ -171,6 +192,7 @@ def test_colab_link_rewriting_keeps_the_rest():
 
 
 # --- LMS bundles ---------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("assignment", default().order)
 def test_lms_bundle(assignment, tmp_path):

@@ -34,10 +34,14 @@ def cell(nb, cell_id):
 def run_cell(source: str, grading: bool, switch: str = "") -> tuple[dict, list[str]]:
     """Run the comparison cell's ``source`` after the switch cell's (``switch``; "" as if it were deleted)."""
     printed = []
-    names = {"GRADING": grading, "CHECKPOINT": "google/bert_uncased_L-4_H-256_A-4", "torch": torch,
-             "print": lambda *args, **kwargs: printed.append(" ".join(map(str, args)))}
-    exec(compile(switch, "corpus_switch", "exec"), names)   # noqa: S102 - the course's own source cell
-    exec(compile(source, "corpus_comparison", "exec"), names)   # noqa: S102 - the course's own source cell
+    names = {
+        "GRADING": grading,
+        "CHECKPOINT": "google/bert_uncased_L-4_H-256_A-4",
+        "torch": torch,
+        "print": lambda *args, **kwargs: printed.append(" ".join(map(str, args))),
+    }
+    exec(compile(switch, "corpus_switch", "exec"), names)  # noqa: S102 - the course's own source cell
+    exec(compile(source, "corpus_comparison", "exec"), names)  # noqa: S102 - the course's own source cell
     return names, printed
 
 
@@ -51,7 +55,7 @@ def test_switched_off_in_student_mode_it_prints_how_to_switch_it_on_and_runs_not
     names, printed = run_cell(source, grading=False, switch=switch if switch_cell == "as released" else "")
     assert printed == [SKIPPED]
     assert "corpus_curves" not in names and "encoders" not in names
-    assert callable(names["finetune_curve"])     # the definitions are there for a student who switches it on
+    assert callable(names["finetune_curve"])  # the definitions are there for a student who switches it on
 
 
 def test_the_release_ships_it_switched_off_and_a_graded_run_takes_the_small_version():
@@ -82,6 +86,6 @@ def test_a_section_that_names_no_ungraded_cell_stops_the_release():
     from assignments.release import model_answers
 
     source = HW.source_notebook()
-    for heading in ("corpus_written", "bert_frozen_written"):   # gone from the source; a graded answer
+    for heading in ("corpus_written", "bert_frozen_written"):  # gone from the source; a graded answer
         with pytest.raises(ValueError, match=heading):
             model_answers(source, HW.name, HW.title, f"## {heading}\n\nsome model answer\n")

@@ -18,23 +18,27 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from assignments.course import REPO, Course
+from assignments.exports.text import question_title
 from assignments.grading.selftest import checks as selftest
 from assignments.grading.selftest.mutation import load_folder
 from assignments.release import hygiene_problems
-from assignments.exports.text import question_title
 from tests.fixtures import toy
 
 # Step 1: the cells, as the recipe lists them.
 HEADING = "## Negation\nWrite `negate(x)`: the elementwise negative of a tensor."
-ANSWER = ('def negate(x):\n    """-x for a tensor x of any shape; do not modify x. About 1 line."""\n'
-          "    ### BEGIN SOLUTION\n    return -x\n    ### END SOLUTION")
-TESTS_CELL = ("import torch\nassert torch.equal(negate(torch.tensor([1.0, -2.0])), torch.tensor([-1.0, 2.0])), "
-              "'negate([1, -2]) should be [-1, 2]'\nprint('visible checks passed')\n"
-              "### BEGIN HIDDEN TESTS\nfrom assignments.grading.door import hidden_tests\n"
-              "hidden_tests('toy', 'negate_tests', globals())\n### END HIDDEN TESTS")
+ANSWER = (
+    'def negate(x):\n    """-x for a tensor x of any shape; do not modify x. About 1 line."""\n'
+    "    ### BEGIN SOLUTION\n    return -x\n    ### END SOLUTION"
+)
+TESTS_CELL = (
+    "import torch\nassert torch.equal(negate(torch.tensor([1.0, -2.0])), torch.tensor([-1.0, 2.0])), "
+    "'negate([1, -2]) should be [-1, 2]'\nprint('visible checks passed')\n"
+    "### BEGIN HIDDEN TESTS\nfrom assignments.grading.door import hidden_tests\n"
+    "hidden_tests('toy', 'negate_tests', globals())\n### END HIDDEN TESTS"
+)
 
 # Step 2: hidden tests whose points split the cell's 2 points.
-HIDDEN = '''\
+HIDDEN = """\
 import torch
 from assignments.grading.testkit.checks import expect_close, question
 
@@ -51,7 +55,7 @@ def test_negate_leaves_its_input_alone(student):
     x = torch.arange(4.0) - 1.5
     out = student.run("before = x.clone()\\nnegate(x)\\nresult = x", x=x, timeout=5)
     expect_close(out, x, "x after negate(x) (negate must not modify its input)")
-'''
+"""
 
 # Step 3: a mutant; step 4: a variant (both in the change-only format).
 MUTANT = '''"""Negates in place, so the caller's tensor changes too.
@@ -77,13 +81,21 @@ def negate(x):
 
 
 def meta(grade_id, **flags):
-    return {"nbgrader": {"schema_version": 3, "grade": False, "solution": False, "locked": False,
-                         "grade_id": grade_id, **flags}}
+    return {
+        "nbgrader": {
+            "schema_version": 3,
+            "grade": False,
+            "solution": False,
+            "locked": False,
+            "grade_id": grade_id,
+            **flags,
+        }
+    }
 
 
 def test_adding_a_question_by_the_recipe(tmp_path):
     the_toy = toy.build(tmp_path / "toy")
-    shutil.copyfile(REPO / "pyproject.toml", the_toy.folder / "pyproject.toml")   # the course's settings
+    shutil.copyfile(REPO / "pyproject.toml", the_toy.folder / "pyproject.toml")  # the course's settings
     course = Course(the_toy.folder)
     hw = course.assignment(toy.NAME)
     before = hw.total_points
@@ -91,7 +103,7 @@ def test_adding_a_question_by_the_recipe(tmp_path):
     # Step 1: heading, answer cell and test cell, after the last test cell.
     source = nbformat.read(hw.source_path, as_version=4)
     at = max(i for i, cell in enumerate(source.cells) if cell.metadata.get("nbgrader", {}).get("grade"))
-    source.cells[at + 1:at + 1] = [
+    source.cells[at + 1 : at + 1] = [
         new_markdown_cell(HEADING, metadata=meta("negate_intro", locked=True)),
         new_code_cell(ANSWER, metadata=meta("negate", solution=True)),
         new_code_cell(TESTS_CELL, metadata=meta("negate_tests", grade=True, locked=True, points=2)),
@@ -104,8 +116,9 @@ def test_adding_a_question_by_the_recipe(tmp_path):
     tests_file = hw.suite_dir / "test_negate.py"
     tests_file.write_text(HIDDEN.format(second=2))
     problems = hygiene_problems(course, [toy.NAME])
-    assert any("question negate_tests: its test cell" in p and "gives 2 points" in p and "add up to 3" in p
-               for p in problems), problems
+    assert any(
+        "question negate_tests: its test cell" in p and "gives 2 points" in p and "add up to 3" in p for p in problems
+    ), problems
     tests_file.write_text(HIDDEN.format(second=1))
     assert hygiene_problems(course, [toy.NAME]) == []
 

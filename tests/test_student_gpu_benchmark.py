@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+
 import pytest
 
 from assignments.course import REPO
@@ -30,8 +31,9 @@ def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("student_gpu") / "figures.json"
     # Hide any GPU so the test checks the CPU default; quick is what runs without --full.
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
-    result = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out)], capture_output=True, text=True,
-                            env=env, cwd=REPO, timeout=300)
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(out)], capture_output=True, text=True, env=env, cwd=REPO, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout, json.loads(out.read_text())
 
@@ -39,8 +41,13 @@ def quick_run(tmp_path_factory):
 def test_quick_mode_on_cpu_prints_each_ratio_memory_and_cache_size(quick_run):
     stdout, figures = quick_run
     assert figures["mode"] == "quick" and figures["device"] == "cpu"
-    expected_ratios = {"fp32_over_fp16", "fixed512_over_sorted", "recomputed_over_cached_5_epochs",
-                       "finetune_fp32_over_frozen", "finetune_fp32_over_fp16"}
+    expected_ratios = {
+        "fp32_over_fp16",
+        "fixed512_over_sorted",
+        "recomputed_over_cached_5_epochs",
+        "finetune_fp32_over_frozen",
+        "finetune_fp32_over_fp16",
+    }
     assert expected_ratios <= set(figures["ratios"])
     for name in expected_ratios:
         assert figures["ratios"][name] > 0, name

@@ -28,10 +28,10 @@ import pytest
 
 from assignments import notebooks
 from assignments.course import default
-from assignments.grading.selftest import checks as selftest
 from assignments.grading.doors.inprocess import execute_cells
-from assignments.grading.submission.restore import restore, switch_names
 from assignments.grading.doors.standalone import grade_submission
+from assignments.grading.selftest import checks as selftest
+from assignments.grading.submission.restore import restore, switch_names
 from tests.helpers import QUICKEST, notebook_bytes
 
 # assignment -> {switch: (where its cell sits, relative to the cell with this grade_id)}
@@ -50,8 +50,10 @@ def notebook(assignment: str, kind: str):
 def sets(cell, name: str) -> bool:
     """Whether a code cell assigns ``name`` at top level."""
     tree = ast.parse(cell.source)
-    return any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-               for node in tree.body)
+    return any(
+        isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+        for node in tree.body
+    )
 
 
 def switch_cell_index(nb, name: str) -> int:
@@ -71,7 +73,8 @@ def test_each_switch_sits_in_a_small_editable_cell_of_its_own(assignment, kind):
         assert "nbgrader" not in cell.metadata, f"{name}: the switch cell must not be an nbgrader cell"
         assert cell.metadata.get("editable") is not False and cell.metadata.get("deletable") is not False
         assert switch_names(cell) and switch_names(cell) <= set(SWITCHES[assignment]), (
-            f"{name}: the switch cell holds only switches (NAME = <constant>) and comments:\n{cell.source}")
+            f"{name}: the switch cell holds only switches (NAME = <constant>) and comments:\n{cell.source}"
+        )
         lines = cell.source.splitlines()
         at = lines.index(f"{name} = False")
         assert at > 0 and lines[at - 1].startswith("# "), f"{name}: off by default, with a comment above it"
@@ -79,8 +82,13 @@ def test_each_switch_sits_in_a_small_editable_cell_of_its_own(assignment, kind):
         other = index - 1 if side == "after" else index + 1
         assert notebooks.grade_id(nb.cells[other]) == neighbour, f"{name}: its cell sits {side} {neighbour}"
         # Read only through globals().get(name, ...): deleting the switch cell must not break a locked cell.
-        bare = [notebooks.grade_id(c) for i, c in enumerate(nb.cells) if c.cell_type == "code" and i != index
-                and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(ast.parse(c.source)))]
+        bare = [
+            notebooks.grade_id(c)
+            for i, c in enumerate(nb.cells)
+            if c.cell_type == "code"
+            and i != index
+            and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(ast.parse(c.source)))
+        ]
         assert bare == [], f"{name} is used by name in {bare}; read it with globals().get({name!r}, False)"
 
 

@@ -20,11 +20,10 @@ from pathlib import Path
 import nbformat
 
 from assignments import exports, notebooks
-from assignments.exports import text
 from assignments.cli import main as course
 from assignments.course import resolve
 from assignments.demo_class import demo_class, filled_release, write_canvas_zip
-from assignments.exports import adjust, canvas, nbgrader_gradebook
+from assignments.exports import adjust, canvas, nbgrader_gradebook, text
 from assignments.grading.selftest import checks as selftest
 from assignments.workflow import grade_class
 from tests.helpers import QUICKEST
@@ -46,13 +45,16 @@ def canvas_zip(path: Path, students: dict[str, tuple[str, object]]) -> Path:
 
 def mistake():
     mutant = next(m for m in selftest.mutants(A) if m.question == "square_mask_tests")
-    typed = notebooks.student_text(nbformat.v4.new_code_cell(mutant.code))   # as a student types it
+    typed = notebooks.student_text(nbformat.v4.new_code_cell(mutant.code))  # as a student types it
     return mutant, filled_release(A, {mutant.replaces: typed})
 
 
 def digest(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def canvas_rows(path: Path) -> list[dict]:
@@ -61,9 +63,14 @@ def canvas_rows(path: Path) -> list[dict]:
 
 
 def export(run: Path) -> Path:
-    written = exports.export(A, run / "results", formats=("canvas", "feedback"),
-                             canvas_options=canvas.CanvasOptions(CANVAS), excused=[EXCUSED],
-                             late_policy=adjust.LatePolicy(per_day=10, cap=50))
+    written = exports.export(
+        A,
+        run / "results",
+        formats=("canvas", "feedback"),
+        canvas_options=canvas.CanvasOptions(CANVAS),
+        excused=[EXCUSED],
+        late_policy=adjust.LatePolicy(per_day=10, cap=50),
+    )
     return written["canvas"][0]
 
 
@@ -71,11 +78,14 @@ def test_a_term_from_the_class_zip_to_the_canvas_gradebook(tmp_path):
     cpu = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     run = tmp_path / "term" / A
     mutant, buggy = mistake()
-    class_zip = canvas_zip(tmp_path / "class.zip", {
-        "lovelaceada": ("1001", filled_release(A)),
-        "babbagebob_LATE": ("1002", buggy),
-        "hoppergrace": ("1003", resolve(A).release_notebook()),
-    })
+    class_zip = canvas_zip(
+        tmp_path / "class.zip",
+        {
+            "lovelaceada": ("1001", filled_release(A)),
+            "babbagebob_LATE": ("1002", buggy),
+            "hoppergrace": ("1003", resolve(A).release_notebook()),
+        },
+    )
     assert course(["grade", A, str(class_zip), "--out", str(run), "--workers", "2"]) == 0
 
     # The TA grades one written answer of Ada's in formgrader (the run's own gradebook).
@@ -110,23 +120,34 @@ def test_a_term_from_the_class_zip_to_the_canvas_gradebook(tmp_path):
     auto = sum(q.points for q in hw.questions if q.kind == "autograded")
     penalty = round(possible * 0.10, 2)
     shown = text.points
-    assert rows[0]["Student"] == "Points Possible" and rows[0][CANVAS.column] == shown(possible), \
+    assert rows[0]["Student"] == "Points Possible" and rows[0][CANVAS.column] == shown(possible), (
         f"{hw.total_points:g} points less the excused written question ({excused:g})"
+    )
     students = {row["ID"]: row for row in rows[1:]}
     assert sorted(students) == ["1001", "1002", "1003"], "exactly the class: no demo student, nobody twice"
-    assert {row["Student"] for row in rows[1:]} == {"lovelaceada", "babbagebob", "hoppergrace"}, \
+    assert {row["Student"] for row in rows[1:]} == {"lovelaceada", "babbagebob", "hoppergrace"}, (
         "the regrade must keep every other student's name"
-    assert {uid: row[CANVAS.column] for uid, row in students.items()} == \
-        {"1001": shown(auto + 1.5), "1002": shown(round(auto - penalty, 2)), "1003": "0"}
+    )
+    assert {uid: row[CANVAS.column] for uid, row in students.items()} == {
+        "1001": shown(auto + 1.5),
+        "1002": shown(round(auto - penalty, 2)),
+        "1003": "0",
+    }
     before_regrade = {row["ID"]: row for row in first[1:]}
-    assert before_regrade["1002"][CANVAS.column] != shown(round(auto - penalty, 2)), \
+    assert before_regrade["1002"][CANVAS.column] != shown(round(auto - penalty, 2)), (
         f"{mutant.name} should have cost Bob points first"
-    assert before_regrade["1001"] == students["1001"] and before_regrade["1003"] == students["1003"], \
+    )
+    assert before_regrade["1001"] == students["1001"] and before_regrade["1003"] == students["1003"], (
         "the regrade changed another student's row"
+    )
     feedback = (run / "exports" / "feedback" / "1002.md").read_text(encoding="utf-8")
     assert "babbagebob (1002)" in feedback and f"Late penalty: −{shown(penalty)} points (1 day(s) late" in feedback
     assert "excused" in (run / "exports" / "feedback" / "1001.md").read_text(encoding="utf-8")
 
-    spent = sum(after.ru_utime + after.ru_stime - start.ru_utime - start.ru_stime for start, after in
-                zip(cpu, (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))))
+    spent = sum(
+        after.ru_utime + after.ru_stime - start.ru_utime - start.ru_stime
+        for start, after in zip(
+            cpu, (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+        )
+    )
     print(f"term test: {spent:.0f} CPU seconds")

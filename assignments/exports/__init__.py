@@ -8,22 +8,24 @@ see ``results/store.py``); none re-parses logs or notebooks. Each format is one 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+
 
 @dataclass(frozen=True)
 class ExportJob:
     """What every writer receives: the records with hand grades merged in, the grader's own records (what
     goes into the gradebook's automatic scores), and where things are."""
+
     assignment: str
-    results: list            # SubmissionResult, hand grades from the gradebook merged in
-    graded: list             # SubmissionResult as the grader wrote them
-    out: Path                # the exports folder; each writer writes under out/<format>/
-    roster: dict             # student key -> LMS names and ids
-    db_url: str              # the nbgrader gradebook
-    course_root: Path        # the nbgrader course folder holding that gradebook
-    canvas: object = None    # canvas.CanvasOptions: the Canvas assignment and how ungraded answers count
+    results: list  # SubmissionResult, hand grades from the gradebook merged in
+    graded: list  # SubmissionResult as the grader wrote them
+    out: Path  # the exports folder; each writer writes under out/<format>/
+    roster: dict  # student key -> LMS names and ids
+    db_url: str  # the nbgrader gradebook
+    course_root: Path  # the nbgrader course folder holding that gradebook
+    canvas: object = None  # canvas.CanvasOptions: the Canvas assignment and how ungraded answers count
 
 
 def _gradescope(job: ExportJob) -> list[Path]:
@@ -35,8 +37,7 @@ def _gradescope(job: ExportJob) -> list[Path]:
 def _canvas(job: ExportJob) -> list[Path]:
     from .canvas import write_canvas_csv
 
-    return [write_canvas_csv(job.results, job.out / "canvas" / f"{job.assignment}_canvas.csv", job.canvas,
-                             job.roster)]
+    return [write_canvas_csv(job.results, job.out / "canvas" / f"{job.assignment}_canvas.csv", job.canvas, job.roster)]
 
 
 def _nbgrader(job: ExportJob) -> list[Path]:
@@ -49,8 +50,11 @@ def _nbgrader(job: ExportJob) -> list[Path]:
     for problem in report.problems:
         print(f"nbgrader: {problem}")
     # nbgrader writes its CSV itself; the cells a student influenced are neutralised afterwards.
-    return [neutralise_file(nbgrader_export(job.course_root, job.out / "nbgrader" / "grades.csv", job.db_url,
-                                            job.assignment))]
+    return [
+        neutralise_file(
+            nbgrader_export(job.course_root, job.out / "nbgrader" / "grades.csv", job.db_url, job.assignment)
+        )
+    ]
 
 
 def _feedback(job: ExportJob) -> list[Path]:
@@ -67,17 +71,29 @@ def _report_writer(job: ExportJob) -> list[Path]:
 
 # The registry: format name -> writer, in the order ``course export`` runs them by default.
 WRITERS: dict[str, Callable[[ExportJob], list[Path]]] = {
-    "gradescope": _gradescope, "canvas": _canvas, "nbgrader": _nbgrader, "feedback": _feedback,
+    "gradescope": _gradescope,
+    "canvas": _canvas,
+    "nbgrader": _nbgrader,
+    "feedback": _feedback,
     "report": _report_writer,
 }
 FORMATS = tuple(WRITERS)
 
 
-def export(assignment: str, results_folder: Path | None = None, out: Path | None = None,
-           formats=FORMATS, roster_path: Path | None = None, db_url: str | None = None,
-           course_root: Path | None = None, strict: bool = True,
-           problems: list[str] | None = None, canvas_options=None, excused: list[str] = (),
-           late_policy=None) -> dict[str, list[Path]]:
+def export(
+    assignment: str,
+    results_folder: Path | None = None,
+    out: Path | None = None,
+    formats=FORMATS,
+    roster_path: Path | None = None,
+    db_url: str | None = None,
+    course_root: Path | None = None,
+    strict: bool = True,
+    problems: list[str] | None = None,
+    canvas_options=None,
+    excused: list[str] = (),
+    late_policy=None,
+) -> dict[str, list[Path]]:
     """Write the chosen exports for ``assignment``; returns format -> files written.
 
     Everything is read from one run folder, the one holding ``results_folder`` (default: the term's
@@ -118,15 +134,15 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
         print(f"nbgrader: this run has no gradebook yet; generating {assignment} in {root}")
         try:
             prepare_course(assignment, root)
-        except (OSError, RuntimeError) as error:   # e.g. an assignment without a source folder here
+        except (OSError, RuntimeError) as error:  # e.g. an assignment without a source folder here
             if strict:
                 raise
             _report(problems, f"nbgrader: no gradebook could be made for {assignment} in {root}: {error}")
     db_url = db_url or default_db_url(root)
-    graded = results   # the grader's own scores: what goes into the gradebook's auto_score
+    graded = results  # the grader's own scores: what goes into the gradebook's auto_score
     try:
         results = merge_hand_grades(results, read_hand_grades(db_url, assignment)) if _exists(db_url) else results
-    except Exception as error:   # a damaged gradebook must not stop the other exports
+    except Exception as error:  # a damaged gradebook must not stop the other exports
         _report(problems, f"hand grades not read from {db_url}: {error}")
     config = settings(resolve(assignment).course.root)
     excused = list(config.get("excused", {}).get(assignment, [])) + list(excused)
@@ -145,7 +161,7 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
         except (LookupError, RuntimeError) as error:
             if name != "nbgrader":
                 raise
-            deferred = error   # the other formats are still written
+            deferred = error  # the other formats are still written
     if deferred is not None:
         if strict:
             raise deferred
@@ -155,7 +171,7 @@ def export(assignment: str, results_folder: Path | None = None, out: Path | None
 
 def _exists(db_url: str) -> bool:
     """A SQLite gradebook that is not there yet has no hand grades (and opening it would create it)."""
-    return not db_url.startswith("sqlite:///") or Path(db_url[len("sqlite:///"):]).is_file()
+    return not db_url.startswith("sqlite:///") or Path(db_url[len("sqlite:///") :]).is_file()
 
 
 def _report(problems: list[str] | None, line: str) -> None:

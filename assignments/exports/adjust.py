@@ -24,21 +24,23 @@ from ..results.model import SubmissionResult
 
 @dataclass(frozen=True)
 class LatePolicy:
-    per_day: float = 0.0      # percent of the maximum per started day late
+    per_day: float = 0.0  # percent of the maximum per started day late
     grace_hours: float = 0.0
-    cap: float = 100.0        # most percent taken off
+    cap: float = 100.0  # most percent taken off
 
     @classmethod
-    def from_settings(cls, table: dict | None) -> "LatePolicy":
+    def from_settings(cls, table: dict | None) -> LatePolicy:
         table = table or {}
         unknown = set(table) - {"per_day", "grace_hours", "cap"}
         if unknown:
-            raise ValueError(f"[tool.course.late_policy]: unknown key(s) {sorted(unknown)}; "
-                             "expected per_day, grace_hours, cap")
+            raise ValueError(
+                f"[tool.course.late_policy]: unknown key(s) {sorted(unknown)}; expected per_day, grace_hours, cap"
+            )
         policy = cls(float(table.get("per_day", 0)), float(table.get("grace_hours", 0)), float(table.get("cap", 100)))
         if policy.per_day < 0 or policy.grace_hours < 0 or not 0 <= policy.cap <= 100:
-            raise ValueError(f"[tool.course.late_policy] needs per_day >= 0, grace_hours >= 0 and 0 <= cap <= 100; "
-                             f"got {table}")
+            raise ValueError(
+                f"[tool.course.late_policy] needs per_day >= 0, grace_hours >= 0 and 0 <= cap <= 100; got {table}"
+            )
         return policy
 
     def days_late(self, info: dict) -> int:
@@ -56,7 +58,7 @@ class LatePolicy:
 class Score:
     points: float
     max_points: float
-    ungraded: bool    # a written answer (not excused) still waits for a hand grade
+    ungraded: bool  # a written answer (not excused) still waits for a hand grade
 
 
 def final_score(result: SubmissionResult) -> Score:
@@ -64,8 +66,11 @@ def final_score(result: SubmissionResult) -> Score:
     the late penalty, never below zero."""
     kept = [q for q in result.questions if not q.excused]
     earned = sum(q.points or 0.0 for q in kept)
-    return Score(round(max(0.0, earned - result.late_penalty), 4), sum(q.max_points for q in kept),
-                 any(q.kind == "manual" and q.points is None for q in kept))
+    return Score(
+        round(max(0.0, earned - result.late_penalty), 4),
+        sum(q.max_points for q in kept),
+        any(q.kind == "manual" and q.points is None for q in kept),
+    )
 
 
 def parse_excused(entries) -> tuple[set[str], set[tuple[str, str]]]:
@@ -80,15 +85,18 @@ def parse_excused(entries) -> tuple[set[str], set[tuple[str, str]]]:
     return everyone, one
 
 
-def apply(results: list[SubmissionResult], roster: dict[str, dict], policy: LatePolicy,
-          excused: list[str] = ()) -> list[SubmissionResult]:
+def apply(
+    results: list[SubmissionResult], roster: dict[str, dict], policy: LatePolicy, excused: list[str] = ()
+) -> list[SubmissionResult]:
     """Copies of ``results`` with excused questions marked and the late penalty worked out."""
     everyone, one = parse_excused(excused)
     known = {q.grade_id for r in results for q in r.questions}
     unknown = sorted((everyone | {g for _, g in one}) - known)
     if unknown and results:
-        raise ValueError(f"excused question(s) {unknown} are not questions of {results[0].assignment}; "
-                         f"known: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"excused question(s) {unknown} are not questions of {results[0].assignment}; "
+            f"known: {', '.join(sorted(known))}"
+        )
     adjusted = []
     for result in results:
         copy = SubmissionResult.from_dict(result.to_dict())
@@ -99,8 +107,10 @@ def apply(results: list[SubmissionResult], roster: dict[str, dict], policy: Late
         if percent:
             maximum = sum(q.max_points for q in copy.questions if not q.excused)
             copy.late_penalty = round(maximum * percent / 100, 4)
-            copy.late_note = (f"{days} day(s) late: {percent:g}% of {maximum:g} points off "
-                              f"({policy.per_day:g}% per started day after {policy.grace_hours:g} h of grace, "
-                              f"at most {policy.cap:g}%)")
+            copy.late_note = (
+                f"{days} day(s) late: {percent:g}% of {maximum:g} points off "
+                f"({policy.per_day:g}% per started day after {policy.grace_hours:g} h of grace, "
+                f"at most {policy.cap:g}%)"
+            )
         adjusted.append(copy)
     return adjusted

@@ -37,8 +37,9 @@ UNGRADED_CHOICES = ("zero", "omit")
 @dataclass(frozen=True)
 class CanvasAssignment:
     """The existing Canvas assignment a course assignment's grades go to."""
+
     name: str
-    id: str = ""     # Canvas' assignment id; without it Canvas makes a new assignment named ``name``
+    id: str = ""  # Canvas' assignment id; without it Canvas makes a new assignment named ``name``
 
     @property
     def column(self) -> str:
@@ -48,12 +49,17 @@ class CanvasAssignment:
 @dataclass(frozen=True)
 class CanvasOptions:
     target: CanvasAssignment
-    ungraded_written: str = "zero"    # "zero" | "omit"
+    ungraded_written: str = "zero"  # "zero" | "omit"
     per_question: bool = False
 
 
-def options(assignment, name: str | None = None, canvas_id: str | None = None,
-            ungraded_written: str | None = None, per_question: bool = False) -> CanvasOptions:
+def options(
+    assignment,
+    name: str | None = None,
+    canvas_id: str | None = None,
+    ungraded_written: str | None = None,
+    per_question: bool = False,
+) -> CanvasOptions:
     """The Canvas options of ``assignment`` (an Assignment): the command line's values, else the course
     configuration's ``[tool.course.canvas]``, else the assignment's title with no id (with a warning)."""
     from ..config import settings
@@ -63,9 +69,11 @@ def options(assignment, name: str | None = None, canvas_id: str | None = None,
     name = name or configured.get("name") or assignment.title
     canvas_id = str(canvas_id or configured.get("id") or "")
     if not canvas_id:
-        print(f"canvas: no Canvas assignment id for {assignment.name}; Canvas will create a new assignment "
-              f"named {name!r} on import (set [tool.course.canvas.assignments] {assignment.name} = "
-              "{ name = \"...\", id = ... } or pass --canvas-id)")
+        print(
+            f"canvas: no Canvas assignment id for {assignment.name}; Canvas will create a new assignment "
+            f"named {name!r} on import (set [tool.course.canvas.assignments] {assignment.name} = "
+            '{ name = "...", id = ... } or pass --canvas-id)'
+        )
     ungraded = ungraded_written or table.get("ungraded_written", "zero")
     if ungraded not in UNGRADED_CHOICES:
         raise ValueError(f"[tool.course.canvas] ungraded_written is {ungraded!r}; choose one of {UNGRADED_CHOICES}")
@@ -87,10 +95,13 @@ def read_gradebook_export(path: Path) -> dict[str, dict]:
             user_id = (row.get("ID") or "").strip()
             if not user_id.isdigit():
                 continue
-            roster[user_id] = {"name": (row.get("Student") or "").strip(), "user_id": user_id,
-                               "sis_user_id": (row.get("SIS User ID") or "").strip(),
-                               "sis_login_id": (row.get("SIS Login ID") or "").strip(),
-                               "section": (row.get("Section") or "").strip()}
+            roster[user_id] = {
+                "name": (row.get("Student") or "").strip(),
+                "user_id": user_id,
+                "sis_user_id": (row.get("SIS User ID") or "").strip(),
+                "sis_login_id": (row.get("SIS Login ID") or "").strip(),
+                "section": (row.get("Section") or "").strip(),
+            }
     return roster
 
 
@@ -99,8 +110,10 @@ def _question_columns(results: list[SubmissionResult], target: CanvasAssignment)
     for result in results:
         for question in result.questions:
             order.setdefault(question.grade_id, question.max_points)
-    return [(f"{target.name}: {question_title(results[0].assignment, grade_id)}", grade_id, maximum)
-            for grade_id, maximum in order.items()]
+    return [
+        (f"{target.name}: {question_title(results[0].assignment, grade_id)}", grade_id, maximum)
+        for grade_id, maximum in order.items()
+    ]
 
 
 def _total(result: SubmissionResult, ungraded: str) -> str:
@@ -116,36 +129,56 @@ def _question_cell(result: SubmissionResult, grade_id: str) -> str:
     except KeyError:
         return ""
     if question.excused:
-        return "EX"   # Canvas' own mark for an excused grade
+        return "EX"  # Canvas' own mark for an excused grade
     return "" if question.points is None else points(question.points)
 
 
-def rows(results: list[SubmissionResult], opts: CanvasOptions, roster: dict[str, dict] | None = None,
-         points_possible: bool = True) -> list[list[str]]:
+def rows(
+    results: list[SubmissionResult],
+    opts: CanvasOptions,
+    roster: dict[str, dict] | None = None,
+    points_possible: bool = True,
+) -> list[list[str]]:
     roster = roster or {}
     per_question = _question_columns(results, opts.target) if opts.per_question and results else []
     total_max = max((final_score(r).max_points for r in results), default=0.0)
     table = [IDENTITY + [opts.target.column] + [title for title, _, _ in per_question]]
     if points_possible:
-        table.append(["Points Possible", "", "", "", "", points(total_max)]
-                     + [points(maximum) for _, _, maximum in per_question])
+        table.append(
+            ["Points Possible", "", "", "", "", points(total_max)] + [points(maximum) for _, _, maximum in per_question]
+        )
     for result in sorted(results, key=lambda r: r.student):
         info = roster.get(result.student, {})
         canvas_id = info.get("user_id") or (result.student if result.student.isdigit() else "")
         name = info.get("name") or result.student
-        table.append([name, canvas_id, info.get("sis_user_id", ""), info.get("sis_login_id", ""),
-                      info.get("section", ""), _total(result, opts.ungraded_written)]
-                     + [_question_cell(result, grade_id) for _, grade_id, _ in per_question])
+        table.append(
+            [
+                name,
+                canvas_id,
+                info.get("sis_user_id", ""),
+                info.get("sis_login_id", ""),
+                info.get("section", ""),
+                _total(result, opts.ungraded_written),
+            ]
+            + [_question_cell(result, grade_id) for _, grade_id, _ in per_question]
+        )
     return table
 
 
-def write_canvas_csv(results: list[SubmissionResult], path: Path, opts: CanvasOptions,
-                     roster: dict[str, dict] | None = None, points_possible: bool = True) -> Path:
+def write_canvas_csv(
+    results: list[SubmissionResult],
+    path: Path,
+    opts: CanvasOptions,
+    roster: dict[str, dict] | None = None,
+    points_possible: bool = True,
+) -> Path:
     """Write the import file; ``roster`` (student -> {name, user_id, ...}) comes from the intake manifest
     or a Canvas gradebook export."""
     if opts.ungraded_written == "omit":
         waiting = sum(1 for r in results if final_score(r).ungraded)
         if waiting:
-            print(f"canvas: {waiting} student(s) have written answers not graded yet; their "
-                  f"{opts.target.column!r} cell is left empty (Canvas keeps what it has) until they are")
+            print(
+                f"canvas: {waiting} student(s) have written answers not graded yet; their "
+                f"{opts.target.column!r} cell is left empty (Canvas keeps what it has) until they are"
+            )
     return csv_safe.write_rows(path, rows(results, opts, roster, points_possible))

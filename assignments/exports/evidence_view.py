@@ -16,7 +16,7 @@ from ..results.model import Evidence
 
 _BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-REPORT_LINES = 6        # lines of output text per evidence cell in the class report
+REPORT_LINES = 6  # lines of output text per evidence cell in the class report
 
 
 def plain(text: str) -> str:

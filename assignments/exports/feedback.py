@@ -12,9 +12,10 @@ import html
 import re
 from pathlib import Path
 
-from ..results.model import SubmissionResult
 from ..results.findings import SHORTCUT
-from .evidence_view import STYLE as EVIDENCE_STYLE, evidence_html, evidence_markdown
+from ..results.model import SubmissionResult
+from .evidence_view import STYLE as EVIDENCE_STYLE
+from .evidence_view import evidence_html, evidence_markdown
 from .text import humanise_test, points, question_title, safe_message, student_findings
 
 MARK = {"passed": "✓", "failed": "✗", "error": "✗"}
@@ -107,8 +108,10 @@ def feedback_markdown(result: SubmissionResult, title: str | None = None, name: 
     out = [f"# {md_text(title)}", "", f"Student: {_who(result, name, md_text)}", "", f"**{_total_line(result)}**", ""]
     out += [f"**{line}**" for line in _score_lines(result)] + [""]
     if result.status == "rejected":
-        out += ["> Your notebook could not be graded, so every autograded question scores 0. "
-                "The notes below say why.", ""]
+        out += [
+            "> Your notebook could not be graded, so every autograded question scores 0. The notes below say why.",
+            "",
+        ]
     shortcuts, findings = _split_findings(result)
     for question in result.questions:
         out += [f"## {_question_heading(result, question)}", ""]
@@ -149,13 +152,21 @@ padding:.35rem .5rem;text-align:left;vertical-align:top}.passed{color:#1a7f37}.f
 def feedback_html(result: SubmissionResult, title: str | None = None, name: str = "") -> str:
     e = html.escape
     title = title or f"Feedback: {result.assignment}"
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{e(title)}</title>",
-           f"<style>{STYLE}\n{EVIDENCE_STYLE}</style></head><body>", f"<h1>{e(title)}</h1>",
-           f"<p>Student: {_who(result, name, e)}</p>", f"<p><strong>{e(_total_line(result))}</strong></p>"]
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{e(title)}</title>",
+        f"<style>{STYLE}\n{EVIDENCE_STYLE}</style></head><body>",
+        f"<h1>{e(title)}</h1>",
+        f"<p>Student: {_who(result, name, e)}</p>",
+        f"<p><strong>{e(_total_line(result))}</strong></p>",
+    ]
     out += [f"<p><strong>{e(line)}</strong></p>" for line in _score_lines(result)]
     if result.status == "rejected":
-        out.append('<p class="rejected">Your notebook could not be graded, so every autograded question '
-                   "scores 0. The notes below say why.</p>")
+        out.append(
+            '<p class="rejected">Your notebook could not be graded, so every autograded question '
+            "scores 0. The notes below say why.</p>"
+        )
     shortcuts, findings = _split_findings(result)
     for question in result.questions:
         out.append(f"<h2>{e(_question_heading(result, question))}</h2>")
@@ -163,10 +174,12 @@ def feedback_html(result: SubmissionResult, title: str | None = None, name: str 
             out.append("<table><tr><th></th><th>Check</th><th class=pts>Points</th><th>Message</th></tr>")
             for test in question.tests:
                 message = safe_message(test.message) if test.outcome != "passed" else ""
-                out.append(f'<tr class="{e(test.outcome)}"><td>{MARK.get(test.outcome, "•")}</td>'
-                           f"<td>{e(humanise_test(test.name))}</td>"
-                           f'<td class="pts">{e(points(test.points))} / {e(points(test.max_points))}</td>'
-                           f"<td>{e(message)}</td></tr>")
+                out.append(
+                    f'<tr class="{e(test.outcome)}"><td>{MARK.get(test.outcome, "•")}</td>'
+                    f"<td>{e(humanise_test(test.name))}</td>"
+                    f'<td class="pts">{e(points(test.points))} / {e(points(test.max_points))}</td>'
+                    f"<td>{e(message)}</td></tr>"
+                )
             out.append("</table>")
         elif question.kind == "autograded":
             out.append("<p>No hidden test ran for this question.</p>")
@@ -175,8 +188,11 @@ def feedback_html(result: SubmissionResult, title: str | None = None, name: str 
         if _evidence_of(result, question):
             out.append(evidence_html(_evidence_of(result, question)))
         if question.comment:
-            out.append('<p class="comment"><strong>Grader\'s comment:</strong> '
-                       + e(safe_comment(question.comment)).replace("\n", "<br>") + "</p>")
+            out.append(
+                '<p class="comment"><strong>Grader\'s comment:</strong> '
+                + e(safe_comment(question.comment)).replace("\n", "<br>")
+                + "</p>"
+            )
     if findings:
         out.append("<h2>Notes from the grader</h2><ul>")
         for finding in findings:
@@ -187,8 +203,9 @@ def feedback_html(result: SubmissionResult, title: str | None = None, name: str 
     return "\n".join(out) + "\n"
 
 
-def write_feedback(results: list[SubmissionResult], folder: Path, formats=("md", "html"),
-                   roster: dict[str, dict] | None = None) -> list[Path]:
+def write_feedback(
+    results: list[SubmissionResult], folder: Path, formats=("md", "html"), roster: dict[str, dict] | None = None
+) -> list[Path]:
     """``<folder>/<student>.md`` and ``.html`` for every record; names from ``roster`` where it has them."""
     roster = roster or {}
     folder = Path(folder)
@@ -197,12 +214,14 @@ def write_feedback(results: list[SubmissionResult], folder: Path, formats=("md",
     for result in results:
         if "md" in formats:
             path = folder / f"{result.student}.md"
-            path.write_text(feedback_markdown(result, name=roster.get(result.student, {}).get("name", "")),
-                            encoding="utf-8")
+            path.write_text(
+                feedback_markdown(result, name=roster.get(result.student, {}).get("name", "")), encoding="utf-8"
+            )
             written.append(path)
         if "html" in formats:
             path = folder / f"{result.student}.html"
-            path.write_text(feedback_html(result, name=roster.get(result.student, {}).get("name", "")),
-                            encoding="utf-8")
+            path.write_text(
+                feedback_html(result, name=roster.get(result.student, {}).get("name", "")), encoding="utf-8"
+            )
             written.append(path)
     return written

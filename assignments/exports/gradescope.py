@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..results.model import SubmissionResult
 from ..course import REPO
-from .text import execution_seconds, humanise_test, question_title, points, safe_message, student_findings
+from ..results.model import SubmissionResult
+from .text import execution_seconds, humanise_test, points, question_title, safe_message, student_findings
 
 # ---------------------------------------------------------------- results.json
 
@@ -50,26 +50,30 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
         title = question_title(result.assignment, question.grade_id)
         if not question.tests:
             # Nothing ran for this question (rejected submission, or the grader stopped early).
-            tests.append({
-                "name": f"{title}: not graded",
-                "score": float(question.points or 0.0),
-                "max_score": float(question.max_points),
-                "status": "failed",
-                "output": "no hidden test ran for this question; see the message at the top",
-                "tags": [question.grade_id],
-                "visibility": "visible",
-            })
+            tests.append(
+                {
+                    "name": f"{title}: not graded",
+                    "score": float(question.points or 0.0),
+                    "max_score": float(question.max_points),
+                    "status": "failed",
+                    "output": "no hidden test ran for this question; see the message at the top",
+                    "tags": [question.grade_id],
+                    "visibility": "visible",
+                }
+            )
             continue
         for test in question.tests:
-            tests.append({
-                "name": f"{title}: {humanise_test(test.name)}",
-                "score": float(test.points),
-                "max_score": float(test.max_points),
-                "status": "passed" if test.outcome == "passed" else "failed",
-                "output": safe_message(test.message) if test.outcome != "passed" else "passed",
-                "tags": [question.grade_id],
-                "visibility": visibility,
-            })
+            tests.append(
+                {
+                    "name": f"{title}: {humanise_test(test.name)}",
+                    "score": float(test.points),
+                    "max_score": float(test.max_points),
+                    "status": "passed" if test.outcome == "passed" else "failed",
+                    "output": safe_message(test.message) if test.outcome != "passed" else "passed",
+                    "tags": [question.grade_id],
+                    "visibility": visibility,
+                }
+            )
     return {
         "score": autograded_score(result),
         "execution_time": int(round(execution_seconds(result))),
@@ -78,9 +82,13 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
         "stdout_visibility": "hidden",
         "visibility": "visible",
         "tests": tests,
-        "extra_data": {"student": result.student, "assignment": result.assignment, "door": result.door,
-                       "status": result.status,
-                       "autograded_max": float(result.autograded_max)},
+        "extra_data": {
+            "student": result.student,
+            "assignment": result.assignment,
+            "door": result.door,
+            "status": result.status,
+            "autograded_max": float(result.autograded_max),
+        },
     }
 
 
@@ -91,19 +99,24 @@ def autograded_score(result: SubmissionResult) -> float:
 
 
 def overall_output(result: SubmissionResult) -> str:
-    lines = [f"Autograded score: {points(autograded_score(result))} / "
-             f"{points(sum(q.max_points for q in result.questions if q.kind == 'autograded' and not q.excused))}"]
+    lines = [
+        f"Autograded score: {points(autograded_score(result))} / "
+        f"{points(sum(q.max_points for q in result.questions if q.kind == 'autograded' and not q.excused))}"
+    ]
     if result.late_penalty:
         lines.append(f"Late penalty: -{points(result.late_penalty)} points ({result.late_note}).")
     excused = [question_title(result.assignment, q.grade_id) for q in result.questions if q.excused]
     if excused:
         lines.append(f"Excused (not counted): {', '.join(excused)}.")
     if result.status == "rejected":
-        lines.append("Your notebook could not be graded, so every autograded question scores 0. "
-                     "The notes below say why.")
+        lines.append(
+            "Your notebook could not be graded, so every autograded question scores 0. The notes below say why."
+        )
     manual = [q for q in result.questions if q.kind == "manual"]
     if manual:
-        names = ", ".join(f"{question_title(result.assignment, q.grade_id)} ({points(q.max_points)} pts)" for q in manual)
+        names = ", ".join(
+            f"{question_title(result.assignment, q.grade_id)} ({points(q.max_points)} pts)" for q in manual
+        )
         lines.append(f"Written answers are graded by hand, separately: {names}.")
     findings = student_findings(result)
     if findings:

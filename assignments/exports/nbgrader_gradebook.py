@@ -25,9 +25,10 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..results.model import SubmissionResult
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
+
 from ..course import REPO, resolve
+from ..results.model import SubmissionResult
 from . import csv_safe
 
 
@@ -52,7 +53,7 @@ def course_folder(assignment: str) -> Path:
 
 @dataclass(frozen=True)
 class HandGrade:
-    score: float | None   # nbgrader's manual_score: None when the grader gave only a comment
+    score: float | None  # nbgrader's manual_score: None when the grader gave only a comment
     comment: str
 
 
@@ -92,15 +93,16 @@ def open_gradebook(db_url: str):
         gb.close()
 
 
-def write_gradebook(results: list[SubmissionResult], assignment: str, db_url: str | None = None,
-                    roster: dict[str, dict] | None = None) -> GradebookReport:
+def write_gradebook(
+    results: list[SubmissionResult], assignment: str, db_url: str | None = None, roster: dict[str, dict] | None = None
+) -> GradebookReport:
     """Record the autograded scores of ``results`` in the gradebook at ``db_url``."""
     from nbgrader.api import MissingEntry
 
     roster = roster or {}
     report = GradebookReport()
     db_url = db_url or default_db_url()
-    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).is_file():
+    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///") :]).is_file():
         raise LookupError(f"no gradebook at {db_url}; `course release` (nbgrader generate_assignment) creates it")
     # nbgrader's add_submission trips SQLAlchemy autoflush warnings that say nothing about our data.
     with warnings.catch_warnings(), open_gradebook(db_url) as gb:
@@ -108,8 +110,10 @@ def write_gradebook(results: list[SubmissionResult], assignment: str, db_url: st
         try:
             record = gb.find_assignment(assignment)
         except MissingEntry:
-            raise LookupError(f"assignment {assignment!r} is not in the gradebook {db_url};"
-                              " generate it first (`course release` runs nbgrader generate_assignment)") from None
+            raise LookupError(
+                f"assignment {assignment!r} is not in the gradebook {db_url};"
+                " generate it first (`course release` runs nbgrader generate_assignment)"
+            ) from None
         cell_notebook = {}
         for notebook in record.notebooks:
             for cell in notebook.grade_cells:
@@ -119,8 +123,10 @@ def write_gradebook(results: list[SubmissionResult], assignment: str, db_url: st
                 report.problems.append(f"{result.student}: record is for {result.assignment}, skipped")
                 continue
             # nbgrader's own CSV export writes these names unquoted: no formula may start one.
-            first, last = (csv_safe.cell(part) if part else part
-                           for part in _split_name(roster.get(result.student, {}).get("name", "")))
+            first, last = (
+                csv_safe.cell(part) if part else part
+                for part in _split_name(roster.get(result.student, {}).get("name", ""))
+            )
             details = {k: v for k, v in (("first_name", first), ("last_name", last)) if v}
             gb.update_or_create_student(result.student, **details)
             gb.update_or_create_submission(assignment, result.student)
@@ -130,13 +136,16 @@ def write_gradebook(results: list[SubmissionResult], assignment: str, db_url: st
                     continue
                 notebook = cell_notebook.get(question.grade_id)
                 if notebook is None:
-                    report.problems.append(f"{result.student}: question {question.grade_id} is not a grade "
-                                           f"cell of {assignment} in the gradebook")
+                    report.problems.append(
+                        f"{result.student}: question {question.grade_id} is not a grade "
+                        f"cell of {assignment} in the gradebook"
+                    )
                     continue
                 grade = gb.find_grade(question.grade_id, notebook, assignment, result.student)
                 grade.auto_score = float(question.points or 0.0)
-                grade.needs_manual_grade = grade.manual_score is not None or question.grade_id in flagged \
-                    or result.status == "rejected"
+                grade.needs_manual_grade = (
+                    grade.manual_score is not None or question.grade_id in flagged or result.status == "rejected"
+                )
                 report.grades_set += 1
             gb.db.commit()
             report.students += 1
@@ -168,8 +177,7 @@ def read_hand_grades(db_url: str, assignment: str) -> dict[str, dict[str, HandGr
     return found
 
 
-def merge_hand_grades(results: list[SubmissionResult], hand: dict[str, dict[str, HandGrade]]
-                      ) -> list[SubmissionResult]:
+def merge_hand_grades(results: list[SubmissionResult], hand: dict[str, dict[str, HandGrade]]) -> list[SubmissionResult]:
     """Copies of ``results`` with hand grades applied: a manual score sets the question's points (as in
     nbgrader, it replaces an automatic score too) and the comment goes with the question."""
     merged = []
@@ -186,8 +194,9 @@ def merge_hand_grades(results: list[SubmissionResult], hand: dict[str, dict[str,
     return merged
 
 
-def place_notebook(course_root: Path, assignment: str, student: str, notebook: Path,
-                   notebook_name: str | None = None) -> Path:
+def place_notebook(
+    course_root: Path, assignment: str, student: str, notebook: Path, notebook_name: str | None = None
+) -> Path:
     """Copy ``notebook`` to where formgrader looks for a graded submission."""
     name = notebook_name or assignment
     target = Path(course_root) / "autograded" / student / assignment / f"{name}.ipynb"
@@ -196,8 +205,9 @@ def place_notebook(course_root: Path, assignment: str, student: str, notebook: P
     return target
 
 
-def place_missing_notebooks(results: list[SubmissionResult], assignment: str, course_root: Path,
-                            db_url: str) -> list[Path]:
+def place_missing_notebooks(
+    results: list[SubmissionResult], assignment: str, course_root: Path, db_url: str
+) -> list[Path]:
     """Give formgrader a notebook to show for every record that nbgrader never autograded (a standalone
     grade): the student's submitted file goes to ``autograded/``. A notebook already there (nbgrader's
     own, or placed before) is kept. Only single-notebook assignments, as every one here is."""
@@ -219,16 +229,18 @@ def place_missing_notebooks(results: list[SubmissionResult], assignment: str, co
     return placed
 
 
-def nbgrader_export(course_root: Path, out_csv: Path, db_url: str | None = None,
-                    assignment: str | None = None, timeout: float = 300) -> Path:
+def nbgrader_export(
+    course_root: Path, out_csv: Path, db_url: str | None = None, assignment: str | None = None, timeout: float = 300
+) -> Path:
     """Run the real ``nbgrader export`` (CSV) in ``course_root``; returns the CSV path."""
     out_csv = Path(out_csv).resolve()
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     command = nbgrader_cli.command("export", f"--to={out_csv}", f"--db={db_url or default_db_url(course_root)}")
     if assignment:
         command.append(f"--assignment=[{assignment!r}]")
-    done = subprocess.run(command, cwd=course_root, env=nbgrader_cli.environment(), capture_output=True, text=True,
-                          timeout=timeout)
+    done = subprocess.run(
+        command, cwd=course_root, env=nbgrader_cli.environment(), capture_output=True, text=True, timeout=timeout
+    )
     if done.returncode != 0 or not out_csv.is_file():
         raise RuntimeError(f"nbgrader export failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
     return out_csv

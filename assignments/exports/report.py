@@ -7,14 +7,15 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+from ..results.findings import SHORTCUT
+from ..results.findings import kind as finding_kind
 from ..results.model import SubmissionResult
-from ..results.findings import SHORTCUT, kind
 from .text import humanise_test, plural, points, question_title
 
 
 def meaning(code: str) -> str:
     """The catalogue's line for a finding code (results/findings.py)."""
-    found = kind(code)
+    found = finding_kind(code)
     return found.meaning if found else ""
 
 
@@ -47,12 +48,18 @@ def histogram_png(results: list[SubmissionResult], path: Path, assignment: str |
 
     assignment = assignment or (results[0].assignment if results else "")
     panels = [(question_title(assignment, g), kind, m, _scores(results, g)) for g, kind, m in _question_order(results)]
-    panels.append(("Autograded total", "total", max((r.autograded_max for r in results), default=0.0),
-                   [r.autograded_points for r in results]))
+    panels.append(
+        (
+            "Autograded total",
+            "total",
+            max((r.autograded_max for r in results), default=0.0),
+            [r.autograded_points for r in results],
+        )
+    )
     ncols = min(3, len(panels))
     nrows = math.ceil(len(panels) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.2 * nrows), squeeze=False)
-    for ax in axes.flat[len(panels):]:
+    for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
     for ax, (title, kind, maximum, scores) in zip(axes.flat, panels):
         top = max(maximum, max(scores, default=0.0), 1.0)
@@ -70,7 +77,7 @@ def histogram_png(results: list[SubmissionResult], path: Path, assignment: str |
             ax.set_yticks([])
             ax.text(0.5, 0.5, "not graded yet", transform=ax.transAxes, ha="center", va="center", color="gray")
     fig.suptitle(f"{assignment}: score per question ({plural(len(results), 'submission')})", fontsize=12)
-    fig.tight_layout(rect=(0, 0, 1, 0.97))   # leave room for the title above the panels
+    fig.tight_layout(rect=(0, 0, 1, 0.97))  # leave room for the title above the panels
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110, metadata={"Software": None})
@@ -85,22 +92,35 @@ def summary_markdown(results: list[SubmissionResult], assignment: str | None = N
     statuses = Counter(r.status for r in results)
     if statuses:
         out[-1] += ": " + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
-    out += ["", "## Scores per question", "",
-            "| question | kind | max | graded | mean | median | max scored | full marks |",
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out += [
+        "",
+        "## Scores per question",
+        "",
+        "| question | kind | max | graded | mean | median | max scored | full marks |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     rows = [(g, kind, m, _scores(results, g)) for g, kind, m in _question_order(results)]
-    rows.append(("autograded total", "total", max((r.autograded_max for r in results), default=0.0),
-                 [r.autograded_points for r in results]))
+    rows.append(
+        (
+            "autograded total",
+            "total",
+            max((r.autograded_max for r in results), default=0.0),
+            [r.autograded_points for r in results],
+        )
+    )
     for grade_id, kind, maximum, scores in rows:
         if scores:
-            stats = [points(statistics.fmean(scores)), points(statistics.median(scores)), points(max(scores)),
-                     str(sum(1 for s in scores if s >= maximum - 1e-9))]
+            stats = [
+                points(statistics.fmean(scores)),
+                points(statistics.median(scores)),
+                points(max(scores)),
+                str(sum(1 for s in scores if s >= maximum - 1e-9)),
+            ]
         else:
             stats = ["–", "–", "–", "–"]
         out.append(f"| {grade_id} | {kind} | {points(maximum)} | {len(scores)} | " + " | ".join(stats) + " |")
     findings = Counter(f.code for r in results for f in r.findings)
-    students = {code: len({r.student for r in results if any(f.code == code for f in r.findings)})
-                for code in findings}
+    students = {code: len({r.student for r in results if any(f.code == code for f in r.findings)}) for code in findings}
     out += ["", "## Findings", ""]
     if findings:
         out += ["| code | meaning | count | students |", "| --- | --- | ---: | ---: |"]
@@ -115,8 +135,13 @@ def summary_markdown(results: list[SubmissionResult], assignment: str | None = N
             for t in q.tests:
                 tests.setdefault((q.grade_id, t.name), []).append(t.outcome == "passed")
     if tests:
-        out += ["", "## Hidden tests by pass rate (lowest first)", "",
-                "| question | test | passed |", "| --- | --- | ---: |"]
+        out += [
+            "",
+            "## Hidden tests by pass rate (lowest first)",
+            "",
+            "| question | test | passed |",
+            "| --- | --- | ---: |",
+        ]
         ranked = sorted(tests.items(), key=lambda item: (sum(item[1]) / len(item[1]), item[0]))
         for (grade_id, name), passed in ranked[:15]:
             out.append(f"| {grade_id} | {humanise_test(name)} | {sum(passed)} / {len(passed)} |")
@@ -135,8 +160,13 @@ def shortcut_section(results: list[SubmissionResult]) -> list[str]:
                     zeroed.setdefault(finding.cell, set()).add(result.student)
     if not flagged:
         return []
-    out = ["", "## Shortcuts (answers that use a library call their question forbids)", "",
-           "| question | students | scored 0 for it | who |", "| --- | ---: | ---: | --- |"]
+    out = [
+        "",
+        "## Shortcuts (answers that use a library call their question forbids)",
+        "",
+        "| question | students | scored 0 for it | who |",
+        "| --- | ---: | ---: | --- |",
+    ]
     for question in sorted(flagged):
         who = ", ".join(sorted(flagged[question])[:10]) + (", …" if len(flagged[question]) > 10 else "")
         out.append(f"| {question} | {len(flagged[question])} | {len(zeroed.get(question, ()))} | {who} |")

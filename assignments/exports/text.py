@@ -4,18 +4,30 @@ from __future__ import annotations
 
 import re
 
-from ..results.model import Finding, SubmissionResult, bounded_message
-
 # Findings about the grader itself (their text may quote grader internals, so students get a fixed line)
 # and findings for staff only (left out of what students read): the catalogue says which.
 from ..results.findings import INTERNAL_CODES, STAFF_ONLY_CODES  # noqa: E402
+from ..results.model import Finding, SubmissionResult, bounded_message
+
 INTERNAL_LINE = "the grader had an internal problem with this submission; course staff have been told"
 _FRAME = re.compile(r'^\s*File ".*", line \d+')
 
 
 # Words that names spell in lower case (Python identifiers) but a title spells as the field does.
-SPELLING = {"lm": "LM", "mlm": "MLM", "bert": "BERT", "gru": "GRU", "lstm": "LSTM", "mha": "MHA", "clip": "CLIP",
-            "pytorch": "PyTorch", "grucell": "GRUCell", "qkv": "QKV", "nn": "nn", "cls": "CLS"}
+SPELLING = {
+    "lm": "LM",
+    "mlm": "MLM",
+    "bert": "BERT",
+    "gru": "GRU",
+    "lstm": "LSTM",
+    "mha": "MHA",
+    "clip": "CLIP",
+    "pytorch": "PyTorch",
+    "grucell": "GRUCell",
+    "qkv": "QKV",
+    "nn": "nn",
+    "cls": "CLS",
+}
 
 
 def _title(words: str) -> str:
@@ -69,8 +81,9 @@ def question_titles(assignment: str) -> dict[str, str]:
         if not question.heading:
             titles[question.grade_id] = readable
         else:
-            titles[question.grade_id] = question.heading if shared[question.heading] == 1 \
-                else f"{question.heading} · {readable}"
+            titles[question.grade_id] = (
+                question.heading if shared[question.heading] == 1 else f"{question.heading} · {readable}"
+            )
     return titles
 
 
@@ -115,4 +128,3 @@ def execution_seconds(result: SubmissionResult) -> float:
     if isinstance(timings.get("total_s"), (int, float)):
         return float(timings["total_s"])
     return float(sum(v for k, v in timings.items() if k.endswith("_s") and isinstance(v, (int, float))))
-

@@ -9,10 +9,17 @@
   construction, whatever the grading machine has.
 """
 
-GRADING_ENV = {"NBGRADER_EXECUTION": "autograde", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-               "TRANSFORMERS_OFFLINE": "1", "TQDM_DISABLE": "1",
-               "CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": "", "ROCR_VISIBLE_DEVICES": "",
-               "PYTORCH_MPS_DISABLE": "1"}
+GRADING_ENV = {
+    "NBGRADER_EXECUTION": "autograde",
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "TQDM_DISABLE": "1",
+    "CUDA_VISIBLE_DEVICES": "",
+    "HIP_VISIBLE_DEVICES": "",
+    "ROCR_VISIBLE_DEVICES": "",
+    "PYTORCH_MPS_DISABLE": "1",
+}
 
 
 def kernel_environment_for_nbgrader() -> dict[str, str]:

@@ -20,7 +20,7 @@ Audience = Literal["student", "staff", "internal"]
 @dataclass(frozen=True)
 class FindingKind:
     code: str
-    severity: Severity | tuple[Severity, ...]   # a tuple where the message decides (a guessed encoding)
+    severity: Severity | tuple[Severity, ...]  # a tuple where the message decides (a guessed encoding)
     audience: Audience
     meaning: str
 

@@ -6,7 +6,6 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from .findings import TEST_BUDGET as BUDGET_FINDING  # a hidden test ran past its budget in the grader
 from .findings import Severity
 
 # The choices each status field declares (typing.get_args gives them as a tuple).
@@ -27,18 +26,18 @@ def bounded_message(text: str) -> str:
     not print (escape sequences, bidirectional overrides) become "?", and at most MESSAGE_CHARS remain.
     Applying it twice changes nothing."""
     text = "".join(c if c.isprintable() else " " if c in "\t\n\r" else "?" for c in str(text)).strip()
-    return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS - 1].rstrip() + "…"
+    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1].rstrip() + "…"
 
 
 @dataclass
 class TestResult:
-    __test__ = False     # not a pytest test class, despite the name
-    name: str            # the test function's name, which says the behaviour it checks
-    question: str        # grade_id of the autograded test cell
-    points: float        # earned
+    __test__ = False  # not a pytest test class, despite the name
+    name: str  # the test function's name, which says the behaviour it checks
+    question: str  # grade_id of the autograded test cell
+    points: float  # earned
     max_points: float
     outcome: Outcome
-    message: str = ""    # author-written, safe to show the student; bounded_message() when created
+    message: str = ""  # author-written, safe to show the student; bounded_message() when created
     seconds: float = 0.0
 
     def __post_init__(self):
@@ -51,29 +50,30 @@ class QuestionResult:
     grade_id: str
     kind: QuestionKind
     max_points: float
-    points: float | None = None    # None: waits for a person (manual) or was never graded
+    points: float | None = None  # None: waits for a person (manual) or was never graded
     tests: list[TestResult] = field(default_factory=list)
-    comment: str = ""              # a grader's comment (from nbgrader's formgrader), shown to the student
-    excused: bool = False          # left out of the score and its maximum (exports/adjust.py)
+    comment: str = ""  # a grader's comment (from nbgrader's formgrader), shown to the student
+    excused: bool = False  # left out of the score and its maximum (exports/adjust.py)
 
 
 @dataclass
 class Finding:
-    code: str        # a code of results/findings.py's catalogue, e.g. "test-cell-edited", "invalid-json"
-    message: str     # what happened, for the student and the instructor
-    severity: Severity = "warning"   # "error": grading was affected (results/findings.py: each code's)
-    cell: str | None = None     # grade_id or cell position it concerns
+    code: str  # a code of results/findings.py's catalogue, e.g. "test-cell-edited", "invalid-json"
+    message: str  # what happened, for the student and the instructor
+    severity: Severity = "warning"  # "error": grading was affected (results/findings.py: each code's)
+    cell: str | None = None  # grade_id or cell position it concerns
 
 
 @dataclass
 class Evidence:
     """One evidence cell of one written question, as the student submitted it (``assignments/evidence.py``)."""
-    question: str                  # grade_id of the written answer that relies on it
-    cell: str                      # grade_id of the evidence cell
+
+    question: str  # grade_id of the written answer that relies on it
+    cell: str  # grade_id of the evidence cell
     status: EvidenceStatus
-    note: str = ""                 # grader-written: why the status is not "kept"
+    note: str = ""  # grader-written: why the status is not "kept"
     execution_count: int | None = None
-    outputs: list[dict] = field(default_factory=list)   # {"kind": "text"|"image"|"error", "text"|"png": ...}
+    outputs: list[dict] = field(default_factory=list)  # {"kind": "text"|"image"|"error", "text"|"png": ...}
 
 
 @dataclass
@@ -82,13 +82,13 @@ class SubmissionResult:
     assignment: str
     door: Door
     source_file: str = ""
-    status: Status = "graded"     # "rejected": nothing could be run; every autograded question is 0
+    status: Status = "graded"  # "rejected": nothing could be run; every autograded question is 0
     questions: list[QuestionResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     timings: dict = field(default_factory=dict)
-    late_penalty: float = 0.0     # points taken off by the course's late policy (exports/adjust.py)
-    late_note: str = ""           # how the penalty was worked out, for feedback
-    evidence: list[Evidence] = field(default_factory=list)   # written answers' evidence, as submitted
+    late_penalty: float = 0.0  # points taken off by the course's late policy (exports/adjust.py)
+    late_note: str = ""  # how the penalty was worked out, for feedback
+    evidence: list[Evidence] = field(default_factory=list)  # written answers' evidence, as submitted
 
     def question(self, grade_id: str) -> QuestionResult:
         for entry in self.questions:
@@ -114,9 +114,10 @@ class SubmissionResult:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
     @classmethod
-    def from_dict(cls, data: dict) -> "SubmissionResult":
-        questions = [QuestionResult(**{**q, "tests": [TestResult(**t) for t in q["tests"]]})
-                     for q in data.get("questions", [])]
+    def from_dict(cls, data: dict) -> SubmissionResult:
+        questions = [
+            QuestionResult(**{**q, "tests": [TestResult(**t) for t in q["tests"]]}) for q in data.get("questions", [])
+        ]
         findings = [Finding(**f) for f in data.get("findings", [])]
         evidence = [Evidence(**e) for e in data.get("evidence", [])]
         rest = {k: v for k, v in data.items() if k not in ("questions", "findings", "evidence")}
@@ -147,8 +148,9 @@ def rejected(student: str, assignment, door: str, finding: Finding, source_file:
         questions = score_questions(assignment.questions, [])
     except (OSError, ValueError):
         questions = []
-    return SubmissionResult(student, assignment.name, door, source_file, status="rejected", questions=questions,
-                            findings=[finding])
+    return SubmissionResult(
+        student, assignment.name, door, source_file, status="rejected", questions=questions, findings=[finding]
+    )
 
 
 def _earned(tests: list[TestResult], cap: float) -> float:

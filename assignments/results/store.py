@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .model import SubmissionResult
 from ..course import resolve
+from .model import SubmissionResult
 
 
 def grades_dir(assignment: str) -> Path:

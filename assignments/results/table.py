@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .model import SubmissionResult
 from .findings import SHORTCUT
+from .model import SubmissionResult
 
 
 def _cell(points: float | None, maximum: float) -> str:
@@ -23,9 +23,16 @@ def score_table(results: list[SubmissionResult], title: str = "") -> str:
         cells = [_cell(by_id[c].points, by_id[c].max_points) if c in by_id else "n/a" for c in columns]
         serious = sum(1 for f in result.findings if f.severity == "error")
         shortcuts = sorted({f.cell for f in result.findings if f.code == SHORTCUT and f.cell})
-        rows.append([result.student, *cells, _cell(result.autograded_points, result.autograded_max),
-                     f"{len(result.findings)}" + (f" ({serious} serious)" if serious else "")
-                     + (f" shortcut: {', '.join(shortcuts)}" if shortcuts else "")])
+        rows.append(
+            [
+                result.student,
+                *cells,
+                _cell(result.autograded_points, result.autograded_max),
+                f"{len(result.findings)}"
+                + (f" ({serious} serious)" if serious else "")
+                + (f" shortcut: {', '.join(shortcuts)}" if shortcuts else ""),
+            ]
+        )
     return aligned(header, rows, title)
 
 

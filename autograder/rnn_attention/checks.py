@@ -23,17 +23,28 @@ result = {{"context": context, "weights": weights}}
 
 
 def run_attention(student, cls, queries, keys, values, state=None):
-    return student.run(RUN_ATTENTION.format(cls=cls), hidden_size=queries.shape[-1], state=state,
-                       queries=queries, keys=keys, values=values)
+    return student.run(
+        RUN_ATTENTION.format(cls=cls),
+        hidden_size=queries.shape[-1],
+        state=state,
+        queries=queries,
+        keys=keys,
+        values=values,
+    )
 
 
 def expect_normalised(out, batch, k, seq, hidden):
     context = expect_shape(out["context"], (batch, k, hidden), "context (batch, k, hidden)")
     weights = expect_shape(out["weights"], (batch, k, seq), "weights (batch, k, seq)")
-    expect(bool(torch.isfinite(weights).all() and torch.isfinite(context).all()), "weights or context contain NaN or inf")
+    expect(
+        bool(torch.isfinite(weights).all() and torch.isfinite(context).all()), "weights or context contain NaN or inf"
+    )
     expect(float(weights.min()) >= 0, f"attention weights must be non-negative; got {float(weights.min()):.3g}")
     sums = weights.sum(dim=-1)
     worst = (sums - 1).abs().max().item()
-    expect(worst < 1e-5, f"each query's weights must sum to 1 over the keys (last axis); a row sums to "
-                         f"{sums.flatten()[(sums - 1).abs().flatten().argmax()].item():.4g}")
+    expect(
+        worst < 1e-5,
+        f"each query's weights must sum to 1 over the keys (last axis); a row sums to "
+        f"{sums.flatten()[(sums - 1).abs().flatten().argmax()].item():.4g}",
+    )
     return context, weights

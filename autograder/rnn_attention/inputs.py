@@ -12,7 +12,6 @@ def seeded(shape, generator, scale=1.0):
     return torch.randn(shape, generator=generator) * scale
 
 
-
 def random_dot_state(hidden, generator):
     state = {}
     for name in ("Wq", "Wk", "Wv"):
@@ -21,12 +20,19 @@ def random_dot_state(hidden, generator):
     return state
 
 
-
 # A BertModelTester-style tiny configuration: odd sizes so shape bugs cannot hide; no dropout.
-TINY_BERT = dict(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                 intermediate_size=37, max_position_embeddings=16, type_vocab_size=2, num_labels=3,
-                 hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
-
+TINY_BERT = dict(
+    vocab_size=99,
+    hidden_size=32,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    intermediate_size=37,
+    max_position_embeddings=16,
+    type_vocab_size=2,
+    num_labels=3,
+    hidden_dropout_prob=0.0,
+    attention_probs_dropout_prob=0.0,
+)
 
 
 def tiny_bert_state(seed=1234):
@@ -42,7 +48,6 @@ def tiny_bert_state(seed=1234):
     state = {k: v.clone() for k, v in oracle.state_dict().items()}
     state["classifier.weight"], state["classifier.bias"] = weight, bias
     return state, oracle
-
 
 
 def tiny_bert_batch(seed=5, batch=4, seq=7):

@@ -29,8 +29,8 @@ def additive_attention(state, queries, keys, values):
     """v . tanh(Wq q + Wk k + b_k), softmax over keys; written independently of the notebook."""
     projected_q = torch.einsum("bkh,oh->bko", queries, state["Wq.weight"])
     projected_k = torch.einsum("bsh,oh->bso", keys, state["Wk.weight"]) + state["Wk.bias"]
-    hidden = torch.tanh(projected_q[:, :, None, :] + projected_k[:, None, :, :])   # (B, k, S, H)
-    scores = torch.einsum("bksh,h->bks", hidden, state["v.weight"][0])              # (B, k, S)
+    hidden = torch.tanh(projected_q[:, :, None, :] + projected_k[:, None, :, :])  # (B, k, S, H)
+    scores = torch.einsum("bksh,h->bks", hidden, state["v.weight"][0])  # (B, k, S)
     weights = torch.softmax(scores, dim=-1)
     return torch.einsum("bks,bsh->bkh", weights, values), weights
 

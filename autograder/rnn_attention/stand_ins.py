@@ -60,11 +60,11 @@ class AdditiveAttention(nn.Module):
         self.v = nn.Linear(hidden_size, 1, bias=False)
 
     def forward(self, queries, keys, values):
-        q = self.Wq(queries).unsqueeze(2)                                    # (B, k, 1, H)
-        k = self.Wk(keys).unsqueeze(1)                                       # (B, 1, S, H)
-        scores = self.v(torch.tanh(q + k)).squeeze(-1)                       # (B, k, S)
-        weights = torch.softmax(scores, dim=-1)                              # (B, k, S)
-        return weights @ values, weights                                     # (B, k, H), (B, k, S)
+        q = self.Wq(queries).unsqueeze(2)  # (B, k, 1, H)
+        k = self.Wk(keys).unsqueeze(1)  # (B, 1, S, H)
+        scores = self.v(torch.tanh(q + k)).squeeze(-1)  # (B, k, S)
+        weights = torch.softmax(scores, dim=-1)  # (B, k, S)
+        return weights @ values, weights  # (B, k, H), (B, k, S)
 
 
 class ScaledDotAttention(nn.Module):
@@ -76,10 +76,10 @@ class ScaledDotAttention(nn.Module):
         self.Wv = nn.Linear(hidden_size, hidden_size)
 
     def forward(self, queries, keys, values):
-        q, k, v = self.Wq(queries), self.Wk(keys), self.Wv(values)          # (B, k, H), (B, S, H), (B, S, H)
-        scores = q @ k.transpose(1, 2) / math.sqrt(self.hidden_size)        # (B, k, S)
-        weights = torch.softmax(scores, dim=-1)                              # (B, k, S)
-        return weights @ v, weights                                          # (B, k, H), (B, k, S)
+        q, k, v = self.Wq(queries), self.Wk(keys), self.Wv(values)  # (B, k, H), (B, S, H), (B, S, H)
+        scores = q @ k.transpose(1, 2) / math.sqrt(self.hidden_size)  # (B, k, S)
+        weights = torch.softmax(scores, dim=-1)  # (B, k, S)
+        return weights @ v, weights  # (B, k, H), (B, k, S)
 
 
 class CausalScaledDotAttention(nn.Module):
@@ -91,23 +91,23 @@ class CausalScaledDotAttention(nn.Module):
         self.Wv = nn.Linear(hidden_size, hidden_size)
 
     def forward(self, queries, keys, values):
-        q, k, v = self.Wq(queries), self.Wk(keys), self.Wv(values)          # (B, T, H) each
-        scores = q @ k.transpose(1, 2) / math.sqrt(self.hidden_size)        # (B, T, T)
+        q, k, v = self.Wq(queries), self.Wk(keys), self.Wv(values)  # (B, T, H) each
+        scores = q @ k.transpose(1, 2) / math.sqrt(self.hidden_size)  # (B, T, T)
         T_q, T_k = scores.shape[-2:]
         future = torch.ones(T_q, T_k, dtype=torch.bool, device=scores.device).triu(diagonal=1)  # j > i
         weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)  # (B, T, T)
-        return weights @ v, weights                                          # (B, T, H), (B, T, T)
+        return weights @ v, weights  # (B, T, H), (B, T, T)
 
 
 class BertForSentenceClassification(BertModel):
     def __init__(self, config):
         super().__init__(config)
         self.classifier = nn.Linear(config.hidden_size, config.num_labels)
-        self.post_init()   # transformers initialises the new layer's weights (required by transformers 5)
+        self.post_init()  # transformers initialises the new layer's weights (required by transformers 5)
 
     def forward(self, labels=None, **kwargs):
         outputs = super().forward(**kwargs)
-        logits = self.classifier(outputs.pooler_output)                      # (B, num_labels)
+        logits = self.classifier(outputs.pooler_output)  # (B, num_labels)
         if labels is None:
             return (logits,)
         return (logits, F.cross_entropy(logits, labels))

@@ -25,8 +25,12 @@ def test_additive_shapes_and_weights_sum_to_one(student):
 def test_additive_matches_the_formula(student):
     for seed, (batch, k, seq, hidden) in enumerate([(2, 3, 6, 5), (3, 1, 4, 7)]):
         q, keys, values, g = _inputs(50 + seed, batch, k, seq, hidden)
-        state = {"Wq.weight": seeded((hidden, hidden), g, 0.7), "Wk.weight": seeded((hidden, hidden), g, 0.7),
-                 "Wk.bias": seeded((hidden,), g, 0.3), "v.weight": seeded((1, hidden), g)}
+        state = {
+            "Wq.weight": seeded((hidden, hidden), g, 0.7),
+            "Wk.weight": seeded((hidden, hidden), g, 0.7),
+            "Wk.bias": seeded((hidden,), g, 0.3),
+            "v.weight": seeded((1, hidden), g),
+        }
         expected_context, expected_weights = additive_attention(state, q, keys, values)
         out = run_attention(student, "AdditiveAttention", q, keys, values, state)
         shape = f"batch {batch}, k {k}, seq {seq}, hidden {hidden}"
@@ -87,15 +91,15 @@ def pig_latin_batch():
         cut = 2 if word.startswith("qu") else next(i for i, c in enumerate(word) if c in vowels)
         return word[cut:] + word[:cut] + "ay"
 
-    ids = {c: i + 3 for i, c in enumerate("abcdefghijklmnopqrstuvwxyz")}   # 0 pad, 1 start, 2 end
+    ids = {c: i + 3 for i, c in enumerate("abcdefghijklmnopqrstuvwxyz")}  # 0 pad, 1 start, 2 end
     targets = [[ids[c] for c in pig(w)] for w in WORDS]
     length = max(len(t) for t in targets) + 1
     src = torch.tensor([[ids[c] for c in w] for w in WORDS])
     tgt_in = torch.zeros(len(WORDS), length, dtype=torch.long)
     tgt_out = torch.zeros(len(WORDS), length, dtype=torch.long)
     for row, target in enumerate(targets):
-        tgt_in[row, :len(target) + 1] = torch.tensor([1] + target)
-        tgt_out[row, :len(target) + 1] = torch.tensor(target + [2])
+        tgt_in[row, : len(target) + 1] = torch.tensor([1] + target)
+        tgt_out[row, : len(target) + 1] = torch.tensor(target + [2])
     return src, tgt_in, tgt_out
 
 
@@ -108,5 +112,8 @@ def final_overfit_loss(student, steps=STEPS):
 def test_decoder_with_additive_attention_overfits_tiny_word_set(student):
     loss = final_overfit_loss(student)
     expect(isinstance(loss, float) and loss == loss, "training a decoder with your attention gave a NaN loss")
-    expect(loss < LOSS_BAR, f"a small translator using your attention should fit 8 words to a loss below "
-                            f"{LOSS_BAR} in {STEPS} Adam steps; it reached {loss:.3f}")
+    expect(
+        loss < LOSS_BAR,
+        f"a small translator using your attention should fit 8 words to a loss below "
+        f"{LOSS_BAR} in {STEPS} Adam steps; it reached {loss:.3f}",
+    )

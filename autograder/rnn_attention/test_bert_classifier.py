@@ -22,7 +22,9 @@ model.load_state_dict(state)
 model.eval()
 """
 
-RUN_BOTH = BUILD + """
+RUN_BOTH = (
+    BUILD
+    + """
 without = model(input_ids=ids, attention_mask=mask)
 with_labels = model(input_ids=ids, attention_mask=mask, labels=labels)
 result = {"without_is_tuple": isinstance(without, tuple), "without_len": len(without),
@@ -30,10 +32,13 @@ result = {"without_is_tuple": isinstance(without, tuple), "without_len": len(wit
           "logits": without[0], "logits_with_labels": with_labels[0],
           "loss": with_labels[1] if len(with_labels) > 1 else None}
 """
+)
 
 # Gradient flow is checked by behaviour: one SGD step over every parameter on the loss forward returns,
 # then only the logits come back (compared with the same step taken here on the grader's weights).
-GRADIENTS = BUILD + """
+GRADIENTS = (
+    BUILD
+    + """
 model.train()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 logits, loss = model(input_ids=ids, attention_mask=mask, labels=labels)
@@ -43,6 +48,7 @@ model.eval()
 with torch.no_grad():
     result = model(input_ids=ids, attention_mask=mask)[0]
 """
+)
 
 
 @question("bert_classifier_tests", points=1)
@@ -50,10 +56,14 @@ def test_returns_logits_tuple_and_loss_only_with_labels(student):
     state, _ = tiny_bert_state()
     ids, mask, labels = tiny_bert_batch()
     out = student.run(RUN_BOTH, config=TINY_BERT, state=state, ids=ids, mask=mask, labels=labels)
-    expect(out["without_is_tuple"] and out["without_len"] == 1,
-           f"without labels forward must return a 1-tuple (logits,); got {kernel_value(out['without_len'])} item(s)")
-    expect(out["with_is_tuple"] and out["with_len"] == 2,
-           f"with labels forward must return a 2-tuple (logits, loss); got {kernel_value(out['with_len'])} item(s)")
+    expect(
+        out["without_is_tuple"] and out["without_len"] == 1,
+        f"without labels forward must return a 1-tuple (logits,); got {kernel_value(out['without_len'])} item(s)",
+    )
+    expect(
+        out["with_is_tuple"] and out["with_len"] == 2,
+        f"with labels forward must return a 2-tuple (logits, loss); got {kernel_value(out['with_len'])} item(s)",
+    )
     expect_shape(out["logits"], (4, TINY_BERT["num_labels"]), "logits (batch, num_labels)")
     loss = out["loss"]
     expect(isinstance(loss, torch.Tensor) and loss.dim() == 0, "the loss should be a scalar tensor (the batch mean)")
@@ -73,13 +83,18 @@ def test_logits_from_pooler_output_and_cross_entropy_loss(student):
         expect_close(logits, expected, "logits compared with classifier(pooler_output)", atol=1e-5)
     except GradingFailure:
         if torch.allclose(logits.float(), first_token, atol=1e-5):
-            raise GradingFailure("logits come from the first token's last hidden state; the classifier must "
-                                 "read pooler_output") from None
+            raise GradingFailure(
+                "logits come from the first token's last hidden state; the classifier must read pooler_output"
+            ) from None
         raise
     expect_close(out["logits_with_labels"], expected, "logits when labels are given", atol=1e-5)
     expect(out["loss"] is not None, "with labels, forward must also return the loss")
-    expect_close(out["loss"], F.cross_entropy(expected, labels),
-                 "loss compared with the mean cross-entropy of the logits and labels", atol=1e-5)
+    expect_close(
+        out["loss"],
+        F.cross_entropy(expected, labels),
+        "loss compared with the mean cross-entropy of the logits and labels",
+        atol=1e-5,
+    )
 
 
 @question("bert_classifier_tests", points=1)
@@ -91,6 +106,12 @@ def test_gradients_reach_classifier_and_encoder(student):
     ids, mask, labels = tiny_bert_batch()
     after = student.run(GRADIENTS, config=TINY_BERT, state=state, ids=ids, mask=mask, labels=labels)
     expected = classifier_after_sgd_step(state, ids, mask, labels, lr=0.1, encoder_trainable=True)
-    expect_close(after, expected, "logits after loss.backward() and one SGD step over all parameters: the "
-                 "gradient of the loss must reach the classifier, the pooler, the encoder layers and the "
-                 "embeddings", rtol=1e-4, atol=1e-4)
+    expect_close(
+        after,
+        expected,
+        "logits after loss.backward() and one SGD step over all parameters: the "
+        "gradient of the loss must reach the classifier, the pooler, the encoder layers and the "
+        "embeddings",
+        rtol=1e-4,
+        atol=1e-4,
+    )

@@ -8,7 +8,7 @@ from autograder.rnn_attention.checks import expect_normalised, run_attention
 from autograder.rnn_attention.inputs import random_dot_state, seeded
 from autograder.rnn_attention.oracles import dot_attention
 
-SHAPES = [(2, 6, 5), (3, 4, 7)]   # (batch, seq, hidden)
+SHAPES = [(2, 6, 5), (3, 4, 7)]  # (batch, seq, hidden)
 
 RUN_TWICE = """
 attention = CausalScaledDotAttention(hidden_size)
@@ -27,10 +27,15 @@ def test_causal_weights_are_exactly_zero_after_the_query(student):
         _, weights = expect_normalised(out, batch, seq, seq, hidden)
         future = torch.ones(seq, seq, dtype=torch.bool).triu(1)
         leaked = weights[:, future].abs().max().item()
-        expect(leaked == 0, f"query i must give exactly zero weight to keys j > i (seq {seq}); found weight "
-                            f"{leaked:.3g} on a later key")
-        expect(bool((weights.diagonal(dim1=1, dim2=2) > 0).all()),
-               "each query must be allowed to attend to its own position (j == i)")
+        expect(
+            leaked == 0,
+            f"query i must give exactly zero weight to keys j > i (seq {seq}); found weight "
+            f"{leaked:.3g} on a later key",
+        )
+        expect(
+            bool((weights.diagonal(dim1=1, dim2=2) > 0).all()),
+            "each query must be allowed to attend to its own position (j == i)",
+        )
 
 
 @question("causal_attention_tests", points=1)
@@ -41,11 +46,14 @@ def test_causal_outputs_ignore_later_inputs(student):
     x = seeded((batch, seq, hidden), g)
     for position in (0, 3, 5):
         changed = x.clone()
-        changed[:, position + 1:] = seeded((batch, seq - position - 1, hidden), g)
+        changed[:, position + 1 :] = seeded((batch, seq - position - 1, hidden), g)
         out = student.run(RUN_TWICE, hidden_size=hidden, state=state, x=x, changed=changed)
-        kept = (out["first"][:, :position + 1] - out["second"][:, :position + 1]).abs().max().item()
-        expect(kept < 1e-6, f"changing the inputs after position {position} changed the output at positions "
-                            f"0..{position} by up to {kept:.3g}; they must not depend on later inputs")
+        kept = (out["first"][:, : position + 1] - out["second"][:, : position + 1]).abs().max().item()
+        expect(
+            kept < 1e-6,
+            f"changing the inputs after position {position} changed the output at positions "
+            f"0..{position} by up to {kept:.3g}; they must not depend on later inputs",
+        )
 
 
 @question("causal_attention_tests", points=1)

@@ -23,13 +23,30 @@ result.update(images_after=image_embeds, texts_after=text_embeds)
 def _oracle(seed: int, n_images: int, n_texts: int, logit_scale: float):
     """Embeddings and logits_per_text of a tiny random CLIPModel (embedding size 7, 16x16 images)."""
     torch.manual_seed(seed)
-    model = CLIPModel(CLIPConfig(
-        text_config=dict(vocab_size=40, hidden_size=12, intermediate_size=20, num_hidden_layers=1,
-                         num_attention_heads=2, max_position_embeddings=10, pad_token_id=0, bos_token_id=1,
-                         eos_token_id=3),
-        vision_config=dict(hidden_size=12, intermediate_size=20, num_hidden_layers=1, num_attention_heads=2,
-                           image_size=16, patch_size=8),
-        projection_dim=7)).eval()
+    model = CLIPModel(
+        CLIPConfig(
+            text_config=dict(
+                vocab_size=40,
+                hidden_size=12,
+                intermediate_size=20,
+                num_hidden_layers=1,
+                num_attention_heads=2,
+                max_position_embeddings=10,
+                pad_token_id=0,
+                bos_token_id=1,
+                eos_token_id=3,
+            ),
+            vision_config=dict(
+                hidden_size=12,
+                intermediate_size=20,
+                num_hidden_layers=1,
+                num_attention_heads=2,
+                image_size=16,
+                patch_size=8,
+            ),
+            projection_dim=7,
+        )
+    ).eval()
     with torch.no_grad():
         model.logit_scale.fill_(logit_scale)
         ids = torch.randint(4, 40, (n_texts, 6))
@@ -51,8 +68,9 @@ def test_logits_match_clip_model_logits_per_text(student):
     for seed, ((n_images, n_texts), scale) in enumerate(zip(SIZES, [math.log(1 / 0.07), math.log(50.0)])):
         images, texts, logit_scale, expected = _oracle(10 + seed, n_images, n_texts, scale)
         out = _run(student, images, texts, logit_scale)
-        expect(isinstance(out, dict) and "logits" in out,
-               "clip_similarity should return a pair (logits_per_text, probs)")
+        expect(
+            isinstance(out, dict) and "logits" in out, "clip_similarity should return a pair (logits_per_text, probs)"
+        )
         what = f"logits_per_text ({n_texts} captions, {n_images} images)"
         expect_shape(out["logits"], (n_texts, n_images), f"{what} (n_texts, n_images)")
         expect_close(out["logits"], expected, what, rtol=1e-4, atol=1e-4)
@@ -65,15 +83,24 @@ def test_scores_ignore_embedding_length_and_leave_the_inputs_unchanged(student):
     factors = torch.Generator().manual_seed(21)
     images = images * torch.empty(4, 1).uniform_(0.1, 10, generator=factors)
     texts = texts * torch.empty(3, 1).uniform_(0.1, 10, generator=factors)
-    originals = images.clone(), texts.clone()   # the in-process door passes these very tensors
+    originals = images.clone(), texts.clone()  # the in-process door passes these very tensors
     out = _run(student, images, texts, logit_scale)
     expect(isinstance(out, dict) and "logits" in out, "clip_similarity should return a pair (logits_per_text, probs)")
-    expect_close(out["logits"], expected, "logits_per_text for rescaled embeddings (normalise each embedding "
-                                          "to unit length)", rtol=1e-4, atol=1e-4)
-    for name, after, before in (("image_embeds", "images_after", originals[0]),
-                                ("text_embeds", "texts_after", originals[1])):
-        expect(torch.equal(out[after], before),
-               f"clip_similarity changed its argument {name}; normalise into a new tensor instead")
+    expect_close(
+        out["logits"],
+        expected,
+        "logits_per_text for rescaled embeddings (normalise each embedding to unit length)",
+        rtol=1e-4,
+        atol=1e-4,
+    )
+    for name, after, before in (
+        ("image_embeds", "images_after", originals[0]),
+        ("text_embeds", "texts_after", originals[1]),
+    ):
+        expect(
+            torch.equal(out[after], before),
+            f"clip_similarity changed its argument {name}; normalise into a new tensor instead",
+        )
 
 
 @question("clip_similarity_tests", points=1)
@@ -81,11 +108,16 @@ def test_probs_are_a_softmax_over_the_images_for_each_caption(student):
     for seed, (n_images, n_texts) in enumerate(SIZES):
         images, texts, logit_scale, expected = _oracle(30 + seed, n_images, n_texts, math.log(30.0))
         out = _run(student, images, texts, logit_scale)
-        expect(isinstance(out, dict) and "probs" in out, "clip_similarity should return a pair (logits_per_text, probs)")
+        expect(
+            isinstance(out, dict) and "probs" in out, "clip_similarity should return a pair (logits_per_text, probs)"
+        )
         probs = expect_shape(out["probs"], (n_texts, n_images), f"probs ({n_texts} captions, {n_images} images)")
         sums = probs.float().sum(dim=-1)
-        expect(bool(((sums - 1).abs() < 1e-4).all()),
-               f"each caption's probabilities (a row of probs) must sum to 1 over the images; a row sums to "
-               f"{sums[(sums - 1).abs().argmax()].item():.4g}")
-        expect_close(probs, expected.softmax(dim=-1), f"probs ({n_texts} captions, {n_images} images)",
-                     rtol=1e-4, atol=1e-5)
+        expect(
+            bool(((sums - 1).abs() < 1e-4).all()),
+            f"each caption's probabilities (a row of probs) must sum to 1 over the images; a row sums to "
+            f"{sums[(sums - 1).abs().argmax()].item():.4g}",
+        )
+        expect_close(
+            probs, expected.softmax(dim=-1), f"probs ({n_texts} captions, {n_images} images)", rtol=1e-4, atol=1e-5
+        )

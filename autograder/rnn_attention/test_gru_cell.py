@@ -8,7 +8,7 @@ from assignments.grading.testkit import expect, expect_close, kernel_value, ques
 from autograder.rnn_attention.inputs import seeded
 from autograder.rnn_attention.oracles import gru_cell_state
 
-SHAPES = [(1, 3, 2), (4, 7, 5), (9, 2, 11)]   # (batch, input_size, hidden_size), all different
+SHAPES = [(1, 3, 2), (4, 7, 5), (9, 2, 11)]  # (batch, input_size, hidden_size), all different
 
 RUN_CELL = """
 cell = MyGRUCell(input_size, hidden_size)
@@ -24,12 +24,16 @@ def test_gru_cell_has_the_six_linear_layers(student):
     out = student.run(
         "cell = MyGRUCell(7, 5)\n"
         "result = {name: [list(getattr(cell, name).weight.shape), getattr(cell, name).bias is not None]\n"
-        "          for name in ['Wir', 'Wiz', 'Win', 'Whr', 'Whz', 'Whn']}")
+        "          for name in ['Wir', 'Wiz', 'Win', 'Whr', 'Whz', 'Whn']}"
+    )
     for name in ("Wir", "Wiz", "Win", "Whr", "Whz", "Whn"):
         shape, has_bias = out[name]
         wanted = [5, 7] if name.startswith("Wi") else [5, 5]
-        expect(shape == wanted, f"MyGRUCell(7, 5).{name}.weight should have shape {tuple(wanted)} "
-                                f"(an nn.Linear from {wanted[1]} to {wanted[0]}); got {kernel_value(shape)}")
+        expect(
+            shape == wanted,
+            f"MyGRUCell(7, 5).{name}.weight should have shape {tuple(wanted)} "
+            f"(an nn.Linear from {wanted[1]} to {wanted[0]}); got {kernel_value(shape)}",
+        )
         expect(has_bias, f"{name} should have a bias")
 
 
@@ -77,17 +81,22 @@ def test_gru_cell_gradients_match_nn_grucell(student):
     x_leaf, h_leaf = x.clone().requires_grad_(True), h.clone().requires_grad_(True)
     (oracle(x_leaf, h_leaf) * upstream).sum().backward()
     expected = gru_cell_state(oracle.weight_ih.grad, oracle.weight_hh.grad, oracle.bias_ih.grad, oracle.bias_hh.grad)
-    out = student.run(RUN_BACKWARD, input_size=input_size, hidden_size=hidden_size, state=state, x=x, h=h,
-                      upstream=upstream)
+    out = student.run(
+        RUN_BACKWARD, input_size=input_size, hidden_size=hidden_size, state=state, x=x, h=h, upstream=upstream
+    )
     for name in ("x", "h_prev"):
-        expect(out[name[0]] is not None, f"no gradient reached {name}: the output must stay connected to it "
-                                         f"(no detach, no torch.no_grad)")
+        expect(
+            out[name[0]] is not None,
+            f"no gradient reached {name}: the output must stay connected to it (no detach, no torch.no_grad)",
+        )
     expect_close(out["x"], x_leaf.grad, "the gradient reaching x", rtol=1e-4, atol=1e-5)
-    expect_close(out["h"], h_leaf.grad, "the gradient reaching h_prev (do not detach the previous state)",
-                 rtol=1e-4, atol=1e-5)
+    expect_close(
+        out["h"], h_leaf.grad, "the gradient reaching h_prev (do not detach the previous state)", rtol=1e-4, atol=1e-5
+    )
     weights = out["weights"]
     missing = sorted(name for name in expected if name not in weights)
-    expect(not missing, f"{len(missing)} of the 12 weights and biases got no gradient; every layer must stay in "
-                        f"the graph")
+    expect(
+        not missing, f"{len(missing)} of the 12 weights and biases got no gradient; every layer must stay in the graph"
+    )
     for name, grad in expected.items():
         expect_close(weights[name], grad, f"the gradient of {name}", rtol=1e-4, atol=1e-5)

@@ -27,14 +27,18 @@ result = encoder.embedding.weight.grad
 
 @question("gru_encoder_tests", points=1)
 def test_encoder_returns_all_states_and_the_last(student):
-    ids = torch.randint(0, 13, (3, 7), generator=torch.Generator().manual_seed(21))   # batch 3, seq 7
+    ids = torch.randint(0, 13, (3, 7), generator=torch.Generator().manual_seed(21))  # batch 3, seq 7
     out = student.run(RUN_ENCODER, stand_ins=("MyGRUCell",), vocab_size=13, hidden_size=6, ids=ids, state=None)
     annotations = expect_shape(out["annotations"], (3, 7, 6), "annotations (batch, seq, hidden)")
     hidden = expect_shape(out["hidden"], (3, 6), "hidden (batch, hidden)")
-    expect(torch.allclose(hidden, annotations[:, -1], atol=1e-6),
-           "hidden should be the state after the last character, i.e. annotations[:, -1]")
-    expect(not torch.allclose(annotations[:, 0], annotations[:, -1], atol=1e-4),
-           "all annotations are equal: each position should hold the state after that character")
+    expect(
+        torch.allclose(hidden, annotations[:, -1], atol=1e-6),
+        "hidden should be the state after the last character, i.e. annotations[:, -1]",
+    )
+    expect(
+        not torch.allclose(annotations[:, 0], annotations[:, -1], atol=1e-4),
+        "all annotations are equal: each position should hold the state after that character",
+    )
 
 
 @question("gru_encoder_tests", points=1)
@@ -48,10 +52,13 @@ def test_encoder_matches_nn_gru(student):
                 parameter.copy_(seeded(parameter.shape, g, 0.5))
             ids = torch.randint(0, vocab, (batch, seq), generator=g)
             expected, h_n = gru(embedding(ids))
-        state = {"embedding.weight": embedding.weight.detach().clone(),
-                 **gru_cell_state(gru.weight_ih_l0, gru.weight_hh_l0, gru.bias_ih_l0, gru.bias_hh_l0, "gru.")}
-        out = student.run(RUN_ENCODER, stand_ins=("MyGRUCell",), vocab_size=vocab, hidden_size=hidden_size,
-                          ids=ids, state=state)
+        state = {
+            "embedding.weight": embedding.weight.detach().clone(),
+            **gru_cell_state(gru.weight_ih_l0, gru.weight_hh_l0, gru.bias_ih_l0, gru.bias_hh_l0, "gru."),
+        }
+        out = student.run(
+            RUN_ENCODER, stand_ins=("MyGRUCell",), vocab_size=vocab, hidden_size=hidden_size, ids=ids, state=state
+        )
         shape = f"vocab {vocab}, hidden {hidden_size}, batch {batch}, seq {seq}"
         expect_close(out["annotations"], expected, f"annotations ({shape}) compared with nn.GRU", atol=1e-5)
         expect_close(out["hidden"], h_n[0], f"hidden ({shape}) compared with nn.GRU's last state", atol=1e-5)
@@ -60,11 +67,24 @@ def test_encoder_matches_nn_gru(student):
     # it off after one step). The characters are all different, so each embedding row shows one position.
     embedding.zero_grad()
     gru.zero_grad()
-    ids = torch.randperm(vocab, generator=g)[:seq].unsqueeze(0)                  # batch 1, no repeats
+    ids = torch.randperm(vocab, generator=g)[:seq].unsqueeze(0)  # batch 1, no repeats
     upstream = seeded((1, hidden_size), g)
     (gru(embedding(ids))[1][0] * upstream).sum().backward()
-    grads = student.run(BACKWARD, stand_ins=("MyGRUCell",), vocab_size=vocab, hidden_size=hidden_size, ids=ids,
-                        state=state, upstream=upstream)
-    expect_close(grads, embedding.weight.grad, f"the gradient of the embedding table from a loss on the last "
-                 f"state ({seq} characters): it must reach every character through all the steps, so do not "
-                 f"detach the state between steps", rtol=1e-4, atol=1e-6)
+    grads = student.run(
+        BACKWARD,
+        stand_ins=("MyGRUCell",),
+        vocab_size=vocab,
+        hidden_size=hidden_size,
+        ids=ids,
+        state=state,
+        upstream=upstream,
+    )
+    expect_close(
+        grads,
+        embedding.weight.grad,
+        f"the gradient of the embedding table from a loss on the last "
+        f"state ({seq} characters): it must reach every character through all the steps, so do not "
+        f"detach the state between steps",
+        rtol=1e-4,
+        atol=1e-6,
+    )

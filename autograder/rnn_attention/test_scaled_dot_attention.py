@@ -8,7 +8,7 @@ from autograder.rnn_attention.checks import expect_normalised, run_attention
 from autograder.rnn_attention.inputs import random_dot_state, seeded
 from autograder.rnn_attention.oracles import dot_attention
 
-SHAPES = [(3, 2, 7, 5), (2, 4, 3, 6)]   # (batch, k, seq, hidden): k != seq so a wrong axis shows
+SHAPES = [(3, 2, 7, 5), (2, 4, 3, 6)]  # (batch, k, seq, hidden): k != seq so a wrong axis shows
 
 
 def _inputs(seed, batch, k, seq, hidden):
@@ -38,6 +38,8 @@ def test_scaled_dot_matches_reference_with_scaling(student):
         except GradingFailure as failure:
             _, unscaled = dot_attention(state, q, keys, values, scale=False)
             if out["weights"].shape == unscaled.shape and torch.allclose(out["weights"].float(), unscaled, atol=1e-5):
-                raise GradingFailure(f"weights ({shape}) look unscaled: divide the scores by sqrt(hidden_size)") from None
+                raise GradingFailure(
+                    f"weights ({shape}) look unscaled: divide the scores by sqrt(hidden_size)"
+                ) from None
             raise failure
         expect_close(out["context"], expected_context, f"context ({shape})", atol=1e-5)

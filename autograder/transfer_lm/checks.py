@@ -10,11 +10,13 @@ import textwrap
 # therefore run single-threaded; the previous setting is restored afterwards.
 def single_threaded(code: str) -> str:
     """Wrap a snippet so that it runs with torch.set_num_threads(1) and restores the thread count."""
-    return ("_threads_before = torch.get_num_threads()\n"
-            "torch.set_num_threads(1)\n"
-            "try:\n" + textwrap.indent(code, "    ") + "\n"
-            "finally:\n"
-            "    torch.set_num_threads(_threads_before)\n")
+    return (
+        "_threads_before = torch.get_num_threads()\n"
+        "torch.set_num_threads(1)\n"
+        "try:\n" + textwrap.indent(code, "    ") + "\n"
+        "finally:\n"
+        "    torch.set_num_threads(_threads_before)\n"
+    )
 
 
 def key_problems(state: dict, expected_keys) -> str:

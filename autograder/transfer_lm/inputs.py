@@ -13,7 +13,6 @@ import torch
 
 from autograder.transfer_lm.oracles import one_thread, reference
 
-
 # ----------------------------------------------------------------------------- a low-entropy token stream
 MARKOV_NTOKEN = 29
 

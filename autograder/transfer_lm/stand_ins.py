@@ -23,8 +23,8 @@ def generate_square_subsequent_mask(size):
     Build it yourself; do not call nn.Transformer.generate_square_subsequent_mask.
     Our solution is 2 lines.
     """
-    blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=1)   # True strictly above the diagonal
-    return torch.zeros(size, size).masked_fill(blocked, float("-inf"))     # (size, size) float
+    blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=1)  # True strictly above the diagonal
+    return torch.zeros(size, size).masked_fill(blocked, float("-inf"))  # (size, size) float
 
 
 class PositionalEncoding(nn.Module):
@@ -40,14 +40,14 @@ class PositionalEncoding(nn.Module):
     def __init__(self, d_model, dropout=0.1, max_len=5000):
         super().__init__()
         self.dropout = nn.Dropout(dropout)
-        pos = torch.arange(max_len, dtype=torch.float32)[:, None]              # (max_len, 1)
-        two_i = torch.arange(0, d_model, 2, dtype=torch.float32)[None, :]      # (1, d_model / 2)
-        angle = pos / torch.pow(10000.0, two_i / d_model)                      # (max_len, d_model / 2)
-        pe = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)        # (max_len, d_model): sin, cos, ...
+        pos = torch.arange(max_len, dtype=torch.float32)[:, None]  # (max_len, 1)
+        two_i = torch.arange(0, d_model, 2, dtype=torch.float32)[None, :]  # (1, d_model / 2)
+        angle = pos / torch.pow(10000.0, two_i / d_model)  # (max_len, d_model / 2)
+        pe = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)  # (max_len, d_model): sin, cos, ...
         self.register_buffer("pe", pe)
 
     def forward(self, x):
-        return self.dropout(x + self.pe[: x.size(1)])                          # (batch, seq, d_model)
+        return self.dropout(x + self.pe[: x.size(1)])  # (batch, seq, d_model)
 
 
 class TransformerBase(nn.Module):
@@ -70,8 +70,7 @@ class TransformerBase(nn.Module):
         self.nhid = nhid
         self.embedding = nn.Embedding(ntoken, nhid)
         self.pos_encoder = PositionalEncoding(nhid, dropout)
-        layer = nn.TransformerEncoderLayer(nhid, nhead, dim_feedforward=nhid, dropout=dropout,
-                                           batch_first=True)
+        layer = nn.TransformerEncoderLayer(nhid, nhead, dim_feedforward=nhid, dropout=dropout, batch_first=True)
         self.encoder = nn.TransformerEncoder(layer, nlayers, enable_nested_tensor=False)
         self.init_weights()
 
@@ -79,9 +78,9 @@ class TransformerBase(nn.Module):
         nn.init.uniform_(self.embedding.weight, -0.1, 0.1)
 
     def forward(self, src, src_mask):
-        x = self.embedding(src) * math.sqrt(self.nhid)   # (batch, seq, nhid)
-        x = self.pos_encoder(x)                           # (batch, seq, nhid)
-        return self.encoder(x, mask=src_mask)             # (batch, seq, nhid)
+        x = self.embedding(src) * math.sqrt(self.nhid)  # (batch, seq, nhid)
+        x = self.pos_encoder(x)  # (batch, seq, nhid)
+        return self.encoder(x, mask=src_mask)  # (batch, seq, nhid)
 
 
 class ClassificationHead(nn.Module):
@@ -125,12 +124,12 @@ class Model(nn.Module):
         self.head.init_weights()
 
     def forward(self, src, src_mask, lengths=None):
-        hidden = self.base(src, src_mask)                      # (batch, seq, nhid)
+        hidden = self.base(src, src_mask)  # (batch, seq, nhid)
         if lengths is None:
-            return self.head(hidden)                           # (batch, seq, nclasses)
+            return self.head(hidden)  # (batch, seq, nclasses)
         rows = torch.arange(src.size(0), device=src.device)
-        last = hidden[rows, lengths.to(src.device) - 1]        # (batch, nhid)
-        return self.head(last)                                 # (batch, nclasses)
+        last = hidden[rows, lengths.to(src.device) - 1]  # (batch, nhid)
+        return self.head(last)  # (batch, nclasses)
 
 
 def make_lm_chunks(ids, seq_len):
@@ -143,8 +142,8 @@ def make_lm_chunks(ids, seq_len):
     Our solution is 4 lines.
     """
     nchunks = (ids.numel() - 1) // seq_len
-    inputs = ids[: nchunks * seq_len].view(nchunks, seq_len)          # (nchunks, seq_len)
-    targets = ids[1 : nchunks * seq_len + 1].view(nchunks, seq_len)   # the same windows, one token later
+    inputs = ids[: nchunks * seq_len].view(nchunks, seq_len)  # (nchunks, seq_len)
+    targets = ids[1 : nchunks * seq_len + 1].view(nchunks, seq_len)  # the same windows, one token later
     return inputs, targets
 
 
@@ -163,9 +162,9 @@ def train_lm(model, inputs, targets, optimizer, batch_size=32, clip=0.5, progres
     mask = generate_square_subsequent_mask(inputs.size(1)).to(device)
     total, count = 0.0, 0
     for start in tqdm(range(0, inputs.size(0), batch_size), desc="train", disable=not progress, leave=False):
-        x = inputs[start : start + batch_size].to(device)       # (batch, seq)
-        y = targets[start : start + batch_size].to(device)      # (batch, seq)
-        logits = model(x, mask)                                 # (batch, seq, ntoken)
+        x = inputs[start : start + batch_size].to(device)  # (batch, seq)
+        y = targets[start : start + batch_size].to(device)  # (batch, seq)
+        logits = model(x, mask)  # (batch, seq, ntoken)
         loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
         optimizer.zero_grad()
         loss.backward()
@@ -191,7 +190,7 @@ def evaluate_lm(model, inputs, targets, batch_size=32):
         for start in range(0, inputs.size(0), batch_size):
             x = inputs[start : start + batch_size].to(device)
             y = targets[start : start + batch_size].to(device)
-            logits = model(x, mask)                             # (batch, seq, ntoken)
+            logits = model(x, mask)  # (batch, seq, ntoken)
             total += F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="sum").item()
             count += y.numel()
     loss = total / count
@@ -208,9 +207,8 @@ def load_pretrained_base(model, lm_state_dict):
     Our solution is about 4 lines.
     """
     prefix = "base."
-    base_state = {name[len(prefix):]: tensor for name, tensor in lm_state_dict.items()
-                  if name.startswith(prefix)}
-    model.base.load_state_dict(base_state)   # strict: every base tensor must be there, and nothing else
+    base_state = {name[len(prefix) :]: tensor for name, tensor in lm_state_dict.items() if name.startswith(prefix)}
+    model.base.load_state_dict(base_state)  # strict: every base tensor must be there, and nothing else
     return model
 
 
@@ -232,7 +230,7 @@ def train_classifier(model, inputs, lengths, labels, optimizer, batch_size=32, p
     for start in tqdm(range(0, inputs.size(0), batch_size), desc="fine-tune", disable=not progress, leave=False):
         pick = order[start : start + batch_size]
         x, n, y = inputs[pick].to(device), lengths[pick].to(device), labels[pick].to(device)
-        logits = model(x, mask, n)                              # (batch, nclasses)
+        logits = model(x, mask, n)  # (batch, nclasses)
         loss = F.cross_entropy(logits, y)
         optimizer.zero_grad()
         loss.backward()
@@ -256,7 +254,7 @@ def predict_classes(model, inputs, lengths, batch_size=64):
         for start in range(0, inputs.size(0), batch_size):
             x = inputs[start : start + batch_size].to(device)
             n = lengths[start : start + batch_size].to(device)
-            predictions.append(model(x, mask, n).argmax(dim=-1).cpu())   # (batch,)
+            predictions.append(model(x, mask, n).argmax(dim=-1).cpu())  # (batch,)
     return torch.cat(predictions)
 
 
@@ -274,9 +272,9 @@ def formula_parameter_count(ntoken, nhid, nlayers, nhead, nclasses):
     worked out on paper: return an int computed from the arguments with arithmetic only (do not build
     a model here). Our solution is about 6 lines.
     """
-    embedding = ntoken * nhid                                          # one vector per token
-    attention = (3 * nhid * nhid + 3 * nhid) + (nhid * nhid + nhid)    # packed q/k/v projection + output projection
-    feed_forward = 2 * (nhid * nhid + nhid)                            # two Linear(nhid, nhid), with biases
-    norms = 2 * (2 * nhid)                                             # two LayerNorms, weight and bias each
+    embedding = ntoken * nhid  # one vector per token
+    attention = (3 * nhid * nhid + 3 * nhid) + (nhid * nhid + nhid)  # packed q/k/v projection + output projection
+    feed_forward = 2 * (nhid * nhid + nhid)  # two Linear(nhid, nhid), with biases
+    norms = 2 * (2 * nhid)  # two LayerNorms, weight and bias each
     head = nhid * nclasses + nclasses
-    return embedding + nlayers * (attention + feed_forward + norms) + head   # nhead changes nothing
+    return embedding + nlayers * (attention + feed_forward + norms) + head  # nhead changes nothing

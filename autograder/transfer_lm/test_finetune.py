@@ -24,7 +24,7 @@ def test_predict_classes_matches_reference(student):
     inputs = torch.randint(1, 19, (11, 8), generator=g)
     lengths = torch.randint(1, 9, (11,), generator=g)
     for row in range(11):
-        inputs[row, int(lengths[row]):] = 0
+        inputs[row, int(lengths[row]) :] = 0
     # Weights in, never out: the grader chooses the weights (seeded, head scaled by 20 so the classes are
     # well separated) and the kernel loads them; a kernel that forges its report can match only by
     # returning the classes a correct predict_classes gives for these weights. With seed 21 the expected
@@ -34,21 +34,29 @@ def test_predict_classes_matches_reference(student):
         for p in reference.head.parameters():
             p.mul_(20.0)
     state = {k: v.clone() for k, v in reference.state_dict().items()}
-    out = student.run("model = Model(19, 2, 12, 1, 3, dropout=0.3)\n"
-                      "model.load_state_dict(state)\n"
-                      "model.train()\n"
-                      "result = {'pred': predict_classes(model, inputs, lengths, batch_size=4)}",
-                      stand_ins=STAND_INS, inputs=inputs, lengths=lengths, state=state)
+    out = student.run(
+        "model = Model(19, 2, 12, 1, 3, dropout=0.3)\n"
+        "model.load_state_dict(state)\n"
+        "model.train()\n"
+        "result = {'pred': predict_classes(model, inputs, lengths, batch_size=4)}",
+        stand_ins=STAND_INS,
+        inputs=inputs,
+        lengths=lengths,
+        state=state,
+    )
     pred = expect_shape(out["pred"], (11,), "predict_classes for 11 reviews")
     expect(not pred.dtype.is_floating_point, f"predictions should be integer class ids; got dtype {pred.dtype}")
     with torch.no_grad():
         expected = reference(inputs, causal_mask(8), lengths).argmax(dim=-1)
     wrong = int((pred.long() != expected).sum())
-    expect(wrong == 0, f"{wrong} of 11 predictions differ from the arg-max class of the model's scores at the "
-                       f"last real token (evaluation mode, causal mask)")
+    expect(
+        wrong == 0,
+        f"{wrong} of 11 predictions differ from the arg-max class of the model's scores at the "
+        f"last real token (evaluation mode, causal mask)",
+    )
 
 
-SPY = '''
+SPY = """
 seen = []
 class Spy(Model):
     def forward(self, src, src_mask=None, lengths=None):
@@ -62,7 +70,7 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 losses = [train_classifier(model, inputs, lengths, labels, optimizer, batch_size=4, progress=False)
           for epoch in range(2)]
 result = {'calls': seen, 'losses': losses}
-'''
+"""
 ROWS = 10
 
 
@@ -80,45 +88,66 @@ def test_train_classifier_shuffles_trains_and_averages_per_review(student):
     inputs = torch.randint(ROWS + 1, 19, (ROWS, 6), generator=g)
     inputs[:, 0] = torch.arange(1, ROWS + 1)
     for row in range(ROWS):
-        inputs[row, int(lengths[row]):] = 0
+        inputs[row, int(lengths[row]) :] = 0
     labels = torch.randint(3, (ROWS,), generator=g)
-    out = student.run(checks.single_threaded(SPY), stand_ins=STAND_INS, ntoken=19, inputs=inputs,
-                      lengths=lengths, labels=labels)
+    out = student.run(
+        checks.single_threaded(SPY), stand_ins=STAND_INS, ntoken=19, inputs=inputs, lengths=lengths, labels=labels
+    )
     calls, losses = out["calls"], out["losses"]
-    expect(isinstance(calls, list) and len(calls) == 6,
-           f"two epochs of train_classifier over 10 reviews in batches of 4 should call the model 6 times (3 per "
-           f"epoch); got {len(calls) if isinstance(calls, list) else kernel_value(calls)}")
+    expect(
+        isinstance(calls, list) and len(calls) == 6,
+        f"two epochs of train_classifier over 10 reviews in batches of 4 should call the model 6 times (3 per "
+        f"epoch); got {len(calls) if isinstance(calls, list) else kernel_value(calls)}",
+    )
     orders = []
     for epoch in range(2):
-        epoch_calls = calls[3 * epoch: 3 * epoch + 3]
-        expect(all(call["training"] is True for call in epoch_calls),
-               "train_classifier called the model in evaluation mode; put it in training mode first (dropout "
-               "must be on while it learns)")
+        epoch_calls = calls[3 * epoch : 3 * epoch + 3]
+        expect(
+            all(call["training"] is True for call in epoch_calls),
+            "train_classifier called the model in evaluation mode; put it in training mode first (dropout "
+            "must be on while it learns)",
+        )
         for call in epoch_calls:
             rows = call["first"].long() - 1
             mask = oracles.as_additive(call["mask"])
-            expect(mask is not None and tuple(mask.shape) == (6, 6) and torch.equal(mask, causal_mask(6)),
-                   "train_classifier must call the model with the causal mask for the padded length")
-            expect(isinstance(call["lengths"], torch.Tensor) and torch.equal(call["lengths"].long(), lengths[rows]),
-                   "train_classifier must pass each batch's own lengths to the model, in the batch's row order")
+            expect(
+                mask is not None and tuple(mask.shape) == (6, 6) and torch.equal(mask, causal_mask(6)),
+                "train_classifier must call the model with the causal mask for the padded length",
+            )
+            expect(
+                isinstance(call["lengths"], torch.Tensor) and torch.equal(call["lengths"].long(), lengths[rows]),
+                "train_classifier must pass each batch's own lengths to the model, in the batch's row order",
+            )
         order = torch.cat([call["first"].long() - 1 for call in epoch_calls])
-        expect(sorted(order.tolist()) == list(range(ROWS)),
-               "in one epoch train_classifier should visit every review exactly once")
+        expect(
+            sorted(order.tolist()) == list(range(ROWS)),
+            "in one epoch train_classifier should visit every review exactly once",
+        )
         orders.append(order.tolist())
         # The mean loss per review: each call's cross-entropy summed over its rows, over the 10 reviews.
-        total = sum(F.cross_entropy(call["scores"].float(), labels[call["first"].long() - 1], reduction="sum").item()
-                    for call in epoch_calls)
+        total = sum(
+            F.cross_entropy(call["scores"].float(), labels[call["first"].long() - 1], reduction="sum").item()
+            for call in epoch_calls
+        )
         loss = losses[epoch]
         if isinstance(loss, torch.Tensor) and loss.numel() == 1:
             loss = loss.item()
-        expect(isinstance(loss, (int, float)) and not isinstance(loss, bool) and
-               math.isclose(loss, total / ROWS, rel_tol=1e-4, abs_tol=1e-6),
-               f"epoch {epoch + 1}: train_classifier should return the mean loss per review over the epoch "
-               f"({total / ROWS:.4f} from the scores your loop computed; the last batch holds 2 reviews, not 4)")
-    expect(orders[0] != list(range(ROWS)) or orders[1] != list(range(ROWS)),
-           "train_classifier visits the reviews in their stored order; shuffle them each epoch (torch.randperm)")
-    expect(orders[0] != orders[1], "train_classifier visited the reviews in the same order in both epochs; draw a "
-                                   "new random order (torch.randperm) every epoch")
+        expect(
+            isinstance(loss, (int, float))
+            and not isinstance(loss, bool)
+            and math.isclose(loss, total / ROWS, rel_tol=1e-4, abs_tol=1e-6),
+            f"epoch {epoch + 1}: train_classifier should return the mean loss per review over the epoch "
+            f"({total / ROWS:.4f} from the scores your loop computed; the last batch holds 2 reviews, not 4)",
+        )
+    expect(
+        orders[0] != list(range(ROWS)) or orders[1] != list(range(ROWS)),
+        "train_classifier visits the reviews in their stored order; shuffle them each epoch (torch.randperm)",
+    )
+    expect(
+        orders[0] != orders[1],
+        "train_classifier visited the reviews in the same order in both epochs; draw a "
+        "new random order (torch.randperm) every epoch",
+    )
 
 
 @question("finetune_tests", points=1)
@@ -130,17 +159,28 @@ def test_pretrained_classifier_accuracy(student):
     # Calibration (reference, seeds 0..19): accuracy 1.000 in every run. Bar: 0.85 (255 of 300).
     train_x, train_len, train_y = labelled_reviews(128, seed=6)
     test_x, test_len, test_y = labelled_reviews(300, seed=7)
-    out = student.run(checks.single_threaded(
-                      "model = Model(ntoken, 2, 32, 1, 2, dropout=0.0)\n"
-                      "load_pretrained_base(model, lm_state)\n"
-                      "optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)\n"
-                      "for epoch in range(5):\n"
-                      "    train_classifier(model, train_x, train_len, train_y, optimizer, batch_size=16, progress=False)\n"
-                      "result = predict_classes(model, test_x, test_len)"),
-                      stand_ins=STAND_INS, ntoken=REVIEW_NTOKEN, lm_state=pretrained_review_lm(),
-                      train_x=train_x, train_len=train_len, train_y=train_y, test_x=test_x, test_len=test_len,
-                      timeout=30)
+    out = student.run(
+        checks.single_threaded(
+            "model = Model(ntoken, 2, 32, 1, 2, dropout=0.0)\n"
+            "load_pretrained_base(model, lm_state)\n"
+            "optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)\n"
+            "for epoch in range(5):\n"
+            "    train_classifier(model, train_x, train_len, train_y, optimizer, batch_size=16, progress=False)\n"
+            "result = predict_classes(model, test_x, test_len)"
+        ),
+        stand_ins=STAND_INS,
+        ntoken=REVIEW_NTOKEN,
+        lm_state=pretrained_review_lm(),
+        train_x=train_x,
+        train_len=train_len,
+        train_y=train_y,
+        test_x=test_x,
+        test_len=test_len,
+        timeout=30,
+    )
     pred = expect_shape(out, (300,), "predict_classes for 300 held-out reviews")
     accuracy = (pred.long() == test_y).float().mean().item()
-    expect(accuracy >= 0.85, f"after fine-tuning with train_classifier the held-out accuracy should reach 0.85; "
-                             f"got {accuracy:.3f}")
+    expect(
+        accuracy >= 0.85,
+        f"after fine-tuning with train_classifier the held-out accuracy should reach 0.85; got {accuracy:.3f}",
+    )

@@ -7,15 +7,20 @@ from assignments.grading.testkit import expect, expect_shape, question
 
 def _expected(ids, seq_len):
     n = (len(ids) - 1) // seq_len
-    return ([ids[k * seq_len:(k + 1) * seq_len] for k in range(n)],
-            [ids[k * seq_len + 1:(k + 1) * seq_len + 1] for k in range(n)])
+    return (
+        [ids[k * seq_len : (k + 1) * seq_len] for k in range(n)],
+        [ids[k * seq_len + 1 : (k + 1) * seq_len + 1] for k in range(n)],
+    )
 
 
 def _check(student, ids, seq_len):
-    out = student.run("before = ids.clone()\n"
-                      "inputs, targets = make_lm_chunks(ids, seq_len)\n"
-                      "result = {'inputs': inputs, 'targets': targets, 'untouched': bool(torch.equal(ids, before))}",
-                      ids=ids, seq_len=seq_len)
+    out = student.run(
+        "before = ids.clone()\n"
+        "inputs, targets = make_lm_chunks(ids, seq_len)\n"
+        "result = {'inputs': inputs, 'targets': targets, 'untouched': bool(torch.equal(ids, before))}",
+        ids=ids,
+        seq_len=seq_len,
+    )
     want_inputs, want_targets = _expected(ids.tolist(), seq_len)
     n = len(want_inputs)
     what = f"for {len(ids)} ids and seq_len {seq_len}"
@@ -25,19 +30,18 @@ def _check(student, ids, seq_len):
     expect(inputs.tolist() == want_inputs, f"inputs {what}: row k should be ids[k*seq_len : (k+1)*seq_len]")
     if targets.tolist() == inputs.tolist():
         expect(False, f"targets {what} equal the inputs; targets[k, t] must be the token AFTER inputs[k, t]")
-    expect(targets.tolist() == want_targets,
-           f"targets {what}: row k should be the input window moved one token later")
+    expect(targets.tolist() == want_targets, f"targets {what}: row k should be the input window moved one token later")
     expect(out["untouched"], "make_lm_chunks modified the ids it was given")
 
 
 @question("lm_batches_tests", points=1)
 def test_windows_and_shifted_targets(student):
     g = torch.Generator().manual_seed(4)
-    _check(student, torch.randint(0, 50, (23,), generator=g), 5)     # 22 // 5 = 4 windows, 2 tokens dropped
+    _check(student, torch.randint(0, 50, (23,), generator=g), 5)  # 22 // 5 = 4 windows, 2 tokens dropped
 
 
 @question("lm_batches_tests", points=1)
 def test_exact_fit_and_single_window(student):
     g = torch.Generator().manual_seed(8)
-    _check(student, torch.randint(0, 50, (22,), generator=g), 7)     # 21 // 7 = 3 windows, nothing dropped
-    _check(student, torch.randint(0, 50, (10,), generator=g), 9)     # exactly one window
+    _check(student, torch.randint(0, 50, (22,), generator=g), 7)  # 21 // 7 = 3 windows, nothing dropped
+    _check(student, torch.randint(0, 50, (10,), generator=g), 9)  # exactly one window

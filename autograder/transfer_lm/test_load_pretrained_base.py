@@ -61,8 +61,20 @@ def _run(student):
     lm_state, start = _lm_state(), _start_state()
     sent = {name: tensor.clone() for name, tensor in lm_state.items()}
     src, lengths = _batch()
-    out = student.run(SNIPPET, stand_ins=STAND_INS, ntoken=NTOKEN, nhead=NHEAD, nhid=NHID, nlayers=NLAYERS,
-                      nclasses=NCLASSES, lm_state=sent, start=start, src=src, lengths=lengths, mask=causal_mask(SEQ))
+    out = student.run(
+        SNIPPET,
+        stand_ins=STAND_INS,
+        ntoken=NTOKEN,
+        nhead=NHEAD,
+        nhid=NHID,
+        nlayers=NLAYERS,
+        nclasses=NCLASSES,
+        lm_state=sent,
+        start=start,
+        src=src,
+        lengths=lengths,
+        mask=causal_mask(SEQ),
+    )
     return lm_state, start, out
 
 
@@ -72,16 +84,25 @@ def test_every_base_tensor_copied(student):
     after = out["after"]
     base_names = [name for name in lm_state if name.startswith("base.")]
     differing = [name for name in base_names if name not in after or not torch.equal(after[name], lm_state[name])]
-    expect(not differing, f"{len(differing)} of {len(base_names)} base tensors differ from the language model's "
-                          f"after load_pretrained_base (for example {differing[:2]}); every base. tensor must be "
-                          f"copied and nothing may re-initialize them afterwards")
+    expect(
+        not differing,
+        f"{len(differing)} of {len(base_names)} base tensors differ from the language model's "
+        f"after load_pretrained_base (for example {differing[:2]}); every base. tensor must be "
+        f"copied and nothing may re-initialize them afterwards",
+    )
     expected = _reference_step(lm_state, _start_state())
     stepped = out["stepped"]
-    moved = [name for name, tensor in expected.items()
-             if name not in stepped or not torch.allclose(stepped[name].float(), tensor, rtol=1e-4, atol=1e-5)]
-    expect(not moved, f"after load_pretrained_base one SGD step should update the base as it updates the "
-                      f"reference's, but {len(moved)} of its {_tensors(len(expected))} end elsewhere: leave every "
-                      f"parameter trainable (the whole model is fine-tuned)")
+    moved = [
+        name
+        for name, tensor in expected.items()
+        if name not in stepped or not torch.allclose(stepped[name].float(), tensor, rtol=1e-4, atol=1e-5)
+    ]
+    expect(
+        not moved,
+        f"after load_pretrained_base one SGD step should update the base as it updates the "
+        f"reference's, but {len(moved)} of its {_tensors(len(expected))} end elsewhere: leave every "
+        f"parameter trainable (the whole model is fine-tuned)",
+    )
 
 
 @question("load_pretrained_base_tests", points=1)
@@ -92,10 +113,15 @@ def test_head_kept_new_and_language_model_untouched(student):
     after = out["after"]
     weight = expect_shape(after.get("head.decoder.weight"), (NCLASSES, NHID), "the classifier's head.decoder.weight")
     expect_shape(after.get("head.decoder.bias"), (NCLASSES,), "the classifier's head.decoder.bias")
-    expect(torch.equal(weight, before["head.decoder.weight"]) and
-           torch.equal(after["head.decoder.bias"], before["head.decoder.bias"]),
-           "load_pretrained_base changed the new head; it must leave the freshly initialized head as it was")
+    expect(
+        torch.equal(weight, before["head.decoder.weight"])
+        and torch.equal(after["head.decoder.bias"], before["head.decoder.bias"]),
+        "load_pretrained_base changed the new head; it must leave the freshly initialized head as it was",
+    )
     changed = [name for name, tensor in lm_state.items() if not torch.equal(out["lm_after"][name], tensor)]
-    expect(not changed, f"the language model's state dict changed ({_tensors(len(changed))}, for example {changed[:2]}) "
-                        f"during load_pretrained_base or one training step after it: copy the values into the "
-                        f"classifier instead of sharing the language model's tensors")
+    expect(
+        not changed,
+        f"the language model's state dict changed ({_tensors(len(changed))}, for example {changed[:2]}) "
+        f"during load_pretrained_base or one training step after it: copy the values into the "
+        f"classifier instead of sharing the language model's tensors",
+    )

@@ -25,11 +25,16 @@ def test_formula_matches_counted_models(student):
     answers = _formula(student, CONFIGS)
     for config, answer in zip(CONFIGS, answers):
         expected = _counted(*config)
-        expect(isinstance(answer, int) and not isinstance(answer, bool),
-               f"the formula should return an int; got {type(answer).__name__}")
-        expect(answer == expected, f"for (ntoken, nhid, nlayers, nhead, nclasses) = {config} the model has "
-                                   f"{expected} trainable parameters; your formula gives {answer} "
-                                   f"(off by {answer - expected:+d})")
+        expect(
+            isinstance(answer, int) and not isinstance(answer, bool),
+            f"the formula should return an int; got {type(answer).__name__}",
+        )
+        expect(
+            answer == expected,
+            f"for (ntoken, nhid, nlayers, nhead, nclasses) = {config} the model has "
+            f"{expected} trainable parameters; your formula gives {answer} "
+            f"(off by {answer - expected:+d})",
+        )
 
 
 @question("parameter_formula_tests", points=1)
@@ -38,9 +43,15 @@ def test_formula_assignment_numbers(student):
     configs = [(50001, 200, 4, 2, 50001), (50001, 200, 4, 2, 2), (50001, 200, 4, 8, 2)]
     lm, clf, clf8 = _formula(student, configs)
     # The counts themselves answer a written question, so the messages never print them.
-    expect(lm == 21018401, f"for the written question's sizes your formula gives {lm} for the language model, "
-                           "which is not its number of trainable parameters; compare each layer's weights and "
-                           "biases with the model's state dict")
-    expect(clf == 10968602, f"for the written question's sizes your formula gives {clf} for the 2-class "
-                            "classifier, which is not its number of trainable parameters")
+    expect(
+        lm == 21018401,
+        f"for the written question's sizes your formula gives {lm} for the language model, "
+        "which is not its number of trainable parameters; compare each layer's weights and "
+        "biases with the model's state dict",
+    )
+    expect(
+        clf == 10968602,
+        f"for the written question's sizes your formula gives {clf} for the 2-class "
+        "classifier, which is not its number of trainable parameters",
+    )
     expect(clf8 == clf, "the number of heads does not change the parameter count; your formula says it does")

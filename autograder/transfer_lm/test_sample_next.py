@@ -29,7 +29,10 @@ def _draw(student, scores, seed, **options):
         "g = torch.Generator().manual_seed(seed)\n"
         "ids = sample_next(scores, generator=g, **options)\n"
         "result = {'ids': ids, 'scores': scores}",
-        scores=scores, seed=seed, options=options)
+        scores=scores,
+        seed=seed,
+        options=options,
+    )
     ids = expect_shape(out["ids"], (scores.shape[0],), "the returned ids")
     expect(ids.dtype == torch.long, f"the ids should be a LongTensor (torch.long); got dtype {ids.dtype}")
     expect(bool(((ids >= 0) & (ids < scores.shape[1])).all()), "some returned ids are outside the vocabulary")
@@ -40,13 +43,15 @@ def _draw(student, scores, seed, **options):
 @question("sample_next_tests", points=1)
 def test_greedy_takes_each_rows_argmax(student):
     g = torch.Generator().manual_seed(3)
-    scores = torch.randn(6, 31, generator=g)                 # batch 6, ntoken 31: rows differ
+    scores = torch.randn(6, 31, generator=g)  # batch 6, ntoken 31: rows differ
     for options in ({"temperature": 0}, {"temperature": 0, "top_k": 4}):
         out = student.run("result = sample_next(scores, **options)", scores=scores, options=options)
         ids = expect_shape(out, (6,), "the greedy ids")
-        expect(torch.equal(ids.long(), scores.argmax(dim=-1)),
-               "with temperature 0 each row's id should be the position of that row's largest score "
-               "(argmax over the vocabulary, one id per row)")
+        expect(
+            torch.equal(ids.long(), scores.argmax(dim=-1)),
+            "with temperature 0 each row's id should be the position of that row's largest score "
+            "(argmax over the vocabulary, one id per row)",
+        )
 
 
 @question("sample_next_tests", points=1)
@@ -57,18 +62,24 @@ def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
         for seed in SEEDS:
             ids = _draw(student, scores, seed, temperature=temperature)
             gap = (_frequencies(ids, ROW.numel()) - expected).abs().max().item()
-            expect(gap < BOUND,
-                   f"temperature {temperature:g}: over {N:,} rows with the same scores, the frequency of some "
-                   f"id is {gap:.3f} away from softmax(scores / temperature) (allowed {BOUND}); divide the "
-                   f"scores by the temperature and draw each row on its own")
+            expect(
+                gap < BOUND,
+                f"temperature {temperature:g}: over {N:,} rows with the same scores, the frequency of some "
+                f"id is {gap:.3f} away from softmax(scores / temperature) (allowed {BOUND}); divide the "
+                f"scores by the temperature and draw each row on its own",
+            )
     # Two calls in one run with generators seeded alike must agree (the grader seeds torch's global state
     # once per run, so a draw that ignores the generator changes between the two calls).
     out = student.run(
         "a = sample_next(scores, temperature=1.0, generator=torch.Generator().manual_seed(7))\n"
         "b = sample_next(scores, temperature=1.0, generator=torch.Generator().manual_seed(7))\n"
-        "result = {'a': a, 'b': b}", scores=scores[:500])
-    expect(torch.equal(expect_shape(out["a"], (500,), "the returned ids"), expect_shape(out["b"], (500,), "the ids")),
-           "two calls with generators seeded alike gave different draws: draw with the generator argument")
+        "result = {'a': a, 'b': b}",
+        scores=scores[:500],
+    )
+    expect(
+        torch.equal(expect_shape(out["a"], (500,), "the returned ids"), expect_shape(out["b"], (500,), "the ids")),
+        "two calls with generators seeded alike gave different draws: draw with the generator argument",
+    )
 
 
 @question("sample_next_tests", points=1)
@@ -82,18 +93,23 @@ def test_top_k_draws_only_the_k_best_in_their_softmax_proportions(student):
         for seed in SEEDS[:2]:
             ids = _draw(student, scores, seed, temperature=temperature, top_k=k)
             outside = int((~torch.isin(ids, kept)).sum())
-            expect(outside == 0,
-                   f"top_k={k}: {outside} of {N:,} draws are ids outside the {k} best scores of their row")
+            expect(
+                outside == 0, f"top_k={k}: {outside} of {N:,} draws are ids outside the {k} best scores of their row"
+            )
             gap = (_frequencies(ids, ROW.numel()) - expected).abs().max().item()
-            expect(gap < BOUND,
-                   f"top_k={k}, temperature {temperature:g}: the frequencies of the kept ids are up to {gap:.3f} "
-                   f"away from the softmax of the kept scores (allowed {BOUND})")
+            expect(
+                gap < BOUND,
+                f"top_k={k}, temperature {temperature:g}: the frequencies of the kept ids are up to {gap:.3f} "
+                f"away from the softmax of the kept scores (allowed {BOUND})",
+            )
     # Rows whose best ids differ: top-k is taken per row, over the vocabulary.
     g = torch.Generator().manual_seed(5)
     mixed = torch.randn(4000, 13, generator=g)
     ids = _draw(student, mixed, 21, temperature=1.0, top_k=2)
     best2 = mixed.topk(2, dim=-1).indices
     inside = (best2 == ids.unsqueeze(-1)).any(dim=-1)
-    expect(bool(inside.all()),
-           f"top_k=2 on rows with different scores: {int((~inside).sum())} of 4,000 draws fall outside their own "
-           f"row's 2 best ids (keep the k largest of each row, over the vocabulary)")
+    expect(
+        bool(inside.all()),
+        f"top_k=2 on rows with different scores: {int((~inside).sum())} of 4,000 draws fall outside their own "
+        f"row's 2 best ids (keep the k largest of each row, over the vocabulary)",
+    )

@@ -22,9 +22,11 @@ def _entries(n):
 
 
 def _additive(mask):
-    expect(mask.dtype.is_floating_point or mask.dtype == torch.bool,
-           f"the mask must be a float tensor (0.0 where attention is allowed, -inf where it is not) or a bool "
-           f"tensor with True where attention is blocked; got dtype {mask.dtype}")
+    expect(
+        mask.dtype.is_floating_point or mask.dtype == torch.bool,
+        f"the mask must be a float tensor (0.0 where attention is allowed, -inf where it is not) or a bool "
+        f"tensor with True where attention is blocked; got dtype {mask.dtype}",
+    )
     return as_additive(mask)
 
 
@@ -37,12 +39,15 @@ def test_mask_equals_pytorch_causal_mask(student):
         blocked, allowed = torch.isneginf(oracle), oracle == 0
         wrong_blocked = int((~torch.isneginf(mask) & blocked).sum())
         wrong_allowed = int((mask != 0)[allowed].sum())
-        expect(wrong_allowed == 0,
-               f"size {size}: {_entries(wrong_allowed)} on or below the diagonal (j <= i) not 0.0; "
-               f"a position must be allowed to see itself and the past")
-        expect(wrong_blocked == 0,
-               f"size {size}: {_entries(wrong_blocked)} above the diagonal (j > i) not -inf; "
-               f"the future must be blocked")
+        expect(
+            wrong_allowed == 0,
+            f"size {size}: {_entries(wrong_allowed)} on or below the diagonal (j <= i) not 0.0; "
+            f"a position must be allowed to see itself and the past",
+        )
+        expect(
+            wrong_blocked == 0,
+            f"size {size}: {_entries(wrong_blocked)} above the diagonal (j > i) not -inf; the future must be blocked",
+        )
 
 
 @question("square_mask_tests", points=1)
@@ -55,11 +60,15 @@ def test_mask_makes_attention_causal(student):
     g = torch.Generator().manual_seed(7)
     q, k = torch.randn(2, 3, size, 4, generator=g), torch.randn(2, 3, size, 4, generator=g)
     weights = F.softmax(q @ k.transpose(-1, -2) / 2.0 + mask.float(), dim=-1)
-    expect(bool(torch.isfinite(weights).all()),
-           "with your mask some position cannot attend to anything (a row that is all -inf gives NaN)")
+    expect(
+        bool(torch.isfinite(weights).all()),
+        "with your mask some position cannot attend to anything (a row that is all -inf gives NaN)",
+    )
     future = weights.masked_select(torch.ones(size, size, dtype=torch.bool).triu(1).expand_as(weights))
-    expect(future.abs().max().item() == 0,
-           f"with your mask positions attend to later positions (weight up to {future.abs().max().item():.2g}; "
-           f"expected exactly 0)")
+    expect(
+        future.abs().max().item() == 0,
+        f"with your mask positions attend to later positions (weight up to {future.abs().max().item():.2g}; "
+        f"expected exactly 0)",
+    )
     present = weights.masked_select(torch.ones(size, size, dtype=torch.bool).tril().expand_as(weights))
     expect(present.min().item() > 0, "with your mask some position is blocked from itself or from the past")

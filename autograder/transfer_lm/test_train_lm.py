@@ -23,22 +23,31 @@ def test_evaluate_lm_loss_and_perplexity(student):
     # weights the kernel reports.
     reference = reference_model(31, 2, 16, 1, 31, seed=12)
     state = {k: v.clone() for k, v in reference.state_dict().items()}
-    out = student.run("model = Model(31, 2, 16, 1, 31, dropout=0.3)\n"
-                      "model.load_state_dict(state)\n"
-                      "model.train()\n"
-                      "loss, ppl = evaluate_lm(model, inputs, targets, batch_size=4)\n"
-                      "result = {'loss': loss, 'ppl': ppl}",
-                      stand_ins=STAND_INS, inputs=inputs, targets=targets, state=state)
+    out = student.run(
+        "model = Model(31, 2, 16, 1, 31, dropout=0.3)\n"
+        "model.load_state_dict(state)\n"
+        "model.train()\n"
+        "loss, ppl = evaluate_lm(model, inputs, targets, batch_size=4)\n"
+        "result = {'loss': loss, 'ppl': ppl}",
+        stand_ins=STAND_INS,
+        inputs=inputs,
+        targets=targets,
+        state=state,
+    )
     expected = held_out_loss(reference, inputs, targets)
     loss, ppl = float(out["loss"]), float(out["ppl"])
-    expect(math.isclose(loss, expected, rel_tol=1e-4),
-           f"evaluate_lm's loss should be the mean cross-entropy per token over all windows, in eval mode; "
-           f"got {loss:.5f}, off by {abs(loss - expected):.3g} (relative tolerance 1e-4)")
-    expect(math.isclose(ppl, math.exp(loss), rel_tol=1e-4),
-           f"the perplexity should be exp(loss) = {math.exp(loss):.4f} for your loss; got {ppl:.4f}")
+    expect(
+        math.isclose(loss, expected, rel_tol=1e-4),
+        f"evaluate_lm's loss should be the mean cross-entropy per token over all windows, in eval mode; "
+        f"got {loss:.5f}, off by {abs(loss - expected):.3g} (relative tolerance 1e-4)",
+    )
+    expect(
+        math.isclose(ppl, math.exp(loss), rel_tol=1e-4),
+        f"the perplexity should be exp(loss) = {math.exp(loss):.4f} for your loss; got {ppl:.4f}",
+    )
 
 
-SPY = '''
+SPY = """
 seen = []
 class Spy(Model):
     def forward(self, src, src_mask=None, *args, **kwargs):
@@ -52,7 +61,7 @@ torch.manual_seed(dropout_seed)   # the grader's oracle draws the same dropout m
 mean_loss = train_lm(model, inputs, targets, optimizer, batch_size=4, clip=0.5, progress=False)
 result = {'masks': [m if isinstance(m, torch.Tensor) else None for m in seen], 'loss': mean_loss,
           'state': model.state_dict()}
-'''
+"""
 DROPOUT_SEED = 29
 
 
@@ -63,8 +72,7 @@ def _reference_epoch(state, inputs, targets):
         model.load_state_dict(state)
         optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
         torch.manual_seed(DROPOUT_SEED)
-        loss = oracles.reference.train_lm(model, inputs, targets, optimizer, batch_size=4, clip=0.5,
-                                            progress=False)
+        loss = oracles.reference.train_lm(model, inputs, targets, optimizer, batch_size=4, clip=0.5, progress=False)
     return loss, model.state_dict()
 
 
@@ -78,34 +86,53 @@ def test_train_lm_epoch_matches_reference_in_training_mode(student):
     g = torch.Generator().manual_seed(13)
     inputs, targets = torch.randint(1, 23, (10, 6), generator=g), torch.randint(1, 23, (10, 6), generator=g)
     state = {k: v.clone() for k, v in reference_model(23, 2, 16, 1, 23, seed=13).state_dict().items()}
-    out = student.run(checks.single_threaded(SPY), stand_ins=STAND_INS, inputs=inputs, targets=targets,
-                      state=state, dropout_seed=DROPOUT_SEED)
+    out = student.run(
+        checks.single_threaded(SPY),
+        stand_ins=STAND_INS,
+        inputs=inputs,
+        targets=targets,
+        state=state,
+        dropout_seed=DROPOUT_SEED,
+    )
     masks = out["masks"]
-    expect(isinstance(masks, list) and len(masks) == 3,
-           f"train_lm should call the model once per batch: 10 windows in batches of 4 is 3 calls; "
-           f"got {len(masks) if isinstance(masks, list) else kernel_value(masks)}")
+    expect(
+        isinstance(masks, list) and len(masks) == 3,
+        f"train_lm should call the model once per batch: 10 windows in batches of 4 is 3 calls; "
+        f"got {len(masks) if isinstance(masks, list) else kernel_value(masks)}",
+    )
     for mask in masks:
         additive = oracles.as_additive(mask)
-        expect(additive is not None, "train_lm called the model without a mask; the model would see the "
-                                     "next token, which is its target")
-        expect(tuple(additive.shape) == (6, 6) and torch.equal(additive, causal_mask(6)),
-               "train_lm gave the model a mask that is not the causal (square subsequent) mask")
+        expect(
+            additive is not None,
+            "train_lm called the model without a mask; the model would see the next token, which is its target",
+        )
+        expect(
+            tuple(additive.shape) == (6, 6) and torch.equal(additive, causal_mask(6)),
+            "train_lm gave the model a mask that is not the causal (square subsequent) mask",
+        )
     expected_loss, expected_state = _reference_epoch(state, inputs, targets)
     loss = out["loss"]
-    if isinstance(loss, torch.Tensor) and loss.numel() == 1:   # a one-number tensor is read as its value
+    if isinstance(loss, torch.Tensor) and loss.numel() == 1:  # a one-number tensor is read as its value
         loss = loss.item()
-    expect(isinstance(loss, (int, float)) and not isinstance(loss, bool),
-           f"train_lm should return the mean loss as a float; got {kernel_value(loss)}")
-    expect(math.isclose(loss, expected_loss, rel_tol=1e-4),
-           f"the mean training loss train_lm returns differs from the reference's {expected_loss:.4f} for the "
-           f"same epoch (training mode, dropout on, mean per token over all windows, the short last batch "
-           f"counted by its size)")
+    expect(
+        isinstance(loss, (int, float)) and not isinstance(loss, bool),
+        f"train_lm should return the mean loss as a float; got {kernel_value(loss)}",
+    )
+    expect(
+        math.isclose(loss, expected_loss, rel_tol=1e-4),
+        f"the mean training loss train_lm returns differs from the reference's {expected_loss:.4f} for the "
+        f"same epoch (training mode, dropout on, mean per token over all windows, the short last batch "
+        f"counted by its size)",
+    )
     after = out["state"]
     expect(isinstance(after, dict) and not key_problems(after, expected_state), "unexpected model state after training")
     worst = max((after[name].float() - tensor).abs().max().item() for name, tensor in expected_state.items())
-    expect(worst < 1e-4, f"after one epoch of train_lm the weights differ from the reference's by up to {worst:.3g}: "
-                         f"put the model in training mode, zero the gradients before each backward, clip the "
-                         f"gradient norm to `clip`, step once per batch, and take the rows in order")
+    expect(
+        worst < 1e-4,
+        f"after one epoch of train_lm the weights differ from the reference's by up to {worst:.3g}: "
+        f"put the model in training mode, zero the gradients before each backward, clip the "
+        f"gradient norm to `clip`, step once per batch, and take the rows in order",
+    )
 
 
 @question("train_lm_tests", points=1)
@@ -117,17 +144,25 @@ def test_train_lm_lowers_held_out_loss(student):
     # Training without the causal mask reaches only 1.06 .. 1.15 under the causal evaluation.
     train_x, train_y = chunks(markov_ids(2400, seed=1), 16)
     held_x, held_y = chunks(markov_ids(1200, seed=2), 16)
-    out = student.run(checks.single_threaded(
-                      "model = Model(29, 2, 32, 1, 29, dropout=0.0)\n"
-                      "optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)\n"
-                      "for epoch in range(8):\n"
-                      "    train_lm(model, inputs, targets, optimizer, batch_size=16, progress=False)\n"
-                      "result = model.state_dict()"),
-                      stand_ins=STAND_INS, inputs=train_x, targets=train_y, timeout=30)
+    out = student.run(
+        checks.single_threaded(
+            "model = Model(29, 2, 32, 1, 29, dropout=0.0)\n"
+            "optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)\n"
+            "for epoch in range(8):\n"
+            "    train_lm(model, inputs, targets, optimizer, batch_size=16, progress=False)\n"
+            "result = model.state_dict()"
+        ),
+        stand_ins=STAND_INS,
+        inputs=train_x,
+        targets=train_y,
+        timeout=30,
+    )
     reference = reference_model(29, 2, 32, 1, 29)
     expect(not key_problems(out, reference.state_dict()), "unexpected model state after training")
     reference.load_state_dict(out)
     loss = held_out_loss(reference, held_x, held_y)
-    expect(math.isfinite(loss) and loss < 1.0,
-           f"after 8 epochs of train_lm the held-out loss should fall below 1.0 (it starts at ln 29 = 3.37); "
-           f"got {loss:.3f}")
+    expect(
+        math.isfinite(loss) and loss < 1.0,
+        f"after 8 epochs of train_lm the held-out loss should fall below 1.0 (it starts at ln 29 = 3.37); "
+        f"got {loss:.3f}",
+    )

@@ -30,44 +30,64 @@ def _inputs():
 # into the student's Model under the skeleton's parameter names, and compare outputs with the reference
 # running the same weights here. The kernel reports its parameter names and shapes only for the structure
 # check, which compares them with the reference's; no reported number feeds an expected value.
-BUILD = ("model = Model(ntoken, nhead, nhid, nlayers, nclasses, dropout=0.1)\n"
-         "shapes = {name: list(tensor.shape) for name, tensor in model.state_dict().items()}\n"
-         "try:\n"
-         "    model.load_state_dict(state)\n"
-         "    loaded = True\n"
-         "except (RuntimeError, KeyError, TypeError):\n"
-         "    loaded = False\n"
-         "model.eval()\n")
-NOT_LOADED = ("the grader could not load weights into your Model: its state dict names or shapes differ from the "
-              "skeleton's (embedding, pos_encoder, encoder, head.decoder)")
+BUILD = (
+    "model = Model(ntoken, nhead, nhid, nlayers, nclasses, dropout=0.1)\n"
+    "shapes = {name: list(tensor.shape) for name, tensor in model.state_dict().items()}\n"
+    "try:\n"
+    "    model.load_state_dict(state)\n"
+    "    loaded = True\n"
+    "except (RuntimeError, KeyError, TypeError):\n"
+    "    loaded = False\n"
+    "model.eval()\n"
+)
+NOT_LOADED = (
+    "the grader could not load weights into your Model: its state dict names or shapes differ from the "
+    "skeleton's (embedding, pos_encoder, encoder, head.decoder)"
+)
 
 
 def _grader_state(nclasses):
-    return {k: v.clone() for k, v in reference_model(NTOKEN, NHEAD, NHID, NLAYERS, nclasses, seed=31).state_dict().items()}
+    return {
+        k: v.clone() for k, v in reference_model(NTOKEN, NHEAD, NHID, NLAYERS, nclasses, seed=31).state_dict().items()
+    }
 
 
 def _run(student, nclasses, extra=""):
     src, lengths = _inputs()
-    code = BUILD + ("with torch.no_grad():\n"
-                    "    full = model(src, mask)\n"
-                    "    last = model(src, mask, lengths)\n"
-                    "result = {'shapes': shapes, 'loaded': loaded, 'full': full, 'last': last}\n"
-                    + extra)
-    return student.run(code, stand_ins=STAND_INS, ntoken=NTOKEN, nhead=NHEAD, nhid=NHID, nlayers=NLAYERS,
-                       nclasses=nclasses, src=src, lengths=lengths, mask=causal_mask(SEQ),
-                       state=_grader_state(nclasses), dropout_seed=DROPOUT_SEED)
+    code = BUILD + (
+        "with torch.no_grad():\n"
+        "    full = model(src, mask)\n"
+        "    last = model(src, mask, lengths)\n"
+        "result = {'shapes': shapes, 'loaded': loaded, 'full': full, 'last': last}\n" + extra
+    )
+    return student.run(
+        code,
+        stand_ins=STAND_INS,
+        ntoken=NTOKEN,
+        nhead=NHEAD,
+        nhid=NHID,
+        nlayers=NLAYERS,
+        nclasses=nclasses,
+        src=src,
+        lengths=lengths,
+        mask=causal_mask(SEQ),
+        state=_grader_state(nclasses),
+        dropout_seed=DROPOUT_SEED,
+    )
 
 
 # Training mode: the same weights in a Model built with dropout 0.3, one forward pass in training mode after
 # torch.manual_seed(DROPOUT_SEED). The reference draws its dropout masks in the same order (positional
 # encoding, then each layer), so a model that passes `dropout` on to every part matches it to rounding; one
 # that leaves a part at its default rate (0.1) or drops out somewhere else does not.
-TRAINING = ("trained = Model(ntoken, nhead, nhid, nlayers, nclasses, dropout=0.3)\n"
-            "trained.load_state_dict(state)\n"
-            "trained.train()\n"
-            "torch.manual_seed(dropout_seed)\n"
-            "with torch.no_grad():\n"
-            "    result['training'] = trained(src, mask)\n")
+TRAINING = (
+    "trained = Model(ntoken, nhead, nhid, nlayers, nclasses, dropout=0.3)\n"
+    "trained.load_state_dict(state)\n"
+    "trained.train()\n"
+    "torch.manual_seed(dropout_seed)\n"
+    "with torch.no_grad():\n"
+    "    result['training'] = trained(src, mask)\n"
+)
 DROPOUT_SEED = 47
 
 
@@ -87,12 +107,16 @@ def test_parameter_names_shapes_and_outputs(student):
     out = _run(student, NCLASSES)
     expected = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES).state_dict()
     problems = key_problems(out["shapes"], expected)
-    expect(not problems, "the model's state dict names differ from the ones the skeleton asks for "
-                         f"(embedding, pos_encoder, encoder, head.decoder): {problems}")
+    expect(
+        not problems,
+        "the model's state dict names differ from the ones the skeleton asks for "
+        f"(embedding, pos_encoder, encoder, head.decoder): {problems}",
+    )
     for name, tensor in expected.items():
         got = tuple(out["shapes"][name])
-        expect(got == tuple(tensor.shape), f"state dict entry {name} should have shape {tuple(tensor.shape)}; "
-                                           f"got {got}")
+        expect(
+            got == tuple(tensor.shape), f"state dict entry {name} should have shape {tuple(tensor.shape)}; got {got}"
+        )
     expect_shape(out["full"], (BATCH, SEQ, NCLASSES), "model(src, mask) with src of shape (batch 3, seq 7)")
     expect_shape(out["last"], (BATCH, NCLASSES), "model(src, mask, lengths)")
 
@@ -107,12 +131,21 @@ def test_language_model_forward_matches_reference(student):
     src, _ = _inputs()
     with torch.no_grad():
         expected = reference(src, causal_mask(SEQ))
-    expect_close(out["full"], expected,
-                 "language-model scores (embedding * sqrt(nhid), plus positions, through the encoder, then the head)",
-                 rtol=1e-4, atol=1e-4)
-    expect_close(out["training"], _reference_in_training_mode(NTOKEN),
-                 "language-model scores in training mode with dropout 0.3 (pass `dropout` to the positional "
-                 "encoding and to every encoder layer, and add no dropout of your own)", rtol=1e-4, atol=1e-4)
+    expect_close(
+        out["full"],
+        expected,
+        "language-model scores (embedding * sqrt(nhid), plus positions, through the encoder, then the head)",
+        rtol=1e-4,
+        atol=1e-4,
+    )
+    expect_close(
+        out["training"],
+        _reference_in_training_mode(NTOKEN),
+        "language-model scores in training mode with dropout 0.3 (pass `dropout` to the positional "
+        "encoding and to every encoder layer, and add no dropout of your own)",
+        rtol=1e-4,
+        atol=1e-4,
+    )
 
 
 @question("transformer_model_tests", points=1)
@@ -128,13 +161,18 @@ def test_classifier_reads_last_real_position(student):
     # With the grader's weights the reference's scores differ from position to position by up to 0.46;
     # scores that do not vary would hide which position was read.
     spread = (full - full[:, :1]).abs().max().item()
-    expect(spread > 1e-3, "the model's scores are the same at every position, so which position the "
-                          "classifier reads cannot be told; the scores must depend on the tokens")
+    expect(
+        spread > 1e-3,
+        "the model's scores are the same at every position, so which position the "
+        "classifier reads cannot be told; the scores must depend on the tokens",
+    )
     picked = full[torch.arange(BATCH), lengths - 1]
     for row in range(BATCH):
-        expect(torch.allclose(last[row], picked[row], atol=1e-5),
-               f"row {row} (length {int(lengths[row])}): the classification scores are not the head applied "
-               f"at the last real token, position {int(lengths[row]) - 1}")
+        expect(
+            torch.allclose(last[row], picked[row], atol=1e-5),
+            f"row {row} (length {int(lengths[row])}): the classification scores are not the head applied "
+            f"at the last real token, position {int(lengths[row]) - 1}",
+        )
 
 
 @question("transformer_model_tests", points=1)
@@ -156,23 +194,41 @@ def test_causal_and_uncertain_at_initialization(student):
         "    big = Model(97, 2, 24, 2, 97, dropout=0.1).eval()\n"
         "    init = big(tokens, mask20)\n"
         "result = {'a': a, 'b': b, 'init': init}",
-        stand_ins=STAND_INS, ntoken=NTOKEN, nhead=NHEAD, nhid=NHID, nlayers=NLAYERS, src=src, changed=changed,
-        mask=causal_mask(SEQ), tokens=tokens, mask20=causal_mask(20), state=_grader_state(NTOKEN))
+        stand_ins=STAND_INS,
+        ntoken=NTOKEN,
+        nhead=NHEAD,
+        nhid=NHID,
+        nlayers=NLAYERS,
+        src=src,
+        changed=changed,
+        mask=causal_mask(SEQ),
+        tokens=tokens,
+        mask20=causal_mask(20),
+        state=_grader_state(NTOKEN),
+    )
     a = expect_shape(out["a"], (BATCH, SEQ, NTOKEN), "model(src, mask)")
     b = expect_shape(out["b"], (BATCH, SEQ, NTOKEN), "model(src, mask)")
     # A model that ignores its input is trivially causal: the changed tokens must move their own scores
     # (by up to 0.26 on the reference with the grader's weights).
     later = (a[:, 4:] - b[:, 4:]).abs().max().item()
-    expect(later > 1e-3, "the scores at positions 4..6 did not change when tokens 4..6 changed; the model's "
-                         "scores must depend on its input")
+    expect(
+        later > 1e-3,
+        "the scores at positions 4..6 did not change when tokens 4..6 changed; the model's "
+        "scores must depend on its input",
+    )
     moved = (a[:, :4] - b[:, :4]).abs().max().item()
-    expect(moved < 1e-5, f"the scores at positions 0..3 changed by {moved:.3g} when only tokens 4..6 changed; "
-                         "the model must not see the future (pass src_mask to the encoder)")
+    expect(
+        moved < 1e-5,
+        f"the scores at positions 0..3 changed by {moved:.3g} when only tokens 4..6 changed; "
+        "the model must not see the future (pass src_mask to the encoder)",
+    )
     # Loss at initialization on random targets: ln(97) = 4.575. The reference gives 4.58-4.65 over seeds
     # 0..19; PyTorch's default initialization gives about ln(97) + 0.2. Allowed: within 0.5 nats.
     init = expect_shape(out["init"], (8, 20, 97), "scores of Model(97, 2, 24, 2, 97) for (batch 8, seq 20)")
     targets = torch.randint(1, 97, (8, 20), generator=g)
     loss = F.cross_entropy(init.float().flatten(0, 1), targets.flatten()).item()
-    expect(math.isfinite(loss) and abs(loss - math.log(97)) < 0.5,
-           f"a freshly built language model should be close to a uniform guess: loss near ln(97) = 4.57 "
-           f"(within 0.5); got {loss:.3f}")
+    expect(
+        math.isfinite(loss) and abs(loss - math.log(97)) < 0.5,
+        f"a freshly built language model should be close to a uniform guess: loss near ln(97) = 4.57 "
+        f"(within 0.5); got {loss:.3f}",
+    )

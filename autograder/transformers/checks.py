@@ -2,8 +2,10 @@
 
 # Loads the grader's state dict into the object named ``name`` strictly and sets ``loaded``; a model whose
 # attribute names or shapes differ from the skeleton's gets ``loaded = False`` instead of an exception.
-LOAD = ("try:\n"
-        "    {name}.load_state_dict(state)\n"
-        "    loaded = True\n"
-        "except (RuntimeError, KeyError, AttributeError, TypeError):\n"
-        "    loaded = False\n")
+LOAD = (
+    "try:\n"
+    "    {name}.load_state_dict(state)\n"
+    "    loaded = True\n"
+    "except (RuntimeError, KeyError, AttributeError, TypeError):\n"
+    "    loaded = False\n"
+)

@@ -10,13 +10,68 @@ import random
 import torch
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
-POSITIVE = ["wonderful", "moving", "brilliant", "charming", "superb", "delightful", "gripping", "funny",
-            "touching", "clever", "beautiful", "masterful"]
-NEGATIVE = ["dull", "clumsy", "boring", "awful", "tedious", "lifeless", "messy", "predictable", "weak",
-            "silly", "painful", "forgettable"]
-NEUTRAL = ["the", "film", "movie", "story", "cast", "director", "script", "scene", "ending", "music",
-           "camera", "plot", "was", "is", "felt", "a", "an", "and", "with", "very", "quite", "rather",
-           "of", "in", "this", "that", "lead", "actor", "pacing", "dialogue", "sequel", "hour"]
+POSITIVE = [
+    "wonderful",
+    "moving",
+    "brilliant",
+    "charming",
+    "superb",
+    "delightful",
+    "gripping",
+    "funny",
+    "touching",
+    "clever",
+    "beautiful",
+    "masterful",
+]
+NEGATIVE = [
+    "dull",
+    "clumsy",
+    "boring",
+    "awful",
+    "tedious",
+    "lifeless",
+    "messy",
+    "predictable",
+    "weak",
+    "silly",
+    "painful",
+    "forgettable",
+]
+NEUTRAL = [
+    "the",
+    "film",
+    "movie",
+    "story",
+    "cast",
+    "director",
+    "script",
+    "scene",
+    "ending",
+    "music",
+    "camera",
+    "plot",
+    "was",
+    "is",
+    "felt",
+    "a",
+    "an",
+    "and",
+    "with",
+    "very",
+    "quite",
+    "rather",
+    "of",
+    "in",
+    "this",
+    "that",
+    "lead",
+    "actor",
+    "pacing",
+    "dialogue",
+    "sequel",
+    "hour",
+]
 VOCAB = SPECIALS + sorted(set(POSITIVE + NEGATIVE + NEUTRAL))
 WORD_ID = {word: i for i, word in enumerate(VOCAB)}
 PAD, CLS, SEP = 0, 2, 3

@@ -9,17 +9,28 @@ import torch.nn as nn
 
 from assignments.grading.testkit import expect, expect_close, kernel_value, question
 
-TINY = dict(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
-            max_position_embeddings=64, hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)
+TINY = dict(
+    vocab_size=99,
+    hidden_size=32,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    intermediate_size=37,
+    max_position_embeddings=64,
+    hidden_dropout_prob=0.1,
+    attention_probs_dropout_prob=0.1,
+)
 
-BUILD = ("from transformers import BertConfig, BertModel\n"
-         "bert = BertModel(BertConfig(**config))\n"
-         "bert.load_state_dict(bert_state)\n"
-         "model = BERTGRUSentiment(bert, hidden, 1, layers, bidirectional, 0.5)\n")
+BUILD = (
+    "from transformers import BertConfig, BertModel\n"
+    "bert = BertModel(BertConfig(**config))\n"
+    "bert.load_state_dict(bert_state)\n"
+    "model = BERTGRUSentiment(bert, hidden, 1, layers, bidirectional, 0.5)\n"
+)
 
 
 def tiny_bert(seed, **changes):
     from transformers import BertConfig, BertModel
+
     config = dict(TINY, **changes)
     torch.manual_seed(seed)
     bert = BertModel(BertConfig(**config)).eval()
@@ -38,14 +49,18 @@ def ids_and_mask(seed, lengths, seq, vocab=99):
 # kernel only reports outputs on inputs chosen here; a kernel that forges its reports can match an oracle
 # only by producing the outputs a correct model would, and no reported number ever shapes an expected value.
 
-LOAD_HEAD = ("try:\n"
-             "    model.rnn.load_state_dict(gru_state)\n"
-             "    model.out.load_state_dict(out_state)\n"
-             "    loaded = True\n"
-             "except (AttributeError, RuntimeError, KeyError, TypeError):\n"
-             "    loaded = False\n")
-CONTRACT = ("self.rnn must be nn.GRU(bert hidden size, hidden_dim, n_layers, bidirectional=..., batch_first=True) "
-            "and self.out nn.Linear(hidden_dim x directions, output_dim): the grader could not load weights into them")
+LOAD_HEAD = (
+    "try:\n"
+    "    model.rnn.load_state_dict(gru_state)\n"
+    "    model.out.load_state_dict(out_state)\n"
+    "    loaded = True\n"
+    "except (AttributeError, RuntimeError, KeyError, TypeError):\n"
+    "    loaded = False\n"
+)
+CONTRACT = (
+    "self.rnn must be nn.GRU(bert hidden size, hidden_dim, n_layers, bidirectional=..., batch_first=True) "
+    "and self.out nn.Linear(hidden_dim x directions, output_dim): the grader could not load weights into them"
+)
 
 
 def with_head(body):
@@ -66,8 +81,10 @@ def oracle_head(seed, input_size, hidden, layers, bidirectional):
 
 
 def head_states(gru, out):
-    return ({k: v.detach().clone() for k, v in gru.state_dict().items()},
-            {k: v.detach().clone() for k, v in out.state_dict().items()})
+    return (
+        {k: v.detach().clone() for k, v in gru.state_dict().items()},
+        {k: v.detach().clone() for k, v in out.state_dict().items()},
+    )
 
 
 def oracle_from_features(gru, out, features, mask):
@@ -95,21 +112,35 @@ def test_bert_frozen_head_learns(student):
     ids, mask = ids_and_mask(2, [7, 5, 3], 7)
     gru, out_layer = oracle_head(3, 32, 8, 2, True)
     gru_state, out_state = head_states(gru, out_layer)
-    body = ("model.eval()\n"
-            "optimizer = torch.optim.SGD(model.parameters(), lr=0.5)\n"
-            "logits = model(input_ids=ids, attention_mask=mask)\n"
-            "optimizer.zero_grad()\n"
-            "logits.sum().backward()\n"
-            "optimizer.step()\n"
-            "with torch.no_grad():\n"
-            "    after = model(input_ids=ids, attention_mask=mask)\n"
-            "result = {'loaded': True, 'after': after, 'shape': list(logits.shape),\n"
-            "          'frozen': all(not p.requires_grad for p in model.bert.parameters())}")
-    out = student.run(with_head(body), config=config, bert_state=state, hidden=8, layers=2, bidirectional=True,
-                      ids=ids, mask=mask, gru_state=gru_state, out_state=out_state)
+    body = (
+        "model.eval()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.5)\n"
+        "logits = model(input_ids=ids, attention_mask=mask)\n"
+        "optimizer.zero_grad()\n"
+        "logits.sum().backward()\n"
+        "optimizer.step()\n"
+        "with torch.no_grad():\n"
+        "    after = model(input_ids=ids, attention_mask=mask)\n"
+        "result = {'loaded': True, 'after': after, 'shape': list(logits.shape),\n"
+        "          'frozen': all(not p.requires_grad for p in model.bert.parameters())}"
+    )
+    out = student.run(
+        with_head(body),
+        config=config,
+        bert_state=state,
+        hidden=8,
+        layers=2,
+        bidirectional=True,
+        ids=ids,
+        mask=mask,
+        gru_state=gru_state,
+        out_state=out_state,
+    )
     expect(out["loaded"] is True, CONTRACT)
-    expect(out["shape"] == [3, 1],
-           f"logits should have shape (batch, output_dim) = (3, 1); got {kernel_value(out['shape'])}")
+    expect(
+        out["shape"] == [3, 1],
+        f"logits should have shape (batch, output_dim) = (3, 1); got {kernel_value(out['shape'])}",
+    )
     expect(out["frozen"] is True, "every BERT parameter must have requires_grad=False (BERT stays frozen)")
     optimizer = torch.optim.SGD(list(gru.parameters()) + list(out_layer.parameters()), lr=0.5)
     with torch.no_grad():
@@ -118,8 +149,14 @@ def test_bert_frozen_head_learns(student):
     optimizer.step()
     with torch.no_grad():
         expected = oracle_from_features(gru, out_layer, features, mask)
-    expect_close(out["after"], expected, "logits after one SGD step over all of model.parameters(): BERT must "
-                 "not change and every GRU and output-layer parameter must get a gradient", rtol=1e-4, atol=1e-4)
+    expect_close(
+        out["after"],
+        expected,
+        "logits after one SGD step over all of model.parameters(): BERT must "
+        "not change and every GRU and output-layer parameter must get a gradient",
+        rtol=1e-4,
+        atol=1e-4,
+    )
 
 
 @question("bert_gru_sentiment_tests", points=2)
@@ -130,19 +167,38 @@ def test_matches_gru_oracle(student):
         ids, mask = ids_and_mask(20 + index, lengths, 9)
         gru, out_layer = oracle_head(40 + index, 32, hidden, layers, bidirectional)
         gru_state, out_state = head_states(gru, out_layer)
-        body = ("model.eval()\n"
-                "with torch.no_grad():\n"
-                "    logits = model(input_ids=ids, attention_mask=mask)\n"
-                "result = {'loaded': True, 'logits': logits}")
-        out = student.run(with_head(body), config=config, bert_state=state, hidden=hidden, layers=layers,
-                          bidirectional=bidirectional, ids=ids, mask=mask, gru_state=gru_state, out_state=out_state)
+        body = (
+            "model.eval()\n"
+            "with torch.no_grad():\n"
+            "    logits = model(input_ids=ids, attention_mask=mask)\n"
+            "result = {'loaded': True, 'logits': logits}"
+        )
+        out = student.run(
+            with_head(body),
+            config=config,
+            bert_state=state,
+            hidden=hidden,
+            layers=layers,
+            bidirectional=bidirectional,
+            ids=ids,
+            mask=mask,
+            gru_state=gru_state,
+            out_state=out_state,
+        )
         expect(out["loaded"] is True, CONTRACT)
-        what = (f"logits ({layers}-layer {'bidirectional' if bidirectional else 'unidirectional'} GRU, "
-                f"hidden {hidden}, padded batch of lengths {lengths})")
+        what = (
+            f"logits ({layers}-layer {'bidirectional' if bidirectional else 'unidirectional'} GRU, "
+            f"hidden {hidden}, padded batch of lengths {lengths})"
+        )
         expected = oracle_logits(bert, gru, out_layer, ids, mask)
-        expect_close(out["logits"], expected, what + ": GRU over the real tokens of BERT's last hidden states, "
-                     "final hidden state of the last layer (both directions), then the output layer",
-                     rtol=1e-4, atol=1e-5)
+        expect_close(
+            out["logits"],
+            expected,
+            what + ": GRU over the real tokens of BERT's last hidden states, "
+            "final hidden state of the last layer (both directions), then the output layer",
+            rtol=1e-4,
+            atol=1e-5,
+        )
 
 
 @question("bert_gru_sentiment_tests", points=1)
@@ -151,21 +207,43 @@ def test_cached_features_path(student):
     ids, mask = ids_and_mask(31, [6, 8, 3], 8)
     gru, out_layer = oracle_head(32, 32, 8, 1, True)
     gru_state, out_state = head_states(gru, out_layer)
-    body = ("model.eval()\n"
-            "features = model.encode(ids, mask)\n"
-            "with torch.no_grad():\n"
-            "    direct = model(input_ids=ids, attention_mask=mask)\n"
-            "    cached = model(features=features, attention_mask=mask)\n"
-            "result = {'loaded': True, 'features': features, 'grad': features.requires_grad,\n"
-            "          'direct': direct, 'cached': cached}")
-    out = student.run(with_head(body), config=config, bert_state=state, hidden=8, layers=1, bidirectional=True,
-                      ids=ids, mask=mask, gru_state=gru_state, out_state=out_state)
+    body = (
+        "model.eval()\n"
+        "features = model.encode(ids, mask)\n"
+        "with torch.no_grad():\n"
+        "    direct = model(input_ids=ids, attention_mask=mask)\n"
+        "    cached = model(features=features, attention_mask=mask)\n"
+        "result = {'loaded': True, 'features': features, 'grad': features.requires_grad,\n"
+        "          'direct': direct, 'cached': cached}"
+    )
+    out = student.run(
+        with_head(body),
+        config=config,
+        bert_state=state,
+        hidden=8,
+        layers=1,
+        bidirectional=True,
+        ids=ids,
+        mask=mask,
+        gru_state=gru_state,
+        out_state=out_state,
+    )
     expect(out["loaded"] is True, CONTRACT)
     with torch.no_grad():
         expected = bert(input_ids=ids, attention_mask=mask).last_hidden_state
-    expect_close(out["features"], expected, "encode(input_ids, attention_mask): BERT's last hidden states "
-                 "(BERT in eval mode)", rtol=1e-4, atol=1e-5)
+    expect_close(
+        out["features"],
+        expected,
+        "encode(input_ids, attention_mask): BERT's last hidden states (BERT in eval mode)",
+        rtol=1e-4,
+        atol=1e-5,
+    )
     expect(out["grad"] is False, "encode must not build a graph through BERT (use torch.no_grad())")
     logits = oracle_logits(bert, gru, out_layer, ids, mask)
-    expect_close(out["cached"], logits, "model(features=encode(...)) must give the logits of "
-                 "model(input_ids=...)", rtol=1e-4, atol=1e-5)
+    expect_close(
+        out["cached"],
+        logits,
+        "model(features=encode(...)) must give the logits of model(input_ids=...)",
+        rtol=1e-4,
+        atol=1e-5,
+    )

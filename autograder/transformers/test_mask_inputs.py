@@ -18,11 +18,13 @@ V, MASK_ID, PAD = 1000, 1000, 0
 ROWS, REAL, PADS = 64, 1024, 256
 SEEDS = (11, 12, 13)
 
-CALL = ("g = torch.Generator().manual_seed(seed)\n"
-        "before = tokens.clone()\n"
-        "masked, labels = mask_inputs(tokens, vocab, mask_id, pad_token_id=pad, mask_rate=rate,\n"
-        "                             only_mask=only_mask, generator=g)\n"
-        "result = {'masked': masked, 'labels': labels, 'unchanged': bool(torch.equal(before, tokens))}")
+CALL = (
+    "g = torch.Generator().manual_seed(seed)\n"
+    "before = tokens.clone()\n"
+    "masked, labels = mask_inputs(tokens, vocab, mask_id, pad_token_id=pad, mask_rate=rate,\n"
+    "                             only_mask=only_mask, generator=g)\n"
+    "result = {'masked': masked, 'labels': labels, 'unchanged': bool(torch.equal(before, tokens))}"
+)
 
 
 def batch(seed, low=1, high=V):
@@ -33,11 +35,14 @@ def batch(seed, low=1, high=V):
 
 
 def corrupt(student, tokens, seed, vocab=V, mask_id=MASK_ID, pad=PAD, rate=0.15, only_mask=False):
-    out = student.run(CALL, tokens=tokens, seed=seed, vocab=vocab, mask_id=mask_id, pad=pad, rate=rate,
-                      only_mask=only_mask)
+    out = student.run(
+        CALL, tokens=tokens, seed=seed, vocab=vocab, mask_id=mask_id, pad=pad, rate=rate, only_mask=only_mask
+    )
     for key in ("masked", "labels"):
-        expect(isinstance(out[key], torch.Tensor) and out[key].shape == tokens.shape,
-               f"mask_inputs must return two tensors shaped like the input {tuple(tokens.shape)} ({key})")
+        expect(
+            isinstance(out[key], torch.Tensor) and out[key].shape == tokens.shape,
+            f"mask_inputs must return two tensors shaped like the input {tuple(tokens.shape)} ({key})",
+        )
     return out
 
 
@@ -51,12 +56,18 @@ def test_rates(student):
         selected = ((out["labels"] != -100) & real).sum().item() / n
         masked = ((out["masked"] == MASK_ID) & real).sum().item() / n
         changed = ((out["masked"] != tokens) & real).sum().item() / n
-        expect(abs(selected - 0.15) < 0.0070, f"about 15% of real tokens should be selected (labelled); "
-                                              f"got {100 * selected:.2f}%")
-        expect(abs(masked - 0.12) < 0.0065, f"about 12% of real tokens should become [MASK] (80% of 15%); "
-                                            f"got {100 * masked:.2f}%")
-        expect(abs(changed - 0.135) < 0.0067, f"about 13.5% of real tokens should change (12% [MASK] + 1.5% "
-                                              f"random); got {100 * changed:.2f}%")
+        expect(
+            abs(selected - 0.15) < 0.0070,
+            f"about 15% of real tokens should be selected (labelled); got {100 * selected:.2f}%",
+        )
+        expect(
+            abs(masked - 0.12) < 0.0065,
+            f"about 12% of real tokens should become [MASK] (80% of 15%); got {100 * masked:.2f}%",
+        )
+        expect(
+            abs(changed - 0.135) < 0.0067,
+            f"about 13.5% of real tokens should change (12% [MASK] + 1.5% random); got {100 * changed:.2f}%",
+        )
 
 
 @question("mask_inputs_tests", points=1)
@@ -65,28 +76,38 @@ def test_invariants(student):
     out = corrupt(student, tokens, 21)
     labels, masked = out["labels"], out["masked"]
     expect(out["unchanged"], "mask_inputs must not modify its input tensor (work on a copy)")
-    expect(masked.dtype == tokens.dtype and labels.dtype == tokens.dtype,
-           f"masked tokens and labels should keep the input's dtype ({tokens.dtype}); got {masked.dtype} and "
-           f"{labels.dtype}")
+    expect(
+        masked.dtype == tokens.dtype and labels.dtype == tokens.dtype,
+        f"masked tokens and labels should keep the input's dtype ({tokens.dtype}); got {masked.dtype} and "
+        f"{labels.dtype}",
+    )
     selected = labels != -100
-    expect(bool((labels[selected] == tokens[selected]).all()),
-           "where a token is selected its label must be the original token id")
-    expect(bool((masked[~selected] == tokens[~selected]).all()),
-           "tokens that were not selected (label -100) must stay as they were")
+    expect(
+        bool((labels[selected] == tokens[selected]).all()),
+        "where a token is selected its label must be the original token id",
+    )
+    expect(
+        bool((masked[~selected] == tokens[~selected]).all()),
+        "tokens that were not selected (label -100) must stay as they were",
+    )
     expect(not bool(selected[:, REAL:].any()), "padding tokens must never be selected (their label stays -100)")
     # a different pad id, and only_mask=True: every selected token becomes [MASK]
     other = batch(22)
-    other[other == 7] = 8          # id 7 becomes the pad id: it must occur only in the padding
+    other[other == 7] = 8  # id 7 becomes the pad id: it must occur only in the padding
     other[:, REAL:] = 7
     out = corrupt(student, other, 22, pad=7, only_mask=True)
     selected = out["labels"] != -100
     expect(not bool(selected[:, REAL:].any()), "with pad_token_id=7 the pads (id 7) must never be selected")
     expect(bool((out["masked"][:, REAL:] == 7).all()), "padding tokens must come back unchanged")
-    expect(bool((out["masked"][selected] == MASK_ID).all()) and bool((out["masked"][~selected] == other[~selected]).all()),
-           "with only_mask=True every selected token must become [MASK] and nothing else may change")
+    expect(
+        bool((out["masked"][selected] == MASK_ID).all()) and bool((out["masked"][~selected] == other[~selected]).all()),
+        "with only_mask=True every selected token must become [MASK] and nothing else may change",
+    )
     fraction = selected.sum().item() / (ROWS * REAL)
-    expect(abs(fraction - 0.15) < 0.0070, f"with only_mask=True about 15% of real tokens should still be "
-                                          f"selected; got {100 * fraction:.2f}%")
+    expect(
+        abs(fraction - 0.15) < 0.0070,
+        f"with only_mask=True about 15% of real tokens should still be selected; got {100 * fraction:.2f}%",
+    )
 
 
 @question("mask_inputs_tests", points=1)
@@ -98,51 +119,68 @@ def test_choices_independent_of_position(student):
         out = corrupt(student, tokens, seed + 30)
         selected = out["labels"] != -100
         is_mask = out["masked"] == MASK_ID
-        regions = {"the last 6 rows": (slice(ROWS - 6, ROWS), slice(0, REAL)),
-                   "the last 102 real columns": (slice(0, ROWS), slice(REAL - 102, REAL)),
-                   "the first 102 columns": (slice(0, ROWS), slice(0, 102))}
+        regions = {
+            "the last 6 rows": (slice(ROWS - 6, ROWS), slice(0, REAL)),
+            "the last 102 real columns": (slice(0, ROWS), slice(REAL - 102, REAL)),
+            "the first 102 columns": (slice(0, ROWS), slice(0, 102)),
+        }
         for name, (rows, cols) in regions.items():
             n = selected[rows, cols].sum().item()
             expect(n > 0, f"no token was selected in {name} of a 64 x 1024 batch")
             share = (is_mask[rows, cols] & selected[rows, cols]).sum().item() / n
-            expect(abs(share - 0.8) < 0.07, f"in {name} of the batch {100 * share:.1f}% of the selected tokens "
-                                            f"became [MASK]; every selected token should choose independently "
-                                            f"(80% [MASK] everywhere)")
+            expect(
+                abs(share - 0.8) < 0.07,
+                f"in {name} of the batch {100 * share:.1f}% of the selected tokens "
+                f"became [MASK]; every selected token should choose independently "
+                f"(80% [MASK] everywhere)",
+            )
 
 
 @question("mask_inputs_tests", points=1)
 def test_random_replacements(student):
     for seed in SEEDS:
-        tokens = batch(seed + 40, low=1, high=11)   # the batch only uses ids 1..10 of a vocabulary of 1000
+        tokens = batch(seed + 40, low=1, high=11)  # the batch only uses ids 1..10 of a vocabulary of 1000
         out = corrupt(student, tokens, seed + 40)
         selected = out["labels"] != -100
         masked = out["masked"]
         replaced = selected & (masked != MASK_ID) & (masked != tokens)
         kept = selected & (masked == tokens)
         n = selected.sum().item()
-        expect(abs(replaced.sum().item() / n - 0.0999) < 0.015,
-               f"about 10% of selected tokens should become a random token; got {100 * replaced.sum().item() / n:.1f}%")
-        expect(abs(kept.sum().item() / n - 0.1001) < 0.015,
-               f"about 10% of selected tokens should stay unchanged; got {100 * kept.sum().item() / n:.1f}%")
+        expect(
+            abs(replaced.sum().item() / n - 0.0999) < 0.015,
+            f"about 10% of selected tokens should become a random token; got {100 * replaced.sum().item() / n:.1f}%",
+        )
+        expect(
+            abs(kept.sum().item() / n - 0.1001) < 0.015,
+            f"about 10% of selected tokens should stay unchanged; got {100 * kept.sum().item() / n:.1f}%",
+        )
         values = masked[replaced]
-        expect(bool(((values >= 0) & (values < V) & (values != PAD)).all()),
-               "random replacements must be real token ids: in [0, vocab_size), never the pad id or [MASK]")
+        expect(
+            bool(((values >= 0) & (values < V) & (values != PAD)).all()),
+            "random replacements must be real token ids: in [0, vocab_size), never the pad id or [MASK]",
+        )
         outside = (values > 10).float().mean().item()
         # uniform over the 998 other real ids: 989 of them lie above 10 (p = 0.991, n ~ 980)
-        expect(outside > 0.95, f"random replacements should be drawn uniformly from the whole vocabulary; only "
-                               f"{100 * outside:.1f}% were outside the ids that occur in the batch")
+        expect(
+            outside > 0.95,
+            f"random replacements should be drawn uniformly from the whole vocabulary; only "
+            f"{100 * outside:.1f}% were outside the ids that occur in the batch",
+        )
 
 
 @question("mask_inputs_tests", points=1)
 def test_seeds(student):
     tokens = batch(50)[:8]
-    code = ("outs = []\n"
-            "for s in (1, 1, 2):\n"
-            "    g = torch.Generator().manual_seed(s)\n"
-            "    outs.append(mask_inputs(tokens, 1000, 1000, generator=g))\n"
-            "result = [list(o) for o in outs]")
+    code = (
+        "outs = []\n"
+        "for s in (1, 1, 2):\n"
+        "    g = torch.Generator().manual_seed(s)\n"
+        "    outs.append(mask_inputs(tokens, 1000, 1000, generator=g))\n"
+        "result = [list(o) for o in outs]"
+    )
     (m1, l1), (m1b, l1b), (m2, l2) = student.run(code, tokens=tokens)
-    expect(torch.equal(m1, m1b) and torch.equal(l1, l1b),
-           "two calls with generators seeded alike must give the same result (draw every random number "
-           "from `generator`)")
+    expect(
+        torch.equal(m1, m1b) and torch.equal(l1, l1b),
+        "two calls with generators seeded alike must give the same result (draw every random number from `generator`)",
+    )
     expect(not torch.equal(l1, l2), "different generator seeds must select different tokens")

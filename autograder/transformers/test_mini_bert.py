@@ -22,22 +22,30 @@ def test_mini_bert_structure_and_shape(student):
     model = ref.MiniBERT(2, 23, 12, 3, 0.1, 0.1)
     state = grader_weights(model, g)
     tokens = torch.randint(1, 23, (3, 9), generator=g)
-    tokens[:, 4] = 23                                         # [MASK]: the embedding's extra row
-    code = ("model = MiniBERT(2, 23, 12, 3, 0.1, 0.1)\n" + LOAD.format(name="model") +
-            "model.eval()\n"
-            "with torch.no_grad():\n"
-            "    logits = model(tokens) if loaded else None\n"
-            "result = {'loaded': loaded, 'logits': logits}")
+    tokens[:, 4] = 23  # [MASK]: the embedding's extra row
+    code = (
+        "model = MiniBERT(2, 23, 12, 3, 0.1, 0.1)\n" + LOAD.format(name="model") + "model.eval()\n"
+        "with torch.no_grad():\n"
+        "    logits = model(tokens) if loaded else None\n"
+        "result = {'loaded': loaded, 'logits': logits}"
+    )
     out = student.run(code, stand_ins=MODEL, tokens=tokens, state=state)
-    expect(out["loaded"] is True, "the grader could not load its weights into MiniBERT(2, 23, 12, 3, 0.1, 0.1) by "
-           "name: it needs embedding = nn.Embedding(vocab_size + 1, embed_dim) (the last id is [MASK]), "
-           "blocks = nn.Sequential of n_layers TransformerBlocks and head = nn.Linear(embed_dim, vocab_size)")
+    expect(
+        out["loaded"] is True,
+        "the grader could not load its weights into MiniBERT(2, 23, 12, 3, 0.1, 0.1) by "
+        "name: it needs embedding = nn.Embedding(vocab_size + 1, embed_dim) (the last id is [MASK]), "
+        "blocks = nn.Sequential of n_layers TransformerBlocks and head = nn.Linear(embed_dim, vocab_size)",
+    )
     logits = expect_shape(out["logits"], (3, 9, 23), "MiniBERT logits for tokens of shape (3, 9) and vocab 23")
     model.eval()
     with torch.no_grad():
         expected = model(tokens)
-    expect_close(logits, expected, "MiniBERT logits for tokens that include [MASK] (id vocab_size), eval mode, "
-                 "no padding", atol=1e-4)
+    expect_close(
+        logits,
+        expected,
+        "MiniBERT logits for tokens that include [MASK] (id vocab_size), eval mode, no padding",
+        atol=1e-4,
+    )
 
 
 @question("mini_bert_tests", points=2)
@@ -56,15 +64,22 @@ def test_mini_bert_matches_reference(student):
     lengths = torch.tensor([10, 6, 8])
     pad_mask = torch.arange(S)[None, :] >= lengths[:, None]
     tokens = tokens.masked_fill(pad_mask, 0)
-    code = ("model = MiniBERT(L, V, E, H, 0.2, 0.2)\n"
-            "model.load_state_dict(state)\n"
-            "model.eval()\n"
-            "with torch.no_grad():\n"
-            "    result = model(tokens, pad_mask=pad_mask)\n")
+    code = (
+        "model = MiniBERT(L, V, E, H, 0.2, 0.2)\n"
+        "model.load_state_dict(state)\n"
+        "model.eval()\n"
+        "with torch.no_grad():\n"
+        "    result = model(tokens, pad_mask=pad_mask)\n"
+    )
     out = student.run(code, stand_ins=MODEL, L=L, V=V, E=E, H=H, state=state, tokens=tokens, pad_mask=pad_mask)
     with torch.no_grad():
         expected = model(tokens, pad_mask=pad_mask)
     out = expect_shape(out, (B, S, V), "MiniBERT logits")
     real = ~pad_mask
-    expect_close(out[real], expected[real], "MiniBERT logits at real (non-pad) positions: embedding, then "
-                 "positional encoding, then the blocks with the pad mask, then the head", atol=1e-4)
+    expect_close(
+        out[real],
+        expected[real],
+        "MiniBERT logits at real (non-pad) positions: embedding, then "
+        "positional encoding, then the blocks with the pad mask, then the head",
+        atol=1e-4,
+    )

@@ -28,32 +28,44 @@ def test_initial_loss_and_update(student):
     torch.manual_seed(60)
     model = ref.MiniBERT(2, 100, 32, 4, 0.0, 0.0)
     state = {k: v.clone() for k, v in model.state_dict().items()}
-    code = ("model = MiniBERT(2, 100, 32, 4, 0.0, 0.0)\n"
-            "model.load_state_dict(state)\n"
-            "optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
-            "loss = mlm_step(model, optimizer, tokens, 100, 100, 0, 0.15, torch.Generator().manual_seed(3))\n"
-            "model.eval()\n"
-            "with torch.no_grad():\n"
-            "    logits = model(probe, pad_mask=probe == 0)\n"
-            "result = {'loss': loss, 'logits': logits}")
+    code = (
+        "model = MiniBERT(2, 100, 32, 4, 0.0, 0.0)\n"
+        "model.load_state_dict(state)\n"
+        "optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+        "loss = mlm_step(model, optimizer, tokens, 100, 100, 0, 0.15, torch.Generator().manual_seed(3))\n"
+        "model.eval()\n"
+        "with torch.no_grad():\n"
+        "    logits = model(probe, pad_mask=probe == 0)\n"
+        "result = {'loss': loss, 'logits': logits}"
+    )
     out = student.run(code, stand_ins=MODEL, tokens=tokens, state=state, probe=probe)
-    expect(isinstance(out["loss"], float), f"mlm_step must return the loss as a Python float; got "
-                                           f"{type(out['loss']).__name__}")
+    expect(
+        isinstance(out["loss"], float),
+        f"mlm_step must return the loss as a Python float; got {type(out['loss']).__name__}",
+    )
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     masked, labels = ref.mask_inputs(tokens, 100, 100, 0, 0.15, generator=torch.Generator().manual_seed(3))
-    loss = torch.nn.functional.cross_entropy(model(masked, pad_mask=tokens == 0).reshape(-1, 100),
-                                             labels.reshape(-1), ignore_index=-100)
+    loss = torch.nn.functional.cross_entropy(
+        model(masked, pad_mask=tokens == 0).reshape(-1, 100), labels.reshape(-1), ignore_index=-100
+    )
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
     model.eval()
     with torch.no_grad():
         expected = model(probe, pad_mask=probe == 0)
-    expect(abs(out["loss"] - loss.item()) <= 1e-4 * loss.item(),
-           f"the first masked-LM loss differs from the reference by {abs(out['loss'] - loss.item()):.3g} (mask "
-           f"with mask_inputs and the generator, cross-entropy over the selected tokens only)")
-    expect_close(out["logits"], expected, "the model's logits after one mlm_step with Adam (forward, loss, "
-                 "zero the gradients, backward, step)", rtol=1e-3, atol=1e-4)
+    expect(
+        abs(out["loss"] - loss.item()) <= 1e-4 * loss.item(),
+        f"the first masked-LM loss differs from the reference by {abs(out['loss'] - loss.item()):.3g} (mask "
+        f"with mask_inputs and the generator, cross-entropy over the selected tokens only)",
+    )
+    expect_close(
+        out["logits"],
+        expected,
+        "the model's logits after one mlm_step with Adam (forward, loss, zero the gradients, backward, step)",
+        rtol=1e-3,
+        atol=1e-4,
+    )
 
 
 @question("mlm_step_tests", points=2)
@@ -68,14 +80,16 @@ def test_two_steps_match_reference(student):
     torch.manual_seed(61)
     model = ref.MiniBERT(2, vocab, 16, 2, 0.1, 0.1)
     state = {k: v.clone() for k, v in model.state_dict().items()}
-    code = ("model = MiniBERT(2, vocab, 16, 2, 0.1, 0.1)\n"
-            "model.load_state_dict(state)\n"
-            "model.eval()\n"
-            "optimizer = torch.optim.SGD(model.parameters(), lr=0.5)\n"
-            "g = torch.Generator().manual_seed(5)\n"
-            "torch.manual_seed(seed)\n"
-            "losses = [mlm_step(model, optimizer, tokens, vocab, vocab, 0, 0.3, g) for _ in range(2)]\n"
-            "result = {'losses': losses, 'state': dict(model.state_dict())}")
+    code = (
+        "model = MiniBERT(2, vocab, 16, 2, 0.1, 0.1)\n"
+        "model.load_state_dict(state)\n"
+        "model.eval()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.5)\n"
+        "g = torch.Generator().manual_seed(5)\n"
+        "torch.manual_seed(seed)\n"
+        "losses = [mlm_step(model, optimizer, tokens, vocab, vocab, 0, 0.3, g) for _ in range(2)]\n"
+        "result = {'losses': losses, 'state': dict(model.state_dict())}"
+    )
     out = student.run(code, stand_ins=MODEL, vocab=vocab, state=state, tokens=tokens, seed=seed)
     model.eval()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
@@ -83,14 +97,23 @@ def test_two_steps_match_reference(student):
     torch.manual_seed(seed)
     losses = [ref.mlm_step(model, optimizer, tokens, vocab, vocab, 0, 0.3, g) for _ in range(2)]
     got = out["losses"]
-    expect(isinstance(got, list) and len(got) == 2 and all(isinstance(x, float) for x in got),
-           "mlm_step must return the loss as a float")
+    expect(
+        isinstance(got, list) and len(got) == 2 and all(isinstance(x, float) for x in got),
+        "mlm_step must return the loss as a float",
+    )
     for step, (mine, theirs) in enumerate(zip(got, losses), 1):
-        expect(abs(mine - theirs) <= 1e-4 * abs(theirs) + 1e-5,
-               f"loss of step {step} differs from the reference by {abs(mine - theirs):.3g} (the model in "
-               f"training mode, masked with mask_inputs and the generator, pad_mask = tokens == pad, "
-               f"cross-entropy over the selected tokens only)")
+        expect(
+            abs(mine - theirs) <= 1e-4 * abs(theirs) + 1e-5,
+            f"loss of step {step} differs from the reference by {abs(mine - theirs):.3g} (the model in "
+            f"training mode, masked with mask_inputs and the generator, pad_mask = tokens == pad, "
+            f"cross-entropy over the selected tokens only)",
+        )
     for name, tensor in model.state_dict().items():
         expect(name in out["state"], f"parameter {name} is missing after mlm_step")
-        expect_close(out["state"][name], tensor, f"parameter {name} after two SGD steps in training mode (zero "
-                     f"the gradients, backward, step)", rtol=1e-4, atol=1e-5)
+        expect_close(
+            out["state"][name],
+            tensor,
+            f"parameter {name} after two SGD steps in training mode (zero the gradients, backward, step)",
+            rtol=1e-4,
+            atol=1e-5,
+        )

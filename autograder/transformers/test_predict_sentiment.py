@@ -13,34 +13,39 @@ from autograder.transformers.oracles import reference
 # The tokenizer behaves like the BERT tokenizer the notebook gives students: its special tokens ([PAD],
 # [UNK], [CLS], [SEP], [MASK]) have ids and names, calling it wraps a sentence in [CLS] ... [SEP], and
 # tokenize / convert_tokens_to_ids / cls_token_id / sep_token_id work as they do on BertTokenizerFast.
-TOKENIZER = ("from tokenizers import Tokenizer, models, pre_tokenizers, processors\n"
-             "from transformers import PreTrainedTokenizerFast\n"
-             "core = Tokenizer(models.WordLevel(vocab, unk_token='[UNK]'))\n"
-             "core.pre_tokenizer = pre_tokenizers.Whitespace()\n"
-             "core.post_processor = processors.TemplateProcessing(\n"
-             "    single='[CLS] $A [SEP]', pair='[CLS] $A [SEP] $B:1 [SEP]:1',\n"
-             "    special_tokens=[('[CLS]', vocab['[CLS]']), ('[SEP]', vocab['[SEP]'])])\n"
-             "tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token='[UNK]', pad_token='[PAD]',\n"
-             "                                    cls_token='[CLS]', sep_token='[SEP]', mask_token='[MASK]')\n")
+TOKENIZER = (
+    "from tokenizers import Tokenizer, models, pre_tokenizers, processors\n"
+    "from transformers import PreTrainedTokenizerFast\n"
+    "core = Tokenizer(models.WordLevel(vocab, unk_token='[UNK]'))\n"
+    "core.pre_tokenizer = pre_tokenizers.Whitespace()\n"
+    "core.post_processor = processors.TemplateProcessing(\n"
+    "    single='[CLS] $A [SEP]', pair='[CLS] $A [SEP] $B:1 [SEP]:1',\n"
+    "    special_tokens=[('[CLS]', vocab['[CLS]']), ('[SEP]', vocab['[SEP]'])])\n"
+    "tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token='[UNK]', pad_token='[PAD]',\n"
+    "                                    cls_token='[CLS]', sep_token='[SEP]', mask_token='[MASK]')\n"
+)
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-PREDICT_BERT = dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=20,
-                    max_position_embeddings=64)
-PREDICT = (TOKENIZER +
-           "from transformers import BertConfig, BertModel\n"
-           "bert = BertModel(BertConfig(**config))\n"
-           "bert.load_state_dict(bert_state)\n"
-           "model = BERTGRUSentiment(bert, 6, 1, 1, True, 0.5)\n"
-           "model.load_state_dict(head_state, strict=False)\n"
-           "model.train()\n"
-           "probabilities = [predict_sentiment(model, tokenizer, s) for s in sentences]\n"
-           "again = predict_sentiment(model, tokenizer, sentences[0])\n"
-           "result = {'p': probabilities, 'again': again}")
+PREDICT_BERT = dict(
+    hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=20, max_position_embeddings=64
+)
+PREDICT = (
+    TOKENIZER + "from transformers import BertConfig, BertModel\n"
+    "bert = BertModel(BertConfig(**config))\n"
+    "bert.load_state_dict(bert_state)\n"
+    "model = BERTGRUSentiment(bert, 6, 1, 1, True, 0.5)\n"
+    "model.load_state_dict(head_state, strict=False)\n"
+    "model.train()\n"
+    "probabilities = [predict_sentiment(model, tokenizer, s) for s in sentences]\n"
+    "again = predict_sentiment(model, tokenizer, sentences[0])\n"
+    "result = {'p': probabilities, 'again': again}"
+)
 SENTENCES = ["this film is great", "a dull and boring movie with a weak plot", "the acting"]
 
 
 def predict_problem(bias):
     """(inputs for PREDICT, expected probabilities), every weight and token id chosen here."""
     from transformers import BertConfig, BertModel
+
     ref = reference()
     words = sorted({w for s in SENTENCES for w in s.split()})
     vocab = {**{token: i for i, token in enumerate(SPECIAL)}, **{w: i + len(SPECIAL) for i, w in enumerate(words)}}
@@ -71,12 +76,17 @@ def test_returns_probability(student):
         got = out["p"]
         expect(all(isinstance(p, float) for p in got), "predict_sentiment must return a Python float")
         outside = sum(not 0.0 <= p <= 1.0 for p in got)
-        expect(not outside, f"predict_sentiment must return a probability in [0, 1] (apply a sigmoid to the logit); "
-                            f"{outside} of {len(got)} predictions were outside")
+        expect(
+            not outside,
+            f"predict_sentiment must return a probability in [0, 1] (apply a sigmoid to the logit); "
+            f"{outside} of {len(got)} predictions were outside",
+        )
         worst = max(abs(a - b) for a, b in zip(got, expected))
-        expect(len(got) == len(expected) and worst < 1e-5,
-               f"predicted probabilities differ from the reference by up to {worst:.3g} (the model in eval mode, "
-               f"the sentence tokenized by calling the tokenizer, which adds [CLS] and [SEP], then a sigmoid)")
+        expect(
+            len(got) == len(expected) and worst < 1e-5,
+            f"predicted probabilities differ from the reference by up to {worst:.3g} (the model in eval mode, "
+            f"the sentence tokenized by calling the tokenizer, which adds [CLS] and [SEP], then a sigmoid)",
+        )
 
 
 @question("predict_sentiment_tests", points=1)
@@ -91,12 +101,18 @@ def test_eval_mode(student):
         inputs, _ = predict_problem(bias)
         runs.append(student.run(PREDICT, stand_ins=("BERTGRUSentiment",), **inputs))
     values = [p for out in runs for p in out["p"] + [out["again"]]]
-    expect(all(isinstance(p, float) and 0.0 < p < 1.0 for p in values),
-           "predict_sentiment must return a probability strictly between 0 and 1 (a sigmoid of the logit)")
-    expect(all(abs(out["again"] - out["p"][0]) < 1e-6 for out in runs),
-           "two predictions for the same sentence differ: predict_sentiment must put the model in eval mode")
+    expect(
+        all(isinstance(p, float) and 0.0 < p < 1.0 for p in values),
+        "predict_sentiment must return a probability strictly between 0 and 1 (a sigmoid of the logit)",
+    )
+    expect(
+        all(abs(out["again"] - out["p"][0]) < 1e-6 for out in runs),
+        "two predictions for the same sentence differ: predict_sentiment must put the model in eval mode",
+    )
     gaps = [math.log(a / (1 - a)) - math.log(b / (1 - b)) for a, b in zip(runs[0]["p"], runs[1]["p"])]
     worst = max(abs(gap - 1.2) for gap in gaps)
-    expect(len(gaps) == len(SENTENCES) and worst < 1e-4,
-           f"with output biases 0.3 and -0.9 the logits behind your probabilities should differ by exactly 1.2 "
-           f"(eval mode: no dropout before the output layer); they are off by up to {worst:.3g}")
+    expect(
+        len(gaps) == len(SENTENCES) and worst < 1e-4,
+        f"with output biases 0.3 and -0.9 the logits behind your probabilities should differ by exactly 1.2 "
+        f"(eval mode: no dropout before the output layer); they are off by up to {worst:.3g}",
+    )

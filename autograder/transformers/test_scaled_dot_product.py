@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from assignments.grading.testkit import expect, expect_close, expect_shape, question
 from autograder.transformers.inputs import padding_mask
 
-SHAPES = [(2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8)]   # batch, heads, seq, head_dim
+SHAPES = [(2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8)]  # batch, heads, seq, head_dim
 
 
 def reference_attention(q, k, v, mask=None):
@@ -25,11 +25,16 @@ def reference_attention(q, k, v, mask=None):
     return values, weights
 
 
-CALL = ("values, attention = scaled_dot_product(q, k, v, attn_drop_rate=0.0, mask=mask)\n"
-        "result = {'values': values, 'attention': attention}")
+CALL = (
+    "values, attention = scaled_dot_product(q, k, v, attn_drop_rate=0.0, mask=mask)\n"
+    "result = {'values': values, 'attention': attention}"
+)
 # The same call, also reporting whether q, k and v are unchanged afterwards (the grader keeps its own copies).
-CALL_UNCHANGED = ("sent = [q.clone(), k.clone(), v.clone()]\n" + CALL +
-                  "\nresult['unchanged'] = all(torch.equal(a, b) for a, b in zip(sent, (q, k, v)))")
+CALL_UNCHANGED = (
+    "sent = [q.clone(), k.clone(), v.clone()]\n"
+    + CALL
+    + "\nresult['unchanged'] = all(torch.equal(a, b) for a, b in zip(sent, (q, k, v)))"
+)
 
 
 @question("scaled_dot_product_tests", points=2)
@@ -39,12 +44,20 @@ def test_matches_reference_without_mask(student):
         q, k, v = (torch.randn(*shape, generator=g) for _ in range(3))
         out = student.run(CALL_UNCHANGED, q=q, k=k, v=v, mask=None)
         expected_values, expected_weights = reference_attention(q, k, v)
-        expect(out["unchanged"] is True, "scaled_dot_product changed q, k or v: scale a new tensor "
-                                         "(q @ k^T / sqrt(head_dim)), never the inputs in place")
+        expect(
+            out["unchanged"] is True,
+            "scaled_dot_product changed q, k or v: scale a new tensor "
+            "(q @ k^T / sqrt(head_dim)), never the inputs in place",
+        )
         B, H, S, D = shape
         expect_shape(out["attention"], (B, H, S, S), f"attention for q of shape {shape}")
-        expect_close(out["attention"], expected_weights, f"attention weights for shape {shape} "
-                     "(softmax over keys of q·kᵀ/sqrt(head_dim))", rtol=1e-4, atol=1e-5)
+        expect_close(
+            out["attention"],
+            expected_weights,
+            f"attention weights for shape {shape} (softmax over keys of q·kᵀ/sqrt(head_dim))",
+            rtol=1e-4,
+            atol=1e-5,
+        )
         expect_close(out["values"], expected_values, f"values for shape {shape}", rtol=1e-4, atol=1e-5)
 
 
@@ -61,17 +74,25 @@ def test_padding_mask(student):
         attention = expect_shape(out["attention"], (B, H, S, S), f"attention for shape {shape}")
         to_pads = attention.masked_select(mask[:, None, None, :].expand(B, H, S, S))
         worst = to_pads.abs().max().item() if to_pads.numel() else 0.0
-        expect(worst == 0.0, f"padded keys (mask == True, the key columns) must get exactly 0 attention "
-                             f"from every query; got up to {worst:.3g}")
+        expect(
+            worst == 0.0,
+            f"padded keys (mask == True, the key columns) must get exactly 0 attention "
+            f"from every query; got up to {worst:.3g}",
+        )
         sums = attention.sum(-1)
-        expect(torch.allclose(sums, torch.ones_like(sums), atol=1e-5),
-               f"each query's attention must sum to 1 over the keys; got sums between "
-               f"{sums.min().item():.4f} and {sums.max().item():.4f}")
+        expect(
+            torch.allclose(sums, torch.ones_like(sums), atol=1e-5),
+            f"each query's attention must sum to 1 over the keys; got sums between "
+            f"{sums.min().item():.4f} and {sums.max().item():.4f}",
+        )
         expected_values, expected_weights = reference_attention(q, k, v, mask)
         expect_close(out["attention"], expected_weights, f"masked attention for shape {shape}")
         expect_close(out["values"], expected_values, f"masked values for shape {shape}")
-        expect_close(again["values"], out["values"],
-                     "values after changing only the padded positions of v (they must not matter)")
+        expect_close(
+            again["values"],
+            out["values"],
+            "values after changing only the padded positions of v (they must not matter)",
+        )
 
 
 @question("scaled_dot_product_tests", points=1)
@@ -80,16 +101,26 @@ def test_dropout_on_weights(student):
     # sqrt(0.3 * 0.7 / 16384) = 0.0036, so 5 sigma is 0.018; the bound below is 0.02.
     g = torch.Generator().manual_seed(303)
     q, k, v = (torch.randn(2, 2, 64, 8, generator=g) for _ in range(3))
-    code = ("values, attention = scaled_dot_product(q, k, v, attn_drop_rate=0.3, mask=None)\n"
-            "result = {'values': values, 'attention': attention}")
+    code = (
+        "values, attention = scaled_dot_product(q, k, v, attn_drop_rate=0.3, mask=None)\n"
+        "result = {'values': values, 'attention': attention}"
+    )
     out = student.run(code, q=q, k=k, v=v)
     attention = expect_shape(out["attention"], (2, 2, 64, 64), "attention with dropout")
     _, weights = reference_attention(q, k, v)
     dropped = (attention == 0).float().mean().item()
-    expect(abs(dropped - 0.3) < 0.02, f"with attn_drop_rate=0.3 about 30% of the attention weights should be "
-                                      f"zeroed; got {100 * dropped:.1f}%")
+    expect(
+        abs(dropped - 0.3) < 0.02,
+        f"with attn_drop_rate=0.3 about 30% of the attention weights should be zeroed; got {100 * dropped:.1f}%",
+    )
     kept = attention != 0
-    expect_close(attention[kept], weights[kept] / 0.7,
-                 "kept attention weights (dropout must rescale them by 1/(1-p))", rtol=1e-4, atol=1e-6)
-    expect_close(out["values"], attention @ v, "values (they must be the dropped-out attention times v)",
-                 rtol=1e-4, atol=1e-5)
+    expect_close(
+        attention[kept],
+        weights[kept] / 0.7,
+        "kept attention weights (dropout must rescale them by 1/(1-p))",
+        rtol=1e-4,
+        atol=1e-6,
+    )
+    expect_close(
+        out["values"], attention @ v, "values (they must be the dropped-out attention times v)", rtol=1e-4, atol=1e-5
+    )

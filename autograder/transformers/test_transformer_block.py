@@ -15,7 +15,7 @@ from autograder.transformers.inputs import grader_weights, padding_mask
 from autograder.transformers.oracles import reference
 
 ATTENTION = ("scaled_dot_product", "MultiHeadAttention")
-BLOCK_CASES = [(2, 6, 12, 3), (3, 5, 16, 4)]   # batch, seq, embed_dim, heads
+BLOCK_CASES = [(2, 6, 12, 3), (3, 5, 16, 4)]  # batch, seq, embed_dim, heads
 
 
 def oracle_layer(E, H, generator):
@@ -31,25 +31,33 @@ def oracle_layer(E, H, generator):
 
 
 def block_state(layer, prefix=""):
-    pairs = {"self_attn.qkv_proj.weight": layer.self_attn.in_proj_weight,
-             "self_attn.qkv_proj.bias": layer.self_attn.in_proj_bias,
-             "self_attn.o_proj.weight": layer.self_attn.out_proj.weight,
-             "self_attn.o_proj.bias": layer.self_attn.out_proj.bias,
-             "linear_net.0.weight": layer.linear1.weight, "linear_net.0.bias": layer.linear1.bias,
-             "linear_net.2.weight": layer.linear2.weight, "linear_net.2.bias": layer.linear2.bias,
-             "norm1.weight": layer.norm1.weight, "norm1.bias": layer.norm1.bias,
-             "norm2.weight": layer.norm2.weight, "norm2.bias": layer.norm2.bias}
+    pairs = {
+        "self_attn.qkv_proj.weight": layer.self_attn.in_proj_weight,
+        "self_attn.qkv_proj.bias": layer.self_attn.in_proj_bias,
+        "self_attn.o_proj.weight": layer.self_attn.out_proj.weight,
+        "self_attn.o_proj.bias": layer.self_attn.out_proj.bias,
+        "linear_net.0.weight": layer.linear1.weight,
+        "linear_net.0.bias": layer.linear1.bias,
+        "linear_net.2.weight": layer.linear2.weight,
+        "linear_net.2.bias": layer.linear2.bias,
+        "norm1.weight": layer.norm1.weight,
+        "norm1.bias": layer.norm1.bias,
+        "norm2.weight": layer.norm2.weight,
+        "norm2.bias": layer.norm2.bias,
+    }
     return {prefix + name: p.detach().clone() for name, p in pairs.items()}
 
 
 @question("transformer_block_tests", points=2)
 def test_block_matches_pytorch(student):
     g = torch.Generator().manual_seed(606)
-    code = ("block = TransformerBlock(E, H, 0.3, 0.3)\n"
-            "block.load_state_dict(state)\n"
-            "block.eval()\n"
-            "with torch.no_grad():\n"
-            "    result = block((x, mask))[0]\n")
+    code = (
+        "block = TransformerBlock(E, H, 0.3, 0.3)\n"
+        "block.load_state_dict(state)\n"
+        "block.eval()\n"
+        "with torch.no_grad():\n"
+        "    result = block((x, mask))[0]\n"
+    )
     for B, S, E, H in BLOCK_CASES:
         layer = oracle_layer(E, H, g)
         x = torch.randn(B, S, E, generator=g)
@@ -58,8 +66,14 @@ def test_block_matches_pytorch(student):
             out = student.run(code, stand_ins=ATTENTION, E=E, H=H, state=block_state(layer), x=x, mask=m)
             with torch.no_grad():
                 expected = layer(x, src_key_padding_mask=m)
-            expect_close(out, expected, f"block output (batch={B}, seq={S}, embed_dim={E}, heads={H}, "
-                         f"{'with padding' if m is not None else 'no mask'}; eval mode)", rtol=1e-4, atol=1e-4)
+            expect_close(
+                out,
+                expected,
+                f"block output (batch={B}, seq={S}, embed_dim={E}, heads={H}, "
+                f"{'with padding' if m is not None else 'no mask'}; eval mode)",
+                rtol=1e-4,
+                atol=1e-4,
+            )
 
 
 @question("transformer_block_tests", points=1)
@@ -70,18 +84,22 @@ def test_blocks_chain_in_sequential(student):
     state = {**block_state(layers[0], "0."), **block_state(layers[1], "1.")}
     x = torch.randn(B, S, E, generator=g)
     mask = padding_mask(B, S, g)
-    code = ("stack = nn.Sequential(TransformerBlock(E, H, 0.0, 0.0), TransformerBlock(E, H, 0.0, 0.0))\n"
-            "stack.load_state_dict(state)\n"
-            "stack.eval()\n"
-            "with torch.no_grad():\n"
-            "    out = stack((x, mask))\n"
-            "expect_pair = isinstance(out, (tuple, list)) and len(out) == 2\n"
-            "result = {'pair': expect_pair, 'embedding': out[0] if expect_pair else None,\n"
-            "          'mask': out[1] if expect_pair else None}")
+    code = (
+        "stack = nn.Sequential(TransformerBlock(E, H, 0.0, 0.0), TransformerBlock(E, H, 0.0, 0.0))\n"
+        "stack.load_state_dict(state)\n"
+        "stack.eval()\n"
+        "with torch.no_grad():\n"
+        "    out = stack((x, mask))\n"
+        "expect_pair = isinstance(out, (tuple, list)) and len(out) == 2\n"
+        "result = {'pair': expect_pair, 'embedding': out[0] if expect_pair else None,\n"
+        "          'mask': out[1] if expect_pair else None}"
+    )
     out = student.run(code, stand_ins=ATTENTION, E=E, H=H, state=state, x=x, mask=mask)
     expect(out["pair"], "TransformerBlock.forward((embedding, mask)) must return the pair (embedding, mask)")
-    expect(isinstance(out["mask"], torch.Tensor) and torch.equal(out["mask"], mask),
-           "the mask must come out of the block unchanged so the next block can use it")
+    expect(
+        isinstance(out["mask"], torch.Tensor) and torch.equal(out["mask"], mask),
+        "the mask must come out of the block unchanged so the next block can use it",
+    )
     with torch.no_grad():
         expected = layers[1](layers[0](x, src_key_padding_mask=mask), src_key_padding_mask=mask)
     expect_close(out["embedding"], expected, "output of two blocks chained in nn.Sequential", atol=1e-4)
@@ -105,28 +123,43 @@ def test_block_structure(student):
     state = grader_weights(oracle, g)
     x = torch.randn(B, S, E, generator=g)
     mask = padding_mask(B, S, g)
-    code = ("block = TransformerBlock(E, H, 0.25, 0.2)\n" + LOAD.format(name="block") +
-            "with torch.no_grad():\n"
-            "    eval_out = block.eval()((x, mask))[0] if loaded else None\n"
-            "    block.train()\n"
-            "    torch.manual_seed(seed)\n"
-            "    out = block((x, mask))[0] if loaded else None\n"
-            "result = {'loaded': loaded, 'eval': eval_out, 'out': out}")
+    code = (
+        "block = TransformerBlock(E, H, 0.25, 0.2)\n" + LOAD.format(name="block") + "with torch.no_grad():\n"
+        "    eval_out = block.eval()((x, mask))[0] if loaded else None\n"
+        "    block.train()\n"
+        "    torch.manual_seed(seed)\n"
+        "    out = block((x, mask))[0] if loaded else None\n"
+        "result = {'loaded': loaded, 'eval': eval_out, 'out': out}"
+    )
     out = student.run(code, stand_ins=ATTENTION, E=E, H=H, state=state, x=x, mask=mask, seed=seed)
-    expect(out["loaded"] is True, "the grader could not load its weights into TransformerBlock(12, 3, 0.25, 0.2) "
-           "by name: it needs exactly self_attn (qkv_proj, o_proj), norm1, norm2 (nn.LayerNorm) and linear_net = "
-           "nn.Sequential(nn.Linear(E, 4E), nn.GELU(), nn.Linear(4E, E), nn.Dropout(layer_drop_rate))")
+    expect(
+        out["loaded"] is True,
+        "the grader could not load its weights into TransformerBlock(12, 3, 0.25, 0.2) "
+        "by name: it needs exactly self_attn (qkv_proj, o_proj), norm1, norm2 (nn.LayerNorm) and linear_net = "
+        "nn.Sequential(nn.Linear(E, 4E), nn.GELU(), nn.Linear(4E, E), nn.Dropout(layer_drop_rate))",
+    )
     with torch.no_grad():
         expected_eval = oracle.eval()((x, mask))[0]
         oracle.train()
         torch.manual_seed(seed)
         expected = oracle((x, mask))[0]
     # A block already wrong in eval mode fails here too; say so, rather than point at the dropouts.
-    eval_right = isinstance(out["eval"], torch.Tensor) and out["eval"].shape == expected_eval.shape and \
-        bool(torch.allclose(out["eval"], expected_eval, rtol=1e-4, atol=1e-4))
-    expect(eval_right, "the block's output is already wrong in eval mode (the comparison with "
-           "nn.TransformerEncoderLayer says how), so its training-mode output cannot match either")
-    expect_close(out["out"], expected, "block output in training mode (attn_drop_rate 0.25, layer_drop_rate 0.2, "
-                 "same torch seed as the reference): dropout goes on the attention output before it is added to "
-                 "the input, and linear_net's Dropout(layer_drop_rate) ends the feed-forward part",
-                 rtol=1e-4, atol=1e-5)
+    eval_right = (
+        isinstance(out["eval"], torch.Tensor)
+        and out["eval"].shape == expected_eval.shape
+        and bool(torch.allclose(out["eval"], expected_eval, rtol=1e-4, atol=1e-4))
+    )
+    expect(
+        eval_right,
+        "the block's output is already wrong in eval mode (the comparison with "
+        "nn.TransformerEncoderLayer says how), so its training-mode output cannot match either",
+    )
+    expect_close(
+        out["out"],
+        expected,
+        "block output in training mode (attn_drop_rate 0.25, layer_drop_rate 0.2, "
+        "same torch seed as the reference): dropout goes on the attention output before it is added to "
+        "the input, and linear_net's Dropout(layer_drop_rate) ends the feed-forward part",
+        rtol=1e-4,
+        atol=1e-5,
+    )

@@ -61,8 +61,11 @@ def canvas_import(csv_text: str, gradebook_export: str) -> dict:
     field = {name: header.index(name) for name in ("ID", "SIS User ID", "SIS Login ID") if name in header}
     grades, unmatched = {}, []
     for row in rows:
-        uid = row[field["ID"]] if row[field["ID"]] in students else \
-            by_sis.get(row[field.get("SIS User ID", 0)]) or by_login.get(row[field.get("SIS Login ID", 0)])
+        uid = (
+            row[field["ID"]]
+            if row[field["ID"]] in students
+            else by_sis.get(row[field.get("SIS User ID", 0)]) or by_login.get(row[field.get("SIS Login ID", 0)])
+        )
         if uid is None:
             unmatched.append(row[0])
             continue
@@ -74,7 +77,7 @@ def canvas_import(csv_text: str, gradebook_export: str) -> dict:
 def run(tmp_path) -> Path:
     """A run folder with three graded records (keys are Canvas user ids, as intake makes them)."""
     results = [record("111"), record("222", padded_ok=True), record("333", status="rejected")]
-    results[1].questions[2].points = 2.5   # a hand grade
+    results[1].questions[2].points = 2.5  # a hand grade
     for result in results:
         store.save_result(result, tmp_path / "run" / "results")
     (tmp_path / "export.csv").write_text(GRADEBOOK_EXPORT, encoding="utf-8")
@@ -83,8 +86,7 @@ def run(tmp_path) -> Path:
 
 def export_canvas(run: Path, roster: Path, **choices) -> str:
     opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), **choices)
-    written = exports.export("transformers", run / "results", run / "exports", ("canvas",), roster,
-                             canvas_options=opts)
+    written = exports.export("transformers", run / "results", run / "exports", ("canvas",), roster, canvas_options=opts)
     return written["canvas"][0].read_text(encoding="utf-8")
 
 

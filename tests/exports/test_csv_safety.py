@@ -18,14 +18,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from assignments import exports
-from assignments.exports import canvas, csv_safe, nbgrader_gradebook
+from assignments.exports import canvas, csv_safe
 from assignments.intake import parse_name
 from assignments.results import store
-from tests.helpers import tool_unavailable
 from tests.exports.test_exports import record, toy_course
+from tests.helpers import tool_unavailable
 
 # Names as they arrive from LMS downloads: a Moodle folder and Canvas file names a student influenced.
 HOSTILE_PATHS = [
@@ -35,7 +33,7 @@ HOSTILE_PATHS = [
     "@SUM(1+1)*cmd|' -C calc'!A0_558_assignsubmission_file_/toy.ipynb",
     "\t=1+1_559_assignsubmission_file_/toy.ipynb",
     "\r=1+1_560_assignsubmission_file_/toy.ipynb",
-    "=1+1_561_900_toy.ipynb",   # Canvas: the name part of doejane_<user>_<submission>_<file>
+    "=1+1_561_900_toy.ipynb",  # Canvas: the name part of doejane_<user>_<submission>_<file>
 ]
 
 
@@ -70,13 +68,31 @@ def written_exports(tmp_path: Path) -> list[Path]:
     for result in results:
         store.save_result(result, folder)
     manifest = tmp_path / "roster.json"
-    manifest.write_text(json.dumps({"assignment": "toy", "source": "x.zip", "findings": [], "missing": [],
-                                    "submissions": [{"student": s, "path": None, "original_name": "toy.ipynb",
-                                                     "name": info["name"], "lms": "moodle",
-                                                     "user_id": info["user_id"]} for s, info in roster.items()]}))
+    manifest.write_text(
+        json.dumps(
+            {
+                "assignment": "toy",
+                "source": "x.zip",
+                "findings": [],
+                "missing": [],
+                "submissions": [
+                    {
+                        "student": s,
+                        "path": None,
+                        "original_name": "toy.ipynb",
+                        "name": info["name"],
+                        "lms": "moodle",
+                        "user_id": info["user_id"],
+                    }
+                    for s, info in roster.items()
+                ],
+            }
+        )
+    )
     opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), per_question=True)
-    written = exports.export("toy", folder, tmp_path / "exports", ("canvas", "nbgrader"), manifest, db,
-                             course_root=root, canvas_options=opts)
+    written = exports.export(
+        "toy", folder, tmp_path / "exports", ("canvas", "nbgrader"), manifest, db, course_root=root, canvas_options=opts
+    )
     return written["canvas"] + written["nbgrader"]
 
 
@@ -101,9 +117,21 @@ def spreadsheet_formulas(paths: list[Path], work: Path) -> dict[str, list[str]]:
     if soffice is None:
         tool_unavailable("LibreOffice (soffice) is not installed; run .ci/install-spreadsheet")
     out = work / "converted"
-    done = subprocess.run([soffice, f"-env:UserInstallation=file://{work / 'profile'}", "--headless",
-                           "--convert-to", "fods", "--outdir", str(out), *map(str, paths)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            soffice,
+            f"-env:UserInstallation=file://{work / 'profile'}",
+            "--headless",
+            "--convert-to",
+            "fods",
+            "--outdir",
+            str(out),
+            *map(str, paths),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     found = {}
     for path in paths:
         converted = out / f"{path.stem}.fods"

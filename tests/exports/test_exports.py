@@ -15,24 +15,29 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from assignments import exports, gradescope_bundle, gradescope_runner
 from assignments.cli import main as course
-from assignments import exports
 from assignments.course import REPO
-from assignments import gradescope_bundle, gradescope_runner
 from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, text
 from assignments.results import store
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
 
 A = "transformers"
-SECRET = "expected = torch.tensor([0.1234])"   # stands for grader internals that must never reach students
+SECRET = "expected = torch.tensor([0.1234])"  # stands for grader internals that must never reach students
 
 
 def record(student: str, padded_ok: bool = False, status: str = "graded") -> SubmissionResult:
     attention = [
         TestResult("test_rows_sum_to_one", "attention_tests", 1.0, 1.0, "passed", "", 0.01),
-        TestResult("test_padded_keys_get_zero_attention", "attention_tests", 2.0 if padded_ok else 0.0, 2.0,
-                   "passed" if padded_ok else "failed",
-                   "" if padded_ok else "attention to padded keys must be 0; got up to 0.31 <b>", 0.02),
+        TestResult(
+            "test_padded_keys_get_zero_attention",
+            "attention_tests",
+            2.0 if padded_ok else 0.0,
+            2.0,
+            "passed" if padded_ok else "failed",
+            "" if padded_ok else "attention to padded keys must be 0; got up to 0.31 <b>",
+            0.02,
+        ),
     ]
     mha = [TestResult("test_output_shape[batch3]", "mha_tests", 2.0, 2.0, "passed", "", 0.01)]
     questions = [
@@ -40,16 +45,25 @@ def record(student: str, padded_ok: bool = False, status: str = "graded") -> Sub
         QuestionResult("mha_tests", "autograded", 2.0, 2.0, mha),
         QuestionResult("attention_written", "manual", 3.0, None, []),
     ]
-    findings = [Finding("test-cell-edited", "test cell mha_tests was edited; the grader restored it", "warning",
-                        "mha_tests"),
-                Finding("suite-problem", f"could not collect autograder/{A}/test_secret.py: {SECRET}", "error"),
-                Finding("sandbox-degraded", "this machine could not give the sandbox: network isolation", "info")]
+    findings = [
+        Finding("test-cell-edited", "test cell mha_tests was edited; the grader restored it", "warning", "mha_tests"),
+        Finding("suite-problem", f"could not collect autograder/{A}/test_secret.py: {SECRET}", "error"),
+        Finding("sandbox-degraded", "this machine could not give the sandbox: network isolation", "info"),
+    ]
     if status == "rejected":
         for q in questions:
             q.tests, q.points = [], (0.0 if q.kind == "autograded" else None)
         findings = [Finding("invalid-json", "the notebook is not valid JSON (line 3)", "error")]
-    return SubmissionResult(student, A, "standalone", f"/tmp/{student}.ipynb", status, questions, findings,
-                            {"execute_s": 3.2, "tests_s": 1.4})
+    return SubmissionResult(
+        student,
+        A,
+        "standalone",
+        f"/tmp/{student}.ipynb",
+        status,
+        questions,
+        findings,
+        {"execute_s": 3.2, "tests_s": 1.4},
+    )
 
 
 @pytest.fixture
@@ -58,8 +72,7 @@ def results():
 
 
 def forbidden(text: str) -> list[str]:
-    return [bad for bad in (SECRET, "autograder/", "test_secret", "def test_", "Traceback", 'File "')
-            if bad in text]
+    return [bad for bad in (SECRET, "autograder/", "test_secret", "def test_", "Traceback", 'File "') if bad in text]
 
 
 # ---------------------------------------------------------------- store
@@ -86,7 +99,7 @@ def test_gradescope_results_json_schema(results):
     json.dumps(data)
     assert set(data) >= {"score", "execution_time", "output", "tests", "visibility", "stdout_visibility"}
     assert data["score"] == 3.0 and data["execution_time"] == 5
-    assert len(data["tests"]) == 3   # the written question is graded by hand, not here
+    assert len(data["tests"]) == 3  # the written question is graded by hand, not here
     for test in data["tests"]:
         assert set(test) >= {"name", "score", "max_score", "output", "visibility", "status"}
         assert isinstance(test["score"], float) and isinstance(test["max_score"], float)
@@ -94,7 +107,7 @@ def test_gradescope_results_json_schema(results):
     failed = next(t for t in data["tests"] if t["status"] == "failed")
     assert failed["name"] == "Attention: Padded keys get zero attention" and failed["score"] == 0.0
     assert failed["output"].startswith("attention to padded keys must be 0")
-    assert "MHA: Output shape (batch3)" in [t["name"] for t in data["tests"]]   # acronyms kept
+    assert "MHA: Output shape (batch3)" in [t["name"] for t in data["tests"]]  # acronyms kept
     assert sum(t["max_score"] for t in data["tests"]) == results[0].autograded_max
     assert "graded by hand" in data["output"] and "restored" in data["output"]
     assert "network isolation" not in data["output"]
@@ -134,19 +147,30 @@ def test_gradescope_run_path(tmp_path, results):
     # Gradescope's metadata says when it was due (Bea's own extension first) and when it came: 30 h late.
     # No late policy is configured in this course, so the score stays; the policy itself is applied the
     # same way as in every export (course_decisions → adjust.apply).
-    (tmp_path / "submission_metadata.json").write_text(json.dumps({
-        "created_at": "2026-11-02T18:00:00.000000+00:00", "assignment": {"due_date": "2026-11-01T12:00:00Z"},
-        "users": [{"email": "bea@uni.edu", "name": "Bea", "assignment": {"due_date": "2026-11-01T12:00:00+00:00"}}]}))
-    assert gradescope_runner.submission_facts(tmp_path / "submission_metadata.json") == {"name": "Bea",
-                                                                                         "hours_late": 30.0}
+    (tmp_path / "submission_metadata.json").write_text(
+        json.dumps(
+            {
+                "created_at": "2026-11-02T18:00:00.000000+00:00",
+                "assignment": {"due_date": "2026-11-01T12:00:00Z"},
+                "users": [
+                    {"email": "bea@uni.edu", "name": "Bea", "assignment": {"due_date": "2026-11-01T12:00:00+00:00"}}
+                ],
+            }
+        )
+    )
+    assert gradescope_runner.submission_facts(tmp_path / "submission_metadata.json") == {
+        "name": "Bea",
+        "hours_late": 30.0,
+    }
     late = gradescope_runner.course_decisions(record("bea"), {"hours_late": 30.0})
     assert late.late_penalty == 0 and json.loads(json.dumps(gradescope.results_json(late)))["score"] == 3.0
     from assignments.exports import adjust
 
     penalised = adjust.apply([record("bea")], {"bea": {"hours_late": 30.0}}, adjust.LatePolicy(per_day=10))[0]
     shown = gradescope.results_json(penalised)
-    assert shown["score"] == 1.4 and "Late penalty: -1.6 points (2 day(s) late" in shown["output"], \
+    assert shown["score"] == 1.4 and "Late penalty: -1.6 points (2 day(s) late" in shown["output"], (
         "3 autograded less 2 started days x 10% of 8 points, as the Canvas total counts it"
+    )
 
     gradescope_runner.run(A, submission, out, grade=broken_grade)
     written = json.loads(out.read_text())
@@ -188,9 +212,18 @@ def test_gradescope_autograder_zip(tmp_path):
         archive.extractall(tmp_path / "unpacked")
     for script in ("setup.sh", "run_autograder"):
         assert modes[script] & stat.S_IXUSR and stat.S_ISREG(modes[script])
-    assert {"assignments/__init__.py", "assignments/gradescope_runner.py", "assignments/results/model.py",
-            "autograder/__init__.py", "autograder/toy/__init__.py", "autograder/toy/test_toy.py",
-            "source/toy/grading.json", "release/toy/toy.ipynb", "pyproject.toml", "requirements.lock"} <= names
+    assert {
+        "assignments/__init__.py",
+        "assignments/gradescope_runner.py",
+        "assignments/results/model.py",
+        "autograder/__init__.py",
+        "autograder/toy/__init__.py",
+        "autograder/toy/test_toy.py",
+        "source/toy/grading.json",
+        "release/toy/toy.ipynb",
+        "pyproject.toml",
+        "requirements.lock",
+    } <= names
     assert "source/toy/toy.ipynb" not in names, "the source notebook holds the solutions: it stays out"
     assert not [n for n in names if "other" in n or "mutants" in n or "__pycache__" in n or n.endswith(".pyc")]
     # Pinned to what the tests ran with (issue 24): torch from the CPU index, then the whole lock.
@@ -204,12 +237,16 @@ def test_gradescope_autograder_zip(tmp_path):
     assert 'RESULTS="$ROOT/results/results.json"' in runner
     assert subprocess.run(["bash", "-n", str(tmp_path / "unpacked" / "run_autograder")]).returncode == 0
     # The zip's own entry point starts from the unpacked files alone.
-    done = subprocess.run([sys.executable, "-m", "assignments.gradescope_runner", "--help"],
-                          cwd=tmp_path / "unpacked", env={**os.environ, "PYTHONPATH": str(tmp_path / "unpacked")},
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "assignments.gradescope_runner", "--help"],
+        cwd=tmp_path / "unpacked",
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "unpacked")},
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0 and "--submission-dir" in done.stdout
     again = gradescope_bundle.build_autograder_zip("toy", tmp_path / "dist" / "again.zip", repo=repo)
-    assert again.read_bytes() == out.read_bytes()   # same inputs, same bytes
+    assert again.read_bytes() == out.read_bytes()  # same inputs, same bytes
     with pytest.raises(FileNotFoundError, match="release"):
         (repo / "release" / "toy" / "toy.ipynb").unlink()
         gradescope_bundle.build_autograder_zip("toy", tmp_path / "dist" / "broken.zip", repo=repo)
@@ -227,14 +264,19 @@ def read_csv(path) -> list[list[str]]:
 
 
 def test_canvas_csv_has_one_column_for_the_existing_canvas_assignment(tmp_path, results):
-    roster = {"111": {"name": "doejane", "user_id": "111"}, "222": {"name": "Jane Roe", "user_id": "222",
-                                                                    "sis_user_id": "s222", "section": "B"}}
+    roster = {
+        "111": {"name": "doejane", "user_id": "111"},
+        "222": {"name": "Jane Roe", "user_id": "222", "sis_user_id": "s222", "section": "B"},
+    }
     table = read_csv(canvas.write_canvas_csv(results, tmp_path / "canvas.csv", canvas.CanvasOptions(HOMEWORK), roster))
     assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Homework 1 (4821)"]
     assert table[1] == ["Points Possible", "", "", "", "", "8"]
     # Written answers not graded yet count 0 by default: autograded 3, 5 and 0 (rejected).
-    assert table[2:] == [["doejane", "111", "", "", "", "3"], ["Jane Roe", "222", "s222", "", "B", "5"],
-                         ["333", "333", "", "", "", "0"]]
+    assert table[2:] == [
+        ["doejane", "111", "", "", "", "3"],
+        ["Jane Roe", "222", "s222", "", "B", "5"],
+        ["333", "333", "", "", "", "0"],
+    ]
     graded = record("444", padded_ok=True)
     graded.questions[2].points = 2.5
     assert canvas.rows([graded], canvas.CanvasOptions(HOMEWORK), points_possible=False)[1][-1] == "7.5"
@@ -246,8 +288,12 @@ def test_canvas_leaves_ungraded_students_empty_when_asked_and_adds_questions_on_
     opts = canvas.CanvasOptions(HOMEWORK, ungraded_written="omit", per_question=True)
     table = read_csv(canvas.write_canvas_csv(results + [graded], tmp_path / "canvas.csv", opts))
     assert "3 student(s) have written answers not graded yet" in capsys.readouterr().out
-    assert table[0][5:] == ["Homework 1 (4821)", "Homework 1: Attention", "Homework 1: MHA",
-                            "Homework 1: Attention (written)"]
+    assert table[0][5:] == [
+        "Homework 1 (4821)",
+        "Homework 1: Attention",
+        "Homework 1: MHA",
+        "Homework 1: Attention (written)",
+    ]
     assert table[1][5:] == ["8", "3", "2", "3"]
     assert [row[5] for row in table[2:]] == ["", "", "", "7.5"]
     assert table[2][6:] == ["1", "2", ""] and table[5][6:] == ["3", "2", "2.5"]
@@ -258,7 +304,8 @@ def test_canvas_assignment_comes_from_the_course_configuration(tmp_path):
 
     (tmp_path / "pyproject.toml").write_text(
         '[tool.course]\nterm = "t"\n[tool.course.canvas]\nungraded_written = "omit"\n'
-        '[tool.course.canvas.assignments]\ntransformers = { name = "HW 1", id = 77 }\n')
+        '[tool.course.canvas.assignments]\ntransformers = { name = "HW 1", id = 77 }\n'
+    )
     hw = Course(tmp_path).assignment("transformers")
     assert canvas.options(hw) == canvas.CanvasOptions(canvas.CanvasAssignment("HW 1", "77"), "omit")
     assert canvas.options(hw, "Other", "5", "zero").target.column == "Other (5)"
@@ -300,14 +347,14 @@ def test_gradebook_round_trip_through_nbgrader_export(tmp_path, results):
     roster = {"111": {"name": "Jane Doe"}}
     summary = nbgrader_gradebook.write_gradebook(results, "toy", db, roster)
     assert summary.students == 3 and summary.grades_set == 6 and summary.problems == []
-    with Gradebook(db) as gb:   # a hand grade for a written answer, as formgrader would save it
+    with Gradebook(db) as gb:  # a hand grade for a written answer, as formgrader would save it
         grade = gb.find_grade("attention_written", "toy", "toy", "222")
         assert grade.needs_manual_grade and grade.auto_score is None
         grade.manual_score = 2.5
         assert gb.find_grade("mha_tests", "toy", "toy", "111").needs_manual_grade is False
         gb.db.commit()
     results[1].questions[0].points = 3.0
-    nbgrader_gradebook.write_gradebook(results, "toy", db, roster)   # exporting again keeps the hand grade
+    nbgrader_gradebook.write_gradebook(results, "toy", db, roster)  # exporting again keeps the hand grade
     path = nbgrader_gradebook.nbgrader_export(root, tmp_path / "out" / "grades.csv", db, "toy")
     with open(path, newline="") as handle:
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
@@ -350,7 +397,7 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
         r.source_file = str(tmp_path / f"{r.student}.ipynb")
         Path(r.source_file).write_text("{}")
         store.save_result(r, folder)
-    for _ in range(2):   # the second run is a regrade: the hand grade and comment must survive it
+    for _ in range(2):  # the second run is a regrade: the hand grade and comment must survive it
         written = exports.export("toy", folder, out, course_root=root, db_url=db)
         assert set(written) == set(exports.FORMATS)
     with open(out / "canvas" / "toy_canvas.csv", newline="") as handle:
@@ -366,8 +413,9 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
     assert "Grader's comment:** Good intuition; say why the scale is sqrt(d_k)." in md
     assert "written: 2.5 / 3" in md and "not graded yet" not in md
     assert "say why the scale is sqrt(d_k)." in (out / "feedback" / "222.html").read_text(encoding="utf-8")
-    assert "| attention_written | manual | 3 | 1 | 2.5 | 2.5 | 2.5 | 0 |" in \
-        (out / "report" / "summary.md").read_text(encoding="utf-8")
+    assert "| attention_written | manual | 3 | 1 | 2.5 | 2.5 | 2.5 | 0 |" in (out / "report" / "summary.md").read_text(
+        encoding="utf-8"
+    )
     scored = json.loads((out / "gradescope" / "222.json").read_text())
     assert all("(written)" not in test.get("name", "") for test in scored["tests"])
     assert scored["score"] == 5.0, "Gradescope grades written answers itself"
@@ -402,7 +450,7 @@ def test_feedback_markdown_and_html(tmp_path, results):
     assert "**Autograded: 3 / 5 points; written: not graded yet (3 points)**" in md
     assert "Score: 3 / 8 so far (written answers still to be graded)" in md and "0 / 3" not in md
     assert "test cell mha_tests was edited" in md and "internal problem" in md
-    assert "network isolation" not in md   # notes about the grading machine are for staff
+    assert "network isolation" not in md  # notes about the grading machine are for staff
     page = feedback.feedback_html(results[0])
     assert page.startswith("<!DOCTYPE html>") and "&lt;b&gt;" in page and "<b>" not in page
     assert "0.31 <b>" not in page
@@ -413,13 +461,13 @@ def test_feedback_markdown_and_html(tmp_path, results):
     for path in written:
         text = path.read_text(encoding="utf-8")
         assert forbidden(text) == [], path.name
-        assert "/tmp/" not in text   # the grader's file paths are not the student's business
+        assert "/tmp/" not in text  # the grader's file paths are not the student's business
 
 
 def test_a_test_message_is_bounded_and_printable_in_the_record_itself():
     from assignments.results.model import MESSAGE_CHARS
 
-    made = TestResult("test_x", "attention_tests", 0.0, 1.0, "failed", "a\x1b[2J\u202eb\nc" + "y" * 10 ** 6)
+    made = TestResult("test_x", "attention_tests", 0.0, 1.0, "failed", "a\x1b[2J\u202eb\nc" + "y" * 10**6)
     assert len(made.message) == MESSAGE_CHARS and made.message.startswith("a?[2J?b c")
     assert TestResult(**{**made.__dict__}).message == made.message, "bounding twice changes nothing"
 
@@ -432,14 +480,17 @@ def test_markdown_feedback_escapes_what_a_student_influenced():
     assert "<img" not in md and "<script>" not in md and "**bold**" not in md, md
     assert not re.search(r"(?<!\\)\]\(", md) and not re.search(r"(?<!\\)`", md), "no link, image or code span"
     assert "&lt;img src=x onerror=alert(1)&gt;" in md and "\\*\\*bold\\*\\*" in md
-    assert "test cell mha_tests was edited" in feedback.feedback_markdown(record("111")), \
+    assert "test cell mha_tests was edited" in feedback.feedback_markdown(record("111")), (
         "an underscore inside a word stays as it is"
+    )
 
 
 def test_feedback_strips_traceback_frames():
     result = record("555")
-    result.questions[0].tests[1].message = ('Traceback (most recent call last):\n  File "/srv/autograder/x.py",'
-                                            ' line 3, in test\n    ' + SECRET + "\nValueError: shapes differ")
+    result.questions[0].tests[1].message = (
+        'Traceback (most recent call last):\n  File "/srv/autograder/x.py",'
+        " line 3, in test\n    " + SECRET + "\nValueError: shapes differ"
+    )
     md = feedback.feedback_markdown(result)
     assert "ValueError: shapes differ" in md and forbidden(md) == []
 
@@ -462,13 +513,41 @@ def test_class_report(tmp_path, results):
 def test_course_export_command(tmp_path, results, capsys):
     for r in results:
         store.save_result(r, tmp_path / "grades" / "results")
-    (tmp_path / "grades" / "intake.json").write_text(json.dumps({
-        "assignment": A, "source": "x.zip", "findings": [], "missing": [],
-        "submissions": [{"student": "111", "path": None, "original_name": "t.ipynb", "name": "doejane",
-                         "lms": "canvas", "user_id": "111"}]}))
+    (tmp_path / "grades" / "intake.json").write_text(
+        json.dumps(
+            {
+                "assignment": A,
+                "source": "x.zip",
+                "findings": [],
+                "missing": [],
+                "submissions": [
+                    {
+                        "student": "111",
+                        "path": None,
+                        "original_name": "t.ipynb",
+                        "name": "doejane",
+                        "lms": "canvas",
+                        "user_id": "111",
+                    }
+                ],
+            }
+        )
+    )
     out = tmp_path / "exports"
-    code = course(["export", A, "--results", str(tmp_path / "grades" / "results"), "--out", str(out),
-                   "--formats", "gradescope,canvas,feedback,report", "--db", f"sqlite:///{tmp_path / 'none.db'}"])
+    code = course(
+        [
+            "export",
+            A,
+            "--results",
+            str(tmp_path / "grades" / "results"),
+            "--out",
+            str(out),
+            "--formats",
+            "gradescope,canvas,feedback,report",
+            "--db",
+            f"sqlite:///{tmp_path / 'none.db'}",
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert f"canvas: 1 file(s) in {out / 'canvas'}" in printed

@@ -53,7 +53,7 @@ def key_runs() -> set[str]:
     runs = set()
     for line in (REPO / "autograder" / A / "stand_ins.py").read_text(encoding="utf-8").splitlines():
         line = squeeze(line.strip())
-        runs |= {line[i:i + RUN] for i in range(len(line) - RUN + 1)}
+        runs |= {line[i : i + RUN] for i in range(len(line) - RUN + 1)}
     return {run for run in runs if run not in ours}
 
 
@@ -106,16 +106,17 @@ def graded_class(request, tmp_path_factory):
         isolation_unavailable(fallback.ROOT_ONLY)
     folder = tmp_path_factory.mktemp(f"echo-{request.param}")
     reference = demo_class.filled_release(A)
-    names = demo_class.write_canvas_zip(A, {"reference": reference, "echo": key_echo.echoing(reference)},
-                                        folder / "canvas.zip")
-    who = {name.split("_")[1]: student for student, name in names.items()}   # Canvas user id -> student
+    names = demo_class.write_canvas_zip(
+        A, {"reference": reference, "echo": key_echo.echoing(reference)}, folder / "canvas.zip"
+    )
+    who = {name.split("_")[1]: student for student, name in names.items()}  # Canvas user id -> student
     with fallback.mode(request.param):
         records = grade_class(A, folder / "canvas.zip", folder / "out", workers=2)
     db = make_gradebook(folder / "course")
-    export(A, folder / "out" / "results", folder / "out" / "exports", FORMATS, db_url=db,
-           course_root=folder / "course")
-    files = sorted(p for p in (folder / "out").rglob("*") if p.is_file() and p.suffix in
-                   {".json", ".csv", ".md", ".html"})
+    export(A, folder / "out" / "results", folder / "out" / "exports", FORMATS, db_url=db, course_root=folder / "course")
+    files = sorted(
+        p for p in (folder / "out").rglob("*") if p.is_file() and p.suffix in {".json", ".csv", ".md", ".html"}
+    )
     return {who[r.student]: r for r in records}, files
 
 
@@ -128,8 +129,9 @@ def test_the_runs_searched_for_would_catch_the_stand_ins():
 def test_the_echo_fails_the_tests_that_quoted_reply_values_and_the_reference_keeps_full_marks(graded_class):
     records, _ = graded_class
     reference, echo = records["reference"], records["echo"]
-    assert reference.autograded_points == reference.autograded_max, \
-        [(t.name, t.message) for q in reference.questions for t in q.tests if t.outcome != "passed"]
+    assert reference.autograded_points == reference.autograded_max, [
+        (t.name, t.message) for q in reference.questions for t in q.tests if t.outcome != "passed"
+    ]
     failed = {t.name for q in echo.questions for t in q.tests if t.outcome != "passed"}
     assert QUOTING_TESTS <= failed, f"the echo did not reach {QUOTING_TESTS - failed}"
 

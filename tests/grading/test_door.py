@@ -16,7 +16,8 @@ def test_the_shim_gives_the_nbgrader_doors_own_hidden_tests():
 
 def test_the_line_a_hidden_test_region_runs_still_imports():
     line = "from assignments.grading.door import hidden_tests"
-    assert line in hidden_region.__doc__   # the region as the nbgrader door documents it
-    done = subprocess.run([sys.executable, "-c", f"{line}; print(hidden_tests.__module__)"],
-                          capture_output=True, text=True, timeout=120)
+    assert line in hidden_region.__doc__  # the region as the nbgrader door documents it
+    done = subprocess.run(
+        [sys.executable, "-c", f"{line}; print(hidden_tests.__module__)"], capture_output=True, text=True, timeout=120
+    )
     assert done.stdout.strip() == "assignments.grading.doors.nbgrader.hidden_region", done.stderr[-2000:]

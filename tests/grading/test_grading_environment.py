@@ -10,7 +10,7 @@ def test_graded_runs_are_offline_on_the_cpu_without_progress_bars():
     assert GRADING_ENV["TQDM_DISABLE"] == "1"
     assert GRADING_ENV["CUDA_VISIBLE_DEVICES"] == GRADING_ENV["HIP_VISIBLE_DEVICES"] == ""
     assert GRADING_ENV["ROCR_VISIBLE_DEVICES"] == "" and GRADING_ENV["PYTORCH_MPS_DISABLE"] == "1"
-    assert all(isinstance(value, str) for value in GRADING_ENV.values())   # usable as os.environ values
+    assert all(isinstance(value, str) for value in GRADING_ENV.values())  # usable as os.environ values
 
 
 def test_the_nbgrader_kernels_get_all_but_the_flag_nbgrader_sets_itself():

@@ -56,7 +56,7 @@ def imports(path: Path, name: str | None = None) -> list[tuple[str, int]]:
             found += [(alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 source = ".".join(base + ([node.module] if node.module else []))
             else:
                 source = node.module
@@ -70,7 +70,7 @@ def folder_of(module: str) -> str | None:
     its own name for a module at grading/'s top (``environment``), None outside the engine."""
     if not module.startswith(GRADING + "."):
         return None
-    first = module[len(GRADING) + 1:].split(".")[0]
+    first = module[len(GRADING) + 1 :].split(".")[0]
     return ALIASES.get(first, first)
 
 
@@ -104,36 +104,58 @@ def test_every_folder_of_the_engine_has_its_rule():
 def test_the_reader_sees_lazy_and_relative_imports(tmp_path):
     """Guards the checks below against passing because nothing was read."""
     module = tmp_path / "module.py"
-    module.write_text("import json\n"
-                      "from . import errors\n"
-                      "from ..sandbox.limits import Limits\n"
-                      "def later():\n"
-                      "    if True:\n"
-                      "        from assignments.grading.doors import batch\n"
-                      "        import assignments.grading.selftest.checks as checks\n")
+    module.write_text(
+        "import json\n"
+        "from . import errors\n"
+        "from ..sandbox.limits import Limits\n"
+        "def later():\n"
+        "    if True:\n"
+        "        from assignments.grading.doors import batch\n"
+        "        import assignments.grading.selftest.checks as checks\n"
+    )
     found = imports(module, "assignments.grading.testkit.module")
-    assert found == [("json", 1), ("assignments.grading.testkit", 2), ("assignments.grading.testkit.errors", 2),
-                     ("assignments.grading.sandbox.limits", 3), ("assignments.grading.sandbox.limits.Limits", 3),
-                     ("assignments.grading.doors", 6), ("assignments.grading.doors.batch", 6),
-                     ("assignments.grading.selftest.checks", 7)]
-    assert [folder_of(m) for m, _ in found] == [None, "testkit", "testkit", "sandbox", "sandbox", "doors", "doors",
-                                                "selftest"]
+    assert found == [
+        ("json", 1),
+        ("assignments.grading.testkit", 2),
+        ("assignments.grading.testkit.errors", 2),
+        ("assignments.grading.sandbox.limits", 3),
+        ("assignments.grading.sandbox.limits.Limits", 3),
+        ("assignments.grading.doors", 6),
+        ("assignments.grading.doors.batch", 6),
+        ("assignments.grading.selftest.checks", 7),
+    ]
+    assert [folder_of(m) for m, _ in found] == [
+        None,
+        "testkit",
+        "testkit",
+        "sandbox",
+        "sandbox",
+        "doors",
+        "doors",
+        "selftest",
+    ]
     assert folder_of("assignments.grading.door") == "doors" and folder_of("assignments.grading") is None
-    assert ("assignments.course", 12) in imports(PACKAGE / "results" / "store.py")   # ``from ..course import``
+    assert ("assignments.course", 12) in imports(PACKAGE / "results" / "store.py")  # ``from ..course import``
     assert edges(), "no import between grading's folders found at all"
 
 
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_a_folder_imports_nothing_from_the_layers_it_must_not_know(folder):
-    wrong = [(module, line, f"{module} imports {target} (line {line}): {folder} must not import {there}")
-             for here, there, module, target, line in edges() if here == folder and there in FORBIDDEN[folder]]
+    wrong = [
+        (module, line, f"{module} imports {target} (line {line}): {folder} must not import {there}")
+        for here, there, module, target, line in edges()
+        if here == folder and there in FORBIDDEN[folder]
+    ]
     assert not wrong, once(wrong)
 
 
 def test_results_import_nothing_from_the_grading_engine():
-    wrong = [(name, line, f"{name} imports {target} (line {line}): results must not import {GRADING}")
-             for name, path in modules(PACKAGE / "results").items()
-             for target, line in imports(path) if target == GRADING or target.startswith(GRADING + ".")]
+    wrong = [
+        (name, line, f"{name} imports {target} (line {line}): results must not import {GRADING}")
+        for name, path in modules(PACKAGE / "results").items()
+        for target, line in imports(path)
+        if target == GRADING or target.startswith(GRADING + ".")
+    ]
     assert not wrong, once(wrong)
 
 
@@ -165,6 +187,8 @@ def test_no_import_cycle_between_the_folders():
     example = {}
     for here, there, module, target, line in edges():
         example.setdefault((here, there), f"{module} imports {target} (line {line})")
-    lines = [" -> ".join(cycle) + "".join(f"\n    {a} -> {b}: {example[a, b]}" for a, b in zip(cycle, cycle[1:]))
-             for cycle in cycles]
+    lines = [
+        " -> ".join(cycle) + "".join(f"\n    {a} -> {b}: {example[a, b]}" for a, b in zip(cycle, cycle[1:]))
+        for cycle in cycles
+    ]
     assert not cycles, "import cycles between grading's folders:\n" + "\n".join(lines)

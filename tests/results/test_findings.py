@@ -32,7 +32,7 @@ def _made() -> list[tuple[str, str | None, str]]:
             position = 2 if maker == "Finding" else 4
             severity = node.args[position] if len(node.args) > position else keywords.get("severity")
             if severity is None:
-                severity_text = "warning"   # both records' default
+                severity_text = "warning"  # both records' default
             else:
                 severity_text = severity.value if isinstance(severity, ast.Constant) else None
             made.append((MAKERS[maker] + code.value, severity_text, f"{path.relative_to(PACKAGE)}:{node.lineno}"))
@@ -56,8 +56,11 @@ def test_every_finding_the_package_makes_is_in_the_catalogue_with_its_severity()
 def test_every_code_in_the_catalogue_is_made_somewhere():
     strings = set()
     for path in PACKAGE.rglob("*.py"):
-        strings |= {node.value for node in ast.walk(ast.parse(path.read_text()))
-                    if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+        strings |= {
+            node.value
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        }
     unused = [code for code in CATALOGUE if code not in strings and code.removeprefix("intake-") not in strings]
     assert not unused, f"catalogue codes nothing in the package makes: {unused}"
 

@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
+from assignments.grading.submission.shortcuts import apply_penalties
 from assignments.results import store
 from assignments.results.model import BUDGET_FINDING, Finding, SubmissionResult, TestResult, add_tests, rejected
-from assignments.grading.submission.shortcuts import apply_penalties
 
-GiB = 1024 ** 3
-POLL_S = 0.05   # how often the supervisor looks at its grader processes (a fast allocator gains ~0.5 GB)
+GiB = 1024**3
+POLL_S = 0.05  # how often the supervisor looks at its grader processes (a fast allocator gains ~0.5 GB)
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Job:
     student: str
     path: str
     seed: int = 0
-    hide: tuple = ()   # folders the student's kernel must not see (the class's submissions, the results)
+    hide: tuple = ()  # folders the student's kernel must not see (the class's submissions, the results)
 
 
 @dataclass(frozen=True)
@@ -71,25 +71,27 @@ def grade_one(assignment: str, job: Job, skip_tests=(), test_log=None) -> Submis
     """The default grader: runs in a grader process; never raises (problems become findings)."""
     from assignments.grading.doors.standalone import grade_submission
 
-    return grade_submission(assignment, Path(job.path), job.student, seed=job.seed, hide=job.hide,
-                            skip_tests=skip_tests, test_log=test_log)
+    return grade_submission(
+        assignment, Path(job.path), job.student, seed=job.seed, hide=job.hide, skip_tests=skip_tests, test_log=test_log
+    )
 
 
-def _grader_main(grader, assignment: str, job: Job, skip: list[str], folder: str, zygote: str = "",
-                 switches: dict | None = None) -> None:
+def _grader_main(
+    grader, assignment: str, job: Job, skip: list[str], folder: str, zygote: str = "", switches: dict | None = None
+) -> None:
     """Entry point of a grader process: grade, then write the record where the supervisor reads it."""
     import resource
 
     from assignments.grading.sandbox.warm_kernels import ZYGOTE_ENV
 
-    for name, value in (switches or {}).items():   # as the batch saw them (_sandbox_switches)
+    for name, value in (switches or {}).items():  # as the batch saw them (_sandbox_switches)
         if value is None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    tempfile.tempdir = str(Path(folder) / "tmp")   # sandbox scratch lands here: removed even after a kill
+    tempfile.tempdir = str(Path(folder) / "tmp")  # sandbox scratch lands here: removed even after a kill
     if zygote:
-        os.environ[ZYGOTE_ENV] = zygote   # this process's kernels are forked from the batch's zygote
+        os.environ[ZYGOTE_ENV] = zygote  # this process's kernels are forked from the batch's zygote
     with open(Path(folder) / "tests.jsonl", "a", encoding="utf-8") as log:
         result = grader(assignment, job, skip_tests=tuple(skip), test_log=log)
     # Peak resident memory of this grader process (kB on Linux); the sandbox measures the kernel's own.
@@ -103,9 +105,13 @@ def _grader_main(grader, assignment: str, job: Job, skip: list[str], folder: str
 
 
 def _crashed(assignment: str, job: Job, why: str) -> SubmissionResult:
-    return rejected(job.student, assignment, "standalone",
-                    Finding("grader-crash", f"the grader failed on this submission ({why}); it scored 0 and "
-                            "needs a look", "error"), job.path)
+    return rejected(
+        job.student,
+        assignment,
+        "standalone",
+        Finding("grader-crash", f"the grader failed on this submission ({why}); it scored 0 and needs a look", "error"),
+        job.path,
+    )
 
 
 def save(result: SubmissionResult, out_dir: Path) -> Path:
@@ -137,8 +143,13 @@ def _cpu_seconds(pid: int) -> float:
 # the 2-core machine: the grader itself (torch, pytest, nbformat) about 3; the kernel client the sandbox
 # imports when it starts about 0.3; torch._dynamo, which torch imports at the first optimizer an oracle
 # builds (every suite does), about 2; the BERT model the oracles of two suites build, about 1.5.
-PRELOAD = ["assignments.grading.doors.standalone", "jupyter_client", "zmq", "torch._dynamo",
-           "transformers.models.bert.modeling_bert"]
+PRELOAD = [
+    "assignments.grading.doors.standalone",
+    "jupyter_client",
+    "zmq",
+    "torch._dynamo",
+    "transformers.models.bert.modeling_bert",
+]
 
 
 def _sandbox_switches() -> dict:
@@ -179,15 +190,15 @@ class _Submission:
     job: Job
     began: float = 0.0
     processes: int = 0
-    crashes: int = 0                  # grader deaths outside any test
-    skip: list = field(default_factory=list)        # node ids already scored
-    carried: list = field(default_factory=list)     # their TestResults
-    findings: list = field(default_factory=list)    # budget findings from killed processes
+    crashes: int = 0  # grader deaths outside any test
+    skip: list = field(default_factory=list)  # node ids already scored
+    carried: list = field(default_factory=list)  # their TestResults
+    findings: list = field(default_factory=list)  # budget findings from killed processes
     process: object = None
     folder: Path | None = None
     started: float = 0.0
-    test: dict | None = None          # the running test's start record
-    test_cpu: float = 0.0             # CPU time of the process when that test started
+    test: dict | None = None  # the running test's start record
+    test_cpu: float = 0.0  # CPU time of the process when that test started
     log_offset: int = 0
 
 
@@ -195,8 +206,8 @@ def _start_zygote():
     """The batch's warm-kernel zygote, when kernels can have namespaces; None otherwise (cold kernels).
     The fork server is started first, so that it and the zygote import their libraries side by side while
     the first grader processes read their submissions (their kernels wait for the zygote)."""
-    from assignments.grading.sandbox.process import kernel_env, namespaces_allowed
     from assignments.grading.sandbox.limits import Limits
+    from assignments.grading.sandbox.process import kernel_env, namespaces_allowed
     from assignments.grading.sandbox.warm_kernels import Zygote
 
     limits = Limits()
@@ -224,14 +235,15 @@ class _Supervisor:
         sub.processes += 1
         sub.folder = Path(tempfile.mkdtemp(prefix=f"{sub.processes}-", dir=self.work))
         (sub.folder / "tmp").mkdir()
-        os.chmod(sub.folder, 0o711)   # an unprivileged kernel must reach its scratch below, never list it
+        os.chmod(sub.folder, 0o711)  # an unprivileged kernel must reach its scratch below, never list it
         os.chmod(sub.folder / "tmp", 0o711)
         sub.test, sub.log_offset = None, 0
         sub.process = self.context.Process(
             target=_grader_main,
-            args=(self.grader, self.assignment, sub.job, list(sub.skip), str(sub.folder), self.zygote,
-                  self.switches),
-            name=f"grader-{sub.job.student}", daemon=True)
+            args=(self.grader, self.assignment, sub.job, list(sub.skip), str(sub.folder), self.zygote, self.switches),
+            name=f"grader-{sub.job.student}",
+            daemon=True,
+        )
         sub.process.start()
         sub.started = time.monotonic()
 
@@ -243,7 +255,7 @@ class _Supervisor:
                 data = log.read()
         except OSError:
             return []
-        complete = data[:data.rfind(b"\n") + 1]
+        complete = data[: data.rfind(b"\n") + 1]
         sub.log_offset += len(complete)
         records = []
         for line in complete.splitlines():
@@ -265,7 +277,7 @@ class _Supervisor:
         if time.monotonic() - sub.started > self.budget.wall_seconds:
             return f"grading this submission ran past its {self.budget.wall_seconds:g} s time budget"
         if _resident_bytes(pid) > self.budget.memory_bytes:
-            return f"the grader went past its {self.budget.memory_bytes / 2 ** 20:.0f} MB memory budget"
+            return f"the grader went past its {self.budget.memory_bytes / 2**20:.0f} MB memory budget"
         if sub.test is not None:
             allowed = float(sub.test.get("budget", 0) or 0) + self.budget.cpu_grace_seconds
             if _cpu_seconds(pid) - sub.test_cpu > allowed:
@@ -295,15 +307,30 @@ class _Supervisor:
             test = running[-1]
             message = f"the grader was stopped while checking your answer: {why}"
             sub.skip.append(test["id"])
-            sub.carried.append(TestResult(test.get("name", test["id"]), test.get("question", ""), 0.0,
-                                          float(test.get("max_points", 0)), "failed", message))
-            sub.findings.append(Finding(BUDGET_FINDING, f"a test of {test.get('question')} scored 0: "
-                                        f"{test.get('name')}: {message}", "error", test.get("question")))
+            sub.carried.append(
+                TestResult(
+                    test.get("name", test["id"]),
+                    test.get("question", ""),
+                    0.0,
+                    float(test.get("max_points", 0)),
+                    "failed",
+                    message,
+                )
+            )
+            sub.findings.append(
+                Finding(
+                    BUDGET_FINDING,
+                    f"a test of {test.get('question')} scored 0: {test.get('name')}: {message}",
+                    "error",
+                    test.get("question"),
+                )
+            )
         else:
             sub.crashes += 1
         if sub.crashes > 1 or sub.processes >= self.budget.processes:
-            result = _crashed(self.assignment, sub.job, f"its grader process was stopped {sub.processes} "
-                              f"time(s), last: {why}")
+            result = _crashed(
+                self.assignment, sub.job, f"its grader process was stopped {sub.processes} time(s), last: {why}"
+            )
             result.findings[:0] = sub.findings
             return result
         return None
@@ -316,7 +343,7 @@ class _Supervisor:
         if sub.carried:
             add_tests(result, sub.carried)
             result.findings[:0] = sub.findings
-            apply_penalties(result)   # add_tests scored the questions again
+            apply_penalties(result)  # add_tests scored the questions again
         result.timings["grader_processes"] = sub.processes
         result.timings["total_s"] = round(time.monotonic() - sub.began, 2)
         return result
@@ -338,15 +365,24 @@ def _one_at_a_time_if_kernels_share_a_uid(workers: int) -> int:
     reason = shared_kernel_uid()
     if reason is None:
         return workers
-    print(f"grading one submission at a time instead of {workers}: {reason}, and a kernel could read a "
-          "classmate's files; give the machine namespaces or root to grade in parallel")
+    print(
+        f"grading one submission at a time instead of {workers}: {reason}, and a kernel could read a "
+        "classmate's files; give the machine namespaces or root to grade in parallel"
+    )
     return 1
 
 
-def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | None = None,
-                progress: bool = True, budget: GraderBudget | None = None,
-                grader=grade_one, findings: dict[str, list[Finding]] | None = None,
-                warm_kernels: bool = True) -> list[SubmissionResult]:
+def grade_batch(
+    assignment: str,
+    jobs: list[Job],
+    out_dir: Path,
+    workers: int | None = None,
+    progress: bool = True,
+    budget: GraderBudget | None = None,
+    grader=grade_one,
+    findings: dict[str, list[Finding]] | None = None,
+    warm_kernels: bool = True,
+) -> list[SubmissionResult]:
     """Grade every job (``workers`` at a time, with a progress bar and ETA); results come back in job order.
     Each record is written to ``out_dir/results`` once, as its grading ends, with ``findings[student]``
     (what the intake found about that student) added first.
@@ -386,14 +422,14 @@ def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | 
                     running.remove(sub)
                     result = supervisor.finish(sub, killed_for)
                     if result is None:
-                        waiting.appendleft(sub)   # its remaining tests, in a fresh grader process
+                        waiting.appendleft(sub)  # its remaining tests, in a fresh grader process
                         continue
                     result.findings += (findings or {}).get(sub.job.student, [])
                     results[sub.job.student] = result
                     save(result, out_dir)
                     bar.update(1)
     finally:
-        for sub in running:   # interrupted: leave no grader process behind
+        for sub in running:  # interrupted: leave no grader process behind
             sub.process.kill()
             sub.process.join()
         if zygote is not None:
@@ -401,6 +437,8 @@ def grade_batch(assignment: str, jobs: list[Job], out_dir: Path, workers: int | 
         shutil.rmtree(work, ignore_errors=True)
         _sweep_cgroups()
     if progress:
-        print(f"graded {len(jobs)} submission(s) of {assignment} in {time.perf_counter() - started:.1f} s "
-              f"with {workers} worker(s)")
+        print(
+            f"graded {len(jobs)} submission(s) of {assignment} in {time.perf_counter() - started:.1f} s "
+            f"with {workers} worker(s)"
+        )
     return [results[job.student] for job in jobs]

@@ -18,9 +18,8 @@ from assignments.course import resolve
 from assignments.grading.environment import GRADING_ENV
 from assignments.grading.testkit.handle import LocalHandle
 from assignments.grading.testkit.kernel_text import describe_exception
-from assignments.results.model import Finding, SubmissionResult, score_questions
 from assignments.grading.testkit.suite import run_suite, single_threaded_torch
-
+from assignments.results.model import Finding, SubmissionResult, score_questions
 
 
 @contextlib.contextmanager
@@ -43,8 +42,13 @@ def execute_cells(nb, namespace: dict | None = None) -> tuple[dict, list[Finding
     namespace = {"__name__": "__main__"} if namespace is None else namespace
     findings = []
     sink = io.StringIO()
-    with grading_environment(), warnings.catch_warnings(), single_threaded_torch(), \
-            contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+    with (
+        grading_environment(),
+        warnings.catch_warnings(),
+        single_threaded_torch(),
+        contextlib.redirect_stdout(sink),
+        contextlib.redirect_stderr(sink),
+    ):
         warnings.simplefilter("ignore")
         for index, cell in enumerate(notebooks.cells_to_run(nb)):
             label = notebooks.grade_id(cell) or f"code cell {index + 1}"
@@ -53,31 +57,43 @@ def execute_cells(nb, namespace: dict | None = None) -> tuple[dict, list[Finding
             except BaseException as error:  # noqa: BLE001 - a notebook cell may raise anything
                 if isinstance(error, KeyboardInterrupt):
                     raise
-                findings.append(Finding("cell-error", f"cell {label} raised {describe_exception(error)}",
-                                        "warning", label))
+                findings.append(
+                    Finding("cell-error", f"cell {label} raised {describe_exception(error)}", "warning", label)
+                )
     return namespace, findings
 
 
-def grade_namespace(assignment, namespace: dict, findings: list[Finding] | None = None,
-                    student: str = "reference", seed: int = 0, selected: list[str] | None = None,
-                    execute_s: float = 0.0) -> SubmissionResult:
+def grade_namespace(
+    assignment,
+    namespace: dict,
+    findings: list[Finding] | None = None,
+    student: str = "reference",
+    seed: int = 0,
+    selected: list[str] | None = None,
+    execute_s: float = 0.0,
+) -> SubmissionResult:
     """Run the hidden suite against an already executed namespace (the self-test reuses one ten times)."""
     start = time.perf_counter()
     assignment = resolve(assignment)
     question_list = assignment.questions
     with grading_environment():
-        tests, problems = run_suite(assignment, LocalHandle(namespace, assignment, seed=seed),
-                                    assignment.autograded_order, selected)
+        tests, problems = run_suite(
+            assignment, LocalHandle(namespace, assignment, seed=seed), assignment.autograded_order, selected
+        )
     findings = list(findings or []) + [Finding("suite-problem", str(problem), "error") for problem in problems]
     return SubmissionResult(
-        student=student, assignment=assignment.name, door="in-process",
-        questions=score_questions(question_list, tests), findings=findings,
+        student=student,
+        assignment=assignment.name,
+        door="in-process",
+        questions=score_questions(question_list, tests),
+        findings=findings,
         timings={"execute_s": round(execute_s, 2), "tests_s": round(time.perf_counter() - start, 2)},
     )
 
 
-def grade_notebook(assignment, nb, student: str = "reference", seed: int = 0,
-                   selected: list[str] | None = None) -> SubmissionResult:
+def grade_notebook(
+    assignment, nb, student: str = "reference", seed: int = 0, selected: list[str] | None = None
+) -> SubmissionResult:
     """Execute a trusted notebook here and run the hidden suite on it."""
     start = time.perf_counter()
     namespace, findings = execute_cells(nb)

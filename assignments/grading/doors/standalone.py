@@ -28,28 +28,35 @@ from the source with nbgrader's preprocessors) and the source notebook's points.
 
 from __future__ import annotations
 
-import ast
-import json
 import time
 from pathlib import Path
 
-import nbformat
-
-from assignments import decoding, notebooks
+from assignments import notebooks
 from assignments.course import Assignment, resolve
+from assignments.grading.sandbox.limits import Limits
+from assignments.grading.sandbox.session import KernelHandle, Sandbox, score_like_output
+from assignments.grading.submission.preparation import prepare
+from assignments.grading.submission.shortcuts import apply_penalties
 from assignments.grading.testkit.errors import SandboxError
 from assignments.grading.testkit.handle import answered_by
 from assignments.grading.testkit.kernel_text import describe_exception
-from assignments.grading.submission.preparation import prepare
-from assignments.results.model import BUDGET_FINDING, Finding, SubmissionResult, score_questions
-from assignments.grading.sandbox.limits import Limits
-from assignments.grading.sandbox.session import KernelHandle, Sandbox, score_like_output
-from assignments.grading.submission.shortcuts import apply_penalties
 from assignments.grading.testkit.suite import run_suite
+from assignments.results.model import Finding, SubmissionResult, score_questions
 
-def grade_submission(assignment: Assignment | str, submission, student: str = "student", *, seed: int = 0,
-                     limits: Limits | None = None, hide: tuple = (), source_file: str | None = None,
-                     skip_tests=(), test_log=None, shortcut_rules: dict | None = None) -> SubmissionResult:
+
+def grade_submission(
+    assignment: Assignment | str,
+    submission,
+    student: str = "student",
+    *,
+    seed: int = 0,
+    limits: Limits | None = None,
+    hide: tuple = (),
+    source_file: str | None = None,
+    skip_tests=(),
+    test_log=None,
+    shortcut_rules: dict | None = None,
+) -> SubmissionResult:
     """Grade one submission (a path to an .ipynb, or its bytes). Always returns a SubmissionResult.
 
     ``assignment`` is an ``Assignment`` of any course (tests grade a toy course) or a name in this one; its
@@ -63,26 +70,41 @@ def grade_submission(assignment: Assignment | str, submission, student: str = "s
     assignment = resolve(assignment)
     if source_file is None:
         source_file = str(submission) if isinstance(submission, (str, Path)) else ""
-    result = SubmissionResult(student=student, assignment=assignment.name, door="standalone",
-                              source_file=source_file)
+    result = SubmissionResult(student=student, assignment=assignment.name, door="standalone", source_file=source_file)
     try:
         question_list = assignment.questions
     except (OSError, ValueError) as error:
         result.status = "rejected"
-        result.findings.append(Finding("unknown-assignment", f"no source notebook for assignment "
-                                                             f"{assignment.name!r} ({error})", "error"))
+        result.findings.append(
+            Finding("unknown-assignment", f"no source notebook for assignment {assignment.name!r} ({error})", "error")
+        )
         result.timings["total_s"] = round(time.perf_counter() - started, 2)
         return result
     try:
-        _grade(result, assignment, submission, question_list, seed=seed, limits=limits or Limits(), hide=hide,
-               skip_tests=skip_tests, test_log=test_log, shortcut_rules=shortcut_rules)
+        _grade(
+            result,
+            assignment,
+            submission,
+            question_list,
+            seed=seed,
+            limits=limits or Limits(),
+            hide=hide,
+            skip_tests=skip_tests,
+            test_log=test_log,
+            shortcut_rules=shortcut_rules,
+        )
     except BaseException as error:  # noqa: BLE001 - the batch must go on whatever happened here
         if isinstance(error, KeyboardInterrupt):
             raise
         result.status = "rejected"
-        result.findings.append(Finding("grader-error",
-                                       f"the grader failed on this submission ({describe_exception(error)}); "
-                                       "this is not the student's fault: grade it again or by hand", "error"))
+        result.findings.append(
+            Finding(
+                "grader-error",
+                f"the grader failed on this submission ({describe_exception(error)}); "
+                "this is not the student's fault: grade it again or by hand",
+                "error",
+            )
+        )
         if not result.questions:
             result.questions = score_questions(question_list, [])
     result.timings["total_s"] = round(time.perf_counter() - started, 2)
@@ -95,9 +117,20 @@ def _reject(result: SubmissionResult, question_list, finding: Finding) -> None:
     result.questions = score_questions(question_list, [])
 
 
-def _grade(result, assignment: Assignment, submission, question_list, *, seed, limits, hide, skip_tests=(),
-           test_log=None, shortcut_rules=None):
-    result.questions = score_questions(question_list, [])   # zero until the tests have run
+def _grade(
+    result,
+    assignment: Assignment,
+    submission,
+    question_list,
+    *,
+    seed,
+    limits,
+    hide,
+    skip_tests=(),
+    test_log=None,
+    shortcut_rules=None,
+):
+    result.questions = score_questions(question_list, [])  # zero until the tests have run
     prepared = prepare(assignment, submission, shortcut_rules=shortcut_rules)
     result.findings += prepared.findings
     if prepared.rejected:
@@ -107,8 +140,10 @@ def _grade(result, assignment: Assignment, submission, question_list, *, seed, l
     restored, template, raw = prepared.restored, prepared.template, prepared.raw
 
     order = assignment.autograded_order
-    cells = [(notebooks.grade_id(cell) or f"code cell {index + 1}", notebooks.cell_text(cell))
-             for index, cell in enumerate(notebooks.cells_to_run(restored))]
+    cells = [
+        (notebooks.grade_id(cell) or f"code cell {index + 1}", notebooks.cell_text(cell))
+        for index, cell in enumerate(notebooks.cells_to_run(restored))
+    ]
     if isinstance(submission, (str, Path)):
         hide = (*hide, str(Path(submission).resolve().parent))
     began = time.perf_counter()
@@ -131,14 +166,21 @@ def _grade(result, assignment: Assignment, submission, question_list, *, seed, l
     result.findings += [problem.finding() for problem in problems]
     result.questions = score_questions(question_list, tests)
     apply_penalties(result)
-    result.timings.update({"kernel_start_s": round(sandbox.start_seconds, 2),
-                           "execute_s": round(executed - began, 2), "tests_s": round(finished - executed, 2),
-                           "kernel_peak_mb": round(sandbox.peak_rss / 2 ** 20), "restarts": sandbox.restarts,
-                           # 1 when the (last) kernel was forked from the batch's warm zygote
-                           "warm_kernel": int(bool(sandbox.status.get("warm"))),
-                           # CPU seconds the student's code used in its kernels: what the budgets count
-                           "kernel_cpu_s": round(sandbox.cpu_used(), 2),
-                           # executions stopped by their CPU budget, and by the wall-clock ceiling
-                           "cpu_timeouts": sandbox.timeouts["cpu"], "wall_timeouts": sandbox.timeouts["wall"],
-                           # 1 when the (last) kernel ran in a cgroup of its own (cgroups.py)
-                           "kernel_cgroup": int(bool(sandbox.status.get("cgroup")))})
+    result.timings.update(
+        {
+            "kernel_start_s": round(sandbox.start_seconds, 2),
+            "execute_s": round(executed - began, 2),
+            "tests_s": round(finished - executed, 2),
+            "kernel_peak_mb": round(sandbox.peak_rss / 2**20),
+            "restarts": sandbox.restarts,
+            # 1 when the (last) kernel was forked from the batch's warm zygote
+            "warm_kernel": int(bool(sandbox.status.get("warm"))),
+            # CPU seconds the student's code used in its kernels: what the budgets count
+            "kernel_cpu_s": round(sandbox.cpu_used(), 2),
+            # executions stopped by their CPU budget, and by the wall-clock ceiling
+            "cpu_timeouts": sandbox.timeouts["cpu"],
+            "wall_timeouts": sandbox.timeouts["wall"],
+            # 1 when the (last) kernel ran in a cgroup of its own (cgroups.py)
+            "kernel_cgroup": int(bool(sandbox.status.get("cgroup"))),
+        }
+    )

@@ -39,8 +39,8 @@ CONTROLLERS = ("cpu", "cpuacct", "pids", "memory")
 # delegates none (a default Docker container, Gradescope), which the tests of that mode need to reach.
 NO_CGROUP_ENV = "COURSE_SANDBOX_NO_CGROUP"
 PREFIX = "course-sandbox-"
-CPU_SHARES = 1024   # v1: the default weight of every cgroup and autogroup, so a sandbox is one equal share
-CPU_WEIGHT = 100    # v2: the same, on cgroup v2's scale
+CPU_SHARES = 1024  # v1: the default weight of every cgroup and autogroup, so a sandbox is one equal share
+CPU_WEIGHT = 100  # v2: the same, on cgroup v2's scale
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Hierarchy:
 
     version: int
     mount: Path
-    own: Path           # the grader's cgroup, as a folder under ``mount``
+    own: Path  # the grader's cgroup, as a folder under ``mount``
     controllers: frozenset
 
 
@@ -89,8 +89,8 @@ def _below(mount: str, root: str, path: str) -> Path | None:
     """``path`` (as /proc/self/cgroup names it) as a folder under ``mount`` (whose root is ``root``)."""
     root = root.rstrip("/")
     if path != root and not path.startswith(root + "/"):
-        return None   # the grader's cgroup is outside what this mount shows
-    return Path(mount + path[len(root):]) if path[len(root):] else Path(mount)
+        return None  # the grader's cgroup is outside what this mount shows
+    return Path(mount + path[len(root) :]) if path[len(root) :] else Path(mount)
 
 
 def discover() -> list[Hierarchy]:
@@ -152,7 +152,7 @@ def _pids(folder: Path) -> list[int]:
 
 def _owner_alive(name: str) -> bool:
     """Whether the grader process named in a sandbox cgroup's name is still running."""
-    pid = name[len(PREFIX):].split("-", 1)[0]
+    pid = name[len(PREFIX) :].split("-", 1)[0]
     return not pid.isdigit() or os.path.exists(f"/proc/{pid}")
 
 
@@ -161,17 +161,17 @@ class SandboxCgroup:
     """One sandbox's cgroup: a folder per hierarchy, all of the same name."""
 
     version: int
-    folders: dict = field(default_factory=dict)   # controller ("" for v2's core files) -> folder
+    folders: dict = field(default_factory=dict)  # controller ("" for v2's core files) -> folder
 
     @classmethod
-    def create(cls, pids_max: int, memory_max: int) -> "SandboxCgroup | None":
+    def create(cls, pids_max: int, memory_max: int) -> SandboxCgroup | None:
         """A fresh cgroup in this host's preferred hierarchies, with its limits set, or None."""
         if os.environ.get(NO_CGROUP_ENV, "") == "1":
             return None
         return cls.make(preferred(discover()), pids_max, memory_max)
 
     @classmethod
-    def make(cls, hierarchies: list[Hierarchy], pids_max: int, memory_max: int) -> "SandboxCgroup | None":
+    def make(cls, hierarchies: list[Hierarchy], pids_max: int, memory_max: int) -> SandboxCgroup | None:
         name = f"{PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
         made = cls(hierarchies[0].version if hierarchies else 1)
         for hierarchy in hierarchies:
@@ -184,8 +184,13 @@ class SandboxCgroup:
             for controller in hierarchy.controllers or [""]:
                 made.folders[controller] = folder
             if hierarchy.version == 2:
-                made.folders.update({c: folder for c in ("cpu", "pids", "memory")
-                                     if (folder / f"{c}.max").exists() or (folder / f"{c}.weight").exists()})
+                made.folders.update(
+                    {
+                        c: folder
+                        for c in ("cpu", "pids", "memory")
+                        if (folder / f"{c}.max").exists() or (folder / f"{c}.weight").exists()
+                    }
+                )
         if not made.folders:
             return None
         made._limit(pids_max, memory_max)
@@ -193,9 +198,11 @@ class SandboxCgroup:
 
     def _limit(self, pids_max: int, memory_max: int) -> None:
         v1 = self.version == 1
-        settings = (("cpu", "cpu.shares" if v1 else "cpu.weight", CPU_SHARES if v1 else CPU_WEIGHT),
-                    ("pids", "pids.max", pids_max),
-                    ("memory", "memory.limit_in_bytes" if v1 else "memory.max", memory_max))
+        settings = (
+            ("cpu", "cpu.shares" if v1 else "cpu.weight", CPU_SHARES if v1 else CPU_WEIGHT),
+            ("pids", "pids.max", pids_max),
+            ("memory", "memory.limit_in_bytes" if v1 else "memory.max", memory_max),
+        )
         for controller, filename, value in settings:
             if controller in self.folders:
                 _write(self.folders[controller] / filename, str(value))

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import queue
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from assignments.grading.testkit.kernel_text import untrusted_text
 
@@ -17,13 +17,13 @@ MB = 1024 * 1024
 
 @dataclass
 class CellOutcome:
-    status: str            # "ok" | "error" | "timeout" | "died"
-    error: str = ""        # "Name: message" for status error
-    output: str = ""       # printed output, capped
+    status: str  # "ok" | "error" | "timeout" | "died"
+    error: str = ""  # "Name: message" for status error
+    output: str = ""  # printed output, capped
     truncated: bool = False
-    clock: str = ""        # for status timeout: "cpu" (its CPU budget ran out) or "wall" (its ceiling)
-    cpu_s: float = 0.0     # CPU seconds the kernel's processes used meanwhile (0 where not measured)
-    wall_s: float = 0.0    # wall seconds it took
+    clock: str = ""  # for status timeout: "cpu" (its CPU budget ran out) or "wall" (its ceiling)
+    cpu_s: float = 0.0  # CPU seconds the kernel's processes used meanwhile (0 where not measured)
+    wall_s: float = 0.0  # wall seconds it took
 
 
 @dataclass(frozen=True)
@@ -36,11 +36,11 @@ class CpuBudget:
 
 def connect(connection: dict):
     """(zmq context, started BlockingKernelClient) for a kernel's connection info; no heartbeat."""
-    from jupyter_client import BlockingKernelClient
     import zmq
+    from jupyter_client import BlockingKernelClient
 
     context = zmq.Context()
-    context.setsockopt(zmq.MAXMSGSIZE, 64 * MB)   # a giant print cannot flood the grader
+    context.setsockopt(zmq.MAXMSGSIZE, 64 * MB)  # a giant print cannot flood the grader
     context.setsockopt(zmq.LINGER, 0)
     client = BlockingKernelClient(context=context)
     client.load_connection_info(connection)
@@ -78,12 +78,22 @@ def wait_for_ready(client, budget: float, alive: Callable[[], bool]) -> bool:
 
 def _is_idle_for(msg: dict, msg_id: str) -> bool:
     """Whether ``msg`` is the kernel's "idle" status after the request ``msg_id``: its last message."""
-    return (msg.get("msg_type") == "status" and msg.get("parent_header", {}).get("msg_id") == msg_id
-            and msg.get("content", {}).get("execution_state") == "idle")
+    return (
+        msg.get("msg_type") == "status"
+        and msg.get("parent_header", {}).get("msg_id") == msg_id
+        and msg.get("content", {}).get("execution_state") == "idle"
+    )
 
 
-def execute(client, code: str, timeout: float, alive: Callable[[], bool], max_output_chars: int = 0,
-            keep_output: bool = False, cpu: CpuBudget | None = None) -> CellOutcome:
+def execute(
+    client,
+    code: str,
+    timeout: float,
+    alive: Callable[[], bool],
+    max_output_chars: int = 0,
+    keep_output: bool = False,
+    cpu: CpuBudget | None = None,
+) -> CellOutcome:
     """Run ``code`` in the kernel and wait for its reply, the deadline (``timeout`` seconds from now), or
     the kernel's death; with ``cpu``, also until the kernel has used ``cpu.seconds`` of CPU time, and the
     deadline is then a ceiling for a kernel that waits instead of computing. With ``keep_output``, printed
@@ -100,7 +110,7 @@ def execute(client, code: str, timeout: float, alive: Callable[[], bool], max_ou
         # Once the reply is in, only iopub's idle status is awaited, so wait on iopub (not on the shell
         # channel, which has nothing more to say): a snippet then costs no idle poll interval.
         wait = 0.05 if reply is not None else 0.0
-        drain_until = time.monotonic() + 0.1   # a flood of output must not starve the checks below
+        drain_until = time.monotonic() + 0.1  # a flood of output must not starve the checks below
         while time.monotonic() < drain_until:  # drain iopub: outputs are capped, never trusted
             try:
                 msg = client.get_iopub_msg(timeout=wait)

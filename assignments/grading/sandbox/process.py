@@ -26,11 +26,11 @@ from pathlib import Path
 import psutil
 
 from assignments.course import REPO
-from assignments.results.model import Finding
-from assignments.grading.sandbox.cgroups import SandboxCgroup
 from assignments.grading.environment import GRADING_ENV
+from assignments.grading.sandbox.cgroups import SandboxCgroup
 from assignments.grading.sandbox.scratch import python_roots, tree_usage
 from assignments.grading.sandbox.warm_kernels import ForkedLauncher, warm_scratch, zygote_socket
+from assignments.results.model import Finding
 
 # Path sockets and other users' runtime folders (D-Bus, systemd, docker, XDG_RUNTIME_DIR): covered with
 # empty tmpfs in the kernel's mount namespace, so a user-namespace kernel cannot talk to the grader's
@@ -42,9 +42,9 @@ NO_NAMESPACES_ENV = "COURSE_SANDBOX_NO_NAMESPACES"
 # A root grader runs each kernel as its own uid picked at random from this range (no passwd entry is
 # needed): without namespaces, two students' kernels then cannot read each other's scratch or signal
 # each other. 2**20 uids, far above any real account and below 2**31.
-SANDBOX_UIDS = range(0x60000000, 0x60000000 + 2 ** 20)
+SANDBOX_UIDS = range(0x60000000, 0x60000000 + 2**20)
 LAUNCHER = Path(__file__).parent / "programs" / "launch.py"
-NPROC = 512   # processes and threads of one sandbox's uid (RLIMIT_NPROC counts threads too)
+NPROC = 512  # processes and threads of one sandbox's uid (RLIMIT_NPROC counts threads too)
 # pids.max of a sandbox's cgroup: NPROC for the kernel's uid, and its launcher and init (root) beside it
 CGROUP_PIDS = NPROC + 8
 MB = 1024 * 1024
@@ -76,7 +76,7 @@ def namespaces_available() -> bool:
         return False
     import ctypes
 
-    flags = 0x00020000 | (0 if os.geteuid() == 0 else 0x10000000)   # CLONE_NEWNS, CLONE_NEWUSER
+    flags = 0x00020000 | (0 if os.geteuid() == 0 else 0x10000000)  # CLONE_NEWNS, CLONE_NEWUSER
     child = os.fork()
     if child == 0:
         os._exit(0 if ctypes.CDLL(None, use_errno=True).unshare(ctypes.c_int(flags)) == 0 else 1)
@@ -99,8 +99,7 @@ def shared_kernel_uid() -> str | None:
         return "without namespaces and without root every kernel runs as the grader's uid"
     blocked = unreachable_python()
     if blocked:
-        return (f"other uids cannot reach Python ({', '.join(blocked[:3])} lack o+x), so every kernel runs "
-                "as root")
+        return f"other uids cannot reach Python ({', '.join(blocked[:3])} lack o+x), so every kernel runs as root"
     return None
 
 
@@ -109,23 +108,32 @@ def kernel_env(scratch: Path, limits) -> dict:
     scratch = str(scratch)
     env = {
         "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": scratch, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+        "HOME": scratch,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
         "TMPDIR": "/tmp" if limits.isolate else scratch,
-        "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
-        "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{scratch}/.config/matplotlib",
-        "IPYTHONDIR": f"{scratch}/.ipython", "JUPYTER_CONFIG_DIR": f"{scratch}/.jupyter",
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": f"{scratch}/.config/matplotlib",
+        "IPYTHONDIR": f"{scratch}/.ipython",
+        "JUPYTER_CONFIG_DIR": f"{scratch}/.jupyter",
         "JUPYTER_DATA_DIR": f"{scratch}/.local/share/jupyter",
         "JUPYTER_RUNTIME_DIR": f"{scratch}/.local/share/jupyter/runtime",
-        "JUPYTER_PLATFORM_DIRS": "1", "XDG_CACHE_HOME": f"{scratch}/.cache",
-        "HF_HOME": f"{scratch}/.cache/huggingface", "TOKENIZERS_PARALLELISM": "false",
-        "OMP_NUM_THREADS": str(limits.threads), "MKL_NUM_THREADS": str(limits.threads),
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "XDG_CACHE_HOME": f"{scratch}/.cache",
+        "HF_HOME": f"{scratch}/.cache/huggingface",
+        "TOKENIZERS_PARALLELISM": "false",
+        "OMP_NUM_THREADS": str(limits.threads),
+        "MKL_NUM_THREADS": str(limits.threads),
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         # the sandbox uid has no passwd entry: name it, so getpass and friends need no lookup
-        "USER": "student", "LOGNAME": "student",
+        "USER": "student",
+        "LOGNAME": "student",
     }
     env.update(GRADING_ENV)
     return env
-
 
 
 @functools.lru_cache(maxsize=1)
@@ -147,14 +155,15 @@ def mapped_library_bytes() -> int:
             total += sum(f.stat().st_size for f in folder.rglob("*.so*") if f.is_file())
     return total
 
+
 class KernelProcess:
     """The launcher (and under it the kernel) for one start of a sandbox; ``stop`` ends them all."""
 
     def __init__(self, workdir: Path, scratch: Path, limits, owner, hide: tuple):
         self.workdir, self.scratch, self.limits, self.owner, self.hide = workdir, scratch, limits, owner, hide
         self.proc: subprocess.Popen | ForkedLauncher | None = None
-        self.status: dict = {}        # the isolation the launcher obtained
-        self.killed: str | None = None   # why the watchdog stopped the kernel
+        self.status: dict = {}  # the isolation the launcher obtained
+        self.killed: str | None = None  # why the watchdog stopped the kernel
         self.peak_rss = 0
         self.cgroup: SandboxCgroup | None = None
         self._stderr_tail = b""
@@ -167,23 +176,34 @@ class KernelProcess:
         hide = {str(REPO), os.path.expanduser("~"), *self.hide, *HIDDEN_SYSTEM_PATHS}
         cap = self.limits.memory_bytes
         return {
-            "isolate": self.limits.isolate, "namespaces": namespaces_allowed(), "scratch": str(self.scratch),
+            "isolate": self.limits.isolate,
+            "namespaces": namespaces_allowed(),
+            "scratch": str(self.scratch),
             "hide": sorted(h for h in hide if h and h != "/"),
             "private_tmp": sorted({tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"}),
             "tmp_size": f"{max(64, cap // MB // 4)}m",
             "keep": python_roots() + [str(self.scratch)],
             "drop_to": self.owner,
             "cgroup_procs": self.cgroup.procs_files() if self.cgroup else [],
-            "rlimits": {"RLIMIT_AS": max(2 * cap, cap + 2 * 1024 ** 3) + mapped_library_bytes(),
-                        "RLIMIT_FSIZE": self.limits.max_result_bytes + 16 * MB, "RLIMIT_CORE": 0,
-                        "RLIMIT_CPU": int(2 * self.limits.total_timeout) + 10,
-                        # per user: only meaningful (and harmless) for the dedicated unprivileged user
-                        # a few hundred: ipykernel needs about a dozen threads, and 4096 per sandbox let
-                        # eight kernels take every PID of a 32,768-PID host
-                        **({"RLIMIT_NPROC": NPROC} if self.owner else {})},
+            "rlimits": {
+                "RLIMIT_AS": max(2 * cap, cap + 2 * 1024**3) + mapped_library_bytes(),
+                "RLIMIT_FSIZE": self.limits.max_result_bytes + 16 * MB,
+                "RLIMIT_CORE": 0,
+                "RLIMIT_CPU": int(2 * self.limits.total_timeout) + 10,
+                # per user: only meaningful (and harmless) for the dedicated unprivileged user
+                # a few hundred: ipykernel needs about a dozen threads, and 4096 per sandbox let
+                # eight kernels take every PID of a 32,768-PID host
+                **({"RLIMIT_NPROC": NPROC} if self.owner else {}),
+            },
             # relative to scratch, where the kernel starts: any process may read another's argv (/proc)
-            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", conn_file.name,
-                     "--HistoryManager.enabled=False"],
+            "argv": [
+                sys.executable,
+                "-m",
+                "ipykernel_launcher",
+                "-f",
+                conn_file.name,
+                "--HistoryManager.enabled=False",
+            ],
             "env": kernel_env(self.scratch, self.limits),
         }
 
@@ -197,7 +217,7 @@ class KernelProcess:
         if not (zygote and config["isolate"] and config["namespaces"] and self._start(config, zygote)):
             self._start(config, None)
         if self.cgroup is not None and not self.status.get("cgroup"):
-            self.cgroup.remove()   # the launcher could not join it: it would count and hold nothing
+            self.cgroup.remove()  # the launcher could not join it: it would count and hold nothing
             self.cgroup = None
         threading.Thread(target=self._watch, daemon=True).start()
 
@@ -219,12 +239,17 @@ class KernelProcess:
             # every process's command line, and the launcher's (and its init's) would name the scratch.
             config_read, config_write = os.pipe()
             self.proc = subprocess.Popen(
-                [sys.executable, "-I", str(LAUNCHER), str(config_read)], cwd=str(self.workdir),
-                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(write_fd, config_read),
-                start_new_session=True)
+                [sys.executable, "-I", str(LAUNCHER), str(config_read)],
+                cwd=str(self.workdir),
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                pass_fds=(write_fd, config_read),
+                start_new_session=True,
+            )
             os.close(config_read)
-            with open(config_write, "wb") as pipe:   # the launcher reads it whole before anything else
+            with open(config_write, "wb") as pipe:  # the launcher reads it whole before anything else
                 pipe.write(json.dumps(config).encode())
         os.close(write_fd)
         threading.Thread(target=self._read_stderr, args=(self.proc.stdout,), daemon=True).start()
@@ -315,14 +340,17 @@ class KernelProcess:
         used, files = tree_usage(self.scratch, self.limits.scratch_files)
         if used <= self.limits.scratch_bytes and files <= self.limits.scratch_files:
             return False
-        self.killed = (f"your code wrote more than {self.limits.scratch_bytes // MB} MB of files "
-                       if used > self.limits.scratch_bytes else
-                       f"your code made more than {self.limits.scratch_files} files ") + "and the kernel was stopped"
+        self.killed = (
+            f"your code wrote more than {self.limits.scratch_bytes // MB} MB of files "
+            if used > self.limits.scratch_bytes
+            else f"your code made more than {self.limits.scratch_files} files "
+        ) + "and the kernel was stopped"
         return True
 
     def oom_message(self) -> str:
-        return (f"your code used more than {self.limits.memory_bytes / 1024 ** 3:g} GB of memory and the kernel "
-                "was stopped")
+        return (
+            f"your code used more than {self.limits.memory_bytes / 1024**3:g} GB of memory and the kernel was stopped"
+        )
 
     def _oom_killed(self) -> bool:
         """Whether the cgroup's memory cap made the kernel's OOM killer end one of the sandbox's processes:
@@ -391,7 +419,7 @@ class KernelProcess:
         """Kill the kernel and everything it started; safe to call twice."""
         self._watch_stop.set()
         if self.proc is None:
-            self._release_cgroup()   # made, but the launcher never started
+            self._release_cgroup()  # made, but the launcher never started
             return
         self._kill_tree()
         if self.status.get("fallback", {}).get("dropped"):
@@ -438,28 +466,40 @@ def isolation_finding(status: dict, isolate: bool) -> Finding | None:
     if not isolate:
         return Finding("sandbox-degraded", "sandbox isolation was switched off", "info")
     network = status.get("network") or status.get("seccomp")
-    missing = [what for held, what in ((network, "network isolation"), (status.get("mount"), "hidden files"),
-                                       (status.get("pid"), "private process list"),
-                                       (status.get("proc"), "private /proc"),
-                                       (status.get("readonly_root"), "read-only file system"))
-               if not held]
+    missing = [
+        what
+        for held, what in (
+            (network, "network isolation"),
+            (status.get("mount"), "hidden files"),
+            (status.get("pid"), "private process list"),
+            (status.get("proc"), "private /proc"),
+            (status.get("readonly_root"), "read-only file system"),
+        )
+        if not held
+    ]
     if not missing:
         return None
     details = []
     fallback = status.get("fallback") or {}
     if fallback.get("dropped"):
-        details.append(f"without namespaces the kernel ran as uid {status.get('uid')}, kept from the "
-                       "grader's files by permissions alone"
-                       + (" and from the network by a seccomp filter (Unix sockets only)"
-                          if status.get("seccomp") else ""))
+        details.append(
+            f"without namespaces the kernel ran as uid {status.get('uid')}, kept from the "
+            "grader's files by permissions alone"
+            + (" and from the network by a seccomp filter (Unix sockets only)" if status.get("seccomp") else "")
+        )
         if fallback.get("readable"):
-            details.append("folders that should be hidden could be entered by that uid (their files readable "
-                           "wherever their own modes allow): " + ", ".join(fallback["readable"]))
+            details.append(
+                "folders that should be hidden could be entered by that uid (their files readable "
+                "wherever their own modes allow): " + ", ".join(fallback["readable"])
+            )
         if fallback.get("writable"):
             details.append("shared folders it could write: " + ", ".join(fallback["writable"]))
         details.append("it could list every process and read world-readable system files")
     details += status.get("notes", [])
     text = "; ".join(details)
     text = text[:1500] + "..." if len(text) > 1500 else text
-    return Finding("sandbox-degraded", f"this machine could not give the sandbox: {', '.join(missing)}"
-                                       f"{f' ({text})' if text else ''}", "info")
+    return Finding(
+        "sandbox-degraded",
+        f"this machine could not give the sandbox: {', '.join(missing)}{f' ({text})' if text else ''}",
+        "info",
+    )

@@ -23,9 +23,9 @@ import zipfile
 
 import torch
 
-from assignments.grading.testkit import runtime
-from assignments.grading.testkit.errors import ReplyRefused, SandboxError
 from assignments.grading.sandbox.limits import Limits
+from assignments.grading.testkit import runtime
+from assignments.grading.testkit.errors import ReplyRefused
 
 MAX_ZIP_ENTRIES = 100_000
 
@@ -41,14 +41,19 @@ def check_archive(data: bytes, max_bytes: int) -> None:
         raise ReplyRefused(f"the result holds {len(entries)} records, more than {MAX_ZIP_ENTRIES}")
     total = sum(max(0, entry.file_size) for entry in entries)
     if total > max_bytes:
-        raise ReplyRefused(f"the result expands to {total / 1e6:.0f} MB, more than the "
-                           f"{max_bytes / 1e6:.0f} MB allowed")
+        raise ReplyRefused(
+            f"the result expands to {total / 1e6:.0f} MB, more than the {max_bytes / 1e6:.0f} MB allowed"
+        )
 
 
 def check_tensor(tensor: torch.Tensor, max_bytes: int) -> torch.Tensor:
     """A plain strided tensor whose every element lies inside its storage; otherwise SandboxError."""
-    if type(tensor) is not torch.Tensor or tensor.layout != torch.strided or tensor.is_quantized \
-            or tensor.device.type != "cpu":
+    if (
+        type(tensor) is not torch.Tensor
+        or tensor.layout != torch.strided
+        or tensor.is_quantized
+        or tensor.device.type != "cpu"
+    ):
         raise ReplyRefused("the result holds a tensor of an unsupported kind")
     shape, strides = tuple(tensor.shape), tuple(tensor.stride())
     if any(n < 0 for n in shape) or any(s < 0 for s in strides) or tensor.storage_offset() < 0:
@@ -63,7 +68,7 @@ def check_tensor(tensor: torch.Tensor, max_bytes: int) -> torch.Tensor:
         last = tensor.storage_offset() + sum((n - 1) * s for n, s in zip(shape, strides))
         if (last + 1) * item > tensor.untyped_storage().nbytes():
             raise ReplyRefused("the result holds a tensor that reaches outside its storage")
-    return tensor.clone()   # our own compact copy: no shared or overlapping storage survives
+    return tensor.clone()  # our own compact copy: no shared or overlapping storage survives
 
 
 def check_string(text: str, max_chars: int) -> str:
@@ -74,8 +79,7 @@ def check_string(text: str, max_chars: int) -> str:
     return text
 
 
-def check_value(value, max_bytes: int, max_items: int, max_depth: int,
-                max_chars: int = Limits.max_reply_string_chars):
+def check_value(value, max_bytes: int, max_items: int, max_depth: int, max_chars: int = Limits.max_reply_string_chars):
     """Rebuild ``value`` from exact plain types, checking it on the way; SandboxError if it is not plain."""
     budget = [max_items]
 
@@ -117,9 +121,10 @@ def decode_reply(data: bytes, limits) -> dict:
     if type(reply.get("error")) is str:
         # The helper's "Type: message" for an exception in student code: feedback shows only its start
         # (handle.untrusted_text), so it is cut, not refused; a long message is no fault of the student.
-        reply["error"] = reply["error"][:limits.max_reply_string_chars]
-    return check_value(reply, limits.max_result_bytes, limits.max_reply_items, limits.max_reply_depth,
-                       limits.max_reply_string_chars)
+        reply["error"] = reply["error"][: limits.max_reply_string_chars]
+    return check_value(
+        reply, limits.max_result_bytes, limits.max_reply_items, limits.max_reply_depth, limits.max_reply_string_chars
+    )
 
 
 __all__ = ["ReplyRefused", "decode_reply", "check_archive", "check_string", "check_tensor", "check_value"]

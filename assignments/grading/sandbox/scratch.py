@@ -22,7 +22,7 @@ def remove_entry(path: Path) -> None:
     except FileNotFoundError:
         return
     if stat.S_ISDIR(info.st_mode):
-        shutil.rmtree(path)   # rmtree works on file descriptors and does not follow links inside
+        shutil.rmtree(path)  # rmtree works on file descriptors and does not follow links inside
     else:
         os.unlink(path)
 
@@ -90,8 +90,13 @@ def remove_owned(uid: int, roots=SHARED_TMP, skip=()) -> int:
 def python_roots() -> list[str]:
     """Folders the kernel's Python needs (bound back into its mount namespace): the venv, the base
     installation, their site-packages."""
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             str(Path(os.path.realpath(sys.executable)).parent.parent)}
+    roots = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+        str(Path(os.path.realpath(sys.executable)).parent.parent),
+    }
     for key in ("purelib", "platlib", "stdlib", "platstdlib"):
         roots.add(sysconfig.get_paths().get(key, sys.prefix))
     return sorted(r for r in roots if r and os.path.isdir(r) and r != "/")

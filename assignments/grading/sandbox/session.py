@@ -109,8 +109,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from assignments.results.model import Finding
-from assignments.grading.testkit.errors import SandboxError, StudentTimeout
+from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.messages import CellOutcome, CpuBudget, connect, execute, wait_for_ready
 from assignments.grading.sandbox.process import (
     NO_NAMESPACES_ENV,
@@ -119,7 +118,6 @@ from assignments.grading.sandbox.process import (
     drop_user,
     isolation_finding,
 )
-from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.scratch import remove_entry, remove_owned, write_new_file
 from assignments.grading.sandbox.snippets import (
     KernelHandle,
@@ -129,13 +127,16 @@ from assignments.grading.sandbox.snippets import (
     serve_code,
     write_request,
 )
+from assignments.grading.testkit.errors import SandboxError, StudentTimeout
+from assignments.results.model import Finding
 
 
 class Sandbox:
     """A child kernel for one submission: start, execute cells, serve snippets, tear down."""
 
-    def __init__(self, submission: bytes, filename: str = "submission.ipynb", *,
-                 limits: Limits | None = None, hide: tuple = ()):
+    def __init__(
+        self, submission: bytes, filename: str = "submission.ipynb", *, limits: Limits | None = None, hide: tuple = ()
+    ):
         self.limits = limits or Limits()
         self.submission = submission
         self.filename = Path(filename).name or "submission.ipynb"
@@ -153,11 +154,11 @@ class Sandbox:
         self._needs_restart = False
         self._owner = None
         self.workdir: Path | None = None
-        self.deadline = float("inf")      # the submission's wall-clock ceiling (monotonic)
-        self.timeouts = {"cpu": 0, "wall": 0}   # executions stopped, by the clock that stopped them
-        self._cpu_charged = 0.0           # CPU seconds of the kernels before the current one
-        self._cpu_zero: float | None = None   # the current kernel's CPU seconds when it became ready
-        self._last_allowance = (0.0, 0.0)    # (CPU, wall) seconds the last student execution was given
+        self.deadline = float("inf")  # the submission's wall-clock ceiling (monotonic)
+        self.timeouts = {"cpu": 0, "wall": 0}  # executions stopped, by the clock that stopped them
+        self._cpu_charged = 0.0  # CPU seconds of the kernels before the current one
+        self._cpu_zero: float | None = None  # the current kernel's CPU seconds when it became ready
+        self._last_allowance = (0.0, 0.0)  # (CPU, wall) seconds the last student execution was given
 
     # ---------------------------------------------------------------- lifecycle
     def __enter__(self):
@@ -183,8 +184,8 @@ class Sandbox:
         try:
             self.workdir = Path(tempfile.mkdtemp(prefix="course-sandbox-"))
             self.scratch = self.workdir / "scratch"
-            self.scratch.mkdir(mode=0o700)   # its kernel's alone: no classmate's uid may list or read it
-            if self._owner:   # the kernel's uid must pass through (not list) the work folder to scratch
+            self.scratch.mkdir(mode=0o700)  # its kernel's alone: no classmate's uid may list or read it
+            if self._owner:  # the kernel's uid must pass through (not list) the work folder to scratch
                 os.chmod(self.workdir, 0o711)
             write_new_file(self.scratch / self.filename, self.submission, self._owner, 0o600)
             if self._owner:
@@ -192,8 +193,10 @@ class Sandbox:
             self._launch()
         except OSError as error:  # disk full, no temporary folder, launcher could not be executed
             self.close()
-            raise SandboxError(f"the sandbox could not be prepared on the grading machine "
-                               f"({type(error).__name__}: {error.strerror or error})") from None
+            raise SandboxError(
+                f"the sandbox could not be prepared on the grading machine "
+                f"({type(error).__name__}: {error.strerror or error})"
+            ) from None
         except BaseException:
             self.close()
             raise
@@ -220,8 +223,14 @@ class Sandbox:
             return
         removed = remove_owned(uid)
         if removed:
-            self.findings.append(Finding("shared-tmp-removed", f"{removed} file(s) or folder(s) your code left "
-                                         "in the machine's shared temporary folders were removed", "info"))
+            self.findings.append(
+                Finding(
+                    "shared-tmp-removed",
+                    f"{removed} file(s) or folder(s) your code left "
+                    "in the machine's shared temporary folders were removed",
+                    "info",
+                )
+            )
 
     def remaining(self) -> float:
         """Wall seconds left before the submission's ceiling."""
@@ -242,12 +251,16 @@ class Sandbox:
         """Why the submission's time is spent (its CPU budget, or its wall-clock ceiling), or None."""
         used, total = self.cpu_used(), self.limits.total_timeout
         if used >= total:
-            return (f"the time budget for this submission is used up: your code used {used:.0f} s of CPU "
-                    f"time, the budget is {total:g} s")
+            return (
+                f"the time budget for this submission is used up: your code used {used:.0f} s of CPU "
+                f"time, the budget is {total:g} s"
+            )
         if self.remaining() <= 0:
-            return (f"the time budget for this submission is used up: it waited "
-                    f"{self.limits.total_wall_timeout:g} s of wall time (the ceiling) while your code used only "
-                    f"{used:.0f} s of its {total:g} s of CPU time")
+            return (
+                f"the time budget for this submission is used up: it waited "
+                f"{self.limits.total_wall_timeout:g} s of wall time (the ceiling) while your code used only "
+                f"{used:.0f} s of its {total:g} s of CPU time"
+            )
         return None
 
     def alive(self) -> bool:
@@ -263,9 +276,18 @@ class Sandbox:
         for stale in os.listdir(self.scratch):  # the old kernel's sockets, or whatever it left there
             if stale.startswith("k-") or stale == "kernel.json":
                 remove_entry(self.scratch / stale)
-        connection = {"transport": "ipc", "ip": str(self.scratch / "k"), "shell_port": 1, "iopub_port": 2,
-                      "stdin_port": 3, "control_port": 4, "hb_port": 5, "key": secrets.token_hex(16),
-                      "signature_scheme": "hmac-sha256", "kernel_name": "python3"}
+        connection = {
+            "transport": "ipc",
+            "ip": str(self.scratch / "k"),
+            "shell_port": 1,
+            "iopub_port": 2,
+            "stdin_port": 3,
+            "control_port": 4,
+            "hb_port": 5,
+            "key": secrets.token_hex(16),
+            "signature_scheme": "hmac-sha256",
+            "kernel_name": "python3",
+        }
         conn_file = self.scratch / "kernel.json"
         write_new_file(conn_file, json.dumps(connection).encode(), self._owner, 0o600)
         self._kernel = KernelProcess(self.workdir, self.scratch, self.limits, self._owner, self.hide)
@@ -278,8 +300,7 @@ class Sandbox:
             raise SandboxError(f"the sandboxed kernel did not start ({reason})")
         outcome = self._execute(bootstrap_code(), self.limits.startup_timeout)
         if outcome.status != "ok":
-            raise SandboxError(f"the grader's helper could not start in the kernel ({outcome.status} "
-                               f"{outcome.error})")
+            raise SandboxError(f"the grader's helper could not start in the kernel ({outcome.status} {outcome.error})")
         self._cpu_zero = self._kernel.cpu_seconds()
 
     def _stop_kernel(self):
@@ -302,8 +323,9 @@ class Sandbox:
     # ---------------------------------------------------------------- executing code
     def _execute(self, code: str, timeout: float, keep_output: bool = False) -> CellOutcome:
         """Run the grader's own ``code`` within ``timeout`` wall seconds and the submission's ceiling."""
-        return execute(self._client, code, min(timeout, self.remaining()), self.alive,
-                       self.limits.max_output_chars, keep_output)
+        return execute(
+            self._client, code, min(timeout, self.remaining()), self.alive, self.limits.max_output_chars, keep_output
+        )
 
     def _allowance(self, budget: float) -> tuple[float, float]:
         """(CPU seconds, wall seconds) for student code whose own budget is ``budget`` CPU seconds: within
@@ -314,8 +336,15 @@ class Sandbox:
         """Run student code (a cell, a replayed cell, a test's call) within ``budget`` CPU seconds of the
         kernel's processes and the wall-clock ceiling beside it."""
         cpu, wall = self._last_allowance = self._allowance(budget)
-        outcome = execute(self._client, code, wall, self.alive, self.limits.max_output_chars, keep_output,
-                          CpuBudget(cpu, self._kernel.cpu_seconds))
+        outcome = execute(
+            self._client,
+            code,
+            wall,
+            self.alive,
+            self.limits.max_output_chars,
+            keep_output,
+            CpuBudget(cpu, self._kernel.cpu_seconds),
+        )
         if outcome.status == "timeout":
             self.timeouts[outcome.clock] += 1
         return outcome
@@ -325,15 +354,21 @@ class Sandbox:
         cpu, wall = self._last_allowance
         if outcome.clock == "cpu":
             if cpu < budget:
-                return (f"did not finish within the {cpu:.1f} s of CPU time this submission had left "
-                        f"(the budget is {self.limits.total_timeout:g} s in all)")
+                return (
+                    f"did not finish within the {cpu:.1f} s of CPU time this submission had left "
+                    f"(the budget is {self.limits.total_timeout:g} s in all)"
+                )
             return f"did not finish within {budget:g} s of CPU time (it used {outcome.cpu_s:.1f} s)"
-        ceiling = (f"this submission's wall-clock ceiling of {self.limits.total_wall_timeout:g} s"
-                   if wall < budget * self.limits.wall_factor else
-                   f"the wall-clock ceiling of {self.limits.wall_factor:g} times its CPU budget")
-        return (f"did not finish within {outcome.wall_s:.0f} s of wall time, in which it used only "
-                f"{outcome.cpu_s:.1f} s of its {budget:g} s of CPU time: it waited instead of computing, "
-                f"past {ceiling}")
+        ceiling = (
+            f"this submission's wall-clock ceiling of {self.limits.total_wall_timeout:g} s"
+            if wall < budget * self.limits.wall_factor
+            else f"the wall-clock ceiling of {self.limits.wall_factor:g} times its CPU budget"
+        )
+        return (
+            f"did not finish within {outcome.wall_s:.0f} s of wall time, in which it used only "
+            f"{outcome.cpu_s:.1f} s of its {budget:g} s of CPU time: it waited instead of computing, "
+            f"past {ceiling}"
+        )
 
     def _recover(self, why: str):
         """After a timeout: interrupt; if the kernel ignores it, restart it and replay the notebook."""
@@ -381,8 +416,9 @@ class Sandbox:
         """Execute the notebook's cells in order; every failure becomes a finding, the next cell runs."""
         for label, source in cells:
             if self.broken:
-                self.findings.append(Finding("cell-skipped", f"cell {label} was not run: {self.broken}",
-                                             "error", label))
+                self.findings.append(
+                    Finding("cell-skipped", f"cell {label} was not run: {self.broken}", "error", label)
+                )
                 continue
             if self._needs_restart:
                 self.restart("the kernel died")
@@ -391,37 +427,49 @@ class Sandbox:
             spent = self.used_up()
             if spent:
                 self.broken = spent
-                self.findings.append(Finding("time-budget", f"cell {label} was not run: {self.broken}",
-                                             "error", label))
+                self.findings.append(Finding("time-budget", f"cell {label} was not run: {self.broken}", "error", label))
                 continue
             outcome = self._run_student(source, self.limits.cell_timeout, keep_output=True)
             self.cell_outputs.append((label, outcome.output))
             if outcome.truncated:
-                self.findings.append(Finding("output-truncated",
-                                             f"cell {label} printed more than {self.limits.max_output_chars} "
-                                             "characters; the rest was discarded", "info", label))
+                self.findings.append(
+                    Finding(
+                        "output-truncated",
+                        f"cell {label} printed more than {self.limits.max_output_chars} "
+                        "characters; the rest was discarded",
+                        "info",
+                        label,
+                    )
+                )
             if outcome.status == "ok":
                 self._replay.append((label, source))
             elif outcome.status == "error":
                 self._replay.append((label, source))
-                self.findings.append(Finding("cell-error", f"cell {label} raised {outcome.error}",
-                                             "warning", label))
+                self.findings.append(Finding("cell-error", f"cell {label} raised {outcome.error}", "warning", label))
             elif outcome.status == "timeout":
-                self.findings.append(Finding("cell-timeout",
-                                             f"cell {label} {self._overrun(outcome, self.limits.cell_timeout)}; "
-                                             "it was stopped and is skipped from here on", "error", label))
+                self.findings.append(
+                    Finding(
+                        "cell-timeout",
+                        f"cell {label} {self._overrun(outcome, self.limits.cell_timeout)}; "
+                        "it was stopped and is skipped from here on",
+                        "error",
+                        label,
+                    )
+                )
                 self._recover(f"cell {label} timed out")
             else:
                 reason = self._death_reason() or "the kernel died"
                 killed = self._kernel.killed if self._kernel else None
                 code = "memory-limit" if killed and "memory" in killed else "kernel-died"
-                self.findings.append(Finding(code, f"cell {label}: {reason}; the cell is skipped and the "
-                                                   "kernel restarted", "error", label))
+                self.findings.append(
+                    Finding(
+                        code, f"cell {label}: {reason}; the cell is skipped and the kernel restarted", "error", label
+                    )
+                )
                 self._needs_restart = True
 
     # ---------------------------------------------------------------- snippets
-    def call(self, code: str, inputs: dict, stand_in_source: str, stand_ins: tuple, seed: int,
-             timeout: float):
+    def call(self, code: str, inputs: dict, stand_in_source: str, stand_ins: tuple, seed: int, timeout: float):
         """One hidden-test snippet run in the student's namespace; its plain-data result."""
         if self._needs_restart and not self.broken:
             self.restart("the kernel died during an earlier test")
@@ -449,16 +497,21 @@ class Sandbox:
             self._needs_restart = True
             raise SandboxError(reason)
         if outcome.status == "error":
-            raise SandboxError(f"the grader's helper in your kernel failed ({outcome.error}); "
-                               "did your code replace sys.modules, torch or builtins?")
+            raise SandboxError(
+                f"the grader's helper in your kernel failed ({outcome.error}); "
+                "did your code replace sys.modules, torch or builtins?"
+            )
         return reply_value(self._read_reply(reply_path), self.limits)
 
     def _read_reply(self, path: Path) -> dict:
         return read_reply(path, self.limits)
 
 
-SCORE_LIKE = re.compile(r"\b\d+(\.\d+)?\s*/\s*\d+(\.\d+)?\s*(points?|pts|marks?)\b|\bscore\s*[:=]|"
-                        r"all (hidden )?tests passed|full marks", re.IGNORECASE)
+SCORE_LIKE = re.compile(
+    r"\b\d+(\.\d+)?\s*/\s*\d+(\.\d+)?\s*(points?|pts|marks?)\b|\bscore\s*[:=]|"
+    r"all (hidden )?tests passed|full marks",
+    re.IGNORECASE,
+)
 
 
 def score_like_output(cell_outputs: list[tuple[str, str]]) -> list[Finding]:
@@ -467,9 +520,14 @@ def score_like_output(cell_outputs: list[tuple[str, str]]) -> list[Finding]:
     for label, text in cell_outputs:
         match = SCORE_LIKE.search(text)
         if match:
-            found.append(Finding("score-like-output",
-                                 f"cell {label} printed {match.group(0)!r}; printed output is never used "
-                                 "for grading", "info", label))
+            found.append(
+                Finding(
+                    "score-like-output",
+                    f"cell {label} printed {match.group(0)!r}; printed output is never used for grading",
+                    "info",
+                    label,
+                )
+            )
     return found
 
 

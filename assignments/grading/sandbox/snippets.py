@@ -15,19 +15,19 @@ import os
 import stat
 from pathlib import Path
 
+from assignments.grading.sandbox.reply import decode_reply
+from assignments.grading.sandbox.scratch import write_new_file
 from assignments.grading.testkit import runtime
 from assignments.grading.testkit.errors import SandboxError, StudentCodeError
 from assignments.grading.testkit.handle import StudentHandle
 from assignments.grading.testkit.kernel_text import untrusted_text
-from assignments.grading.sandbox.reply import decode_reply
-from assignments.grading.sandbox.scratch import write_new_file
 
 RUNTIME_MODULE = "_course_grader_runtime"
 MB = 1024 * 1024
 
 # Sent into the kernel once per start. Runs there, next to student code; defines a private module whose
 # ``serve`` answers one request file with one reply file.
-_BOOTSTRAP = r'''
+_BOOTSTRAP = r"""
 def _install(runtime_source, user_ns, module_name):
     import contextlib, io, os, sys, types, warnings
     import torch
@@ -73,29 +73,38 @@ def _install(runtime_source, user_ns, module_name):
     sys.modules[module_name] = runtime
 
 _install(*__args__)
-'''
+"""
 
 
 def bootstrap_code() -> str:
     """The cell that installs the runtime and its ``serve`` in a freshly started kernel."""
-    return (f"exec(compile({_BOOTSTRAP!r}, '<grader bootstrap>', 'exec'), "
-            f"{{'__name__': '_course_grader_boot', '__args__': ({Path(runtime.__file__).read_text()!r}, "
-            f"get_ipython().user_ns, {RUNTIME_MODULE!r})}})")
+    return (
+        f"exec(compile({_BOOTSTRAP!r}, '<grader bootstrap>', 'exec'), "
+        f"{{'__name__': '_course_grader_boot', '__args__': ({Path(runtime.__file__).read_text()!r}, "
+        f"get_ipython().user_ns, {RUNTIME_MODULE!r})}})"
+    )
 
 
-def write_request(path: Path, code: str, inputs: dict, stand_in_source: str, stand_ins: tuple, seed: int,
-                  owner=None) -> None:
+def write_request(
+    path: Path, code: str, inputs: dict, stand_in_source: str, stand_ins: tuple, seed: int, owner=None
+) -> None:
     """A new request file (O_EXCL | O_NOFOLLOW: never through what the kernel put at that name), 0600 and
     owned by the kernel's uid (``owner``): it holds stand-ins, which no other uid may read."""
-    request = {"code": code, "inputs": inputs, "stand_in_source": stand_in_source,
-               "stand_ins": list(stand_ins), "seed": int(seed)}
+    request = {
+        "code": code,
+        "inputs": inputs,
+        "stand_in_source": stand_in_source,
+        "stand_ins": list(stand_ins),
+        "seed": int(seed),
+    }
     write_new_file(path, runtime.to_bytes(request), owner, 0o600)
 
 
 def serve_code(request_path: Path, reply_path: Path, max_bytes: int) -> str:
     """The cell that makes the kernel answer one request."""
-    return (f"__import__('sys').modules[{RUNTIME_MODULE!r}].serve({str(request_path)!r}, "
-            f"{str(reply_path)!r}, {max_bytes})")
+    return (
+        f"__import__('sys').modules[{RUNTIME_MODULE!r}].serve({str(request_path)!r}, {str(reply_path)!r}, {max_bytes})"
+    )
 
 
 def read_reply(path: Path, limits) -> dict:
@@ -109,8 +118,9 @@ def read_reply(path: Path, limits) -> dict:
         if not stat.S_ISREG(info.st_mode):
             raise SandboxError("the result is not a regular file")
         if info.st_size > limits.max_result_bytes:
-            raise SandboxError(f"the result is {info.st_size / 1e6:.0f} MB, more than the "
-                               f"{limits.max_result_bytes // MB} MB allowed")
+            raise SandboxError(
+                f"the result is {info.st_size / 1e6:.0f} MB, more than the {limits.max_result_bytes // MB} MB allowed"
+            )
         with os.fdopen(os.dup(fd), "rb") as handle:
             data = handle.read(limits.max_result_bytes + 1)
     finally:
@@ -127,12 +137,14 @@ def reply_value(reply: dict, limits):
     if reply.get("ok") is True and "result" in reply:
         return reply["result"]
     kind = reply.get("kind")
-    if kind == "code":   # "Type: message" as the kernel's helper wrote it: student-chosen text
+    if kind == "code":  # "Type: message" as the kernel's helper wrote it: student-chosen text
         name, _, message = str(reply.get("error", "")).partition(": ")
         raise StudentCodeError(untrusted_text(name, message))
     if kind == "result":
-        raise StudentCodeError("the result holds something the grader cannot receive: only tensors, "
-                               "numbers, strings, None and lists, tuples or dicts of them")
+        raise StudentCodeError(
+            "the result holds something the grader cannot receive: only tensors, "
+            "numbers, strings, None and lists, tuples or dicts of them"
+        )
     if kind == "too-big":
         raise SandboxError(f"the result is more than the {limits.max_result_bytes // MB} MB allowed")
     raise SandboxError("the kernel returned an unusable reply")

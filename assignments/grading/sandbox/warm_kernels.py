@@ -20,8 +20,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import psutil
 
@@ -29,9 +29,20 @@ import psutil
 ZYGOTE_ENV = "COURSE_KERNEL_ZYGOTE"
 # What the zygote imports: what the graded notebooks and the runtime import, and ipykernel itself
 # (matplotlib with its font list, which a cold kernel builds again in every fresh scratch folder).
-PRELOAD = ["ipykernel.kernelapp", "torch", "torch._dynamo", "numpy", "datasets", "tokenizers", "tqdm.auto",
-           "PIL.Image", "matplotlib.pyplot", "transformers", "transformers.models.bert.modeling_bert",
-           "transformers.models.clip.modeling_clip"]
+PRELOAD = [
+    "ipykernel.kernelapp",
+    "torch",
+    "torch._dynamo",
+    "numpy",
+    "datasets",
+    "tokenizers",
+    "tqdm.auto",
+    "PIL.Image",
+    "matplotlib.pyplot",
+    "transformers",
+    "transformers.models.bert.modeling_bert",
+    "transformers.models.clip.modeling_clip",
+]
 SCRIPT = Path(__file__).parent / "programs" / "zygote.py"
 START_TIMEOUT_S = 120.0
 
@@ -52,7 +63,7 @@ class Zygote:
         self.socket = str(folder / "zygote.sock")
 
     @classmethod
-    def spawn(cls, kernel_env: Callable[[Path], dict]) -> "Zygote":
+    def spawn(cls, kernel_env: Callable[[Path], dict]) -> Zygote:
         """Start a zygote with the environment ``kernel_env(scratch)`` gives a kernel whose scratch is at
         ``warm_scratch``; it imports in the background. Grader processes may ask for kernels at once:
         ``ForkedLauncher.fork`` waits until the socket is there, or starts cold if the zygote failed."""
@@ -60,15 +71,20 @@ class Zygote:
         folder = Path(tempfile.mkdtemp(prefix="course-zygote-", dir="/tmp"))
         socket_path = str(folder / "zygote.sock")
         warm_scratch(socket_path).mkdir(mode=0o700)
-        proc = subprocess.Popen([sys.executable, str(SCRIPT), socket_path, *PRELOAD],
-                                env=kernel_env(warm_scratch(socket_path)), cwd=str(folder),
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
-        (folder / "pid").write_text(str(proc.pid))   # for graders waiting on it: is it still there?
+        proc = subprocess.Popen(
+            [sys.executable, str(SCRIPT), socket_path, *PRELOAD],
+            env=kernel_env(warm_scratch(socket_path)),
+            cwd=str(folder),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        (folder / "pid").write_text(str(proc.pid))  # for graders waiting on it: is it still there?
         return cls(proc, folder)
 
     @classmethod
-    def start(cls, kernel_env: Callable[[Path], dict]) -> "Zygote | None":
+    def start(cls, kernel_env: Callable[[Path], dict]) -> Zygote | None:
         """A zygote that is ready (``spawn``, then wait), or None if it would not start."""
         zygote = cls.spawn(kernel_env)
         ready, _, _ = select.select([zygote.proc.stdout], [], [], START_TIMEOUT_S)
@@ -111,10 +127,14 @@ def _connect(path: str) -> socket.socket:
         except (FileNotFoundError, ConnectionRefusedError) as error:
             conn.close()
             now = time.monotonic()
-            if isinstance(error, ConnectionRefusedError):   # bound, not yet listening; or a dead zygote
+            if isinstance(error, ConnectionRefusedError):  # bound, not yet listening; or a dead zygote
                 refused_until = refused_until or now + 1.0
-            if (failed.exists() or not psutil.pid_exists(zygote_pid) or now > end
-                    or (refused_until and now > refused_until)):
+            if (
+                failed.exists()
+                or not psutil.pid_exists(zygote_pid)
+                or now > end
+                or (refused_until and now > refused_until)
+            ):
                 raise OSError(f"no warm zygote at {path} ({error.strerror})") from None
         time.sleep(0.05)
 
@@ -129,7 +149,7 @@ class ForkedLauncher:
         self._buffer = b""
 
     @classmethod
-    def fork(cls, path: str, config: dict, status_fd: int) -> "ForkedLauncher":
+    def fork(cls, path: str, config: dict, status_fd: int) -> ForkedLauncher:
         """Ask the zygote at ``path`` for a launcher; OSError or ValueError if it cannot."""
         log_read, log_write = os.pipe()
         lifeline_read, lifeline_write = os.pipe()
@@ -179,7 +199,7 @@ class ForkedLauncher:
         if b"\n" in self._buffer:
             self.returncode = int(json.loads(self._buffer.split(b"\n")[0]).get("exit", 1))
         elif not chunk:
-            self.returncode = -9   # the zygote went away: its launchers died with it
+            self.returncode = -9  # the zygote went away: its launchers died with it
 
     def poll(self) -> int | None:
         self._read_exit(0.0)

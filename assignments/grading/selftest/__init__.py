@@ -5,9 +5,22 @@ each variant keeps full marks, and every hidden test catches a mutant (``checks`
 from assignments.grading.public import public_names
 
 PUBLIC = {
-    **dict.fromkeys(["check_reference", "check_blank", "check_mutant", "check_stand_ins", "mutants", "variants",
-                     "grade_mutant", "grade_variant_packs", "behaviour_map", "behaviour_map_problems",
-                     "uncaught_tests"], "checks"),
+    **dict.fromkeys(
+        [
+            "check_reference",
+            "check_blank",
+            "check_mutant",
+            "check_stand_ins",
+            "mutants",
+            "variants",
+            "grade_mutant",
+            "grade_variant_packs",
+            "behaviour_map",
+            "behaviour_map_problems",
+            "uncaught_tests",
+        ],
+        "checks",
+    ),
     **dict.fromkeys(["Mutant", "MutantError", "apply_change", "load_folder"], "mutation"),
 }
 __all__ = sorted(PUBLIC)

@@ -47,18 +47,16 @@ import nbformat
 
 from assignments import notebooks
 from assignments.course import resolve
-from assignments.grading.testkit.stand_ins import extract_definitions, stand_in_source
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace, grade_notebook
 from assignments.grading.selftest.mutation import (
     Mutant,
     MutantError,
     definitions,
     load_folder,
-    load_mutant,
     same_definition,
-    solution_cell,
     without_definitions,
 )
+from assignments.grading.testkit.stand_ins import extract_definitions, stand_in_source
 from assignments.results.model import Finding, SubmissionResult
 
 
@@ -116,8 +114,11 @@ def blank_notebook(assignment: str):
 
 def check_blank(assignment: str) -> list[str]:
     result = grade_notebook(assignment, blank_notebook(assignment), "blank")
-    return [f"blank release: {q.grade_id} scored {q.points}/{q.max_points}"
-            for q in result.questions if q.kind == "autograded" and q.points]
+    return [
+        f"blank release: {q.grade_id} scored {q.points}/{q.max_points}"
+        for q in result.questions
+        if q.kind == "autograded" and q.points
+    ]
 
 
 def grade_mutant(assignment: str, mutant: Mutant) -> SubmissionResult:
@@ -133,7 +134,7 @@ def grade_mutant(assignment: str, mutant: Mutant) -> SubmissionResult:
 
 
 # ------------------------------------------------------------------------------------- visible checks
-VISIBLE_CHECK = "visible-check"   # the finding's code; its message is "passed" or "failed: <why>"
+VISIBLE_CHECK = "visible-check"  # the finding's code; its message is "passed" or "failed: <why>"
 
 
 def visible_check_cell(nb, replaces: str):
@@ -141,7 +142,7 @@ def visible_check_cell(nb, replaces: str):
     TODO), or None when the next graded cell is another answer."""
     cells = nb.cells
     start = next(i for i, c in enumerate(cells) if notebooks.grade_id(c) == replaces and notebooks.is_answer(c))
-    for cell in cells[start + 1:]:
+    for cell in cells[start + 1 :]:
         if notebooks.is_autograded_test(cell):
             return cell
         if notebooks.is_answer(cell):
@@ -156,8 +157,7 @@ def visible_check(nb, replaces: str, namespace: dict) -> Finding:
     if cell is None:
         return Finding(VISIBLE_CHECK, "failed: no visible check below this answer cell", "info", replaces)
     visible = notebooks.strip_region(cell.source, *notebooks.HIDDEN_TESTS)
-    _, failures = execute_cells(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(visible)]),
-                                dict(namespace))
+    _, failures = execute_cells(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(visible)]), dict(namespace))
     outcome = "passed" if not failures else "failed: " + failures[0].message.split(" raised ", 1)[-1]
     return Finding(VISIBLE_CHECK, outcome, "info", notebooks.grade_id(cell))
 
@@ -172,8 +172,10 @@ def contract_problems(mutant: Mutant, result: SubmissionResult) -> list[str]:
     """A mutant marked ``contract:`` whose visible check passes: a student loses points for a rule that
     nothing before submission flags."""
     if mutant.contract and visible_check_failed(result) is False:
-        return [f"mutant {mutant.name} breaks a contract rule ({mutant.contract}) but the visible check below "
-                f"{mutant.replaces} passes: state the rule there, or make the check flag it"]
+        return [
+            f"mutant {mutant.name} breaks a contract rule ({mutant.contract}) but the visible check below "
+            f"{mutant.replaces} passes: state the rule there, or make the check flag it"
+        ]
     return []
 
 
@@ -187,8 +189,9 @@ def mutant_problems(mutant: Mutant, result: SubmissionResult) -> list[str]:
             problems.append(f"mutant {mutant.name} ({mutant.mistake}) kept full marks on {q.grade_id}")
         if q.grade_id != mutant.question and q.points != q.max_points:
             failed = "; ".join(f"{t.name}: {t.message}" for t in q.tests if t.outcome != "passed")
-            problems.append(f"mutant {mutant.name} lost points on {q.grade_id}, not its own question "
-                            f"{mutant.question}: {failed}")
+            problems.append(
+                f"mutant {mutant.name} lost points on {q.grade_id}, not its own question {mutant.question}: {failed}"
+            )
     return problems
 
 
@@ -202,11 +205,16 @@ def check_mutant(assignment: str, mutant: Mutant) -> list[str]:
 
 def failed_tests(mutant: Mutant, result: SubmissionResult) -> list[tuple[str, str]]:
     """(test, message) of every test the mutant failed on its own question."""
-    return [(t.name, t.message) for q in result.questions if q.grade_id == mutant.question
-            for t in q.tests if t.outcome != "passed"]
+    return [
+        (t.name, t.message)
+        for q in result.questions
+        if q.grade_id == mutant.question
+        for t in q.tests
+        if t.outcome != "passed"
+    ]
 
 
-def misleading_failures(mutant: Mutant, result: SubmissionResult, rows: list["BehaviourRow"]) -> list[str]:
+def misleading_failures(mutant: Mutant, result: SubmissionResult, rows: list[BehaviourRow]) -> list[str]:
     """Tests of the mutant's question that it fails although no behaviour-map row pairs them with it.
 
     The judgement: the behaviour map is where an author says which hidden test is meant to catch which
@@ -217,9 +225,12 @@ def misleading_failures(mutant: Mutant, result: SubmissionResult, rows: list["Be
     meant = {row.test for row in rows if row.mutant == mutant.name}
     if not meant:
         return [f"{mutant.name}: no behaviour-map row names this mutant, so its extra failures are not judged"]
-    return [f"{mutant.name} also fails {test}, which no map row pairs with it; its message may point at another "
-            f"mistake: {message.splitlines()[0] if message else '(no message)'}"
-            for test, message in failed_tests(mutant, result) if test not in meant]
+    return [
+        f"{mutant.name} also fails {test}, which no map row pairs with it; its message may point at another "
+        f"mistake: {message.splitlines()[0] if message else '(no message)'}"
+        for test, message in failed_tests(mutant, result)
+        if test not in meant
+    ]
 
 
 def uncaught_tests(results: Iterable[SubmissionResult]) -> list[str]:
@@ -236,6 +247,7 @@ def uncaught_tests(results: Iterable[SubmissionResult]) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------- variants
+
 
 def variants(assignment: str) -> list[Mutant]:
     """``autograder/<assignment>/variants/*.py``: correct answers written differently, in the mutants' format."""
@@ -263,8 +275,9 @@ def as_submitted(assignment: str, nb):
     """The release notebook answered as ``nb`` answers it, typed as a student would (no solution markers)."""
     from assignments.demo_class import filled_release
 
-    return filled_release(assignment, {notebooks.grade_id(c): notebooks.student_text(c)
-                                       for c in nb.cells if notebooks.is_answer(c)})
+    return filled_release(
+        assignment, {notebooks.grade_id(c): notebooks.student_text(c) for c in nb.cells if notebooks.is_answer(c)}
+    )
 
 
 DOORS = ("standalone", "nbgrader")
@@ -274,12 +287,15 @@ def grade_variant_packs(assignment: str, folder: Path, doors=DOORS) -> list[tupl
     """Each variant pack written under ``folder`` as a student's notebook and graded by each door in ``doors``:
     the real ones (the standalone door's sandboxed kernel; real ``nbgrader autograde``, all packs in one
     course) and "in-process" (the mutants' door: the packs are our own code, so they may run here)."""
-    from assignments.grading.doors.nbgrader import door as nbgrader_door
     from assignments.grading.doors import standalone
+    from assignments.grading.doors.nbgrader import door as nbgrader_door
 
     packs = variant_packs(assignment)
-    graded = [(found, grade_notebook(assignment, nb, f"variants-{k}"))
-              for k, (found, nb) in enumerate(packs, 1) if "in-process" in doors]
+    graded = [
+        (found, grade_notebook(assignment, nb, f"variants-{k}"))
+        for k, (found, nb) in enumerate(packs, 1)
+        if "in-process" in doors
+    ]
     paths = {}
     for k, (_, nb) in enumerate(packs, 1):
         paths[f"variants-{k}"] = folder / f"variants-{k}.ipynb"
@@ -301,14 +317,15 @@ def variant_problems(variants_in: list[Mutant], result: SubmissionResult) -> lis
 
 # ------------------------------------------------------------------------------------ behaviour map
 
+
 @dataclass(frozen=True)
 class BehaviourRow:
     """One row of ``### Behaviour map: <assignment>`` in autograder/README.md."""
 
     definition: str
     behaviour: str
-    test: str      # a hidden test's function name, or "-" when the behaviour is out of scope
-    mutant: str    # the mutant's file stem when ``test`` is named, else one sentence: why out of scope
+    test: str  # a hidden test's function name, or "-" when the behaviour is out of scope
+    mutant: str  # the mutant's file stem when ``test`` is named, else one sentence: why out of scope
 
     @property
     def in_scope(self) -> bool:
@@ -352,8 +369,11 @@ def hidden_test_names(assignment: str) -> set[str]:
     """Names of the module-level ``test_*`` functions of the assignment's hidden suite."""
     names = set()
     for path in resolve(assignment).suite_dir.glob("test_*.py"):
-        names |= {node.name for node in ast.parse(path.read_text()).body
-                  if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
+        names |= {
+            node.name
+            for node in ast.parse(path.read_text()).body
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+        }
     return names
 
 
@@ -407,8 +427,9 @@ def notebook_definitions(nb) -> dict[str, list[tuple[str, ast.AST]]]:
     return {**provided, **answers}
 
 
-def stand_in_problems(assignment: str, source: str | None = None,
-                      exceptions: dict[tuple[str, str], str] | None = None) -> list[str]:
+def stand_in_problems(
+    assignment: str, source: str | None = None, exceptions: dict[tuple[str, str], str] | None = None
+) -> list[str]:
     """Stand-ins (``source``: stand_ins.py's text) that differ from the notebook's definition of the same
     name, and stale ``exceptions`` (default STAND_IN_EXCEPTIONS); see the policy above."""
     source = stand_in_source(assignment) if source is None else source
@@ -423,12 +444,17 @@ def stand_in_problems(assignment: str, source: str | None = None,
             continue
         differs = [label for label, other in theirs[name] if not same_definition(node, other)]
         if differs and not excepted:
-            problems.append(f"{assignment}: stand-in {name} differs from the definition in {', '.join(differs)}; "
-                            f"copy the notebook's (docstrings and comments may differ)")
+            problems.append(
+                f"{assignment}: stand-in {name} differs from the definition in {', '.join(differs)}; "
+                f"copy the notebook's (docstrings and comments may differ)"
+            )
         if excepted and not differs:
             problems.append(f"{assignment}: stand-in {name} now equals the notebook's; remove its exception")
-    problems += [f"{assignment}: exception for {name}, which stand_ins.py does not define"
-                 for (a, name) in exceptions if a == assignment and name not in ours]
+    problems += [
+        f"{assignment}: exception for {name}, which stand_ins.py does not define"
+        for (a, name) in exceptions
+        if a == assignment and name not in ours
+    ]
     return problems
 
 

@@ -45,9 +45,14 @@ class MutantError(ValueError):
 
 # ---------------------------------------------------------------------------------------- definitions
 
+
 def _without_docstring(body: list) -> list:
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         return body[1:]
     return body
 
@@ -94,6 +99,7 @@ def definitions(body: list) -> dict[str, ast.AST]:
 
 # ---------------------------------------------------------------------------------------- splicing
 
+
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
@@ -124,7 +130,7 @@ def _segment(lines: list[str], node, col: int) -> list[str]:
         elif shift >= 0:
             moved.append(" " * shift + line)
         else:
-            moved.append(line[min(-shift, _indent(line)):])
+            moved.append(line[min(-shift, _indent(line)) :])
     return moved
 
 
@@ -137,10 +143,11 @@ def _parse(text: str, label: str) -> list:
 
 def _class_changes(change: ast.ClassDef, solution: ast.ClassDef, label: str) -> list[tuple[ast.AST, ast.AST]]:
     header = ("bases", "keywords", "decorator_list")
-    if any([ast.dump(n) for n in getattr(change, f)] != [ast.dump(n) for n in getattr(solution, f)]
-           for f in header):
-        raise MutantError(f"{label}: class {change.name}'s bases or decorators differ from the solution's; a "
-                          f"mutant class states only the members it changes")
+    if any([ast.dump(n) for n in getattr(change, f)] != [ast.dump(n) for n in getattr(solution, f)] for f in header):
+        raise MutantError(
+            f"{label}: class {change.name}'s bases or decorators differ from the solution's; a "
+            f"mutant class states only the members it changes"
+        )
     members = _without_docstring(change.body)
     if not members:
         raise MutantError(f"{label}: class {change.name} changes no member")
@@ -149,8 +156,10 @@ def _class_changes(change: ast.ClassDef, solution: ast.ClassDef, label: str) -> 
     for member in members:
         name = defined_name(member)
         if name is None:
-            raise MutantError(f"{label}: class {change.name} may hold only the methods and class attributes it "
-                              f"changes; line {member.lineno} is a {type(member).__name__}")
+            raise MutantError(
+                f"{label}: class {change.name} may hold only the methods and class attributes it "
+                f"changes; line {member.lineno} is a {type(member).__name__}"
+            )
         solution_member = _replaced(name, theirs, seen, label, owner=change.name)
         _refuse_no_op(member, solution_member, f"{change.name}.{name}", label)
         pairs.append((member, solution_member))
@@ -186,15 +195,18 @@ def changed_definitions(change_text: str, solution_text: str, label: str) -> tup
             continue
         name = defined_name(node) if isinstance(node, DEFINITIONS) else None
         if name is None:
-            raise MutantError(f"{label}: a mutant holds only imports and the definitions it changes "
-                              f"(functions, classes, assignments); line {node.lineno} is a {type(node).__name__}")
+            raise MutantError(
+                f"{label}: a mutant holds only imports and the definitions it changes "
+                f"(functions, classes, assignments); line {node.lineno} is a {type(node).__name__}"
+            )
         solution = _replaced(name, theirs, seen, label)
         if isinstance(node, ast.ClassDef) and isinstance(solution, ast.ClassDef):
             pairs += _class_changes(node, solution, label)
             continue
         if type(node) is not type(solution) and not {type(node), type(solution)} <= {ast.Assign, ast.AnnAssign}:
-            raise MutantError(f"{label}: {name} is a {type(solution).__name__} in the solution cell, not a "
-                              f"{type(node).__name__}")
+            raise MutantError(
+                f"{label}: {name} is a {type(solution).__name__} in the solution cell, not a {type(node).__name__}"
+            )
         _refuse_no_op(node, solution, name, label)
         pairs.append((node, solution))
     if not pairs:
@@ -206,8 +218,11 @@ def apply_change(solution_text: str, change_text: str, label: str) -> str:
     """The solution cell with the change's definitions in place of the solution's (see the module doc)."""
     imports, pairs = changed_definitions(change_text, solution_text, label)
     lines, change_lines = solution_text.splitlines(), change_text.splitlines()
-    edits = sorted(((_span(lines, old), _segment(change_lines, new, old.col_offset)) for new, old in pairs),
-                   key=lambda edit: edit[0], reverse=True)
+    edits = sorted(
+        ((_span(lines, old), _segment(change_lines, new, old.col_offset)) for new, old in pairs),
+        key=lambda edit: edit[0],
+        reverse=True,
+    )
     for (start, end), replacement in edits:
         lines[start:end] = replacement
     if imports:
@@ -228,6 +243,7 @@ def without_definitions(cell_text: str, names) -> str:
 
 # ---------------------------------------------------------------------------------------- mutant files
 
+
 @dataclass(frozen=True)
 class Mutant:
     """One mutant or shortcut answer. ``code`` is the whole mutated answer cell ``replaces``, built from the
@@ -239,8 +255,8 @@ class Mutant:
     mistake: str
     change: str
     assignment: str = ""
-    contract: str = ""   # a mutant's ``contract:`` line: the skeleton's rule it breaks (its visible check must fail)
-    source: str = ""     # a variant's ``source:`` line: the tutorial whose form it imitates
+    contract: str = ""  # a mutant's ``contract:`` line: the skeleton's rule it breaks (its visible check must fail)
+    source: str = ""  # a variant's ``source:`` line: the tutorial whose form it imitates
 
     @property
     def label(self) -> str:
@@ -286,8 +302,16 @@ def load_mutant(path: Path, assignment: str = "") -> Mutant:
     mistake = doc.split("\n\n")[0].strip()
     if not mistake:
         raise MutantError(f"{path}: the docstring must start with the mistake it makes")
-    return Mutant(path.stem, _field(doc, "question", path), _field(doc, "replaces", path), mistake, change,
-                  assignment, _optional_line(doc, "contract"), _optional_line(doc, "source"))
+    return Mutant(
+        path.stem,
+        _field(doc, "question", path),
+        _field(doc, "replaces", path),
+        mistake,
+        change,
+        assignment,
+        _optional_line(doc, "contract"),
+        _optional_line(doc, "source"),
+    )
 
 
 def load_folder(folder: Path, assignment: str) -> list[Mutant]:

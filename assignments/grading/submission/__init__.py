@@ -8,7 +8,7 @@ from assignments.grading.public import public_names
 PUBLIC = {
     **dict.fromkeys(["prepare", "Prepared"], "preparation"),
     **dict.fromkeys(["load_submission", "default_template"], "load"),
-    "audit_source": "audit",   # not audit(): the name is its module's (prepare runs it)
+    "audit_source": "audit",  # not audit(): the name is its module's (prepare runs it)
     **dict.fromkeys(["check_assignment", "switch_names"], "restore"),
     **dict.fromkeys(["check_restored", "apply_penalties", "declared_resolves"], "shortcuts"),
 }

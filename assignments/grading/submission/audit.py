@@ -11,10 +11,32 @@ from assignments.results.model import Finding
 
 GRADER_MODULES = {"pytest", "_pytest", "assignments", "autograder", "nbgrader", "pluggy"}
 GRADER_NAMES = {"hidden_tests", "run_suite", "score_questions", "grade_submission", "_course_grader_runtime"}
-PATCHED_MODULES = {"torch", "builtins", "__builtins__", "pytest", "sys", "os", "numpy", "np", "F", "nn",
-                   "math", "random"}
-EXIT_CALLS = {"os._exit", "sys.exit", "exit", "quit", "os.kill", "os.abort", "os.killpg", "signal.signal",
-              "os.fork", "ctypes.CDLL"}
+PATCHED_MODULES = {
+    "torch",
+    "builtins",
+    "__builtins__",
+    "pytest",
+    "sys",
+    "os",
+    "numpy",
+    "np",
+    "F",
+    "nn",
+    "math",
+    "random",
+}
+EXIT_CALLS = {
+    "os._exit",
+    "sys.exit",
+    "exit",
+    "quit",
+    "os.kill",
+    "os.abort",
+    "os.killpg",
+    "signal.signal",
+    "os.fork",
+    "ctypes.CDLL",
+}
 MAX_AUDITED_CHARS = 1_000_000
 GRADER_PATHS = ("autograder", "source/", "solutions", "grades", "/root", "/home/", "/etc/", "/proc/", "../")
 
@@ -67,12 +89,17 @@ def _notes(tree) -> list[str]:
             name = _dotted(node.func)
             if name in EXIT_CALLS:
                 notes.append(f"calls {name}")
-            elif name in ("setattr", "delattr") and node.args and _dotted(node.args[0]).split(".")[0] in PATCHED_MODULES:
+            elif (
+                name in ("setattr", "delattr") and node.args and _dotted(node.args[0]).split(".")[0] in PATCHED_MODULES
+            ):
                 notes.append(f"calls {name} on {_dotted(node.args[0])}")
             for arg in node.args[:1]:
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and \
-                        name.split(".")[-1] in ("open", "Path", "listdir", "read_text", "scandir", "walk", "glob") and \
-                        any(p in arg.value for p in GRADER_PATHS):
+                if (
+                    isinstance(arg, ast.Constant)
+                    and isinstance(arg.value, str)
+                    and name.split(".")[-1] in ("open", "Path", "listdir", "read_text", "scandir", "walk", "glob")
+                    and any(p in arg.value for p in GRADER_PATHS)
+                ):
                     notes.append(f"opens {arg.value[:80]!r}")
     seen, unique = set(), []
     for note in notes:
@@ -91,8 +118,13 @@ def audit(restored) -> list[Finding]:
         notes = audit_source(notebooks.cell_text(cell))
         if notes:
             label = notebooks.grade_id(cell) or f"added cell {index + 1}"
-            findings.append(Finding("suspicious-code",
-                                    f"cell {label}: {'; '.join(notes[:6])} (this has no effect on the score; "
-                                    "an instructor may look at it)", "warning", label))
+            findings.append(
+                Finding(
+                    "suspicious-code",
+                    f"cell {label}: {'; '.join(notes[:6])} (this has no effect on the score; "
+                    "an instructor may look at it)",
+                    "warning",
+                    label,
+                )
+            )
     return findings
-

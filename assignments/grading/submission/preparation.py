@@ -31,17 +31,18 @@ from assignments.results.model import Evidence, Finding
 class Prepared:
     """What ``prepare`` made of one submission. A step that did not run leaves its fields empty: all of
     them after a rejection, the evidence, audit or shortcut findings when switched off."""
-    notebook: object | None = None          # nbformat-4 notebook as read, outputs included; None: unreadable
-    raw: bytes | None = None                # the file's bytes (the sandbox is given these, not the notebook)
-    template: object | None = None          # the release notebook it was checked and restored against
-    recovery: Recovery | None = None        # how each release cell was found; its notebook is relabelled
-    restored: object | None = None          # the notebook to execute (``restore.restore``), no outputs
-    evidence: list[Evidence] = field(default_factory=list)        # the written answers' evidence cells
-    errors: list[Finding] = field(default_factory=list)           # why it was rejected; empty: not rejected
-    read_findings: list[Finding] = field(default_factory=list)    # how the file was read (encoding, editor)
+
+    notebook: object | None = None  # nbformat-4 notebook as read, outputs included; None: unreadable
+    raw: bytes | None = None  # the file's bytes (the sandbox is given these, not the notebook)
+    template: object | None = None  # the release notebook it was checked and restored against
+    recovery: Recovery | None = None  # how each release cell was found; its notebook is relabelled
+    restored: object | None = None  # the notebook to execute (``restore.restore``), no outputs
+    evidence: list[Evidence] = field(default_factory=list)  # the written answers' evidence cells
+    errors: list[Finding] = field(default_factory=list)  # why it was rejected; empty: not rejected
+    read_findings: list[Finding] = field(default_factory=list)  # how the file was read (encoding, editor)
     restore_findings: list[Finding] = field(default_factory=list)  # recovery and every change restore undid
     evidence_findings: list[Finding] = field(default_factory=list)  # evidence cells not kept as run
-    audit_findings: list[Finding] = field(default_factory=list)     # suspicious code (decides nothing)
+    audit_findings: list[Finding] = field(default_factory=list)  # suspicious code (decides nothing)
     shortcut_findings: list[Finding] = field(default_factory=list)  # forbidden library calls
     evidence_error: Exception | None = None  # what stopped reading the evidence (also an evidence finding)
 
@@ -57,12 +58,26 @@ class Prepared:
     @property
     def findings(self) -> list[Finding]:
         """Every finding, in the order the standalone door's record lists them."""
-        return [*self.read_findings, *self.errors, *self.restore_findings, *self.evidence_findings,
-                *self.audit_findings, *self.shortcut_findings]
+        return [
+            *self.read_findings,
+            *self.errors,
+            *self.restore_findings,
+            *self.evidence_findings,
+            *self.audit_findings,
+            *self.shortcut_findings,
+        ]
 
 
-def prepare(assignment, submission, *, template=None, evidence: bool = True, audit: bool = True,
-            shortcuts: bool = True, shortcut_rules: dict | None = None) -> Prepared:
+def prepare(
+    assignment,
+    submission,
+    *,
+    template=None,
+    evidence: bool = True,
+    audit: bool = True,
+    shortcuts: bool = True,
+    shortcut_rules: dict | None = None,
+) -> Prepared:
     """Prepare ``submission`` (a path or the file's bytes) of ``assignment`` (an ``Assignment`` or a name)
     for grading; see ``Prepared``. A file that cannot be read, or another assignment's notebook, comes back
     ``rejected`` with its finding; anything else the steps raise is the caller's to report.
@@ -82,8 +97,7 @@ def prepare(assignment, submission, *, template=None, evidence: bool = True, aud
     if wrong is not None:
         prepared.errors.append(wrong)
         return prepared
-    prepared.restored, prepared.restore_findings = restore(prepared.notebook, prepared.template,
-                                                           prepared.recovery)
+    prepared.restored, prepared.restore_findings = restore(prepared.notebook, prepared.template, prepared.recovery)
     if evidence:
         # From the notebook as read: restore drops every output, and the outputs are the evidence.
         read_evidence(prepared, assignment)
@@ -91,8 +105,7 @@ def prepare(assignment, submission, *, template=None, evidence: bool = True, aud
     if audit:
         prepared.audit_findings = audit_cells(prepared.restored)
     if shortcuts:
-        prepared.shortcut_findings = check_restored(assignment, prepared.restored, prepared.template,
-                                                    shortcut_rules)
+        prepared.shortcut_findings = check_restored(assignment, prepared.restored, prepared.template, shortcut_rules)
     return prepared
 
 
@@ -112,11 +125,17 @@ def read_evidence(prepared: Prepared, assignment) -> None:
     the autograded points); ``evidence_error`` keeps it for a consumer that reports it otherwise."""
     try:
         prepared.evidence, prepared.evidence_findings = collect_evidence(
-            prepared.notebook, assignment, prepared.template, prepared.recovery)
+            prepared.notebook, assignment, prepared.template, prepared.recovery
+        )
     except Exception as error:  # noqa: BLE001 - see the docstring
         prepared.evidence_error = error
-        prepared.evidence_findings = [Finding("evidence-unread", f"the written answers' evidence could not be "
-                                              f"read ({describe_exception(error)}); the TA sees none", "warning")]
+        prepared.evidence_findings = [
+            Finding(
+                "evidence-unread",
+                f"the written answers' evidence could not be read ({describe_exception(error)}); the TA sees none",
+                "warning",
+            )
+        ]
 
 
 __all__ = ["prepare", "Prepared", "read", "read_evidence"]

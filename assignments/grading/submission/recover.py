@@ -61,11 +61,11 @@ def normalized(source) -> str:
 
 @dataclass(frozen=True)
 class Definitions:
-    names: frozenset       # top-level def/class names
-    assigned: frozenset    # other top-level names (constants, aliases)
+    names: frozenset  # top-level def/class names
+    assigned: frozenset  # other top-level names (constants, aliases)
     docstrings: frozenset  # docstrings of those defs/classes
-    complete: bool         # the cell parses (a Jupyter magic line does not count against it)
-    comments: frozenset = frozenset()   # the cell's comment lines, stripped (nbgrader's stub left out)
+    complete: bool  # the cell parses (a Jupyter magic line does not count against it)
+    comments: frozenset = frozenset()  # the cell's comment lines, stripped (nbgrader's stub left out)
 
     def placeable_by_comments(self) -> bool:
         """A skeleton that defines nothing can still be told apart by what its comments say."""
@@ -73,21 +73,29 @@ class Definitions:
 
 
 def comment_lines(source: str) -> frozenset:
-    return frozenset(line for line in (m.group(1).strip() for m in COMMENT_LINE.finditer(source))
-                     if line and STUB_COMMENT not in line)
+    return frozenset(
+        line
+        for line in (m.group(1).strip() for m in COMMENT_LINE.finditer(source))
+        if line and STUB_COMMENT not in line
+    )
 
 
 def definitions(source: str) -> Definitions:
     """What a code cell defines at top level; tolerant of syntax errors and Jupyter magics."""
     code = MAGIC.sub(lambda m: m.group(0).replace("%", "#").replace("!", "#"), source)
     try:
-        if len(code) > MAX_PARSED_CHARS:   # no answer is this long; reading lines is enough to place it
+        if len(code) > MAX_PARSED_CHARS:  # no answer is this long; reading lines is enough to place it
             raise ValueError("too long to parse")
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         # Half-finished answers still name what they are an answer to.
-        return Definitions(frozenset(DEF_LINE.findall(code)), frozenset(ASSIGN_LINE.findall(code)),
-                           frozenset(), False, comment_lines(source))
+        return Definitions(
+            frozenset(DEF_LINE.findall(code)),
+            frozenset(ASSIGN_LINE.findall(code)),
+            frozenset(),
+            False,
+            comment_lines(source),
+        )
     names, assigned, docs = set(), set(), set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -107,15 +115,16 @@ METHODS = ("id", "text", "definitions", "similar text", "position")
 @dataclass
 class Recovery:
     """How each template cell was found in the submission, and the relabelled submission."""
-    notebook: object                                    # the submission with template metadata restored
-    how: dict = field(default_factory=dict)             # template grade_id -> one of METHODS
-    renamed: list = field(default_factory=list)         # (the grade_id the cell claimed, the template's)
-    findings: list = field(default_factory=list)        # ambiguities, each a Finding
-    graded: int = 0                                     # graded cells (code answers, tests) in the template
-    graded_found: int = 0                               # how many of them were found, by any method
-    foreign: list = field(default_factory=list)         # grade_ids the template lacks, on cells left unmatched
-    submitted: int = 0                                  # non-empty cells in the submission
-    evidence: int = 0                                   # of those, matched by id, text or definitions
+
+    notebook: object  # the submission with template metadata restored
+    how: dict = field(default_factory=dict)  # template grade_id -> one of METHODS
+    renamed: list = field(default_factory=list)  # (the grade_id the cell claimed, the template's)
+    findings: list = field(default_factory=list)  # ambiguities, each a Finding
+    graded: int = 0  # graded cells (code answers, tests) in the template
+    graded_found: int = 0  # how many of them were found, by any method
+    foreign: list = field(default_factory=list)  # grade_ids the template lacks, on cells left unmatched
+    submitted: int = 0  # non-empty cells in the submission
+    evidence: int = 0  # of those, matched by id, text or definitions
 
     def looks_foreign(self) -> bool:
         """Another assignment's notebook can share a name or two with this one (a PositionalEncoding),
@@ -133,9 +142,11 @@ class Recovery:
             return None
         parts = [f"{n} by {'position' if m == 'position' else 'their ' + m}" for m, n in recovered.items() if n]
         total = sum(recovered.values())
-        message = (f"{total} cell(s) had lost or changed their nbgrader metadata and were matched to the "
-                   f"assignment by content ({', '.join(parts)}; {self.count('id')} by grade_id); the "
-                   "assignment's metadata was restored and they were graded as in the original notebook")
+        message = (
+            f"{total} cell(s) had lost or changed their nbgrader metadata and were matched to the "
+            f"assignment by content ({', '.join(parts)}; {self.count('id')} by grade_id); the "
+            "assignment's metadata was restored and they were graded as in the original notebook"
+        )
         if self.renamed:
             shown = ", ".join(f"{old} -> {new}" for old, new in self.renamed[:6])
             message += f". Renamed grade_ids: {shown}{' ...' if len(self.renamed) > 6 else ''}"
@@ -156,9 +167,12 @@ def recover(submission, template) -> Recovery:
     by_gid = dict(template_cells)
     order = {gid: i for i, (gid, _) in enumerate(template_cells)}
     result = Recovery(nb)
-    result.graded = sum(1 for _, c in template_cells if notebooks.is_answer(c) and c.get("cell_type") == "code"
-                        or notebooks.is_autograded_test(c))
-    matched: dict[int, str] = {}        # submission cell index -> template grade_id
+    result.graded = sum(
+        1
+        for _, c in template_cells
+        if notebooks.is_answer(c) and c.get("cell_type") == "code" or notebooks.is_autograded_test(c)
+    )
+    matched: dict[int, str] = {}  # submission cell index -> template grade_id
 
     # 1. by id: the first cell carrying a template grade_id (restore reports any later copies).
     for index, cell in enumerate(cells):
@@ -205,10 +219,18 @@ def recover(submission, template) -> Recovery:
             if claimed and claimed != gid:
                 result.renamed.append((claimed, gid))
             _label(cells[index], by_gid[gid])
-    result.graded_found = sum(1 for gid in matched.values() if _role(by_gid[gid]) == "answer-code"
-                              or notebooks.is_autograded_test(by_gid[gid]))
-    result.foreign = sorted({notebooks.grade_id(c) for i, c in enumerate(cells)
-                             if i not in matched and notebooks.grade_id(c) and notebooks.grade_id(c) not in by_gid})
+    result.graded_found = sum(
+        1
+        for gid in matched.values()
+        if _role(by_gid[gid]) == "answer-code" or notebooks.is_autograded_test(by_gid[gid])
+    )
+    result.foreign = sorted(
+        {
+            notebooks.grade_id(c)
+            for i, c in enumerate(cells)
+            if i not in matched and notebooks.grade_id(c) and notebooks.grade_id(c) not in by_gid
+        }
+    )
     result.submitted = sum(1 for c in cells if notebooks.cell_text(c).strip())
     result.evidence = sum(1 for gid in matched.values() if result.how[gid] != "position")
     nb.cells = [c for i, c in enumerate(cells) if i not in joined]
@@ -227,8 +249,11 @@ def _label(cell, template_cell) -> None:
 
 
 def _match_definitions(cells, free, template_cells, result: Recovery, matched: dict) -> None:
-    answers = [(gid, definitions(notebooks.cell_text(c))) for gid, c in template_cells
-               if gid not in result.how and _role(c) == "answer-code"]
+    answers = [
+        (gid, definitions(notebooks.cell_text(c)))
+        for gid, c in template_cells
+        if gid not in result.how and _role(c) == "answer-code"
+    ]
     answers = [(gid, d) for gid, d in answers if d.names or d.assigned or d.placeable_by_comments()]
     if not answers:
         return
@@ -238,19 +263,29 @@ def _match_definitions(cells, free, template_cells, result: Recovery, matched: d
             continue
         found = definitions(notebooks.cell_text(cells[index]))
         # The skeleton's names decide; its docstring, kept by most students, places a renamed answer.
-        overlapping = [gid for gid, skeleton in answers
-                       if found.names & skeleton.names or found.docstrings & skeleton.docstrings
-                       or (not skeleton.names and found.assigned & skeleton.assigned)
-                       or (skeleton.placeable_by_comments() and skeleton.comments <= found.comments)]
+        overlapping = [
+            gid
+            for gid, skeleton in answers
+            if found.names & skeleton.names
+            or found.docstrings & skeleton.docstrings
+            or (not skeleton.names and found.assigned & skeleton.assigned)
+            or (skeleton.placeable_by_comments() and skeleton.comments <= found.comments)
+        ]
         if overlapping:
             # A cell answering several questions at once sits at the last of them, so no later skeleton
             # stub overwrites what it defined (the earlier questions' stubs run first and are replaced).
             claims.setdefault(overlapping[-1], []).append((index, found))
             if len(overlapping) > 1:
-                result.findings.append(Finding(
-                    "recovery-ambiguous", f"cell {index + 1} defines the answers of {', '.join(overlapping)}; "
-                    f"it was placed at {overlapping[-1]}, the last of them, so its definitions are the ones "
-                    "that run", "warning", overlapping[-1]))
+                result.findings.append(
+                    Finding(
+                        "recovery-ambiguous",
+                        f"cell {index + 1} defines the answers of {', '.join(overlapping)}; "
+                        f"it was placed at {overlapping[-1]}, the last of them, so its definitions are the ones "
+                        "that run",
+                        "warning",
+                        overlapping[-1],
+                    )
+                )
     for gid, skeleton in answers:
         candidates = claims.get(gid, [])
         if not candidates:
@@ -264,11 +299,17 @@ def _match_definitions(cells, free, template_cells, result: Recovery, matched: d
             others = ", ".join(str(i + 1) for i, _ in candidates if i != chosen)
             broken = [i + 1 for i, d in candidates if not d.complete]
             why = "the last one" + (" that parses" if broken else "")
-            result.findings.append(Finding(
-                "recovery-ambiguous", f"{len(candidates)} cells define the answer {gid} "
-                f"({', '.join(sorted(skeleton.names | skeleton.assigned)) or 'by its comments'}); {why} (cell {chosen + 1}) was "
-                f"graded as the answer, as a run-all would leave it; cell(s) {others} run where you put "
-                "them, as your own code", "warning", gid))
+            result.findings.append(
+                Finding(
+                    "recovery-ambiguous",
+                    f"{len(candidates)} cells define the answer {gid} "
+                    f"({', '.join(sorted(skeleton.names | skeleton.assigned)) or 'by its comments'}); {why} (cell {chosen + 1}) was "
+                    f"graded as the answer, as a run-all would leave it; cell(s) {others} run where you put "
+                    "them, as your own code",
+                    "warning",
+                    gid,
+                )
+            )
 
 
 def _match_similar(cells, free, template_cells, result: Recovery, matched: dict) -> None:
@@ -285,8 +326,11 @@ def _match_similar(cells, free, template_cells, result: Recovery, matched: dict)
             if index in matched or cells[index].get("cell_type") != cell.get("cell_type"):
                 continue
             matcher.set_seq1(lines[index])
-            if matcher.real_quick_ratio() >= best_ratio and matcher.quick_ratio() >= best_ratio \
-                    and matcher.ratio() >= best_ratio:
+            if (
+                matcher.real_quick_ratio() >= best_ratio
+                and matcher.quick_ratio() >= best_ratio
+                and matcher.ratio() >= best_ratio
+            ):
                 best, best_ratio = index, matcher.ratio()
         if best is not None:
             matched[best] = gid
@@ -303,12 +347,13 @@ def _match_positions(cells, free, template_cells, order, result: Recovery, match
             continue
         at = order[gid]
         before = next((position[g] for g, _ in reversed(template_cells[:at]) if g in position), -1)
-        after = next((position[g] for g, _ in template_cells[at + 1:] if g in position), len(cells))
+        after = next((position[g] for g, _ in template_cells[at + 1 :] if g in position), len(cells))
         if before < after:
             gaps.setdefault((before, after), []).append(gid)
     for (before, after), gids in gaps.items():
-        candidates = [i for i in free if before < i < after and cells[i].get("cell_type") == "markdown"
-                      and i not in matched]
+        candidates = [
+            i for i in free if before < i < after and cells[i].get("cell_type") == "markdown" and i not in matched
+        ]
         if not candidates:
             continue
         if len(candidates) == len(gids):
@@ -319,15 +364,27 @@ def _match_positions(cells, free, template_cells, order, result: Recovery, match
             cells[first]["source"] = "\n\n".join(notebooks.cell_text(cells[i]) for i in candidates)
             joined.update(candidates[1:])
             pairs = [(first, gids[0])]
-            result.findings.append(Finding(
-                "recovery-ambiguous", f"{len(candidates)} markdown cells sit where the written answer "
-                f"{gids[0]} belongs (cells {', '.join(str(i + 1) for i in candidates)}); they were joined "
-                "into one answer", "warning", gids[0]))
+            result.findings.append(
+                Finding(
+                    "recovery-ambiguous",
+                    f"{len(candidates)} markdown cells sit where the written answer "
+                    f"{gids[0]} belongs (cells {', '.join(str(i + 1) for i in candidates)}); they were joined "
+                    "into one answer",
+                    "warning",
+                    gids[0],
+                )
+            )
         else:
-            result.findings.append(Finding(
-                "recovery-ambiguous", f"{len(candidates)} markdown cells sit where the {len(gids)} written "
-                f"answers {', '.join(gids)} belong; they could not be told apart, so those answers were "
-                "left for a person to find", "warning", gids[0]))
+            result.findings.append(
+                Finding(
+                    "recovery-ambiguous",
+                    f"{len(candidates)} markdown cells sit where the {len(gids)} written "
+                    f"answers {', '.join(gids)} belong; they could not be told apart, so those answers were "
+                    "left for a person to find",
+                    "warning",
+                    gids[0],
+                )
+            )
             continue
         for index, gid in pairs:
             matched[index] = gid

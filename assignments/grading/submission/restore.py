@@ -35,8 +35,8 @@ import copy
 import nbformat
 
 from assignments import notebooks
-from assignments.grading.submission.recover import normalized as _normalized
 from assignments.grading.submission.recover import Recovery, recover
+from assignments.grading.submission.recover import normalized as _normalized
 from assignments.results.model import Finding
 
 # nbgrader metadata keys that change what a cell is or is worth; anything else (checksum, schema) is
@@ -47,8 +47,11 @@ SWITCH_MAX_CHARS = 2000
 
 
 def _label(cell) -> str:
-    kind = "test cell" if notebooks.is_autograded_test(cell) else (
-        "answer cell" if notebooks.is_answer(cell) else "locked cell")
+    kind = (
+        "test cell"
+        if notebooks.is_autograded_test(cell)
+        else ("answer cell" if notebooks.is_answer(cell) else "locked cell")
+    )
     return kind
 
 
@@ -79,8 +82,11 @@ def switch_names(cell) -> frozenset:
         return frozenset()
     names: set[str] = set()
     for node in tree.body:
-        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
-                and all(isinstance(target, ast.Name) for target in node.targets)):
+        if not (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant)
+            and all(isinstance(target, ast.Name) for target in node.targets)
+        ):
             return frozenset()
         names.update(target.id for target in node.targets)
     return frozenset(names)
@@ -101,20 +107,32 @@ def check_assignment(submission, template, recovery: Recovery | None = None) -> 
     ``recovery``: ``recover(submission, template)`` when the caller has it already (``prepare`` does)."""
     found = recovery if recovery is not None else recover(submission, template)
     if found.graded and not found.graded_found:
-        hint = (f"; its cells are named {', '.join(found.foreign[:5])}" if found.foreign
-                else "; none of its cells has the assignment's tests or defines its answers")
-        return Finding("wrong-assignment",
-                       f"this notebook has none of the assignment's {found.graded} graded cells{hint}. "
-                       "Submit the assignment's own notebook.", "error")
+        hint = (
+            f"; its cells are named {', '.join(found.foreign[:5])}"
+            if found.foreign
+            else "; none of its cells has the assignment's tests or defines its answers"
+        )
+        return Finding(
+            "wrong-assignment",
+            f"this notebook has none of the assignment's {found.graded} graded cells{hint}. "
+            "Submit the assignment's own notebook.",
+            "error",
+        )
     if len(found.foreign) > found.graded_found:
-        return Finding("wrong-assignment",
-                       f"this looks like another assignment's notebook: only {found.graded_found} of "
-                       f"{found.graded} graded cells match and {len(found.foreign)} cells are unknown "
-                       f"({', '.join(found.foreign[:5])})", "error")
+        return Finding(
+            "wrong-assignment",
+            f"this looks like another assignment's notebook: only {found.graded_found} of "
+            f"{found.graded} graded cells match and {len(found.foreign)} cells are unknown "
+            f"({', '.join(found.foreign[:5])})",
+            "error",
+        )
     if found.looks_foreign():
-        return Finding("wrong-assignment",
-                       f"this looks like another assignment's notebook: only {found.evidence} of its "
-                       f"{found.submitted} cells are cells or answers of this assignment", "error")
+        return Finding(
+            "wrong-assignment",
+            f"this looks like another assignment's notebook: only {found.evidence} of its "
+            f"{found.submitted} cells are cells or answers of this assignment",
+            "error",
+        )
     return None
 
 
@@ -140,8 +158,8 @@ def restore(submission, template, recovery: Recovery | None = None) -> tuple[nbf
                 switch_cell.setdefault(name, ("unnamed", i))
     switches = frozenset(switch_cell)
 
-    student_cell: dict[str, object] = {}        # grade_id -> the student's first cell with that id
-    added: dict = {}      # anchor (a grade_id, ("unnamed", template index), None: top) -> added cells, in order
+    student_cell: dict[str, object] = {}  # grade_id -> the student's first cell with that id
+    added: dict = {}  # anchor (a grade_id, ("unnamed", template index), None: top) -> added cells, in order
     seen_order: list[str] = []
     anchor = None
     for index, cell in enumerate(submission.cells):
@@ -151,14 +169,25 @@ def restore(submission, template, recovery: Recovery | None = None) -> tuple[nbf
             if gid in student_cell:
                 original = by_id[gid]
                 if notebooks.is_answer(original) and cell.get("cell_type") == "code" == original.get("cell_type"):
-                    findings.append(Finding("cell-duplicated",
-                                            f"answer cell {gid} appears more than once; the copy at {where} "
-                                            "runs after the first, as your own code", "warning", gid))
+                    findings.append(
+                        Finding(
+                            "cell-duplicated",
+                            f"answer cell {gid} appears more than once; the copy at {where} "
+                            "runs after the first, as your own code",
+                            "warning",
+                            gid,
+                        )
+                    )
                     added.setdefault(anchor, []).append(_as_added(cell))
                 else:
-                    findings.append(Finding("cell-duplicated",
-                                            f"{_label(original)} {gid} appears more than once; the copy at "
-                                            f"{where} was ignored", "warning", gid))
+                    findings.append(
+                        Finding(
+                            "cell-duplicated",
+                            f"{_label(original)} {gid} appears more than once; the copy at {where} was ignored",
+                            "warning",
+                            gid,
+                        )
+                    )
                 continue
             student_cell[gid] = cell
             seen_order.append(gid)
@@ -167,11 +196,16 @@ def restore(submission, template, recovery: Recovery | None = None) -> tuple[nbf
         if gid or notebooks.nbgrader(cell):
             meta = notebooks.nbgrader(cell)
             claims = ", ".join(f"{k}={meta[k]!r}" for k in GRADING_KEYS if meta.get(k) not in (None, False))
-            findings.append(Finding("unknown-grade-id",
-                                    f"{where} has nbgrader metadata with grade_id {gid!r}, which the "
-                                    f"assignment does not have{f' ({claims})' if claims else ''}; "
-                                    "it is treated as an ordinary cell you added and is worth nothing",
-                                    "warning", gid or where))
+            findings.append(
+                Finding(
+                    "unknown-grade-id",
+                    f"{where} has nbgrader metadata with grade_id {gid!r}, which the "
+                    f"assignment does not have{f' ({claims})' if claims else ''}; "
+                    "it is treated as an ordinary cell you added and is worth nothing",
+                    "warning",
+                    gid or where,
+                )
+            )
         elif _normalized(cell.get("source")) in unnamed_template:
             anchor = unnamed_template[_normalized(cell.get("source"))]
             continue  # an unnamed cell of the template itself; the template's copy is used
@@ -182,9 +216,14 @@ def restore(submission, template, recovery: Recovery | None = None) -> tuple[nbf
 
     moved = _moved(seen_order, position)
     if moved:
-        findings.append(Finding("cells-reordered",
-                                f"cells were moved out of the assignment's order: {', '.join(moved)}; "
-                                "the assignment's order was used", "warning", moved[0]))
+        findings.append(
+            Finding(
+                "cells-reordered",
+                f"cells were moved out of the assignment's order: {', '.join(moved)}; the assignment's order was used",
+                "warning",
+                moved[0],
+            )
+        )
 
     cells = [_clean(c) for c in added.get(None, [])]
     for i, (template_cell, gid) in enumerate(zip(template.cells, template_ids)):
@@ -192,8 +231,9 @@ def restore(submission, template, recovery: Recovery | None = None) -> tuple[nbf
         cells.extend(_clean(c) for c in added.get(gid or ("unnamed", i), []))
     count = sum(len(v) for v in added.values())
     if count:
-        findings.append(Finding("student-cells-added",
-                                f"{count} cell(s) you added were kept at their position", "info"))
+        findings.append(
+            Finding("student-cells-added", f"{count} cell(s) you added were kept at their position", "info")
+        )
 
     restored = copy.deepcopy(template)
     restored.cells = cells
@@ -219,32 +259,53 @@ def _restored_cell(template_cell, gid, student, findings):
     label = _label(template_cell)
     if student is None:
         if notebooks.is_answer(template_cell):
-            findings.append(Finding("answer-missing",
-                                    f"answer cell {gid} is missing from your notebook; the empty "
-                                    "template was used, so its tests cannot pass", "error", gid))
+            findings.append(
+                Finding(
+                    "answer-missing",
+                    f"answer cell {gid} is missing from your notebook; the empty "
+                    "template was used, so its tests cannot pass",
+                    "error",
+                    gid,
+                )
+            )
         else:
             code = "test-cell-deleted" if notebooks.is_autograded_test(template_cell) else "locked-cell-deleted"
-            findings.append(Finding(code, f"{label} {gid} was deleted; the original was restored",
-                                    "warning", gid))
+            findings.append(Finding(code, f"{label} {gid} was deleted; the original was restored", "warning", gid))
         return _clean(template_cell)
 
     expected, claimed = _grading_metadata(template_cell), _grading_metadata(student)
     if expected != claimed:
-        changes = ", ".join(f"{key}: {expected.get(key)!r} -> {claimed.get(key)!r}"
-                            for key in GRADING_KEYS if expected.get(key) != claimed.get(key))
-        findings.append(Finding("metadata-changed",
-                                f"nbgrader metadata of {label} {gid} was changed ({changes}); "
-                                "the assignment's metadata was used", "warning", gid))
+        changes = ", ".join(
+            f"{key}: {expected.get(key)!r} -> {claimed.get(key)!r}"
+            for key in GRADING_KEYS
+            if expected.get(key) != claimed.get(key)
+        )
+        findings.append(
+            Finding(
+                "metadata-changed",
+                f"nbgrader metadata of {label} {gid} was changed ({changes}); the assignment's metadata was used",
+                "warning",
+                gid,
+            )
+        )
     if student.get("cell_type") != template_cell.get("cell_type"):
-        findings.append(Finding("cell-type-changed",
-                                f"{label} {gid} was changed from {template_cell.get('cell_type')} to "
-                                f"{student.get('cell_type')}; it was graded as {template_cell.get('cell_type')}",
-                                "warning", gid))
+        findings.append(
+            Finding(
+                "cell-type-changed",
+                f"{label} {gid} was changed from {template_cell.get('cell_type')} to "
+                f"{student.get('cell_type')}; it was graded as {template_cell.get('cell_type')}",
+                "warning",
+                gid,
+            )
+        )
 
     if notebooks.is_answer(template_cell):
         cell = _clean(template_cell)
-        cell["source"] = "".join(student.get("source")) if isinstance(student.get("source"), list) \
+        cell["source"] = (
+            "".join(student.get("source"))
+            if isinstance(student.get("source"), list)
             else str(student.get("source") or "")
+        )
         return cell
     if _normalized(student.get("source")) != _normalized(template_cell.get("source")):
         code = "test-cell-edited" if notebooks.is_autograded_test(template_cell) else "locked-cell-edited"

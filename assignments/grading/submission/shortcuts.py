@@ -56,34 +56,35 @@ from assignments.results.findings import SHORTCUT as CODE
 from assignments.results.findings import SHORTCUT_CHECK_FAILED as FAILED_CODE  # a staff note; no score moves
 from assignments.results.model import Finding, SubmissionResult
 
-MAX_CHAIN = 64          # longest attribute chain resolved (no real library path is longer)
-MAX_CALL_NESTING = 8    # f(...)(...) levels looked through when resolving a method on a call's result
+MAX_CHAIN = 64  # longest attribute chain resolved (no real library path is longer)
+MAX_CALL_NESTING = 8  # f(...)(...) levels looked through when resolving a method on a call's result
 _MISSING = object()
 
 
 # --- what a definition uses ----------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Use:
-    path: str        # "torch.nn.functional.scaled_dot_product_attention", or a notebook name ("helper")
-    written: str     # the expression as the student wrote it (shortened)
-    cell: str        # "cell scaled_dot_product" or "added cell 7"
-    line: int        # line within that cell
+    path: str  # "torch.nn.functional.scaled_dot_product_attention", or a notebook name ("helper")
+    written: str  # the expression as the student wrote it (shortened)
+    cell: str  # "cell scaled_dot_product" or "added cell 7"
+    line: int  # line within that cell
 
 
 @dataclass
 class Definition:
     name: str
     cell: str
-    trusted: bool                                   # from a locked cell: the template's text
-    parts: list = field(default_factory=list)       # (ast node, cell label) evaluated for this name
+    trusted: bool  # from a locked cell: the template's text
+    parts: list = field(default_factory=list)  # (ast node, cell label) evaluated for this name
     uses: list[Use] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class _Scope:
-    kind: str                    # "function" | "class" | "comprehension"
-    names: dict                  # local name -> import path, or None for an ordinary local variable
+    kind: str  # "function" | "class" | "comprehension"
+    names: dict  # local name -> import path, or None for an ordinary local variable
 
 
 def _written(node) -> str:
@@ -187,9 +188,9 @@ class Namespace:
     """The module namespace the student's cells build, and what each definition uses."""
 
     def __init__(self):
-        self.aliases: dict[str, str] = {}             # global name -> dotted path (imports, `F = torch.nn...`)
+        self.aliases: dict[str, str] = {}  # global name -> dotted path (imports, `F = torch.nn...`)
         self.definitions: dict[str, Definition] = {}
-        self.star: list[str] = []                     # star-imported modules, in order
+        self.star: list[str] = []  # star-imported modules, in order
 
     # -- pass 1: bind the cells' top-level statements in order
 
@@ -226,22 +227,36 @@ class Namespace:
                 for name in names:
                     self._define(name, statement.value, cell, trusted)
                     if path and names == [name]:
-                        self.aliases[name] = path      # `sdpa = F.scaled_dot_product_attention`
+                        self.aliases[name] = path  # `sdpa = F.scaled_dot_product_attention`
                 if not names:
                     self._extend(_target_root(target), statement.value, cell)
         elif isinstance(statement, ast.AugAssign):
             self._extend(_target_root(statement.target), statement.value, cell)
         elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-            call = statement.value                     # setattr(MyCell, "forward", helper)
-            if self.path(call.func, ()) == "builtins.setattr" and len(call.args) == 3 \
-                    and isinstance(call.args[0], ast.Name):
+            call = statement.value  # setattr(MyCell, "forward", helper)
+            if (
+                self.path(call.func, ()) == "builtins.setattr"
+                and len(call.args) == 3
+                and isinstance(call.args[0], ast.Name)
+            ):
                 self._extend(call.args[0].id, call.args[2], cell)
         elif isinstance(statement, ast.Delete):
             for target in statement.targets:
                 for name in _bound_names(target):
                     self._forget(name)
-        elif isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith,
-                                    ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif isinstance(
+            statement,
+            (
+                ast.If,
+                ast.For,
+                ast.AsyncFor,
+                ast.While,
+                ast.With,
+                ast.AsyncWith,
+                ast.Try,
+                getattr(ast, "TryStar", ast.Try),
+            ),
+        ):
             if isinstance(statement, (ast.For, ast.AsyncFor)):
                 for name in _bound_names(statement.target):
                     self._define(name, statement.iter, cell, trusted)
@@ -260,7 +275,7 @@ class Namespace:
     def name(self, identifier: str, scopes: tuple) -> str | None:
         for depth, scope in enumerate(reversed(scopes)):
             if scope.kind == "class" and depth:
-                continue                          # a method does not see its class body's names
+                continue  # a method does not see its class body's names
             if identifier in scope.names:
                 return scope.names[identifier]
         if identifier in self.aliases:
@@ -292,8 +307,12 @@ class Namespace:
         """X for ``vars(X)`` or ``X.__dict__``; None otherwise."""
         if isinstance(node, ast.Attribute) and node.attr == "__dict__":
             return node.value
-        if isinstance(node, ast.Call) and len(node.args) == 1 and nesting < MAX_CALL_NESTING \
-                and self.path(node.func, scopes, nesting + 1) == "builtins.vars":
+        if (
+            isinstance(node, ast.Call)
+            and len(node.args) == 1
+            and nesting < MAX_CALL_NESTING
+            and self.path(node.func, scopes, nesting + 1) == "builtins.vars"
+        ):
             return node.args[0]
         return None
 
@@ -325,8 +344,8 @@ class Namespace:
                     base = special[1]
                     break
                 if not suffix:
-                    return None                   # a call's result is not a path ...
-                node = node.func                  # ... but `nn.Transformer(...).method` is the class's method
+                    return None  # a call's result is not a path ...
+                node = node.func  # ... but `nn.Transformer(...).method` is the class's method
                 continue
             return None
         else:
@@ -343,20 +362,24 @@ class Namespace:
 
     def _uses(self, root, cell: str) -> list[Use]:
         found: list[Use] = []
-        stack = [(root, ())]          # iterative, so a hostile nesting depth cannot exhaust the stack
+        stack = [(root, ())]  # iterative, so a hostile nesting depth cannot exhaust the stack
         while stack:
             node, scopes = stack.pop()
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                outer = [*getattr(node, "decorator_list", []), *node.args.defaults,
-                         *[d for d in node.args.kw_defaults if d is not None]]
-                stack += [(child, scopes) for child in outer]     # annotations are not uses
+                outer = [
+                    *getattr(node, "decorator_list", []),
+                    *node.args.defaults,
+                    *[d for d in node.args.kw_defaults if d is not None],
+                ]
+                stack += [(child, scopes) for child in outer]  # annotations are not uses
                 inner = (*scopes, _Scope("function", _local_names(node)))
                 body = node.body if isinstance(node.body, list) else [node.body]
                 stack += [(child, inner) for child in body]
                 continue
             if isinstance(node, ast.ClassDef):
-                stack += [(child, scopes) for child in [*node.decorator_list, *node.bases,
-                                                        *[k.value for k in node.keywords]]]
+                stack += [
+                    (child, scopes) for child in [*node.decorator_list, *node.bases, *[k.value for k in node.keywords]]
+                ]
                 inner = (*scopes, _Scope("class", _class_names(node)))
                 stack += [(child, inner) for child in node.body]
                 continue
@@ -367,8 +390,9 @@ class Namespace:
             if isinstance(node, ast.AnnAssign):
                 stack += [(child, scopes) for child in (node.target, node.value) if child is not None]
                 continue
-            if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and \
-                    not isinstance(getattr(node, "ctx", ast.Load()), (ast.Store, ast.Del)):
+            if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and not isinstance(
+                getattr(node, "ctx", ast.Load()), (ast.Store, ast.Del)
+            ):
                 path = self.path(node, scopes)
                 if path:
                     found.append(Use(path, _written(node), cell, getattr(node, "lineno", 0)))
@@ -378,6 +402,7 @@ class Namespace:
 
 
 # --- matching paths with declared names ------------------------------------------------------------------
+
 
 @lru_cache(maxsize=256)
 def declared_object(name: str):
@@ -442,6 +467,7 @@ def matches(path: str, declared: str) -> bool:
 
 # --- scanning a notebook, checking its questions ----------------------------------------------------------
 
+
 @lru_cache(maxsize=1)
 def _ipython_transformer():
     from IPython.core.inputtransformer2 import TransformerManager
@@ -488,7 +514,7 @@ def scan(nb) -> Namespace:
 class Hit:
     declared: str
     use: Use
-    chain: tuple[str, ...]      # answer name, then the helpers through which it was reached
+    chain: tuple[str, ...]  # answer name, then the helpers through which it was reached
     count: int = 1
 
 
@@ -512,8 +538,11 @@ def question_hits(namespace: Namespace, rule: notebooks.ShortcutRule, owners: di
                     else:
                         hits[declared] = Hit(declared, use, chain)
             callee = use.path
-            if callee in namespace.definitions and callee not in seen and \
-                    owners.get(callee, rule.question) == rule.question:
+            if (
+                callee in namespace.definitions
+                and callee not in seen
+                and owners.get(callee, rule.question) == rule.question
+            ):
                 queue.append((callee, (*chain, callee)))
     return [hits[name] for name in rule.forbidden if name in hits]
 
@@ -521,11 +550,14 @@ def question_hits(namespace: Namespace, rule: notebooks.ShortcutRule, owners: di
 def describe(hit: Hit, rule: notebooks.ShortcutRule) -> str:
     via = f", reached through {' -> '.join(f'`{n}`' for n in hit.chain[1:])}" if len(hit.chain) > 1 else ""
     more = f" and {hit.count - 1} more place(s)" if hit.count > 1 else ""
-    consequence = ("this question scores 0" if rule.penalty == "zero"
-                   else "flagged for the instructor; the score is unchanged")
-    return (f"{rule.question}: `{hit.chain[0]}` uses {hit.declared} (written `{hit.use.written}`, "
-            f"{hit.use.cell} line {hit.use.line}{more}{via}), which this question does not allow: the "
-            f"answer must do that work itself; {consequence}")
+    consequence = (
+        "this question scores 0" if rule.penalty == "zero" else "flagged for the instructor; the score is unchanged"
+    )
+    return (
+        f"{rule.question}: `{hit.chain[0]}` uses {hit.declared} (written `{hit.use.written}`, "
+        f"{hit.use.cell} line {hit.use.line}{more}{via}), which this question does not allow: the "
+        f"answer must do that work itself; {consequence}"
+    )
 
 
 def check(nb, owners: dict[str, str], rules: dict[str, notebooks.ShortcutRule]) -> list[Finding]:
@@ -533,7 +565,7 @@ def check(nb, owners: dict[str, str], rules: dict[str, notebooks.ShortcutRule]) 
     if not rules:
         return []
     try:
-        for rule in rules.values():     # import what the rules name first: star imports resolve through it
+        for rule in rules.values():  # import what the rules name first: star imports resolve through it
             for declared in rule.forbidden:
                 declared_object(declared)
         namespace = scan(nb)
@@ -544,8 +576,13 @@ def check(nb, owners: dict[str, str], rules: dict[str, notebooks.ShortcutRule]) 
                 findings.append(Finding(CODE, describe(hit, rule), severity, question))
         return findings
     except Exception as error:  # noqa: BLE001 - a static check must never stop a grading
-        return [Finding(FAILED_CODE, f"the shortcut check could not read this notebook "
-                        f"({type(error).__name__}); nothing was flagged", "warning")]
+        return [
+            Finding(
+                FAILED_CODE,
+                f"the shortcut check could not read this notebook ({type(error).__name__}); nothing was flagged",
+                "warning",
+            )
+        ]
 
 
 def check_restored(assignment: str, restored, template, rules=None) -> list[Finding]:
@@ -558,7 +595,7 @@ def check_restored(assignment: str, restored, template, rules=None) -> list[Find
         try:
             rules = resolve(assignment).shortcut_rules
         except (OSError, ValueError):
-            return []                  # no source notebook (a toy assignment): nothing is declared
+            return []  # no source notebook (a toy assignment): nothing is declared
     return check(restored, answered_by(template), rules)
 
 

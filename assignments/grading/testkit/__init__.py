@@ -5,10 +5,22 @@ no sandbox and no door, so a suite means the same thing behind every door."""
 from assignments.grading.public import public_names
 
 PUBLIC = {
-    **dict.fromkeys(["question", "expect", "expect_tensor", "expect_shape", "expect_close", "expect_between",
-                     "kernel_value"], "checks"),
-    **dict.fromkeys(["GradingFailure", "StudentCodeError", "StudentTimeout", "SandboxError", "StandInRefused",
-                     "ReplyRefused", "TestBudgetExceeded"], "errors"),
+    **dict.fromkeys(
+        ["question", "expect", "expect_tensor", "expect_shape", "expect_close", "expect_between", "kernel_value"],
+        "checks",
+    ),
+    **dict.fromkeys(
+        [
+            "GradingFailure",
+            "StudentCodeError",
+            "StudentTimeout",
+            "SandboxError",
+            "StandInRefused",
+            "ReplyRefused",
+            "TestBudgetExceeded",
+        ],
+        "errors",
+    ),
     **dict.fromkeys(["StudentHandle", "LocalHandle", "answered_by", "DEFAULT_TIMEOUT"], "handle"),
     **dict.fromkeys(["stand_in_source", "extract_definitions", "defined_names"], "stand_ins"),
     **dict.fromkeys(["untrusted_text", "describe_exception", "KERNEL_TEXT_CHARS"], "kernel_text"),

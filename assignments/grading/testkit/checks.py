@@ -28,7 +28,7 @@ def kernel_value(value) -> str:
     string, a shape it reported): its type and a short printable prefix of its repr, never the whole."""
     kind = type(value).__name__
     text = untrusted_text(kind, repr(value))
-    return text if len(text) <= KERNEL_VALUE_CHARS else text[:KERNEL_VALUE_CHARS - 3] + "..."
+    return text if len(text) <= KERNEL_VALUE_CHARS else text[: KERNEL_VALUE_CHARS - 3] + "..."
 
 
 def expect(condition, message: str) -> None:
@@ -43,8 +43,7 @@ def expect_tensor(value, what: str) -> torch.Tensor:
 
 def expect_shape(value, shape, what: str) -> torch.Tensor:
     tensor = expect_tensor(value, what)
-    expect(tuple(tensor.shape) == tuple(shape),
-           f"{what} should have shape {tuple(shape)}; got {tuple(tensor.shape)}")
+    expect(tuple(tensor.shape) == tuple(shape), f"{what} should have shape {tuple(shape)}; got {tuple(tensor.shape)}")
     return tensor
 
 
@@ -55,11 +54,15 @@ def expect_close(actual, expected: torch.Tensor, what: str, rtol: float = 1e-4, 
     expect(bool(torch.isfinite(tensor).all()), f"{what} contains NaN or inf")
     if not torch.allclose(tensor, expected, rtol=rtol, atol=atol):
         diff = (tensor - expected).abs().max().item()
-        raise GradingFailure(f"{what} does not match the reference: largest difference {diff:.3g} "
-                             f"(allowed: atol={atol:g} plus rtol={rtol:g} of the value)")
+        raise GradingFailure(
+            f"{what} does not match the reference: largest difference {diff:.3g} "
+            f"(allowed: atol={atol:g} plus rtol={rtol:g} of the value)"
+        )
 
 
 def expect_between(value, low: float, high: float, what: str) -> None:
-    expect(isinstance(value, (int, float)) and not isinstance(value, bool),
-           f"{what} should be a number; got {type(value).__name__}")
+    expect(
+        isinstance(value, (int, float)) and not isinstance(value, bool),
+        f"{what} should be a number; got {type(value).__name__}",
+    )
     expect(low <= value <= high, f"{what} should be between {low:g} and {high:g}; got {value:.4g}")

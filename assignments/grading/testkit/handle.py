@@ -87,11 +87,12 @@ class StudentHandle:
         if self.question not in self.order:
             return
         now = self.order[self.question]
-        early = [name for name in stand_ins
-                 if name in self.owners and self.order.get(self.owners[name], -1) >= now]
+        early = [name for name in stand_ins if name in self.owners and self.order.get(self.owners[name], -1) >= now]
         if early:
-            raise StandInRefused(f"a test of {self.question} asked for the stand-in(s) {early} before "
-                                 f"their question(s) {sorted({self.owners[n] for n in early})} were scored")
+            raise StandInRefused(
+                f"a test of {self.question} asked for the stand-in(s) {early} before "
+                f"their question(s) {sorted({self.owners[n] for n in early})} were scored"
+            )
 
     def _run(self, code, inputs, stand_ins, stand_in_source, timeout):
         raise NotImplementedError
@@ -118,11 +119,14 @@ class LocalHandle(StudentHandle):
         sink = io.StringIO()
         inputs = runtime.from_bytes(runtime.to_bytes(inputs))
         try:
-            with _alarm(timeout), warnings.catch_warnings(), \
-                    contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            with (
+                _alarm(timeout),
+                warnings.catch_warnings(),
+                contextlib.redirect_stdout(sink),
+                contextlib.redirect_stderr(sink),
+            ):
                 warnings.simplefilter("ignore")
-                result = runtime.run_snippet(self.namespace, code, inputs, stand_in_source,
-                                             stand_ins, self.seed)
+                result = runtime.run_snippet(self.namespace, code, inputs, stand_in_source, stand_ins, self.seed)
         except StudentTimeout:
             raise
         except runtime.ResultTypeError as error:
@@ -132,4 +136,3 @@ class LocalHandle(StudentHandle):
                 raise
             raise StudentCodeError(describe_exception(error)) from None
         return runtime.from_bytes(runtime.to_bytes(result))
-

@@ -25,7 +25,7 @@ def untrusted_text(kind: object, message: object = "") -> str:
         return kind
     room = KERNEL_TEXT_CHARS - len(kind) - 2
     if len(first) > room:
-        first = first[:max(0, room - 3)] + "..."
+        first = first[: max(0, room - 3)] + "..."
     return f"{kind}: {first}"
 
 

@@ -66,7 +66,7 @@ def make_plain(value, where="result"):
 
 
 def describe_error(error):
-    """"Type: first line of the message" (at most 300 characters of it), for any exception, even one
+    """ "Type: first line of the message" (at most 300 characters of it), for any exception, even one
     whose ``__str__`` raises. Runs in the kernel too, so the text is the student's: the grader passes it
     through ``handle.untrusted_text`` before anyone reads it."""
     try:

@@ -51,5 +51,5 @@ def extract_definitions(source: str, names) -> str:
     for index, node in enumerate(body):
         if index in keep or isinstance(node, (ast.Import, ast.ImportFrom)):
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-            parts.append("".join(lines[first - 1:node.end_lineno]))
+            parts.append("".join(lines[first - 1 : node.end_lineno]))
     return "\n".join(parts)

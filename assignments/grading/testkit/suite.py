@@ -21,7 +21,6 @@ from typing import Literal
 import pytest
 
 from assignments.course import REPO, resolve
-from assignments.grading.testkit.kernel_text import describe_exception
 from assignments.grading.testkit.errors import (
     ReplyRefused,
     SandboxError,
@@ -30,19 +29,26 @@ from assignments.grading.testkit.errors import (
     StudentTimeout,
     TestBudgetExceeded,
 )
+from assignments.grading.testkit.kernel_text import describe_exception
 from assignments.grading.testkit.timers import raising_after
 from assignments.results.model import BUDGET_FINDING, Finding, TestResult
 
 PYTEST_ARGS = [
-    "-p", "no:cacheprovider",
-    "-p", "no:terminal",     # the plugin reports; nothing of pytest's own output reaches students
-    "-p", "no:warnings",     # warnings never turn into failures or output
-    "-p", "no:randomly",
-    "--assert=plain",        # a bare assert shows its message only, never the test's expressions
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:terminal",  # the plugin reports; nothing of pytest's own output reaches students
+    "-p",
+    "no:warnings",  # warnings never turn into failures or output
+    "-p",
+    "no:randomly",
+    "--assert=plain",  # a bare assert shows its message only, never the test's expressions
     "--import-mode=importlib",
     "--capture=sys",
-    "-o", "python_files=test_*.py",
-    "-o", "addopts=",
+    "-o",
+    "python_files=test_*.py",
+    "-o",
+    "addopts=",
 ]
 
 
@@ -63,7 +69,7 @@ def failure_message(error: BaseException | None) -> str:
     """What the student reads when a test fails: never a traceback or the test's source."""
     if error is None:
         return ""
-    if isinstance(error, (StudentTimeout, TestBudgetExceeded)):   # grader-written text
+    if isinstance(error, (StudentTimeout, TestBudgetExceeded)):  # grader-written text
         return str(error)
     if isinstance(error, StudentCodeError):
         return f"your code raised {error}"
@@ -103,17 +109,16 @@ class SuiteProblem:
 class GradingPlugin:
     """Selects and orders the tests, provides the ``student`` fixture, records every outcome."""
 
-    def __init__(self, handle, question_order: list[str], selected: list[str] | None = None,
-                 skip=(), log=None):
+    def __init__(self, handle, question_order: list[str], selected: list[str] | None = None, skip=(), log=None):
         self.handle = handle
-        self.skip = set(skip)        # node ids already scored by an earlier grader process (batch restarts)
-        self.log = log               # open text file: one JSON line when a test starts and when it ends
-        self.over_budget: list[tuple[str, str]] = []   # (question, message)
+        self.skip = set(skip)  # node ids already scored by an earlier grader process (batch restarts)
+        self.log = log  # open text file: one JSON line when a test starts and when it ends
+        self.over_budget: list[tuple[str, str]] = []  # (question, message)
         self.order = {grade_id: i for i, grade_id in enumerate(question_order)}
         self.selected = set(selected) if selected else None
         self.results: list[TestResult] = []
         self.problems: list[SuiteProblem] = []
-        self.refused: list[tuple[str, str]] = []   # (question, why): replies that broke a limit
+        self.refused: list[tuple[str, str]] = []  # (question, why): replies that broke a limit
         self._started: dict[str, float] = {}
 
     @pytest.fixture
@@ -129,8 +134,9 @@ class GradingPlugin:
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", "question(grade_id, points): the question a hidden test scores")
-        config.addinivalue_line("markers", "budget(seconds): grader CPU seconds for this test "
-                                           f"(default {TEST_BUDGET_S:g})")
+        config.addinivalue_line(
+            "markers", f"budget(seconds): grader CPU seconds for this test (default {TEST_BUDGET_S:g})"
+        )
 
     def pytest_collection_modifyitems(self, session, config, items):
         keep = []
@@ -140,7 +146,9 @@ class GradingPlugin:
                 self.problems.append(SuiteProblem("suite", f"{item.nodeid} has no @question marker"))
                 continue
             if grade_id not in self.order:
-                self.problems.append(SuiteProblem("suite", f"{item.nodeid} names question {grade_id!r}, not in the notebook"))
+                self.problems.append(
+                    SuiteProblem("suite", f"{item.nodeid} names question {grade_id!r}, not in the notebook")
+                )
                 continue
             if (self.selected is None or grade_id in self.selected) and item.nodeid not in self.skip:
                 keep.append(item)
@@ -149,7 +157,9 @@ class GradingPlugin:
 
     def pytest_collectreport(self, report):
         if report.failed:
-            self.problems.append(SuiteProblem("suite", f"could not collect {report.nodeid}: {report.longreprtext[-500:]}"))
+            self.problems.append(
+                SuiteProblem("suite", f"could not collect {report.nodeid}: {report.longreprtext[-500:]}")
+            )
 
     def pytest_runtest_logstart(self, nodeid, location):
         self._started[nodeid] = time.perf_counter()
@@ -169,8 +179,16 @@ class GradingPlugin:
         """Tell the handle which question is being scored: it refuses that question's stand-ins."""
         self.handle.question, points = self.marker(item)
         self.handle.order = self.order
-        self._write({"event": "start", "id": item.nodeid, "name": item.name, "question": self.handle.question,
-                     "max_points": points, "budget": self.budget(item)})
+        self._write(
+            {
+                "event": "start",
+                "id": item.nodeid,
+                "name": item.name,
+                "question": self.handle.question,
+                "max_points": points,
+                "budget": self.budget(item),
+            }
+        )
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
@@ -241,8 +259,9 @@ def single_threaded_torch():
         torch.set_num_threads(previous)
 
 
-def run_suite(assignment, handle, question_order: list[str], selected: list[str] | None = None, skip=(), log=None
-              ) -> tuple[list[TestResult], list[SuiteProblem]]:
+def run_suite(
+    assignment, handle, question_order: list[str], selected: list[str] | None = None, skip=(), log=None
+) -> tuple[list[TestResult], list[SuiteProblem]]:
     """Run ``assignment``'s hidden tests (its ``suite_dir``; an Assignment or a name in this course);
     return (results, problems).
 
@@ -252,13 +271,20 @@ def run_suite(assignment, handle, question_order: list[str], selected: list[str]
     if str(REPO) not in sys.path:  # suites import their helpers as autograder.<assignment>.<module>
         sys.path.insert(0, str(REPO))
     sink = io.StringIO()
-    with warnings.catch_warnings(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
-            single_threaded_torch(), no_plugin_autoload():
+    with (
+        warnings.catch_warnings(),
+        contextlib.redirect_stdout(sink),
+        contextlib.redirect_stderr(sink),
+        single_threaded_torch(),
+        no_plugin_autoload(),
+    ):
         warnings.simplefilter("ignore")
         code = pytest.main([*PYTEST_ARGS, str(resolve(assignment).suite_dir)], plugins=[plugin])
     if code not in (0, 1) and not plugin.results:
         plugin.problems.append(SuiteProblem("suite", f"pytest exited with code {int(code)}: {sink.getvalue()[-800:]}"))
-    problems = plugin.problems + [SuiteProblem("reply-refused", why, grade_id) for grade_id, why in plugin.refused] \
+    problems = (
+        plugin.problems
+        + [SuiteProblem("reply-refused", why, grade_id) for grade_id, why in plugin.refused]
         + [SuiteProblem("over-budget", why, grade_id) for grade_id, why in plugin.over_budget]
+    )
     return plugin.results, problems
-

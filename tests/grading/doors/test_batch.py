@@ -4,15 +4,15 @@ import json
 
 import pytest
 
+from assignments import demo_class
 from assignments.course import default
-from assignments import demo_class, notebooks
 from assignments.grading.doors import batch
 from assignments.results import table
 from assignments.workflow import grade_class
 from tests.helpers import QUICKEST as ASSIGNMENT
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
-pytestmark = pytest.mark.xdist_group('batch')
+pytestmark = pytest.mark.xdist_group("batch")
 
 
 def without_timings(path):
@@ -30,11 +30,14 @@ def without_timings(path):
 @pytest.fixture(scope="module")
 def class_folder(tmp_path_factory):
     folder = tmp_path_factory.mktemp("download")
-    students = {"reference": demo_class.filled_release(ASSIGNMENT),
-                "blank": default().assignment(ASSIGNMENT).release_notebook()}
+    students = {
+        "reference": demo_class.filled_release(ASSIGNMENT),
+        "blank": default().assignment(ASSIGNMENT).release_notebook(),
+    }
     demo_class.write_canvas_zip(ASSIGNMENT, students, folder / "canvas.zip")
     # A student who uploaded no notebook at all: only a PDF.
     import zipfile
+
     with zipfile.ZipFile(folder / "canvas.zip", "a") as archive:
         archive.writestr("lateperson_LATE_1099_50099_report.pdf", b"%PDF-1.4 not a notebook")
     return folder / "canvas.zip"
@@ -44,8 +47,12 @@ def class_folder(tmp_path_factory):
 def two_gradings(class_folder, tmp_path_factory):
     first = tmp_path_factory.mktemp("first")
     second = tmp_path_factory.mktemp("second")
-    return (grade_class(ASSIGNMENT, class_folder, first, workers=2), first,
-            grade_class(ASSIGNMENT, class_folder, second, workers=1), second)
+    return (
+        grade_class(ASSIGNMENT, class_folder, first, workers=2),
+        first,
+        grade_class(ASSIGNMENT, class_folder, second, workers=1),
+        second,
+    )
 
 
 def test_every_student_gets_a_result_file(two_gradings):

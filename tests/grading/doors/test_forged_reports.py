@@ -6,30 +6,33 @@ against the old hidden tests, whose oracles were rebuilt from the weights the ke
 graded in one batch (two workers, about 20-40 s on a quiet 2-core machine).
 """
 
-
 import nbformat
 import pytest
 
-from assignments.results.model import SubmissionResult
 from assignments.grading.sandbox.limits import Limits
-
+from assignments.results.model import SubmissionResult
 from tests.fixtures import batch, forged_reports
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
-pytestmark = pytest.mark.xdist_group('forged_reports')
+pytestmark = pytest.mark.xdist_group("forged_reports")
 
 # Test names whose answer is wrong in the forged submission: each must fail, and did pass before.
 MUST_FAIL = {
     "transformers": {
-        "bert_gru_sentiment_tests": {"test_bert_frozen_head_learns", "test_matches_gru_oracle",
-                                     "test_cached_features_path"},
+        "bert_gru_sentiment_tests": {
+            "test_bert_frozen_head_learns",
+            "test_matches_gru_oracle",
+            "test_cached_features_path",
+        },
         "predict_sentiment_tests": {"test_returns_probability", "test_eval_mode"},
         "mlm_step_tests": {"test_initial_loss_and_update", "test_two_steps_match_reference"},
     },
     "transfer_lm": {
-        "transformer_model_tests": {"test_language_model_forward_matches_reference",
-                                    "test_classifier_reads_last_real_position",
-                                    "test_causal_and_uncertain_at_initialization"},
+        "transformer_model_tests": {
+            "test_language_model_forward_matches_reference",
+            "test_classifier_reads_last_real_position",
+            "test_causal_and_uncertain_at_initialization",
+        },
         "train_lm_tests": {"test_evaluate_lm_loss_and_perplexity"},
         "finetune_tests": {"test_predict_classes_matches_reference", "test_pretrained_classifier_accuracy"},
     },

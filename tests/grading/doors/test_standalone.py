@@ -15,18 +15,19 @@ import nbformat
 import psutil
 import pytest
 
-from assignments.course import REPO, default
 from assignments import notebooks
-from assignments.results.model import SubmissionResult
+from assignments.course import REPO, default
 from assignments.grading.sandbox.limits import Limits
+from assignments.results.model import SubmissionResult
 from tests.fixtures import batch, payloads, structural, toy, warm
 from tests.helpers import QUICKEST
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
-pytestmark = pytest.mark.xdist_group('standalone')
+pytestmark = pytest.mark.xdist_group("standalone")
 
-TOY_LIMITS = Limits(cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2 ** 30,
-                    max_restarts=2, total_timeout=120)
+TOY_LIMITS = Limits(
+    cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2**30, max_restarts=2, total_timeout=120
+)
 FAST_LOOP = Limits(**{**batch.limits_dict(TOY_LIMITS), "cell_timeout": 3})
 PAYLOADS = payloads.payloads()
 
@@ -49,9 +50,11 @@ def graded(tmp_path_factory):
     blank = folder / "blank.ipynb"
     blank.write_text(nbformat.writes(notebooks.blank_notebook(default().assignment(real).source_notebook())))
     limits = batch.limits_dict(Limits())
-    jobs += [("real:reference", None, real, str(source), limits),
-             ("real:in-process", "in-process", real, str(source), limits),
-             ("real:blank", None, real, str(blank), limits)]
+    jobs += [
+        ("real:reference", None, real, str(source), limits),
+        ("real:in-process", "in-process", real, str(source), limits),
+        ("real:blank", None, real, str(blank), limits),
+    ]
 
     def add(label, nb_or_bytes, limits=TOY_LIMITS):
         if isinstance(nb_or_bytes, bytes):
@@ -63,29 +66,36 @@ def graded(tmp_path_factory):
         jobs.append((label, str(the_toy.folder), toy.NAME, str(path), batch.limits_dict(limits)))
 
     for payload in PAYLOADS:
-        add(f"hostile:{payload.name}", payloads.inject(the_toy.reference(), payload, REPO),
-            FAST_LOOP if payload.name == "infinite_loop" else TOY_LIMITS)
+        add(
+            f"hostile:{payload.name}",
+            payloads.inject(the_toy.reference(), payload, REPO),
+            FAST_LOOP if payload.name == "infinite_loop" else TOY_LIMITS,
+        )
     add("toy:reference", the_toy.reference())
     add("toy:blank", the_toy.release)
     add("toy:tampered", structural.all_tampering(the_toy.reference()))
     add("toy:nbformat3", structural.nbformat3(the_toy.reference()))
     add("toy:invalid_json", structural.invalid_json(the_toy.reference()))
-    add("toy:reference-again", the_toy.reference())   # graded after hostile ones in the same workers
+    add("toy:reference-again", the_toy.reference())  # graded after hostile ones in the same workers
 
     sandboxes = root / "tmp"
     sandboxes.mkdir()
     saved = os.environ.get("TMPDIR")
-    os.environ["TMPDIR"] = str(sandboxes)   # workers make their sandboxes here, so leftovers are visible
+    os.environ["TMPDIR"] = str(sandboxes)  # workers make their sandboxes here, so leftovers are visible
     try:
-        with warm.zygote():   # kernels start as in `course grade`'s batches: forked from a warm zygote
+        with warm.zygote():  # kernels start as in `course grade`'s batches: forked from a warm zygote
             results = batch.grade_all(jobs, workers=3)
     finally:
         if saved is None:
             os.environ.pop("TMPDIR", None)
         else:
             os.environ["TMPDIR"] = saved
-    return {"results": {k: SubmissionResult.from_dict(v) for k, v in results.items()},
-            "labels": [job[0] for job in jobs], "sandboxes": sandboxes, "real": real}
+    return {
+        "results": {k: SubmissionResult.from_dict(v) for k, v in results.items()},
+        "labels": [job[0] for job in jobs],
+        "sandboxes": sandboxes,
+        "real": real,
+    }
 
 
 def codes(result):
@@ -101,14 +111,20 @@ def test_every_submission_got_a_result_and_nothing_was_left_behind(graded):
     left = [p.name for p in graded["sandboxes"].glob("course-sandbox-*")]
     assert left == [], f"sandbox work folders were not removed: {left}"
     for process in psutil.process_iter(["cmdline"]):
-        assert str(graded["sandboxes"]) not in " ".join(process.info["cmdline"] or []), \
+        assert str(graded["sandboxes"]) not in " ".join(process.info["cmdline"] or []), (
             f"sandbox process {process.pid} outlived its grading"
+        )
 
 
 def test_every_kernel_of_the_class_was_forked_from_the_warm_zygote(graded):
-    cold = [label for label, result in graded["results"].items()
-            if result.status == "graded" and "kernel_start_s" in result.timings
-            and result.timings.get("warm_kernel") != 1 and label != "real:in-process"]
+    cold = [
+        label
+        for label, result in graded["results"].items()
+        if result.status == "graded"
+        and "kernel_start_s" in result.timings
+        and result.timings.get("warm_kernel") != 1
+        and label != "real:in-process"
+    ]
     assert not cold, f"these submissions' kernels started cold, so the hostile class did not test warm kernels: {cold}"
 
 
@@ -128,7 +144,7 @@ def test_tampered_test_cells_are_restored_and_reported(graded):
     result = graded["results"]["toy:tampered"]
     assert structural.EXPECTED["all_tampering"] <= codes(result)
     assert result.scores() == graded["results"]["toy:reference"].scores()
-    assert result.question("add_tests").max_points == 2.0   # the points metadata said 100
+    assert result.question("add_tests").max_points == 2.0  # the points metadata said 100
 
 
 def test_old_nbformat_is_graded_after_conversion(graded):
@@ -150,8 +166,9 @@ def test_hostile_submission(graded, payload):
     assert payload.expect <= codes(result), (payload.mistake, [(f.code, f.message) for f in result.findings])
     for question in result.questions:
         if question.kind == "autograded":
-            assert question.points <= honest.question(question.grade_id).points, \
+            assert question.points <= honest.question(question.grade_id).points, (
                 f"{payload.name} inflated {question.grade_id}"
+            )
             assert question.max_points == honest.question(question.grade_id).max_points
     if payload.message:
         assert any(payload.message in message for message in failures(result)), failures(result)
@@ -169,7 +186,7 @@ def test_killed_and_exploded_kernels_cost_only_the_cells_that_did_it(graded):
 def test_memory_cap_held(graded):
     result = graded["results"]["hostile:memory_blowup"]
     # the watchdog samples every 50 ms; allow what a fast allocator adds between two samples
-    assert result.timings["kernel_peak_mb"] < TOY_LIMITS.memory_bytes / 2 ** 20 + 600
+    assert result.timings["kernel_peak_mb"] < TOY_LIMITS.memory_bytes / 2**20 + 600
 
 
 def test_reading_grader_files_changes_nothing(graded):
@@ -186,8 +203,11 @@ def test_real_reference_gets_full_marks(graded):
     results = _real(graded)
     result = results["real:reference"]
     assert result.status == "graded"
-    missing = {q.grade_id: (q.points, q.max_points, [t.message for t in q.tests if t.outcome != "passed"])
-               for q in result.questions if q.kind == "autograded" and q.points != q.max_points}
+    missing = {
+        q.grade_id: (q.points, q.max_points, [t.message for t in q.tests if t.outcome != "passed"])
+        for q in result.questions
+        if q.kind == "autograded" and q.points != q.max_points
+    }
     assert missing == {}
     assert [f for f in result.findings if f.severity == "error"] == []
 
@@ -200,13 +220,18 @@ def test_real_blank_release_gets_zero(graded):
 def test_real_standalone_agrees_with_in_process(graded):
     results = _real(graded)
     standalone, in_process = results["real:reference"], results["real:in-process"]
-    differ = {q.grade_id: {"standalone": (q.points, failures_of(q)),
-                           "in-process": (in_process.question(q.grade_id).points,
-                                          failures_of(in_process.question(q.grade_id)))}
-              for q in standalone.questions if q.points != in_process.question(q.grade_id).points}
+    differ = {
+        q.grade_id: {
+            "standalone": (q.points, failures_of(q)),
+            "in-process": (in_process.question(q.grade_id).points, failures_of(in_process.question(q.grade_id))),
+        }
+        for q in standalone.questions
+        if q.points != in_process.question(q.grade_id).points
+    }
     timed_out = bool(differ) and all(
         any("did not finish within" in message for side in entry.values() for message in side[1])
-        for entry in differ.values())
+        for entry in differ.values()
+    )
     if timed_out:
         pytest.skip(f"the machine was too busy for the hidden tests' own timeouts; differences: {differ}")
     assert differ == {}, "the two doors disagree on the reference"
@@ -226,9 +251,10 @@ def test_stashing_stand_ins_in_the_kernel_earns_nothing(graded):
 
 def longest_shared_run(text: str, secret: str) -> int:
     """Length of the longest substring of ``secret`` that also occurs in ``text`` (binary search)."""
+
     def shared(n):
-        pieces = {secret[i:i + n] for i in range(len(secret) - n + 1)}
-        return any(text[i:i + n] in pieces for i in range(len(text) - n + 1))
+        pieces = {secret[i : i + n] for i in range(len(secret) - n + 1)}
+        return any(text[i : i + n] in pieces for i in range(len(text) - n + 1))
 
     low, high = 0, len(secret)
     while low < high:

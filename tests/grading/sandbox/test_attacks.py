@@ -14,22 +14,29 @@ import zipfile
 import pytest
 import torch
 
-from assignments.grading.testkit.kernel_text import KERNEL_TEXT_CHARS, untrusted_text
-from assignments.grading.testkit.errors import SandboxError, StudentCodeError
-from assignments.grading.testkit.handle import answered_by
-from assignments.grading.testkit.stand_ins import extract_definitions
-from assignments.grading.sandbox.reply import check_value, decode_reply
-from assignments.grading.testkit.runtime import to_bytes
+from assignments.grading.doors.standalone import grade_submission
 from assignments.grading.environment import GRADING_ENV
 from assignments.grading.sandbox.limits import Limits
+from assignments.grading.sandbox.reply import check_value, decode_reply
 from assignments.grading.sandbox.session import KernelHandle, Sandbox
 from assignments.grading.submission.audit import audit_source
-from assignments.grading.doors.standalone import grade_submission
+from assignments.grading.testkit.errors import SandboxError, StudentCodeError
+from assignments.grading.testkit.handle import answered_by
+from assignments.grading.testkit.kernel_text import KERNEL_TEXT_CHARS, untrusted_text
+from assignments.grading.testkit.runtime import to_bytes
+from assignments.grading.testkit.stand_ins import extract_definitions
 from tests.fixtures import fallback, toy
 from tests.helpers import isolation_unavailable
 
-LIMITS = Limits(cell_timeout=20, call_timeout=10, interrupt_grace=2, total_timeout=120,
-                max_result_bytes=4 * 2 ** 20, max_restarts=8, scratch_bytes=32 * 2 ** 20)
+LIMITS = Limits(
+    cell_timeout=20,
+    call_timeout=10,
+    interrupt_grace=2,
+    total_timeout=120,
+    max_result_bytes=4 * 2**20,
+    max_restarts=8,
+    scratch_bytes=32 * 2**20,
+)
 
 SECRET = "def secret_answer(x):\n    return x * 2  # this line must never reach feedback\n"
 
@@ -58,23 +65,23 @@ def student(sandbox):
 
 # ------------------------------------------------------------------ replies decoded with limits
 def test_a_stride_zero_tensor_claiming_1e18_elements_is_refused_before_use():
-    huge = torch.zeros(1).as_strided((10 ** 9, 10 ** 9), (0, 0))
+    huge = torch.zeros(1).as_strided((10**9, 10**9), (0, 0))
     with pytest.raises(SandboxError, match="elements"):
         decode_reply(to_bytes({"ok": True, "result": huge}), LIMITS)
 
 
 def test_a_tensor_reaching_outside_its_storage_is_refused():
     bad = torch.zeros(4)
-    bad.untyped_storage().resize_(4)   # four float32 elements over a storage of one
+    bad.untyped_storage().resize_(4)  # four float32 elements over a storage of one
     with pytest.raises(SandboxError, match="outside its storage"):
-        check_value(bad, 2 ** 20, 10, 4)
+        check_value(bad, 2**20, 10, 4)
 
 
 def test_an_archive_that_expands_beyond_the_cap_is_refused_from_its_directory():
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("archive/data.pkl", b"\0" * (LIMITS.max_result_bytes + 1))
-    assert len(buffer.getvalue()) < 64 * 1024   # small on the wire, big once inflated
+    assert len(buffer.getvalue()) < 64 * 1024  # small on the wire, big once inflated
     with pytest.raises(SandboxError, match="expands to"):
         decode_reply(buffer.getvalue(), LIMITS)
 
@@ -86,11 +93,11 @@ def test_deeply_nested_and_oversized_replies_are_refused():
     with pytest.raises(SandboxError, match="nested"):
         decode_reply(to_bytes({"ok": True, "result": nested}), LIMITS)
     with pytest.raises(SandboxError, match="more than 3 values"):
-        check_value([1, 2, 3, 4], 2 ** 20, 3, 4)
+        check_value([1, 2, 3, 4], 2**20, 3, 4)
 
 
 def test_a_long_string_in_a_reply_is_refused_even_as_a_dictionary_key():
-    key_text = SECRET * 10   # what a kernel that kept its stand-ins would send back as a "name"
+    key_text = SECRET * 10  # what a kernel that kept its stand-ins would send back as a "name"
     for reply in ({"names": [key_text]}, {key_text: 1}):
         with pytest.raises(SandboxError, match="characters"):
             decode_reply(to_bytes({"ok": True, "result": reply}), LIMITS)
@@ -99,15 +106,14 @@ def test_a_long_string_in_a_reply_is_refused_even_as_a_dictionary_key():
 
 
 def test_a_plain_reply_survives_decoding_unchanged():
-    x = torch.arange(6.0).reshape(2, 3).t()   # not contiguous: still a valid strided tensor
+    x = torch.arange(6.0).reshape(2, 3).t()  # not contiguous: still a valid strided tensor
     out = decode_reply(to_bytes({"ok": True, "result": {"x": x, "n": [1, 2.5, "s", None, (True,)]}}), LIMITS)
     assert torch.equal(out["result"]["x"], x) and out["result"]["n"] == [1, 2.5, "s", None, (True,)]
 
 
 # ------------------------------------------------------------------ feedback carries grader text only
 def test_exception_text_from_the_kernel_is_cut_to_a_short_first_line(student):
-    student.sandbox.execute_cells([("smuggle", f"SECRET = {SECRET!r}\n"
-                                               "class Exfiltrate(Exception):\n    pass\n")])
+    student.sandbox.execute_cells([("smuggle", f"SECRET = {SECRET!r}\nclass Exfiltrate(Exception):\n    pass\n")])
     with pytest.raises(StudentCodeError) as caught:
         student.run("raise Exfiltrate(SECRET.replace(chr(10), ' ') * 20)", stand_ins=("secret_answer",))
     message = str(caught.value)
@@ -126,21 +132,30 @@ def test_untrusted_text_keeps_the_type_and_start_of_the_message():
 # ------------------------------------------------------------------ the sandbox's files
 def test_the_kernel_sees_no_accelerator(student):
     assert GRADING_ENV["CUDA_VISIBLE_DEVICES"] == ""
-    out = student.run("import os, torch\n"
-                      "result = [os.environ.get('CUDA_VISIBLE_DEVICES'), torch.cuda.is_available()]")
+    out = student.run("import os, torch\nresult = [os.environ.get('CUDA_VISIBLE_DEVICES'), torch.cuda.is_available()]")
     assert out == ["", False]
 
 
 def test_restart_does_not_follow_a_link_or_trip_on_a_folder_in_place_of_kernel_json(sandbox, student):
     with tempfile.NamedTemporaryFile("w", suffix=".grader-file", delete=False) as outside:
         outside.write("grader data")
-    os.chmod(outside.name, 0o666)   # writable by the kernel's user: only the grader's own write is tested
+    os.chmod(outside.name, 0o666)  # writable by the kernel's user: only the grader's own write is tested
     try:
-        for planted in (f"os.symlink({outside.name!r}, 'kernel.json')", "os.mkdir('kernel.json')",
-                        "os.mkdir('k-1'); open('k-1/x', 'w').close()"):
-            sandbox.execute_cells([("plant", f"import os\nos.remove('kernel.json') if os.path.lexists("
-                                             f"'kernel.json') and not os.path.isdir('kernel.json') else None\n"
-                                             f"{planted}\n")])
+        for planted in (
+            f"os.symlink({outside.name!r}, 'kernel.json')",
+            "os.mkdir('kernel.json')",
+            "os.mkdir('k-1'); open('k-1/x', 'w').close()",
+        ):
+            sandbox.execute_cells(
+                [
+                    (
+                        "plant",
+                        f"import os\nos.remove('kernel.json') if os.path.lexists("
+                        f"'kernel.json') and not os.path.isdir('kernel.json') else None\n"
+                        f"{planted}\n",
+                    )
+                ]
+            )
             sandbox.restart("a test of restart")
             assert sandbox.broken is None, sandbox.broken
             assert student.run("result = 40 + 2") == 42
@@ -151,19 +166,26 @@ def test_restart_does_not_follow_a_link_or_trip_on_a_folder_in_place_of_kernel_j
 
 
 def test_filling_the_scratch_folder_stops_the_kernel_with_a_finding(sandbox, student):
-    sandbox.execute_cells([("fill", "import time\nfor i in range(200):\n"
-                                    "    open(f'fill-{i}', 'wb').write(b'x' * 2 ** 20)\n    time.sleep(0.01)\n")])
-    assert any("MB of files" in f.message for f in sandbox.findings), \
-        [f.message for f in sandbox.findings]
-    assert student.run("result = 1") == 1   # restarted; the filled scratch went with the old kernel's files
+    sandbox.execute_cells(
+        [
+            (
+                "fill",
+                "import time\nfor i in range(200):\n"
+                "    open(f'fill-{i}', 'wb').write(b'x' * 2 ** 20)\n    time.sleep(0.01)\n",
+            )
+        ]
+    )
+    assert any("MB of files" in f.message for f in sandbox.findings), [f.message for f in sandbox.findings]
+    assert student.run("result = 1") == 1  # restarted; the filled scratch went with the old kernel's files
 
 
 def test_many_empty_files_in_the_scratch_folder_stop_the_kernel_with_a_finding(sandbox, student):
     # bytes would not notice them: 30,000 empty files cost inodes only
-    sandbox.execute_cells([("inodes", "import time\nfor i in range(30000):\n    open(f'e-{i}', 'w').close()\n"
-                                      "time.sleep(2)\n")])
+    sandbox.execute_cells(
+        [("inodes", "import time\nfor i in range(30000):\n    open(f'e-{i}', 'w').close()\ntime.sleep(2)\n")]
+    )
     assert any("made more than" in f.message for f in sandbox.findings), [f.message for f in sandbox.findings]
-    assert student.run("result = 1") == 1   # restarted; the files went with the old kernel's
+    assert student.run("result = 1") == 1  # restarted; the files went with the old kernel's
 
 
 def test_system_sockets_and_runtime_folders_are_hidden(sandbox, student):
@@ -175,8 +197,10 @@ def test_system_sockets_and_runtime_folders_are_hidden(sandbox, student):
             assert "hidden files" in degraded, degraded
             return
         isolation_unavailable("no mount namespace on this machine (reported as sandbox-degraded)")
-    out = student.run("import os\nresult = {p: sorted(os.listdir(p)) if os.path.isdir(p) else [] "
-                      "for p in ('/run', '/var/run', '/var/lib/docker')}")
+    out = student.run(
+        "import os\nresult = {p: sorted(os.listdir(p)) if os.path.isdir(p) else [] "
+        "for p in ('/run', '/var/run', '/var/lib/docker')}"
+    )
     assert out == {"/run": [], "/var/run": [], "/var/lib/docker": []}, out
 
 
@@ -196,7 +220,7 @@ def test_the_audit_survives_deep_nesting_and_huge_cells():
 
 
 # ------------------------------------------------------------------ stand-ins: per call, after their question
-KEY = '''import math
+KEY = """import math
 
 import torch
 
@@ -218,21 +242,21 @@ class Second:
 
 def third(x):
     return math.sqrt(x)
-'''
+"""
 
 
 def test_a_call_receives_only_the_definitions_it_asked_for_and_what_they_use():
     sent = extract_definitions(KEY, ("first",))
     assert "def first" in sent and "def helper" in sent and "SCALE = 2.0" in sent and "@staticmethod" in sent
     assert "Second" not in sent and "third" not in sent
-    assert "import math" in sent   # imports always go with a definition
+    assert "import math" in sent  # imports always go with a definition
     with pytest.raises(KeyError, match="nothing"):
         extract_definitions(KEY, ("nothing",))
 
 
 def test_a_stand_in_is_refused_until_its_question_is_scored():
-    from assignments.grading.testkit.handle import LocalHandle
     from assignments.grading.testkit.errors import StandInRefused
+    from assignments.grading.testkit.handle import LocalHandle
 
     the_toy_owners = answered_by(toy.release_notebook(toy.source_notebook()))
     assert the_toy_owners["add"] == "add_tests" and the_toy_owners["scale"] == "scale_tests"
@@ -247,6 +271,7 @@ def test_a_stand_in_is_refused_until_its_question_is_scored():
 
 def test_kernel_value_shows_a_type_and_a_short_prefix_only():
     from assignments.grading.testkit.checks import KERNEL_VALUE_CHARS, kernel_value
+
     assert kernel_value({"a": 1}).startswith("dict: ")
     long_key = "def scaled_dot_product(q, k, v, mask=None):\n    return q" * 3
     shown = kernel_value(long_key)

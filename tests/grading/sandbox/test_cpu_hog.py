@@ -36,23 +36,22 @@ from tests.helpers import isolation_unavailable
 
 MODES = ("namespaces", "no-namespaces")
 SPINNERS, SPIN_S = 32, 12
-NEED_S = 1.0          # CPU seconds each busy call needs
+NEED_S = 1.0  # CPU seconds each busy call needs
 CALL_BUDGET_S = 1.25  # NEED_S plus a quarter: the snippet's own work is under 0.1 s
 # Small interpreters, not forks of the kernel: forks would share its pages but each count its whole RSS
 # against the memory cap, and the watchdog would end the hog before it hurt anyone.
-SPIN = ("import os, time\n"
-        "try:\n    os.setsid()\nexcept OSError:\n    pass\n"
-        f"end = time.monotonic() + {SPIN_S}\n"
-        "while time.monotonic() < end:\n    pass\n")
+SPIN = (
+    "import os, time\n"
+    "try:\n    os.setsid()\nexcept OSError:\n    pass\n"
+    f"end = time.monotonic() + {SPIN_S}\n"
+    "while time.monotonic() < end:\n    pass\n"
+)
 HOG = f"""
 import subprocess, sys
 _spinners = [subprocess.Popen([sys.executable, "-S", "-c", {SPIN!r}]) for _ in range({SPINNERS})]
 """
-WORK = ("import time\n"
-        f"_end = time.process_time() + {NEED_S}\n"
-        "while time.process_time() < _end:\n"
-        "    pass\n")
-BUSY_TESTS = f'''\
+WORK = f"import time\n_end = time.process_time() + {NEED_S}\nwhile time.process_time() < _end:\n    pass\n"
+BUSY_TESTS = f"""\
 import torch
 from assignments.grading.testkit.checks import expect, expect_close, question
 
@@ -77,7 +76,7 @@ def test_scale_tensor(student):
     x = torch.arange(6.0).reshape(2, 3)
     out = student.run("result = scale(x, 3)", stand_ins=("add",), x=x, timeout=5)
     expect_close(out, x * 3, "scale(x, 3)")
-'''
+"""
 
 
 def needs_root_for(mode):
@@ -105,21 +104,24 @@ def test_a_cpu_hog_beside_the_reference_leaves_it_full_marks(tmp_path, mode, no_
     the_toy = toy.build(tmp_path / "toy", tests=BUSY_TESTS)
     hog = the_toy.reference()
     hog.cells.insert(2, nbformat.v4.new_code_cell(HOG))
-    jobs = [batch.Job("hog", str(the_toy.write(hog, "hog.ipynb"))),
-            batch.Job("victim", str(the_toy.write(the_toy.reference(), "victim.ipynb")))]
-    limits = limits_dict(Limits(cell_timeout=10, call_timeout=CALL_BUDGET_S, total_timeout=60,
-                                startup_timeout=60))
+    jobs = [
+        batch.Job("hog", str(the_toy.write(hog, "hog.ipynb"))),
+        batch.Job("victim", str(the_toy.write(the_toy.reference(), "victim.ipynb"))),
+    ]
+    limits = limits_dict(Limits(cell_timeout=10, call_timeout=CALL_BUDGET_S, total_timeout=60, startup_timeout=60))
     grader = functools.partial(pinned_grader, min(os.sched_getaffinity(0)), str(the_toy.folder), limits)
     with fallback.mode(mode):
-        results = batch.grade_batch(toy.NAME, jobs, tmp_path / "out", workers=2, progress=False, grader=grader,
-                                    warm_kernels=False)
+        results = batch.grade_batch(
+            toy.NAME, jobs, tmp_path / "out", workers=2, progress=False, grader=grader, warm_kernels=False
+        )
     hog, victim = results
-    if mode == "no-namespaces":   # the grader processes ran in the fallback too (batch._sandbox_switches)
+    if mode == "no-namespaces":  # the grader processes ran in the fallback too (batch._sandbox_switches)
         assert any(f.code == "sandbox-degraded" for f in hog.findings), hog.findings
         assert hog.timings["kernel_cgroup"] == 0 and victim.timings["kernel_cgroup"] == 0
-    assert victim.autograded_points == victim.autograded_max, \
-        ([(f.code, f.message) for f in victim.findings],
-         [(t.name, t.message, t.seconds) for q in victim.questions for t in q.tests])
+    assert victim.autograded_points == victim.autograded_max, (
+        [(f.code, f.message) for f in victim.findings],
+        [(t.name, t.message, t.seconds) for q in victim.questions for t in q.tests],
+    )
     # the load was real: a budget counted in wall time would have stopped at least one busy call
     busy = [t.seconds for t in victim.question("add_tests").tests]
     assert max(busy) > CALL_BUDGET_S, busy
@@ -134,11 +136,13 @@ def test_the_kernel_cannot_start_a_session_or_a_process_group(mode):
         box.start()
         try:
             assert box.status.get("sessions"), box.status
-            code = ("import errno, os\n"
-                    "def _try(f):\n"
-                    "    try:\n        f()\n        return 'done'\n"
-                    "    except OSError as e:\n        return errno.errorcode[e.errno]\n"
-                    "result = [_try(os.setsid), _try(lambda: os.setpgid(0, 0))]")
+            code = (
+                "import errno, os\n"
+                "def _try(f):\n"
+                "    try:\n        f()\n        return 'done'\n"
+                "    except OSError as e:\n        return errno.errorcode[e.errno]\n"
+                "result = [_try(os.setsid), _try(lambda: os.setpgid(0, 0))]"
+            )
             assert KernelHandle(box, "toy").run(code) == ["EPERM", "EPERM"]
         finally:
             box.close()

@@ -13,8 +13,6 @@ import os
 import secrets
 import stat
 
-import pytest
-
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.session import KernelHandle, Sandbox
 from tests.fixtures import fallback
@@ -25,7 +23,7 @@ pytestmark = needs_isolation(None if os.geteuid() == 0 else fallback.ROOT_ONLY)
 LIMITS = Limits(cell_timeout=15, call_timeout=5, interrupt_grace=1, total_timeout=60, max_restarts=0)
 MARK = "victims-own-answer-" + secrets.token_hex(4)
 
-HARVEST = '''
+HARVEST = """
 import errno, os
 def _attempt(action):
     try:
@@ -48,7 +46,7 @@ for _pid in os.listdir("/proc"):
 HARVESTED = {"named": _named, "list": _attempt(lambda: os.listdir(VICTIM)),
              "notebook": _attempt(lambda: _read(VICTIM + "/victim.ipynb")),
              "connection": _attempt(lambda: _read(VICTIM + "/kernel.json"))}
-'''
+"""
 
 
 def started(submission: bytes, name: str) -> Sandbox:
@@ -78,7 +76,7 @@ def test_a_classmate_finds_no_scratch_in_any_command_line_and_cannot_read_one():
     assert (found["list"], found["notebook"], found["connection"]) == ("EACCES",) * 3, found
 
 
-RELAY = '''
+RELAY = """
 import os
 TOKEN = {token!r}
 with open(f"/tmp/relay-{{TOKEN}}.py", "w") as handle:
@@ -87,7 +85,7 @@ os.chmod(f"/tmp/relay-{{TOKEN}}.py", 0o644)
 os.makedirs(f"/var/tmp/relay-{{TOKEN}}/deeper")
 open(f"/var/tmp/relay-{{TOKEN}}/deeper/key", "w").close()
 open(f"/dev/shm/relay-{{TOKEN}}", "w").close()
-'''
+"""
 
 
 def test_what_a_kernel_leaves_in_shared_temporary_folders_is_removed_and_counted():

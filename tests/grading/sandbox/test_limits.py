@@ -12,7 +12,7 @@ from assignments.grading.sandbox.limits import Limits
 
 
 def test_the_submissions_wall_ceiling_is_its_cpu_budget_times_its_factor():
-    assert Limits().total_wall_timeout == 450.0   # the figure the module's comment gives
+    assert Limits().total_wall_timeout == 450.0  # the figure the module's comment gives
     assert Limits(total_timeout=60, total_wall_factor=2.0).total_wall_timeout == 120.0
     assert Limits(total_timeout=60).total_wall_timeout == 90.0
 
@@ -24,7 +24,7 @@ def test_every_wall_ceiling_is_above_the_cpu_budget_it_goes_with():
 
 
 def test_the_grader_budget_leaves_room_for_the_submissions_wall_ceiling():
-    from assignments.grading.doors.batch import GraderBudget   # the limit the module's comment names
+    from assignments.grading.doors.batch import GraderBudget  # the limit the module's comment names
 
     assert Limits().total_wall_timeout < GraderBudget().wall_seconds
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from assignments.grading.sandbox import cgroups, process as kernel_process
+from assignments.grading.sandbox import cgroups
+from assignments.grading.sandbox import process as kernel_process
 from assignments.grading.sandbox.cgroups import SandboxCgroup
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.session import KernelHandle, Sandbox
@@ -25,11 +26,12 @@ from tests.fixtures import fallback
 from tests.helpers import isolation_unavailable
 
 MODES = ("namespaces", "no-namespaces")
-LIMITS = Limits(cell_timeout=15, call_timeout=10, interrupt_grace=1, total_timeout=60, max_restarts=0,
-                memory_bytes=768 * 2 ** 20)
+LIMITS = Limits(
+    cell_timeout=15, call_timeout=10, interrupt_grace=1, total_timeout=60, max_restarts=0, memory_bytes=768 * 2**20
+)
 # A grandchild that leaves the kernel's tree at once (its parent exits), burns 1.5 s of CPU time, then
 # waits to be killed: in the fallback it is reparented outside the sandbox, where only the cgroup sees it.
-DAEMON = '''
+DAEMON = """
 import os, time
 if os.fork() == 0:
     if os.fork() == 0:
@@ -39,16 +41,17 @@ if os.fork() == 0:
         time.sleep(600)
     os._exit(0)
 os.wait()
-'''
+"""
 
 
 def cgroup_or_skip(mode):
     if mode == "no-namespaces" and os.geteuid() != 0:
         isolation_unavailable(fallback.ROOT_ONLY)
-    probe = SandboxCgroup.create(kernel_process.CGROUP_PIDS, 2 ** 30)
+    probe = SandboxCgroup.create(kernel_process.CGROUP_PIDS, 2**30)
     if probe is None:
-        isolation_unavailable("no cgroup hierarchy here lets the grader make a child cgroup (not delegated, "
-                              "or read-only)")
+        isolation_unavailable(
+            "no cgroup hierarchy here lets the grader make a child cgroup (not delegated, or read-only)"
+        )
     probe.remove()
 
 
@@ -68,13 +71,19 @@ def test_the_kernel_runs_in_a_cgroup_of_its_own_with_its_limits(box, mode):
     assert box.status["cgroup"] and group is not None, box.status
     assert box.status["fallback"]["dropped"] if mode == "no-namespaces" else box.status["pid"]
     kernel_pid = KernelHandle(box, "toy").run("import os\nresult = os.getpid()")
-    assert mode == "namespaces" or kernel_pid in group.pids()   # (in a PID namespace it has another pid)
-    assert len(group.pids()) >= 2, group.pids()   # launcher, init, kernel (the fallback has no init)
-    settings = {"pids": ("pids.max", kernel_process.CGROUP_PIDS),
-                "memory": ("memory.limit_in_bytes" if group.version == 1 else "memory.max",
-                           kernel_process.cgroup_memory_cap(LIMITS.memory_bytes)),
-                "cpu": ("cpu.shares" if group.version == 1 else "cpu.weight",
-                        cgroups.CPU_SHARES if group.version == 1 else cgroups.CPU_WEIGHT)}
+    assert mode == "namespaces" or kernel_pid in group.pids()  # (in a PID namespace it has another pid)
+    assert len(group.pids()) >= 2, group.pids()  # launcher, init, kernel (the fallback has no init)
+    settings = {
+        "pids": ("pids.max", kernel_process.CGROUP_PIDS),
+        "memory": (
+            "memory.limit_in_bytes" if group.version == 1 else "memory.max",
+            kernel_process.cgroup_memory_cap(LIMITS.memory_bytes),
+        ),
+        "cpu": (
+            "cpu.shares" if group.version == 1 else "cpu.weight",
+            cgroups.CPU_SHARES if group.version == 1 else cgroups.CPU_WEIGHT,
+        ),
+    }
     for controller, (filename, value) in settings.items():
         if controller in group.folders:
             assert int((group.folders[controller] / filename).read_text()) == value, controller
@@ -92,7 +101,7 @@ def test_a_daemon_is_charged_its_cpu_time_and_removed_with_the_cgroup(box, mode)
     assert box.cpu_used() >= 1.5
     box.close()
     assert not any(folder.exists() for folder in folders)
-    assert box.cpu_used() >= 1.5   # still known after teardown, for the record
+    assert box.cpu_used() >= 1.5  # still known after teardown, for the record
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -114,20 +123,21 @@ def test_an_oom_kill_in_the_cgroup_reads_as_the_memory_limit(mode, monkeypatch):
 
 def test_no_cgroup_where_switched_off(monkeypatch):
     monkeypatch.setenv(cgroups.NO_CGROUP_ENV, "1")
-    assert SandboxCgroup.create(100, 2 ** 30) is None
+    assert SandboxCgroup.create(100, 2**30) is None
 
 
 def test_a_cgroup_left_by_a_killed_grader_is_swept():
-    made = SandboxCgroup.create(10, 2 ** 30)
+    made = SandboxCgroup.create(10, 2**30)
     if made is None:
         pytest.skip("no cgroup can be made here")
     parent = made.unique_folders[0].parent
     made.remove()
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True, check=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     stale = parent / f"{cgroups.PREFIX}{gone.stdout.strip()}-left"
     stale.mkdir()
-    fresh = SandboxCgroup.create(10, 2 ** 30)
+    fresh = SandboxCgroup.create(10, 2**30)
     try:
         assert not stale.exists()
     finally:
@@ -142,7 +152,7 @@ def test_the_unified_hierarchy_counts_cpu_and_kills_what_is_left():
     unified = [h for h in cgroups.discover() if h.version == 2]
     if not unified:
         pytest.skip("no cgroup v2 hierarchy is mounted here")
-    group = SandboxCgroup.make(unified, 10, 2 ** 30)
+    group = SandboxCgroup.make(unified, 10, 2**30)
     if group is None:
         pytest.skip("the cgroup v2 hierarchy here is not writable")
     folder = group.unique_folders[0]

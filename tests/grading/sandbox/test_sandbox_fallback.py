@@ -19,28 +19,32 @@ from pathlib import Path
 import psutil
 import pytest
 
+from assignments.course import REPO
 from assignments.grading.sandbox import process as kernel_process
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.session import KernelHandle, Sandbox
-from assignments.course import REPO
-
 from tests.fixtures import batch, fallback, payloads, toy
 from tests.helpers import needs_isolation
 
 # One worker runs this module (`--dist loadgroup`): its module fixtures start one sandbox and grade one
 # fallback batch, not one per worker.
-pytestmark = [needs_isolation(None if os.geteuid() == 0 else fallback.ROOT_ONLY),
-              pytest.mark.xdist_group("sandbox_fallback")]
+pytestmark = [
+    needs_isolation(None if os.geteuid() == 0 else fallback.ROOT_ONLY),
+    pytest.mark.xdist_group("sandbox_fallback"),
+]
 
-LIMITS = Limits(cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2 ** 30,
-                max_restarts=2, total_timeout=120)
-REFUSED = errno.errorcode[errno.EOPNOTSUPP]   # the seccomp filter's answer (spelled ENOTSUP on Linux)
+LIMITS = Limits(
+    cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2**30, max_restarts=2, total_timeout=120
+)
+REFUSED = errno.errorcode[errno.EOPNOTSUPP]  # the seccomp filter's answer (spelled ENOTSUP on Linux)
 # Payloads that run into a timeout on every call get short ones, to keep the batch within about a minute.
-SHORT = {"infinite_loop": Limits(**{**batch.limits_dict(LIMITS), "cell_timeout": 3}),
-         "slow_function": Limits(**{**batch.limits_dict(LIMITS), "call_timeout": 2}),
-         "uninterruptible": Limits(**{**batch.limits_dict(LIMITS), "call_timeout": 2})}
+SHORT = {
+    "infinite_loop": Limits(**{**batch.limits_dict(LIMITS), "cell_timeout": 3}),
+    "slow_function": Limits(**{**batch.limits_dict(LIMITS), "call_timeout": 2}),
+    "uninterruptible": Limits(**{**batch.limits_dict(LIMITS), "call_timeout": 2}),
+}
 
-PROBE = '''
+PROBE = """
 import ctypes, errno, os, signal, socket, sys
 PROBE = {"uid": os.getuid()}
 
@@ -74,7 +78,7 @@ PROBE["write"] = {path: attempt(lambda path=path: write(path))
                                os.path.dirname(os.getcwd()) + "/pwned", "/usr/pwned")}
 PROBE["write_scratch"] = attempt(lambda: write("mine"))
 PROBE["kill_grader"] = attempt(lambda: os.kill(__GRADER__, signal.SIGTERM))
-'''
+"""
 
 
 def test_an_interpreter_the_kernel_uid_cannot_reach_is_a_finding_not_silence(tmp_path, monkeypatch):
@@ -82,7 +86,7 @@ def test_an_interpreter_the_kernel_uid_cannot_reach_is_a_finding_not_silence(tmp
     its uid, so it runs as root, and the finding says so. A 0700 folder among the installation's folders
     stands in for such a Python, so the check runs whether or not this machine's own Python is reachable
     (it is under /usr, or another test holds fallback.searchable's grant)."""
-    private = tmp_path / "python-installation"   # pytest's temporary root is 0700: no other uid gets in
+    private = tmp_path / "python-installation"  # pytest's temporary root is 0700: no other uid gets in
     private.mkdir()
     installation = kernel_process.python_roots()
     monkeypatch.setattr(kernel_process, "python_roots", lambda: [*installation, str(private)])
@@ -108,7 +112,7 @@ def grader_files():
     secret = root / "secret"
     secret.mkdir(mode=0o700)
     (secret / "answer_key.py").write_text("ANSWER = 42\n")
-    os.chmod(secret / "answer_key.py", 0o644)   # only the folder's mode protects it
+    os.chmod(secret / "answer_key.py", 0o644)  # only the folder's mode protects it
     opened = root / "open"
     opened.mkdir(mode=0o755)
     yield {"secret": str(secret), "open": str(opened)}
@@ -131,9 +135,12 @@ def sandbox(grader_files, listener):
         box = Sandbox(b'{"cells": []}', "eve.ipynb", limits=LIMITS, hide=(grader_files["secret"],))
         box.start()
         try:
-            code = (PROBE.replace("__SECRET__", repr(grader_files["secret"]))
-                    .replace("__OPEN__", repr(grader_files["open"]))
-                    .replace("__PORT__", str(listener)).replace("__GRADER__", str(os.getpid())))
+            code = (
+                PROBE.replace("__SECRET__", repr(grader_files["secret"]))
+                .replace("__OPEN__", repr(grader_files["open"]))
+                .replace("__PORT__", str(listener))
+                .replace("__GRADER__", str(os.getpid()))
+            )
             box.execute_cells([("probe", code)])
             assert [f for f in box.findings if f.code != "sandbox-degraded"] == [], box.findings
             yield box
@@ -170,8 +177,9 @@ def test_the_kernel_cannot_read_a_0700_folder_of_the_grader(probe):
 
 
 def test_the_kernel_cannot_open_network_sockets_but_its_own_channels_work(probe):
-    assert set(probe["sockets"].values()) == {REFUSED}, \
+    assert set(probe["sockets"].values()) == {REFUSED}, (
         f"non-Unix sockets should be refused with EOPNOTSUPP: {probe['sockets']}"
+    )
     assert probe["connect"] != "done", "the kernel connected to a listening port on 127.0.0.1"
     assert probe["io_uring"] == REFUSED, f"io_uring_setup gave {probe['io_uring']}, expected refused"
     assert probe["unix"] == "done", "socketpair (AF_UNIX) must keep working"
@@ -193,9 +201,10 @@ def test_what_the_fallback_cannot_hide_is_named_in_the_finding(sandbox, grader_f
     assert "private process list" in message and "every process" in message, message
     for shared in sandbox.status["fallback"]["writable"]:
         assert shared in message, f"the writable shared folder {shared} is not reported: {message}"
-    assert grader_files["secret"] not in sandbox.status["fallback"]["readable"], \
+    assert grader_files["secret"] not in sandbox.status["fallback"]["readable"], (
         "a 0700 folder of the grader was reported readable by the kernel's uid"
-    if os.stat(REPO).st_mode & 0o001:   # world-searchable repository: the finding must say so
+    )
+    if os.stat(REPO).st_mode & 0o001:  # world-searchable repository: the finding must say so
         assert str(REPO) in message, message
 
 
@@ -212,26 +221,34 @@ def test_the_read_files_payload_reads_nothing_of_the_hidden_folders(sandbox, gra
 def graded(tmp_path_factory):
     """The toy reference, its blank release and every hostile payload, graded by two workers."""
     the_toy = toy.build(tmp_path_factory.mktemp("fallback-toy") / "toy")
-    os.chmod(the_toy.folder, 0o700)   # the hidden tests and stand-ins, as setup leaves the bundle
+    os.chmod(the_toy.folder, 0o700)  # the hidden tests and stand-ins, as setup leaves the bundle
     jobs = []
     for payload in payloads.payloads():
         path = the_toy.write(payloads.inject(the_toy.reference(), payload, REPO), f"{payload.name}.ipynb")
         limits = SHORT.get(payload.name, LIMITS)
-        jobs.append((f"hostile:{payload.name}", str(the_toy.folder), toy.NAME, str(path),
-                     batch.limits_dict(limits)))
+        jobs.append((f"hostile:{payload.name}", str(the_toy.folder), toy.NAME, str(path), batch.limits_dict(limits)))
     for label, nb in (("toy:reference", the_toy.reference()), ("toy:blank", the_toy.release)):
-        jobs.append((label, str(the_toy.folder), toy.NAME, str(the_toy.write(nb, f"{label[4:]}.ipynb")),
-                     batch.limits_dict(LIMITS)))
+        jobs.append(
+            (
+                label,
+                str(the_toy.folder),
+                toy.NAME,
+                str(the_toy.write(nb, f"{label[4:]}.ipynb")),
+                batch.limits_dict(LIMITS),
+            )
+        )
     with fallback.forced():
         results = batch.grade_all(jobs, workers=2)
     from assignments.results.model import SubmissionResult
+
     return {label: SubmissionResult.from_dict(value) for label, value in results.items()}
 
 
 def test_toy_reference_gets_full_marks_and_blank_zero_without_namespaces(graded):
     reference, blank = graded["toy:reference"], graded["toy:blank"]
-    assert reference.scores() == {"add_tests": 2.0, "scale_tests": 3.0, "scale_written": None}, \
-        [(t.name, t.message) for q in reference.questions for t in q.tests if t.outcome != "passed"]
+    assert reference.scores() == {"add_tests": 2.0, "scale_tests": 3.0, "scale_written": None}, [
+        (t.name, t.message) for q in reference.questions for t in q.tests if t.outcome != "passed"
+    ]
     assert blank.autograded_points == 0 and blank.status == "graded"
 
 
@@ -243,20 +260,22 @@ def test_hostile_payload_is_harmless_without_namespaces(graded, payload):
     assert payload.expect <= found, (payload.mistake, [(f.code, f.message) for f in result.findings])
     for question in result.questions:
         if question.kind == "autograded":
-            assert question.points <= honest.question(question.grade_id).points, \
+            assert question.points <= honest.question(question.grade_id).points, (
                 f"{payload.name} inflated {question.grade_id} without namespaces"
+            )
     assert "seccomp" in degraded(result.findings), "every result must say the fallback was in force"
 
 
-
 def test_a_daemon_that_left_the_kernel_tree_dies_with_the_sandbox():
-    daemon = ("import os, time\n"
-              "if os.fork() == 0:\n"
-              "    os.setsid()\n"
-              "    if os.fork() == 0:\n"
-              "        time.sleep(600)\n"
-              "    os._exit(0)\n"
-              "time.sleep(0.5)\n")
+    daemon = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(600)\n"
+        "    os._exit(0)\n"
+        "time.sleep(0.5)\n"
+    )
     with fallback.forced():
         box = Sandbox(b"{}", limits=LIMITS)
         box.start()

@@ -7,17 +7,18 @@ import psutil
 import pytest
 import torch
 
-from assignments.grading.testkit.errors import SandboxError, StudentCodeError, StudentTimeout
+from assignments.course import REPO
 from assignments.grading.environment import GRADING_ENV
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.session import KernelHandle, Sandbox
-from assignments.course import REPO
+from assignments.grading.testkit.errors import SandboxError, StudentCodeError, StudentTimeout
 from tests.helpers import REQUIRE_ISOLATION, isolation_required, isolation_unavailable
 
-LIMITS = Limits(cell_timeout=20, call_timeout=10, interrupt_grace=2, total_timeout=150,
-                max_result_bytes=8 * 2 ** 20, max_restarts=3)
+LIMITS = Limits(
+    cell_timeout=20, call_timeout=10, interrupt_grace=2, total_timeout=150, max_result_bytes=8 * 2**20, max_restarts=3
+)
 
-DEFINITIONS = '''
+DEFINITIONS = """
 import torch
 
 def double(x):
@@ -36,9 +37,9 @@ class Lie(int):
 def forever():
     while True:
         pass
-'''
+"""
 
-PROBE = '''
+PROBE = """
 import os, socket, sys
 REPO = __REPO__
 PROBE = {"repo": sorted(os.listdir(REPO)) if os.path.isdir(REPO) else []}
@@ -69,7 +70,7 @@ PROBE["uid"] = os.getuid()
 PROBE["pids"] = len([p for p in os.listdir("/proc") if p.isdigit()])
 PROBE["env"] = {key: os.environ.get(key, "") for key in __ENV__}
 PROBE["cwd"] = sorted(os.listdir("."))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +78,12 @@ def sandbox():
     box = Sandbox(b'{"cells": []}', "alice.ipynb", limits=LIMITS)
     box.start()
     try:
-        box.execute_cells([("definitions", DEFINITIONS),
-                           ("probe", PROBE.replace("__REPO__", repr(str(REPO)))
-                            .replace("__ENV__", repr(sorted(GRADING_ENV))))])
+        box.execute_cells(
+            [
+                ("definitions", DEFINITIONS),
+                ("probe", PROBE.replace("__REPO__", repr(str(REPO))).replace("__ENV__", repr(sorted(GRADING_ENV)))),
+            ]
+        )
         assert [f for f in box.findings if f.code != "sandbox-degraded"] == []
         yield box
     finally:
@@ -93,8 +97,9 @@ def student(sandbox):
 
 def test_plain_data_round_trip(student):
     x = torch.arange(6.0).reshape(2, 3)
-    out = student.run("result = {'t': double(x), 'n': 3, 'f': 0.5, 's': 'hi', 'pair': (1, 2.5), "
-                      "'none': None, 'list': [x, True]}", x=x)
+    out = student.run(
+        "result = {'t': double(x), 'n': 3, 'f': 0.5, 's': 'hi', 'pair': (1, 2.5), 'none': None, 'list': [x, True]}", x=x
+    )
     assert torch.equal(out["t"], 2 * x) and type(out["t"]) is torch.Tensor
     assert out["n"] == 3 and type(out["n"]) is int and out["f"] == 0.5 and out["s"] == "hi"
     assert out["pair"] == (1, 2.5) and out["none"] is None
@@ -148,9 +153,10 @@ def test_isolation(sandbox, student):
     assert probe["readable"] == [], "hidden files were readable from the kernel"
     assert set(probe["repo"]) <= {".venv"}, probe["repo"]
     assert "connected" not in probe["network"]
-    if isolation_required():   # a machine that must enforce isolation gives all of it
-        assert status.get("readonly_root") and status.get("proc"), \
+    if isolation_required():  # a machine that must enforce isolation gives all of it
+        assert status.get("readonly_root") and status.get("proc"), (
             f"{REQUIRE_ISOLATION}=1, but the root is writable or /proc is shared: {status.get('notes')}"
+        )
         assert os.geteuid() != 0 or status.get("uid") is not None, "the kernel was not given its own uid"
     if status.get("readonly_root"):
         assert probe["writable"] == []

@@ -48,8 +48,10 @@ def test_a_warm_kernel_keeps_the_students_files_in_its_own_scratch(zygote):
     box, student = start_box()
     try:
         assert box.status.get("warm"), box.status
-        home = student.run("import os\nopen(os.path.expanduser('~/note.txt'), 'w').write('mine')\n"
-                           "result = [os.environ['HOME'], os.environ['HF_HOME']]")
+        home = student.run(
+            "import os\nopen(os.path.expanduser('~/note.txt'), 'w').write('mine')\n"
+            "result = [os.environ['HOME'], os.environ['HF_HOME']]"
+        )
         fixed = warm_scratch(zygote.socket)
         assert home == [str(fixed), f"{fixed}/.cache/huggingface"]
         assert (box.scratch / "note.txt").read_text() == "mine", "HOME is not the student's own scratch"
@@ -65,12 +67,15 @@ def test_two_warm_kernels_share_no_random_state_and_no_zygote_file(zygote):
         box, student = start_box(name)
         try:
             # a notebook cell, not a call: a hidden test's call is seeded by the grader on purpose
-            box.execute_cells([("draw", "import random, numpy\n"
-                                        "DRAW = [random.getrandbits(64), int(numpy.random.randint(2 ** 62))]")])
-            out = student.run("import os\nlinks = []\nfor fd in os.listdir('/proc/self/fd'):\n"
-                              "    try:\n        links.append(os.readlink(f'/proc/self/fd/{fd}'))\n"
-                              "    except OSError:\n        pass   # the listing's own descriptor\n"
-                              "result = [DRAW, links]")
+            box.execute_cells(
+                [("draw", "import random, numpy\nDRAW = [random.getrandbits(64), int(numpy.random.randint(2 ** 62))]")]
+            )
+            out = student.run(
+                "import os\nlinks = []\nfor fd in os.listdir('/proc/self/fd'):\n"
+                "    try:\n        links.append(os.readlink(f'/proc/self/fd/{fd}'))\n"
+                "    except OSError:\n        pass   # the listing's own descriptor\n"
+                "result = [DRAW, links]"
+            )
         finally:
             box.close()
         draws.append(out[0])
@@ -89,7 +94,7 @@ def test_a_grader_that_leaves_mid_request_does_not_stop_the_zygote(zygote):
         conn.connect(zygote.socket)
         if message:
             conn.sendall(message)
-        conn.close()   # gone before the zygote answers
+        conn.close()  # gone before the zygote answers
     assert zygote.proc.poll() is None, "the zygote ended: every other student's kernel would have died with it"
     box, student = start_box("after.ipynb")
     try:
@@ -106,9 +111,15 @@ def test_a_warm_kernel_dies_with_its_grader_process(zygote, tmp_path):
         "box = Sandbox(b'{\"cells\": []}', 'orphan.ipynb', limits=Limits())\n"
         "box.start()\n"
         "print(json.dumps({'warm': bool(box.status.get('warm')), 'launcher': box._kernel.proc.pid}), flush=True)\n"
-        "time.sleep(600)\n")
-    grader = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                              env={**os.environ, ZYGOTE_ENV: zygote.socket}, cwd=str(REPO))
+        "time.sleep(600)\n"
+    )
+    grader = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, ZYGOTE_ENV: zygote.socket},
+        cwd=str(REPO),
+    )
     try:
         report = json.loads(grader.stdout.readline())
         assert report["warm"]
@@ -149,12 +160,13 @@ def test_without_a_zygote_the_kernel_starts_cold(monkeypatch, tmp_path):
 
 def test_a_batch_grades_with_warm_kernels_and_stops_its_zygote(tmp_path):
     the_toy = toy.build(tmp_path / "toy")
-    jobs = [batch.Job(name, str(the_toy.write(nb, f"{name}.ipynb")))
-            for name, nb in (("ref", the_toy.reference()), ("blank", the_toy.release))]
+    jobs = [
+        batch.Job(name, str(the_toy.write(nb, f"{name}.ipynb")))
+        for name, nb in (("ref", the_toy.reference()), ("blank", the_toy.release))
+    ]
     before = _zygotes()
     grader = partial(batch_fixtures.grade_toy_job, str(the_toy.folder), batch_fixtures.limits_dict(Limits()))
-    results = batch.grade_batch(the_toy.assignment, jobs, tmp_path / "out", workers=2, progress=False,
-                                grader=grader)
+    results = batch.grade_batch(the_toy.assignment, jobs, tmp_path / "out", workers=2, progress=False, grader=grader)
     assert [r.timings.get("warm_kernel") for r in results] == [1, 1]
     points = [sum(q.points or 0 for q in r.questions) for r in results]
     assert points[0] > 0 and points[1] == 0, points

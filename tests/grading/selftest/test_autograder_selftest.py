@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from assignments.course import default
 from assignments import notebooks
+from assignments.course import default
 from assignments.grading.selftest import checks as selftest
 from assignments.grading.selftest.mutation import MutantError, apply_change
 from assignments.results.model import QuestionResult, SubmissionResult, TestResult
@@ -51,7 +51,7 @@ class Gradings:
 def gradings(tmp_path_factory):
     root = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent   # the session's folder; each worker's own basetemp is a folder inside it
+        root = root.parent  # the session's folder; each worker's own basetemp is a folder inside it
     return Gradings(root / "mutant-gradings")
 
 
@@ -75,6 +75,7 @@ def test_blank_release_scores_zero(assignment):
 
 # ------------------------------------------------------------------------------------------ stand-ins
 
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_stand_ins_equal_the_notebooks_definitions(assignment):
     """One policy: each stand-in is the notebook's own definition (syntax trees compared), so a test that
@@ -85,16 +86,22 @@ def test_stand_ins_equal_the_notebooks_definitions(assignment):
 
 def test_a_stand_in_that_drifts_from_the_solution_is_reported():
     source = selftest.stand_in_source("transfer_lm")
-    drifted = source.replace("blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=1)",
-                             "blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=0)")
+    drifted = source.replace(
+        "blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=1)",
+        "blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=0)",
+    )
     assert drifted != source, "the test's edit no longer matches stand_ins.py"
     problems = selftest.stand_in_problems("transfer_lm", drifted)
-    assert len(problems) == 1 and "stand-in generate_square_subsequent_mask differs from the definition in " \
-        "answer cell square_mask" in problems[0], problems
+    assert (
+        len(problems) == 1
+        and "stand-in generate_square_subsequent_mask differs from the definition in answer cell square_mask"
+        in problems[0]
+    ), problems
     reason = {("transfer_lm", "generate_square_subsequent_mask"): "a listed, explained difference"}
     assert selftest.stand_in_problems("transfer_lm", drifted, reason) == []
-    assert selftest.stand_in_problems("transfer_lm", source, reason) == \
-        ["transfer_lm: stand-in generate_square_subsequent_mask now equals the notebook's; remove its exception"]
+    assert selftest.stand_in_problems("transfer_lm", source, reason) == [
+        "transfer_lm: stand-in generate_square_subsequent_mask now equals the notebook's; remove its exception"
+    ]
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -140,22 +147,35 @@ def test_a_mutant_replaces_only_the_definitions_it_states():
     assert ast.unparse(tree["double"]) == ast.unparse(ast.parse(SOLUTION).body[0]), "double must stay the solution's"
     methods = {m.name: ast.unparse(m) for m in tree["Counter"].body if isinstance(m, ast.FunctionDef)}
     assert "self.count = 0" in methods["__init__"] and methods["add"].endswith("return n"), cell
-    assert cell.count("### BEGIN SOLUTION") == cell.count("### END SOLUTION") == 2, \
+    assert cell.count("### BEGIN SOLUTION") == cell.count("### END SOLUTION") == 2, (
         f"the replaced method's solution markers must go with it:\n{cell}"
+    )
     exec(compile(cell, "<mutated>", "exec"), {})
 
 
-@pytest.mark.parametrize("change,expected", [
-    ("def triple(x):\n    return 3 * x\n", "mutant toy/stale: the solution cell no longer defines triple"),
-    ("class Counter:\n    def reset(self):\n        self.count = 0\n",
-     "mutant toy/stale: the solution's class Counter no longer defines reset"),
-    ('def double(x):\n    """Other words."""\n    return 2 * x   # same code\n',
-     "mutant toy/stale: double is identical to the solution's (a no-op change)"),
-    ("class Counter:\n    def add(self, n):\n        self.count += n\n        return self.count\n",
-     "mutant toy/stale: Counter.add is identical to the solution's (a no-op change)"),
-    ("print('side effect')\n", "mutant toy/stale: a mutant holds only imports and the definitions it changes"),
-    ("class Counter(dict):\n    def add(self, n):\n        return n\n", "class Counter's bases or decorators differ"),
-])
+@pytest.mark.parametrize(
+    "change,expected",
+    [
+        ("def triple(x):\n    return 3 * x\n", "mutant toy/stale: the solution cell no longer defines triple"),
+        (
+            "class Counter:\n    def reset(self):\n        self.count = 0\n",
+            "mutant toy/stale: the solution's class Counter no longer defines reset",
+        ),
+        (
+            'def double(x):\n    """Other words."""\n    return 2 * x   # same code\n',
+            "mutant toy/stale: double is identical to the solution's (a no-op change)",
+        ),
+        (
+            "class Counter:\n    def add(self, n):\n        self.count += n\n        return self.count\n",
+            "mutant toy/stale: Counter.add is identical to the solution's (a no-op change)",
+        ),
+        ("print('side effect')\n", "mutant toy/stale: a mutant holds only imports and the definitions it changes"),
+        (
+            "class Counter(dict):\n    def add(self, n):\n        return n\n",
+            "class Counter's bases or decorators differ",
+        ),
+    ],
+)
 def test_a_stale_or_no_op_mutant_fails_loudly(change, expected):
     with pytest.raises(MutantError) as raised:
         apply_change(SOLUTION, DOC + change, "mutant toy/stale")
@@ -199,8 +219,7 @@ def test_each_question_has_tests_whose_points_add_up_to_the_cell(assignment):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_autograded_question_has_a_mutant(assignment):
     covered = {m.question for m in selftest.mutants(assignment)}
-    questions = {q.grade_id for q in default().assignment(assignment).questions
-                 if q.kind == "autograded"}
+    questions = {q.grade_id for q in default().assignment(assignment).questions if q.kind == "autograded"}
     assert questions <= covered, f"questions no mutant checks: {sorted(questions - covered)}"
 
 
@@ -229,6 +248,7 @@ def test_every_hidden_test_fails_for_at_least_one_mutant(assignment, gradings):
 
 # ------------------------------------------------------------------------- contracts and visible checks
 
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_contract_mutants_fail_their_visible_check(assignment, gradings):
     """A mutant marked `contract:` breaks a rule the skeleton states; the visible check below its TODO must
@@ -245,9 +265,13 @@ def test_contract_mutants_fail_their_visible_check(assignment, gradings):
 
 def test_a_contract_mutant_whose_visible_check_passes_is_a_problem():
     mutant = selftest.Mutant("m", "q_tests", "q", "A mistake.", "", "toy", contract="names as stated")
-    result = SubmissionResult("m", "toy", "in-process", findings=[
-        selftest.Finding(selftest.VISIBLE_CHECK, "passed", "info", "q_tests")])
-    assert selftest.contract_problems(mutant, result) and "names as stated" in selftest.contract_problems(mutant, result)[0]
+    result = SubmissionResult(
+        "m", "toy", "in-process", findings=[selftest.Finding(selftest.VISIBLE_CHECK, "passed", "info", "q_tests")]
+    )
+    assert (
+        selftest.contract_problems(mutant, result)
+        and "names as stated" in selftest.contract_problems(mutant, result)[0]
+    )
     result.findings[0].message = "failed: AssertionError: the embedding needs vocab_size + 1 rows"
     assert selftest.contract_problems(mutant, result) == []
 
@@ -262,9 +286,13 @@ def test_mutant_files_declare_contract_and_source_lines():
 
 
 def test_a_failed_test_the_map_does_not_pair_with_the_mutant_is_warned_about():
-    tests = [TestResult("test_meant", "q_tests", 0.0, 1.0, "failed", "the mistake it was written for"),
-             TestResult("test_other", "q_tests", 0.0, 1.0, "failed", "points at another mistake")]
-    result = SubmissionResult("m", "a", "in-process", questions=[QuestionResult("q_tests", "autograded", 2.0, 0.0, tests)])
+    tests = [
+        TestResult("test_meant", "q_tests", 0.0, 1.0, "failed", "the mistake it was written for"),
+        TestResult("test_other", "q_tests", 0.0, 1.0, "failed", "points at another mistake"),
+    ]
+    result = SubmissionResult(
+        "m", "a", "in-process", questions=[QuestionResult("q_tests", "autograded", 2.0, 0.0, tests)]
+    )
     mutant = selftest.Mutant("m", "q_tests", "q", "A mistake.", "", "a")
     rows = [selftest.BehaviourRow("f", "a behaviour", "test_meant", "m")]
     warnings = selftest.misleading_failures(mutant, result, rows)
@@ -290,8 +318,10 @@ MAP = """# Toy
 
 def test_the_behaviour_map_table_is_parsed():
     rows = selftest.behaviour_map("toy", MAP)
-    assert rows == [selftest.BehaviourRow("f", "train mode", "test_f_trains", "f_never_trains"),
-                    selftest.BehaviourRow("f", "device", "-", "Grading hides accelerators.")]
+    assert rows == [
+        selftest.BehaviourRow("f", "train mode", "test_f_trains", "f_never_trains"),
+        selftest.BehaviourRow("f", "device", "-", "Grading hides accelerators."),
+    ]
     assert selftest.coverage_line(rows) == "behaviour map: 2 rows, 1 with a hidden test, 1 out of scope"
     assert selftest.behaviour_map("other", MAP) is None
     with pytest.raises(ValueError, match="columns"):
@@ -299,9 +329,11 @@ def test_the_behaviour_map_table_is_parsed():
 
 
 def test_a_map_row_naming_a_missing_test_or_mutant_is_a_problem():
-    rows = [selftest.BehaviourRow("MiniBERT", "x", "test_no_such_test", "mini_bert_scales_embeddings"),
-            selftest.BehaviourRow("MiniBERT", "y", "test_mini_bert_matches_reference", "no_such_mutant"),
-            selftest.BehaviourRow("MiniBERT", "z", "-", "")]
+    rows = [
+        selftest.BehaviourRow("MiniBERT", "x", "test_no_such_test", "mini_bert_scales_embeddings"),
+        selftest.BehaviourRow("MiniBERT", "y", "test_mini_bert_matches_reference", "no_such_mutant"),
+        selftest.BehaviourRow("MiniBERT", "z", "-", ""),
+    ]
     problems = selftest.behaviour_map_problems("transformers", rows)
     assert len(problems) == 3, problems
     assert "no hidden test test_no_such_test" in problems[0] and "no mutant no_such_mutant" in problems[1]
@@ -321,6 +353,7 @@ def test_behaviour_map_names_existing_tests_and_mutants(assignment):
 
 
 # ------------------------------------------------------------------------------------------ variants
+
 
 def test_variants_are_packed_one_per_answer_cell_per_notebook():
     packs = selftest.variant_packs("transformers")

@@ -15,7 +15,7 @@ from assignments.demo_class import pasted_into_colab
 from assignments.grading.doors import standalone
 from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.grading.doors.nbgrader import repair
-from assignments.grading.submission import Prepared, prepare, preparation
+from assignments.grading.submission import Prepared, preparation, prepare
 from assignments.grading.submission import recover as recover_module
 from assignments.grading.submission import restore as restore_module
 from assignments.grading.submission.load import default_template
@@ -33,6 +33,7 @@ class Stop(Exception):
 
 class RecordingSandbox:
     """Stands in for ``sandbox.Sandbox`` in the standalone door: keeps the cells the door would execute."""
+
     executed: list = []
 
     def __init__(self, raw, name, limits=None, hide=()):
@@ -92,8 +93,10 @@ def written_to(tmp_path, nb, name="submission.ipynb"):
 
 def door_cells(restored):
     """The cells the standalone door hands its sandbox for a restored notebook."""
-    return [(notebooks.grade_id(cell) or f"code cell {index + 1}", notebooks.cell_text(cell))
-            for index, cell in enumerate(notebooks.cells_to_run(restored))]
+    return [
+        (notebooks.grade_id(cell) or f"code cell {index + 1}", notebooks.cell_text(cell))
+        for index, cell in enumerate(notebooks.cells_to_run(restored))
+    ]
 
 
 def test_recovery_runs_once_per_submission_through_the_standalone_door(door, recoveries, original, tmp_path):
@@ -148,8 +151,9 @@ def test_a_damaged_submission_prepares_as_the_door_reports_it(door, original, tm
     assert result.evidence == prepared.evidence
     assert "cells-recovered" in {f.code for f in prepared.restore_findings}
     # Recovered, the damaged notebook runs the cells the intact one runs.
-    assert door_cells(prepared.restored) == door_cells(prepare(ASSIGNMENT, written_to(tmp_path, original,
-                                                                                         "intact.ipynb")).restored)
+    assert door_cells(prepared.restored) == door_cells(
+        prepare(ASSIGNMENT, written_to(tmp_path, original, "intact.ipynb")).restored
+    )
 
 
 def test_a_file_that_is_not_json_comes_back_rejected_with_its_finding(door):
@@ -172,8 +176,14 @@ def test_another_assignments_notebook_comes_back_rejected_after_recovery(tmp_pat
 
 
 def test_steps_switched_off_leave_their_findings_empty(original, tmp_path):
-    prepared = prepare(None, written_to(tmp_path, original), template=default_template(ASSIGNMENT),
-                       evidence=False, audit=False, shortcuts=False)
+    prepared = prepare(
+        None,
+        written_to(tmp_path, original),
+        template=default_template(ASSIGNMENT),
+        evidence=False,
+        audit=False,
+        shortcuts=False,
+    )
     assert not prepared.rejected and prepared.restored is not None
     assert prepared.evidence == [] and prepared.evidence_findings == []
     assert prepared.audit_findings == [] and prepared.shortcut_findings == []
@@ -188,4 +198,5 @@ def test_an_evidence_failure_is_a_finding_and_the_submission_still_prepares(monk
     assert not prepared.rejected and isinstance(prepared.evidence_error, KeyError)
     assert [f.code for f in prepared.evidence_findings] == ["evidence-unread"]
     assert prepared.findings.index(prepared.evidence_findings[0]) == len(prepared.read_findings) + len(
-        prepared.restore_findings)
+        prepared.restore_findings
+    )

@@ -18,14 +18,14 @@ import os
 import nbformat
 import pytest
 
-from assignments.course import default
 from assignments import demo_class, notebooks
+from assignments.course import default
 from assignments.demo_class import pasted_into_colab
 from assignments.grading.doors import batch
-from assignments.grading.submission.recover import definitions, recover
-from assignments.grading.submission.restore import check_assignment, restore
 from assignments.grading.doors.standalone import grade_submission
 from assignments.grading.submission.load import load_submission
+from assignments.grading.submission.recover import definitions, recover
+from assignments.grading.submission.restore import check_assignment, restore
 from tests.fixtures.damaged import answer_pasted_twice, renamed, saved_as, with_one_mistake
 from tests.helpers import QUICKEST
 
@@ -109,7 +109,7 @@ def test_an_older_releases_grade_ids_run_as_the_original(original, template):
 def test_test_cells_reworded_by_an_older_release_are_found_and_replaced(original, template):
     damaged = renamed(original, suffix="_2025")
     tests = [c for c in damaged.cells if notebooks.is_autograded_test(c)]
-    for cell in tests:   # an older release: the same checks, one line worded differently
+    for cell in tests:  # an older release: the same checks, one line worded differently
         cell.source = cell.source.replace("# Visible check", "# Visible checks", 1)
     assert executed(damaged, template) == executed(original, template)
     _, findings = restore(damaged, template)
@@ -119,15 +119,19 @@ def test_test_cells_reworded_by_an_older_release_are_found_and_replaced(original
 
 
 def test_a_renamed_answer_is_placed_by_the_docstring_it_kept(original, template):
-    answer = next(c for c in original.cells if notebooks.is_answer(c) and c.cell_type == "code"
-                  and definitions(c.source).docstrings)
+    answer = next(
+        c
+        for c in original.cells
+        if notebooks.is_answer(c) and c.cell_type == "code" and definitions(c.source).docstrings
+    )
     name = sorted(definitions(answer.source).names)[0]
     damaged = pasted_into_colab(original)
     cell = next(c for c in damaged.cells if c.source == answer.source)
     cell.source = cell.source.replace(f"{name}(", f"my_{name}(", 1)
     found = recover(damaged, template)
-    assert found.how[notebooks.grade_id(answer)] == "definitions", \
+    assert found.how[notebooks.grade_id(answer)] == "definitions", (
         f"the answer renamed to my_{name} should still be found by its docstring; found {dict(found.how)}"
+    )
 
 
 def test_last_complete_definition_of_a_pasted_twice_answer_is_graded(original, template):
@@ -139,8 +143,9 @@ def test_last_complete_definition_of_a_pasted_twice_answer_is_graded(original, t
     graded = next(c.source for c in restored.cells if notebooks.grade_id(c) == notebooks.grade_id(answer))
     assert graded == answer.source, "the later, complete definition should be the graded answer"
     ambiguous = [f for f in findings if f.code == "recovery-ambiguous"]
-    assert ambiguous and name in ambiguous[0].message and f"cell {index + 2}" in ambiguous[0].message, \
-        [f.message for f in findings]
+    assert ambiguous and name in ambiguous[0].message and f"cell {index + 2}" in ambiguous[0].message, [
+        f.message for f in findings
+    ]
     # the first try still runs, before the answer, as the student's own code (as a run-all would)
     sources = [c.source for c in notebooks.cells_to_run(restored)]
     assert sources.index(attempt) < sources.index(answer.source)
@@ -164,11 +169,12 @@ def test_an_answer_duplicated_with_its_grade_id_runs_both_copies_in_order(origin
     damaged = copy.deepcopy(original)
     first_try = copy.deepcopy(damaged.cells[answer])
     first_try.source = f"def {name}(*args):\n    return None  # my first try\n"
-    damaged.cells.insert(answer, first_try)   # same grade_id twice, the first try above the answer
+    damaged.cells.insert(answer, first_try)  # same grade_id twice, the first try above the answer
     restored, findings = restore(damaged, template)
     sources = [c.source for c in notebooks.cells_to_run(restored)]
-    assert sources.index(first_try.source) < sources.index(original.cells[answer].source), \
+    assert sources.index(first_try.source) < sources.index(original.cells[answer].source), (
         "both copies should run in the student's order, so the later definition is the one tested"
+    )
     assert "cell-duplicated" in codes(findings), codes(findings)
 
 
@@ -202,24 +208,27 @@ def test_a_test_cell_pasted_again_into_an_intact_notebook_counts_once(original, 
 
 @pytest.mark.parametrize("other", OTHERS)
 def test_another_assignments_notebook_is_still_rejected(other, template):
-    for label, nb in (("intact", demo_class.filled_release(other)),
-                      ("pasted into Colab", pasted_into_colab(demo_class.filled_release(other)))):
+    for label, nb in (
+        ("intact", demo_class.filled_release(other)),
+        ("pasted into Colab", pasted_into_colab(demo_class.filled_release(other))),
+    ):
         finding = check_assignment(nb, template)
-        assert finding is not None and finding.code == "wrong-assignment", \
+        assert finding is not None and finding.code == "wrong-assignment", (
             f"{other}'s notebook ({label}) should be rejected as another assignment, not graded as {ASSIGNMENT}"
+        )
 
 
 def test_another_assignments_notebook_is_rejected_by_the_door(tmp_path):
     path = tmp_path / f"{OTHERS[0]}.ipynb"
     path.write_text(nbformat.writes(pasted_into_colab(demo_class.filled_release(OTHERS[0]))))
-    result = grade_submission(ASSIGNMENT, path, "someone")   # rejected before any kernel starts
+    result = grade_submission(ASSIGNMENT, path, "someone")  # rejected before any kernel starts
     assert result.status == "rejected" and result.autograded_points == 0
     errors = [f.code for f in result.findings if f.severity == "error"]
     assert errors == ["wrong-assignment"], [f.message for f in result.findings]
 
 
 # --- encodings and editors ----------------------------------------------------------------------------------
-ENCODINGS = {   # label -> (encoding, newline, finding code, severity)
+ENCODINGS = {  # label -> (encoding, newline, finding code, severity)
     "latin-1": ("latin-1", "\n", "text-encoding", "warning"),
     "cp1252": ("cp1252", "\n", "text-encoding", "warning"),
     "utf-16 with BOM": ("utf-16", "\n", "text-encoding", "info"),
@@ -232,7 +241,7 @@ ENCODINGS = {   # label -> (encoding, newline, finding code, severity)
 def test_a_notebook_saved_in_another_encoding_runs_as_the_original(original, template, label):
     encoding, newline, code, severity = ENCODINGS[label]
     subject = copy.deepcopy(original)
-    if encoding == "cp1252":   # bytes only Windows-1252 has, so it is told apart from Latin-1
+    if encoding == "cp1252":  # bytes only Windows-1252 has, so it is told apart from Latin-1
         subject.cells[-1].source += "\n\u201cquoted\u201d \u2013 \u20ac5"
     nb, findings = loaded(saved_as(subject, encoding, newline))
     assert executed(nb, template) == executed(subject, template)
@@ -297,8 +306,14 @@ def all_the_damage(nb) -> bytes:
     colab = pasted_into_colab(nb)
     colab.cells[:half] = first.cells[:half]
     # An answer cell of the second half (the Colab copy keeps the cells in order, without metadata).
-    answer = next(i for i, c in enumerate(nb.cells) if i >= half and c.cell_type == "code"
-                  and c.metadata.get("nbgrader", {}).get("solution") and definitions(c.source).names)
+    answer = next(
+        i
+        for i, c in enumerate(nb.cells)
+        if i >= half
+        and c.cell_type == "code"
+        and c.metadata.get("nbgrader", {}).get("solution")
+        and definitions(c.source).names
+    )
     name = sorted(definitions(colab.cells[answer].source).names)[0]
     colab.cells.insert(answer, nbformat.v4.new_code_cell(f"def {name}(*args):\n    raise ValueError('first try')\n"))
     return saved_as(colab, "latin-1", "\r\n")
@@ -310,14 +325,15 @@ def test_a_damaged_notebook_scores_what_the_original_scores(original, tmp_path):
     jobs = [batch.Job(name, str(tmp_path / f"{name}.ipynb")) for name in ("original", "damaged")]
     before, after = batch.grade_batch(ASSIGNMENT, jobs, tmp_path / "out", workers=2, progress=False)
     assert before.status == after.status == "graded", [f.message for f in before.findings + after.findings]
-    assert 0 < before.autograded_points < before.autograded_max, \
+    assert 0 < before.autograded_points < before.autograded_max, (
         f"the original should lose points on its one mistake only; scored {before.scores()}"
-    assert after.scores() == before.scores(), \
+    )
+    assert after.scores() == before.scores(), (
         f"the damaged notebook should score what the original scores; {after.scores()} != {before.scores()}"
+    )
     found = set(codes(after.findings))
     assert {"cells-recovered", "recovery-ambiguous", "text-encoding", "line-endings"} <= found, found
     assert "wrong-assignment" not in found and "answer-missing" not in found, found
-
 
 
 @pytest.mark.parametrize("assignment", ["transformers", "rnn_attention"])
@@ -325,8 +341,11 @@ def test_answers_whose_skeleton_defines_nothing_are_found_by_their_comments(assi
     # MY_REVIEWS, the sentiment hyperparameters and MY_CAPTIONS are defined inside the solution region, so
     # their skeletons define no name; the comment lines above the stub still say which answer a cell is.
     template = default().assignment(assignment).release_notebook()
-    nameless = [notebooks.grade_id(c) for c in template.cells
-                if notebooks.is_answer(c) and c.cell_type == "code" and definitions(c.source).placeable_by_comments()]
+    nameless = [
+        notebooks.grade_id(c)
+        for c in template.cells
+        if notebooks.is_answer(c) and c.cell_type == "code" and definitions(c.source).placeable_by_comments()
+    ]
     assert nameless, f"{assignment} has no answer whose skeleton defines nothing: pick another assignment"
     original = demo_class.filled_release(assignment)
     damaged = pasted_into_colab(original)

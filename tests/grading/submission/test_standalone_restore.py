@@ -5,10 +5,10 @@ import nbformat
 import pytest
 
 from assignments import notebooks
-from assignments.grading.submission.restore import check_assignment, restore
-from assignments.grading.submission.audit import audit_source
 from assignments.grading.doors.standalone import grade_submission
+from assignments.grading.submission.audit import audit_source
 from assignments.grading.submission.load import load_submission
+from assignments.grading.submission.restore import check_assignment, restore
 from tests.fixtures import structural
 
 
@@ -18,8 +18,11 @@ def codes(findings):
 
 def locked_cells(nb):
     """What a student must not be able to change: locked and test cells, source and grading metadata."""
-    return [(notebooks.grade_id(c), c.cell_type, c.source, notebooks.nbgrader(c).get("points"))
-            for c in nb.cells if notebooks.is_locked(c)]
+    return [
+        (notebooks.grade_id(c), c.cell_type, c.source, notebooks.nbgrader(c).get("points"))
+        for c in nb.cells
+        if notebooks.is_locked(c)
+    ]
 
 
 def test_reference_restores_without_findings(toy_assignment):
@@ -36,8 +39,11 @@ def test_blank_release_restores_without_findings(toy_assignment):
     assert notebooks.questions(restored) == notebooks.questions(toy_assignment.release)
 
 
-TAMPERING = [name for name in structural.EXPECTED if name not in structural.REJECTED
-             and name not in ("invalid_json", "not_a_notebook", "empty_file", "nbformat3")]
+TAMPERING = [
+    name
+    for name in structural.EXPECTED
+    if name not in structural.REJECTED and name not in ("invalid_json", "not_a_notebook", "empty_file", "nbformat3")
+]
 
 
 @pytest.mark.parametrize("name", TAMPERING)
@@ -60,8 +66,7 @@ def test_added_cell_stays_after_its_neighbour(toy_assignment):
 
 
 def test_deleted_answer_uses_the_stub(toy_assignment):
-    restored, findings = restore(structural.delete_answer(toy_assignment.reference(), "scale"),
-                                 toy_assignment.release)
+    restored, findings = restore(structural.delete_answer(toy_assignment.reference(), "scale"), toy_assignment.release)
     assert "answer-missing" in codes(findings)
     scale = next(c for c in restored.cells if notebooks.grade_id(c) == "scale")
     assert "NotImplementedError" in scale.source
@@ -83,8 +88,14 @@ def test_duplicated_answer_runs_both_copies_in_order(toy_assignment):
 
 def test_unknown_cell_claiming_points_is_worth_nothing(toy_assignment):
     nb = toy_assignment.reference()
-    nb.cells.append(nbformat.v4.new_code_cell("print('bonus')", metadata={"nbgrader": {
-        "grade": True, "solution": False, "locked": True, "points": 50, "grade_id": "bonus_tests"}}))
+    nb.cells.append(
+        nbformat.v4.new_code_cell(
+            "print('bonus')",
+            metadata={
+                "nbgrader": {"grade": True, "solution": False, "locked": True, "points": 50, "grade_id": "bonus_tests"}
+            },
+        )
+    )
     restored, findings = restore(nb, toy_assignment.release)
     assert "unknown-grade-id" in codes(findings)
     assert [q.grade_id for q in notebooks.questions(restored)] == ["add_tests", "scale_tests", "scale_written"]
@@ -162,12 +173,21 @@ def test_grade_submission_never_raises(toy_assignment):
 
 
 def test_audit_notes_what_honest_answers_do_not_do():
-    notes = audit_source("import os, sys, torch, builtins\nimport pytest\nos._exit(1)\nsys.exit()\n"
-                         "torch.allclose = lambda *a: True\nbuiltins.print = None\n"
-                         "open('/work/main/autograder/x.py').read()\ndef hidden_tests(*a):\n    return 10\n")
+    notes = audit_source(
+        "import os, sys, torch, builtins\nimport pytest\nos._exit(1)\nsys.exit()\n"
+        "torch.allclose = lambda *a: True\nbuiltins.print = None\n"
+        "open('/work/main/autograder/x.py').read()\ndef hidden_tests(*a):\n    return 10\n"
+    )
     text = "; ".join(notes)
-    for expected in ("imports pytest", "calls os._exit", "calls sys.exit", "replaces torch.allclose",
-                     "replaces builtins.print", "opens '/work/main/autograder/x.py'", "defines hidden_tests"):
+    for expected in (
+        "imports pytest",
+        "calls os._exit",
+        "calls sys.exit",
+        "replaces torch.allclose",
+        "replaces builtins.print",
+        "opens '/work/main/autograder/x.py'",
+        "defines hidden_tests",
+    ):
         assert expected in text
     assert audit_source("def add(a, b):\n    return a + b\n") == []
     assert audit_source("def broken(:\n") == []

@@ -7,12 +7,12 @@ import torch
 
 from assignments.course import Course
 from assignments.grading.testkit import runtime, suite
-from assignments.grading.testkit.handle import LocalHandle
 from assignments.grading.testkit.errors import StudentCodeError, StudentTimeout
-from assignments.results.model import SubmissionResult, TestResult, score_questions
+from assignments.grading.testkit.handle import LocalHandle
 from assignments.notebooks import Question
+from assignments.results.model import SubmissionResult, TestResult, score_questions
 
-TOY_TESTS = '''
+TOY_TESTS = """
 import torch
 from assignments.grading.testkit.checks import question, expect, expect_close
 
@@ -31,7 +31,7 @@ def test_add_of_ints_is_an_int(student):
 def test_twice_uses_add(student):
     out = student.run("result = twice(4)", stand_ins=("add",))
     expect(out == 8, f"twice(4) should be 8; got {out}")
-'''
+"""
 
 
 @pytest.fixture
@@ -136,9 +136,12 @@ def test_question_score_is_capped_at_the_cells_points():
 
 
 def test_results_round_trip_through_json():
-    result = SubmissionResult("s1", "toy", "standalone",
-                              questions=score_questions([Question("q", 1.0, "autograded")],
-                                                        [TestResult("a", "q", 1, 1, "passed")]))
+    result = SubmissionResult(
+        "s1",
+        "toy",
+        "standalone",
+        questions=score_questions([Question("q", 1.0, "autograded")], [TestResult("a", "q", 1, 1, "passed")]),
+    )
     again = SubmissionResult.from_dict(__import__("json").loads(result.to_json()))
     assert again == result and again.autograded_points == 1.0
 
@@ -146,5 +149,4 @@ def test_results_round_trip_through_json():
 def test_runtime_has_no_dependency_on_this_package():
     """The standalone door sends runtime.py's text into the student's kernel, which cannot import us."""
     text = open(runtime.__file__).read()
-    assert "from ." not in text and "import assignments" not in text and "autograder" not in text.replace(
-        "graders", "")
+    assert "from ." not in text and "import assignments" not in text and "autograder" not in text.replace("graders", "")

@@ -26,7 +26,7 @@ def test_the_wall_clock_raises_in_a_sleeping_body():
 
 def test_the_cpu_clock_raises_in_a_busy_body_and_not_while_it_sleeps():
     with raising_after(0.2, "cpu", TimeIsUp):
-        time.sleep(0.4)   # no CPU time used: nothing raised
+        time.sleep(0.4)  # no CPU time used: nothing raised
     began = time.process_time()
     with pytest.raises(TimeIsUp):
         with raising_after(0.2, "cpu", TimeIsUp):
@@ -41,7 +41,7 @@ def test_a_body_that_ends_in_time_leaves_no_timer_and_the_old_handler():
         pass
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     assert signal.getsignal(signal.SIGALRM) is before
-    time.sleep(0.7)   # the timer was cancelled: nothing raised later
+    time.sleep(0.7)  # the timer was cancelled: nothing raised later
 
 
 def test_outside_the_main_thread_nothing_is_timed():

@@ -24,8 +24,10 @@ from assignments.evidence import by_question, collect, label
 from assignments.results.model import Evidence
 
 KEPT_KEY = "course_submitted_evidence"
-GRADING_RUN_NOTE = ("[grader] grading-mode re-run on tiny data: these are NOT the student's numbers; the "
-                    "student's own output of this cell is shown under {questions}\n")
+GRADING_RUN_NOTE = (
+    "[grader] grading-mode re-run on tiny data: these are NOT the student's numbers; the "
+    "student's own output of this cell is shown under {questions}\n"
+)
 
 
 class KeepEvidence(NbGraderPreprocessor):
@@ -47,7 +49,8 @@ class KeepEvidence(NbGraderPreprocessor):
 def evidence_cell(question: str, items: list[Evidence]):
     """The code cell shown under a written answer: one label line, then each evidence cell's outputs."""
     cell = nbformat.v4.new_code_cell(
-        f"# Evidence for {question}: the outputs the student submitted (kept by the grader, not re-executed)")
+        f"# Evidence for {question}: the outputs the student submitted (kept by the grader, not re-executed)"
+    )
     for item in items:
         cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=f"=== {label(item)} ===\n"))
         for output in item.outputs:

@@ -37,7 +37,7 @@ class HideHiddenTests(ClearHiddenTests):
         had_hidden = self.begin_test_delimeter in cell.source or self.end_test_delimeter in cell.source
         try:
             cell, resources = super().preprocess_cell(cell, resources, cell_index)
-        except RuntimeError:   # nested or unterminated region
+        except RuntimeError:  # nested or unterminated region
             cell.source = UNSHOWN
         if had_hidden:
             cell.outputs = [_shown(output) for output in cell.get("outputs", [])]
@@ -48,6 +48,8 @@ def _shown(output):
     if output.get("output_type") == "error":
         output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
     elif output.get("output_type") == "stream":
-        output["text"] = "".join(GRADER_PROBLEM_LINE + "\n" if line.startswith(GRADER_PROBLEM) else line
-                                 for line in output.get("text", "").splitlines(keepends=True))
+        output["text"] = "".join(
+            GRADER_PROBLEM_LINE + "\n" if line.startswith(GRADER_PROBLEM) else line
+            for line in output.get("text", "").splitlines(keepends=True)
+        )
     return output

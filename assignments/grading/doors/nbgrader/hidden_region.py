@@ -28,8 +28,9 @@ from assignments.grading.testkit.suite import run_suite
 def hidden_tests(assignment: str, grade_id: str, namespace: dict, seed: int = 0) -> float:
     assignment = resolve(assignment)
     maximum = assignment.max_points(grade_id)
-    results, problems = run_suite(assignment, LocalHandle(namespace, assignment, seed), assignment.autograded_order,
-                                  [grade_id])
+    results, problems = run_suite(
+        assignment, LocalHandle(namespace, assignment, seed), assignment.autograded_order, [grade_id]
+    )
     for problem in problems:
         print(f"[grader problem] {problem}")
     for test in results:
@@ -51,6 +52,8 @@ def publish_points(grade_id: str, points: float, maximum: float) -> None:
     except ImportError:
         return
     if get_ipython() is not None:
-        from assignments.grading.doors.nbgrader.preprocessors import POINTS_MIME  # only under Jupyter, where nbgrader reads it
+        from assignments.grading.doors.nbgrader.preprocessors import (
+            POINTS_MIME,
+        )  # only under Jupyter, where nbgrader reads it
 
         display({POINTS_MIME: {"grade_id": grade_id, "points": points, "max_points": maximum}}, raw=True)

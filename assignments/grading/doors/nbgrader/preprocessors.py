@@ -15,12 +15,12 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from assignments.notebooks import HIDDEN_TESTS, has_marker, is_autograded_test, split_at_hidden_tests
 
-WRAPPER = '''try:
+WRAPPER = """try:
     exec(compile({visible!r}, "<visible checks>", "exec"), globals())
 except Exception as _visible_failure:  # reported, not scored: the hidden tests below decide
     print(f"visible check failed ({{type(_visible_failure).__name__}}: {{_visible_failure}}); "
           "the hidden tests decide the score")
-'''
+"""
 
 
 def informative_visible_checks(source: str) -> str:
@@ -59,7 +59,7 @@ def _valid_points(record: dict) -> float | None:
     points, maximum = record.get("points"), record.get("max_points")
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (points, maximum)):
         return None
-    if not 0 <= points <= maximum:   # also rejects NaN
+    if not 0 <= points <= maximum:  # also rejects NaN
         return None
     return float(points)
 
@@ -74,17 +74,29 @@ def honest_outputs(cell, grade_id: str, max_points: float) -> tuple[list, str | 
     if points is not None:
         points, note = min(points, max_points), None
     elif not records:
-        note = (f"[grader] {grade_id}: the hidden tests published no points (they did not run to the end, "
-                "or the notebook interfered with them); this cell scores 0")
+        note = (
+            f"[grader] {grade_id}: the hidden tests published no points (they did not run to the end, "
+            "or the notebook interfered with them); this cell scores 0"
+        )
     else:
-        note = (f"[grader] {grade_id}: the hidden tests' points were published {len(records)} times or "
-                "malformed, so they cannot be trusted; this cell scores 0")
-    kept = [o for o in cell.get("outputs", []) if o.get("output_type") != "execute_result"
-            and POINTS_MIME not in o.get("data", {})]
+        note = (
+            f"[grader] {grade_id}: the hidden tests' points were published {len(records)} times or "
+            "malformed, so they cannot be trusted; this cell scores 0"
+        )
+    kept = [
+        o
+        for o in cell.get("outputs", [])
+        if o.get("output_type") != "execute_result" and POINTS_MIME not in o.get("data", {})
+    ]
     if note:
         kept.append(nbformat.v4.new_output("stream", name="stdout", text=note + "\n"))
-    kept.append(nbformat.v4.new_output("execute_result", data={"text/plain": repr(float(points or 0.0))},
-                                       execution_count=cell.get("execution_count")))
+    kept.append(
+        nbformat.v4.new_output(
+            "execute_result",
+            data={"text/plain": repr(float(points or 0.0))},
+            execution_count=cell.get("execution_count"),
+        )
+    )
     return kept, note
 
 

@@ -21,8 +21,8 @@ import subprocess
 import sys
 import time
 
-PR_SET_CHILD_SUBREAPER = 36   # from <linux/prctl.h>
-DEADLINE_EXIT = 124           # what timeout(1) returns
+PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+DEADLINE_EXIT = 124  # what timeout(1) returns
 
 
 def become_subreaper() -> bool:

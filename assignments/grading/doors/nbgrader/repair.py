@@ -25,15 +25,15 @@ from pathlib import Path
 import nbformat
 
 from assignments import notebooks
-from assignments.grading.testkit.kernel_text import describe_exception
 from assignments.grading.doors.nbgrader.door import submitted_path
+from assignments.grading.submission.load import default_template
 from assignments.grading.submission.preparation import prepare
 from assignments.grading.submission.recover import METHODS
+from assignments.grading.testkit.kernel_text import describe_exception
 from assignments.results.model import Finding
-from assignments.grading.submission.load import default_template
 
 REPORT = "repair.json"
-CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")   # what nbformat 4.5 accepts as a cell id
+CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # what nbformat 4.5 accepts as a cell id
 
 
 def folder(parent: Path) -> Path:
@@ -45,14 +45,15 @@ def folder(parent: Path) -> Path:
 @dataclass
 class Repair:
     """What repair did with one student's notebook."""
+
     student: str
-    submitted: str                                  # the file the student sent
-    repaired: str | None = None                     # the repaired copy; None when it was not repaired
-    matched: dict = field(default_factory=dict)     # recover.METHODS -> release cells found that way
-    missing: list = field(default_factory=list)     # answer grade_ids found nowhere (the empty stub is used)
-    renamed: list = field(default_factory=list)     # [grade_id the cell carried, the release's grade_id]
-    changes: list = field(default_factory=list)     # Findings: how the file was read, what restore changed
-    refused: Finding | None = None                  # why the notebook was not repaired
+    submitted: str  # the file the student sent
+    repaired: str | None = None  # the repaired copy; None when it was not repaired
+    matched: dict = field(default_factory=dict)  # recover.METHODS -> release cells found that way
+    missing: list = field(default_factory=list)  # answer grade_ids found nowhere (the empty stub is used)
+    renamed: list = field(default_factory=list)  # [grade_id the cell carried, the release's grade_id]
+    changes: list = field(default_factory=list)  # Findings: how the file was read, what restore changed
+    refused: Finding | None = None  # why the notebook was not repaired
 
     @property
     def status(self) -> str:
@@ -67,13 +68,23 @@ class Repair:
     def findings(self) -> list[Finding]:
         """What the grading record of this student's nbgrader run should say about the repair."""
         if self.refused is not None:
-            return [Finding("not-repaired", f"the notebook could not be repaired for nbgrader "
-                            f"({self.refused.message}); nbgrader graded it as sent", "error")]
+            return [
+                Finding(
+                    "not-repaired",
+                    f"the notebook could not be repaired for nbgrader "
+                    f"({self.refused.message}); nbgrader graded it as sent",
+                    "error",
+                )
+            ]
         if not self.changes:
             return []
         # No path in the message: records reach students' feedback; repair.json says where the copy is.
-        note = Finding("repaired", f"nbgrader graded a repaired copy of this notebook, with the release's "
-                       f"nbgrader metadata restored on its cells ({self.how()})", "info")
+        note = Finding(
+            "repaired",
+            f"nbgrader graded a repaired copy of this notebook, with the release's "
+            f"nbgrader metadata restored on its cells ({self.how()})",
+            "info",
+        )
         return [note, *self.changes]
 
     def to_dict(self) -> dict:
@@ -86,11 +97,12 @@ def repair_submission(submission: Path, student: str, template, target: Path) ->
     try:
         _repair(record, Path(submission), template, Path(target))
     except Exception as error:  # noqa: BLE001 - one student's notebook never stops the class
-        record.refused = Finding("repair-failed", f"repair failed on this notebook "
-                                 f"({describe_exception(error)}); grade it by hand", "error")
+        record.refused = Finding(
+            "repair-failed", f"repair failed on this notebook ({describe_exception(error)}); grade it by hand", "error"
+        )
     if record.refused is not None:
         record.repaired = None
-        Path(target).unlink(missing_ok=True)   # an earlier run's copy must not be graded in its place
+        Path(target).unlink(missing_ok=True)  # an earlier run's copy must not be graded in its place
     return record
 
 
@@ -103,8 +115,11 @@ def _repair(record: Repair, submission: Path, template, target: Path) -> None:
     found = prepared.recovery
     record.matched = {method: found.count(method) for method in METHODS}
     record.renamed = [list(pair) for pair in found.renamed]
-    record.missing = [notebooks.grade_id(c) for c in template.cells if notebooks.is_answer(c)
-                      and notebooks.grade_id(c) not in found.how]
+    record.missing = [
+        notebooks.grade_id(c)
+        for c in template.cells
+        if notebooks.is_answer(c) and notebooks.grade_id(c) not in found.how
+    ]
     record.changes = prepared.read_findings + prepared.restore_findings
     evidence_ids = {gid for cells in notebooks.evidence_cells(template).values() for gid in cells}
     write_notebook(for_nbgrader(prepared.restored, found.notebook, evidence_ids), target)
@@ -149,8 +164,13 @@ def _plain(cell):
     """A student's own cell as a fresh cell: editors' metadata and anything out of schema left behind."""
     source = notebooks.cell_text(cell)
     kind = cell.get("cell_type")
-    fresh = (nbformat.v4.new_code_cell(source) if kind == "code" else nbformat.v4.new_raw_cell(source)
-             if kind == "raw" else nbformat.v4.new_markdown_cell(source))
+    fresh = (
+        nbformat.v4.new_code_cell(source)
+        if kind == "code"
+        else nbformat.v4.new_raw_cell(source)
+        if kind == "raw"
+        else nbformat.v4.new_markdown_cell(source)
+    )
     if kind == "markdown" and isinstance(cell.get("attachments"), dict):
         fresh["attachments"] = copy.deepcopy(cell["attachments"])
     if isinstance(cell.get("id"), str):
@@ -178,8 +198,10 @@ def write_notebook(nb, target: Path) -> None:
 def repair_class(assignment: str, submissions: dict, out: Path, template=None) -> list[Repair]:
     """Repair ``{student: notebook file}`` into ``out/submitted/`` and write ``out/repair.json``."""
     template = default_template(assignment) if template is None else template
-    repairs = [repair_submission(Path(path), student, template, submitted_path(out, assignment, student))
-               for student, path in sorted(submissions.items())]
+    repairs = [
+        repair_submission(Path(path), student, template, submitted_path(out, assignment, student))
+        for student, path in sorted(submissions.items())
+    ]
     save_report(assignment, repairs, Path(out) / REPORT)
     return repairs
 
@@ -201,8 +223,15 @@ def report_table(repairs: list[Repair], title: str = "") -> str:
     for r in repairs:
         counts = [r.matched.get(m, 0) if r.refused is None else "-" for m in METHODS]
         codes = list(dict.fromkeys(f.code for f in r.changes))
-        rows.append([r.student, *counts, len(r.missing) if r.refused is None else "-", r.status,
-                     r.refused.code if r.refused is not None else ", ".join(codes) or "none"])
+        rows.append(
+            [
+                r.student,
+                *counts,
+                len(r.missing) if r.refused is None else "-",
+                r.status,
+                r.refused.code if r.refused is not None else ", ".join(codes) or "none",
+            ]
+        )
     lines = [aligned(header, rows, title)] if repairs else [f"{title}\n(no submissions)"]
     lines += [f"{r.student}: not repaired: {r.refused.message}" for r in repairs if r.refused is not None]
     return "\n".join(lines)
@@ -216,5 +245,4 @@ def summary(repairs: list[Repair]) -> str:
     return f"{len(repairs)} notebook(s): " + ", ".join(f"{n} {status}" for status, n in counts.items())
 
 
-__all__ = ["Repair", "repair_submission", "repair_class", "for_nbgrader", "report_table", "summary",
-           "REPORT"]
+__all__ = ["Repair", "repair_submission", "repair_class", "for_nbgrader", "report_table", "summary", "REPORT"]

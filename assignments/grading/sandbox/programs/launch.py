@@ -53,7 +53,7 @@ CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 MOUNT_ATTR_RDONLY, AT_RECURSIVE, AT_FDCWD = 0x1, 0x8000, -100
-SYS_MOUNT_SETATTR = 442          # the same number on every architecture (generic syscall table)
+SYS_MOUNT_SETATTR = 442  # the same number on every architecture (generic syscall table)
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 
@@ -61,22 +61,38 @@ PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 # x86_64 also refuses every x32 syscall (numbers with bit 30 set), which would reach socket() by another
 # number. Any other architecture (including 32-bit compat calls on these machines) is refused outright.
 SECCOMP_ARCHES = {
-    "x86_64": {"audit_arch": 0xC000003E, "socket": 41, "io_uring_setup": 425, "x32_bit": 0x40000000,
-               "setsid": 112, "setpgid": 109},
-    "aarch64": {"audit_arch": 0xC00000B7, "socket": 198, "io_uring_setup": 425, "x32_bit": None,
-                "setsid": 157, "setpgid": 154},
+    "x86_64": {
+        "audit_arch": 0xC000003E,
+        "socket": 41,
+        "io_uring_setup": 425,
+        "x32_bit": 0x40000000,
+        "setsid": 112,
+        "setpgid": 109,
+    },
+    "aarch64": {
+        "audit_arch": 0xC00000B7,
+        "socket": 198,
+        "io_uring_setup": 425,
+        "x32_bit": None,
+        "setsid": 157,
+        "setpgid": 154,
+    },
 }
 AF_UNIX = 1
 BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x06
 SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
-SECCOMP_DATA_NR, SECCOMP_DATA_ARCH, SECCOMP_DATA_ARG0 = 0, 4, 16   # offsets in struct seccomp_data
+SECCOMP_DATA_NR, SECCOMP_DATA_ARCH, SECCOMP_DATA_ARG0 = 0, 4, 16  # offsets in struct seccomp_data
 
 libc = ctypes.CDLL(None, use_errno=True)
 
 
 class MountAttr(ctypes.Structure):
-    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
-                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
 
 
 def _check(result, what):
@@ -86,15 +102,24 @@ def _check(result, what):
 
 
 def mount(source, target, fstype, flags, data=None):
-    _check(libc.mount(source.encode() if source else None, target.encode(),
-                      fstype.encode() if fstype else None, ctypes.c_ulong(flags),
-                      data.encode() if data else None), f"mount {target}")
+    _check(
+        libc.mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            ctypes.c_ulong(flags),
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
 
 
 def set_readonly(path, readonly):
     attr = MountAttr(MOUNT_ATTR_RDONLY if readonly else 0, 0 if readonly else MOUNT_ATTR_RDONLY, 0, 0)
-    _check(libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), AT_RECURSIVE,
-                        ctypes.byref(attr), ctypes.sizeof(attr)), f"mount_setattr {path}")
+    _check(
+        libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), AT_RECURSIVE, ctypes.byref(attr), ctypes.sizeof(attr)),
+        f"mount_setattr {path}",
+    )
 
 
 def prctl(option, value):
@@ -102,8 +127,7 @@ def prctl(option, value):
 
 
 class SockFilter(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8),
-                ("k", ctypes.c_uint32)]
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
 
 
 class SockFprog(ctypes.Structure):
@@ -125,29 +149,30 @@ def network_filter(machine, network=True):
     # EOPNOTSUPP; with EOPNOTSUPP it gives up on TCP cleanly and ipykernel carries on without that pipe.
     refuse = SECCOMP_RET_ERRNO | errno.EOPNOTSUPP
     # (code, jump-if-true label, jump-if-false label, k); labels are resolved to relative offsets below.
-    program = [("ld", None, None, SECCOMP_DATA_ARCH),
-               ("jeq", "nr", "refuse", arch["audit_arch"]),
-               ("nr:ld", None, None, SECCOMP_DATA_NR)]
+    program = [
+        ("ld", None, None, SECCOMP_DATA_ARCH),
+        ("jeq", "nr", "refuse", arch["audit_arch"]),
+        ("nr:ld", None, None, SECCOMP_DATA_NR),
+    ]
     if arch["x32_bit"]:
         program.append(("jge", "refuse", None, arch["x32_bit"]))
-    program += [("jeq", "session", None, arch["setsid"]),
-                ("jeq", "session", None, arch["setpgid"])]
+    program += [("jeq", "session", None, arch["setsid"]), ("jeq", "session", None, arch["setpgid"])]
     if network:
-        program += [("jeq", "family", None, arch["socket"]),
-                    ("jeq", "refuse", None, arch["io_uring_setup"])]
+        program += [("jeq", "family", None, arch["socket"]), ("jeq", "refuse", None, arch["io_uring_setup"])]
     program.append(("ret", None, None, SECCOMP_RET_ALLOW))
     if network:
-        program += [("family:ld", None, None, SECCOMP_DATA_ARG0),   # low 32 bits of the int argument
-                    ("jeq", "unix", "refuse", AF_UNIX)]
-    program += [("refuse:ret", None, None, refuse),
-                ("session:ret", None, None, SECCOMP_RET_ERRNO | errno.EPERM)]
+        program += [
+            ("family:ld", None, None, SECCOMP_DATA_ARG0),  # low 32 bits of the int argument
+            ("jeq", "unix", "refuse", AF_UNIX),
+        ]
+    program += [("refuse:ret", None, None, refuse), ("session:ret", None, None, SECCOMP_RET_ERRNO | errno.EPERM)]
     if network:
-        program.append(("unix:ret", None, None, SECCOMP_RET_ALLOW))   # BPF jumps only forward
+        program.append(("unix:ret", None, None, SECCOMP_RET_ALLOW))  # BPF jumps only forward
     labels = {op.split(":")[0]: i for i, (op, *_) in enumerate(program) if ":" in op}
     codes = {"ld": BPF_LD_W_ABS, "jeq": BPF_JEQ_K, "jge": BPF_JGE_K, "ret": BPF_RET_K}
     out = []
     for i, (op, jt, jf, k) in enumerate(program):
-        offset = lambda label: 0 if label is None else labels[label] - i - 1   # noqa: E731
+        offset = lambda label, i=i: 0 if label is None else labels[label] - i - 1  # noqa: E731
         jump_true, jump_false = offset(jt), offset(jf)
         assert 0 <= jump_true < 256 and 0 <= jump_false < 256, "BPF jumps are forward and short"
         out.append(SockFilter(codes[op.split(":")[-1]], jump_true, jump_false, k))
@@ -187,15 +212,18 @@ def _as_user(uid, gid, check):
 
 def measure_permissions(cfg, uid, gid):
     """What the kernel's uid could reach without namespaces: the sole protection there is permissions."""
+
     def check():
         def can(path, mode):
             return os.access(path, mode, effective_ids=True)
+
         return {
             "interpreter": [p for p in [cfg["argv"][0]] if not can(p, os.X_OK)]
-                           + [p for p in cfg["keep"][:-1] if not can(p, os.R_OK | os.X_OK)],
+            + [p for p in cfg["keep"][:-1] if not can(p, os.R_OK | os.X_OK)],
             "readable": [p for p in cfg["hide"] if os.path.exists(p) and (can(p, os.R_OK) or can(p, os.X_OK))],
             "writable": [p for p in cfg["private_tmp"] if os.path.isdir(p) and can(p, os.W_OK | os.X_OK)],
         }
+
     return _as_user(uid, gid, check)
 
 
@@ -224,8 +252,7 @@ def enter_namespaces(status):
             got = {name for name, _ in attempt}
             status["user_namespace"] = not root
             return got
-        status["notes"].append(f"unshare({'+'.join(n for n, _ in attempt)}) refused: "
-                               f"{os.strerror(ctypes.get_errno())}")
+        status["notes"].append(f"unshare({'+'.join(n for n, _ in attempt)}) refused: {os.strerror(ctypes.get_errno())}")
     return set()
 
 
@@ -288,8 +315,8 @@ def become_kernel(cfg, status, status_fd, start_kernel=None):
                 break
         status["uid"] = os.geteuid()
         status["capabilities_dropped"] = True
-    prctl(PR_SET_NO_NEW_PRIVS, 1)   # also what lets an unprivileged process install a seccomp filter
-    if cfg["isolate"]:            # after the last setuid; the filter is kept across exec
+    prctl(PR_SET_NO_NEW_PRIVS, 1)  # also what lets an unprivileged process install a seccomp filter
+    if cfg["isolate"]:  # after the last setuid; the filter is kept across exec
         install_filter(status, network=not status.get("network"))
     os.chdir(cfg["scratch"])
     os.write(status_fd, json.dumps(status).encode())
@@ -306,15 +333,17 @@ def fallback(cfg, status, drop):
     seen = measure_permissions(cfg, uid, gid)
     status["fallback"] = {**seen, "dropped": False}
     if seen["interpreter"]:
-        status["notes"].append(f"uid {uid} cannot reach the Python installation ({', '.join(seen['interpreter'])}; "
-                               "every folder on the way needs search permission for others): the kernel runs "
-                               "as root and can read everything the grader can")
+        status["notes"].append(
+            f"uid {uid} cannot reach the Python installation ({', '.join(seen['interpreter'])}; "
+            "every folder on the way needs search permission for others): the kernel runs "
+            "as root and can read everything the grader can"
+        )
         # the grader gave scratch to that uid; a root without capabilities could not open its own files
         for folder, subfolders, files in os.walk(cfg["scratch"]):
             for name in [folder] + [os.path.join(folder, n) for n in subfolders + files]:
                 os.lchown(name, 0, 0)
         return
-    os.umask(0o077)    # what it writes in shared temporary folders stays its own
+    os.umask(0o077)  # what it writes in shared temporary folders stays its own
     os.setgroups([])
     os.setgid(gid)
     os.setuid(uid)
@@ -324,7 +353,7 @@ def fallback(cfg, status, drop):
     cfg["env"]["TMPDIR"] = cfg["scratch"]
 
 
-WARM_REFUSED = 75   # exit status of a launcher that could not start a warm kernel (EX_TEMPFAIL)
+WARM_REFUSED = 75  # exit status of a launcher that could not start a warm kernel (EX_TEMPFAIL)
 
 
 def _exit_code(wait_status):
@@ -401,7 +430,7 @@ def wait_for(child, lifeline):
             except InterruptedError:
                 continue
             if lifeline in ready and not os.read(lifeline, 1):
-                os.kill(child, signal.SIGKILL)   # init: the whole PID namespace goes with it
+                os.kill(child, signal.SIGKILL)  # init: the whole PID namespace goes with it
                 break
             if pidfd in ready:
                 break
@@ -430,8 +459,14 @@ def launch(cfg, lifeline=None, start_kernel=None):
     """Everything above, in this process (the launcher); returns the exit status for the grader."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     status_fd = cfg["status_fd"]
-    status = {"notes": [], "hidden": [], "readonly_root": False, "proc": False, "user_namespace": False,
-              "cgroup": False}
+    status = {
+        "notes": [],
+        "hidden": [],
+        "readonly_root": False,
+        "proc": False,
+        "user_namespace": False,
+        "cgroup": False,
+    }
     join_cgroup(cfg, status)
     got = enter_namespaces(status) if cfg["isolate"] and cfg["namespaces"] else set()
     if not cfg["isolate"]:

@@ -51,7 +51,7 @@ def forget_zygote(sockets, pidfds, fds):
     for fd in pidfds:
         os.close(fd)
     os.set_inheritable(status_fd, True)
-    os.setsid()   # its own session, as the cold launcher's start_new_session
+    os.setsid()  # its own session, as the cold launcher's start_new_session
     return status_fd, lifeline
 
 
@@ -99,8 +99,12 @@ def serve_one(conn, sockets, children):
             status_fd, lifeline = forget_zygote(sockets + [conn], list(children), fds)
             cfg["status_fd"] = status_fd
             if refused:
-                os.write(status_fd, json.dumps({"warm": False, "notes": [
-                    "the kernel's environment differs from the warm zygote's"]}).encode())
+                os.write(
+                    status_fd,
+                    json.dumps(
+                        {"warm": False, "notes": ["the kernel's environment differs from the warm zygote's"]}
+                    ).encode(),
+                )
                 os._exit(launch.WARM_REFUSED)
             os._exit(launch.launch(cfg, lifeline, start_kernel))
         except BaseException as error:  # noqa: BLE001 - report and leave; nothing else can run here
@@ -112,7 +116,7 @@ def serve_one(conn, sockets, children):
     try:
         conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
     except OSError:
-        pass   # its grader is gone: the launcher sees its lifeline closed and ends; reap() collects it
+        pass  # its grader is gone: the launcher sees its lifeline closed and ends; reap() collects it
 
 
 def reap(pidfd, children):
@@ -122,7 +126,7 @@ def reap(pidfd, children):
     try:
         conn.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
     except OSError:
-        pass   # the grader left first
+        pass  # the grader left first
     conn.close()
 
 
@@ -135,7 +139,7 @@ def serve(path):
     while True:
         ready, _, _ = select.select([listener, 0, *children], [], [])
         if 0 in ready and not os.read(0, 1):
-            return   # the grader closed our stdin: it is done with us (launchers die with us)
+            return  # the grader closed our stdin: it is done with us (launchers die with us)
         for pidfd in [fd for fd in ready if fd in children]:
             reap(pidfd, children)
         if listener in ready:

@@ -24,8 +24,11 @@ pytestmark = pytest.mark.xdist_group("nbgrader_class")
 @pytest.fixture(scope="module")
 def graded(nbgrader_class):
     """(student -> record, student -> notebook, the buggy student's mutant, the daemon's traces)."""
-    run = {"traces": nbgrader_class.traces, "course": nbgrader_class.course,
-           "gradebook_sha": nbgrader_class.gradebook_sha}
+    run = {
+        "traces": nbgrader_class.traces,
+        "course": nbgrader_class.course,
+        "gradebook_sha": nbgrader_class.gradebook_sha,
+    }
     return nbgrader_class.results, nbgrader_class.students, nbgrader_class.mutant, run
 
 
@@ -63,6 +66,7 @@ def test_written_questions_wait_for_a_person(graded):
 
 # --- attacks on the nbgrader door (tests/fixtures/nbgrader_attacks.py) -----------------------------------
 
+
 @pytest.mark.parametrize("attack", [DAEMON, "attack-interactivity"])
 def test_display_tricks_score_what_the_wrong_code_deserves(graded, attack):
     results, _, mutant, _ = graded
@@ -81,8 +85,9 @@ def test_a_daemon_left_by_the_kernel_is_dead_after_the_run_and_the_gradebook_unt
     assert not (run["traces"] / "struck").exists(), "the daemon wrote after the grading run"
     now = hashlib.sha256((run["course"] / "gradebook.db").read_bytes()).hexdigest()
     assert now == run["gradebook_sha"], "the gradebook changed after the run had finished"
-    assert results[DAEMON].scores() == results[BUGGY].scores(), \
+    assert results[DAEMON].scores() == results[BUGGY].scores(), (
         "a notebook that leaves a daemon must score what its code deserves"
+    )
 
 
 def test_doors_that_disagree_are_flagged_per_question(graded):
@@ -91,7 +96,7 @@ def test_doors_that_disagree_are_flagged_per_question(graded):
     forged = SubmissionResult.from_dict(honest.to_dict())
     for question in forged.questions:
         if question.kind == "autograded":
-            question.points = question.max_points   # a door fooled into full marks
+            question.points = question.max_points  # a door fooled into full marks
     lines = nbgrader_door.flag_disagreements(forged, honest)
     flagged = [f.cell for f in forged.findings if f.code == "doors-disagree"]
     assert flagged == [mutant.question], f"flagged {flagged}; expected exactly the wrong question {mutant.question}"

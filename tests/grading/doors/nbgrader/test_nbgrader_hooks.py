@@ -6,12 +6,12 @@ from pathlib import Path
 
 from assignments.grading.doors.nbgrader.preprocessors import informative_visible_checks
 
-CELL = '''x = 1
+CELL = """x = 1
 assert x == 2, "x should be 2"
 ### BEGIN HIDDEN TESTS
 points = 3.0
 ### END HIDDEN TESTS
-'''
+"""
 
 
 def test_a_failing_visible_check_no_longer_stops_the_hidden_tests():
@@ -24,8 +24,9 @@ def test_a_failing_visible_check_no_longer_stops_the_hidden_tests():
 
 def test_visible_code_still_defines_names_for_the_hidden_part():
     namespace = {}
-    exec(compile(informative_visible_checks("y = 41\n### BEGIN HIDDEN TESTS\nz = y + 1\n"), "<cell>", "exec"),
-         namespace)
+    exec(
+        compile(informative_visible_checks("y = 41\n### BEGIN HIDDEN TESTS\nz = y + 1\n"), "<cell>", "exec"), namespace
+    )
     assert namespace["z"] == 42
 
 
@@ -45,21 +46,32 @@ from nbgrader.utils import determine_grade  # noqa: E402
 
 from assignments.grading.doors.nbgrader.preprocessors import POINTS_MIME, HonestPoints  # noqa: E402
 
-TEST_SOURCE = ("assert True\n### BEGIN HIDDEN TESTS\nfrom assignments.grading.door import hidden_tests\n"
-               "hidden_tests('transformers', 'attention_tests', globals())\n### END HIDDEN TESTS\n")
+TEST_SOURCE = (
+    "assert True\n### BEGIN HIDDEN TESTS\nfrom assignments.grading.door import hidden_tests\n"
+    "hidden_tests('transformers', 'attention_tests', globals())\n### END HIDDEN TESTS\n"
+)
 
 
 def hidden_test_cell(*outputs):
     cell = nbformat.v4.new_code_cell(TEST_SOURCE, execution_count=3)
-    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "points": 4,
-                                 "grade_id": "attention_tests", "schema_version": 3}
+    cell.metadata["nbgrader"] = {
+        "grade": True,
+        "solution": False,
+        "locked": True,
+        "points": 4,
+        "grade_id": "attention_tests",
+        "schema_version": 3,
+    }
     cell.outputs = [nbformat.from_dict(o) for o in outputs]
     return cell
 
 
 def published(points, grade_id="attention_tests"):
-    return {"output_type": "display_data", "metadata": {},
-            "data": {POINTS_MIME: {"grade_id": grade_id, "points": points, "max_points": 4.0}}}
+    return {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {POINTS_MIME: {"grade_id": grade_id, "points": points, "max_points": 4.0}},
+    }
 
 
 def result(text):
@@ -108,16 +120,19 @@ def test_kernels_started_by_nbgrader_see_no_accelerator_and_stay_offline():
     import subprocess
     import sys
 
-    from assignments.grading.environment import kernel_environment_for_nbgrader
     from assignments.course import REPO
+    from assignments.grading.environment import kernel_environment_for_nbgrader
 
-    probe = ("import json, os\n"
-             "from traitlets.config.loader import PyFileConfigLoader\n"
-             "PyFileConfigLoader('nbgrader_config.py', path='.').load_config()\n"
-             "print(json.dumps(dict(os.environ)))\n")
+    probe = (
+        "import json, os\n"
+        "from traitlets.config.loader import PyFileConfigLoader\n"
+        "PyFileConfigLoader('nbgrader_config.py', path='.').load_config()\n"
+        "print(json.dumps(dict(os.environ)))\n"
+    )
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="0", HF_HUB_OFFLINE="0")
-    out = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True,
-                         timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=True
+    )
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     expected = kernel_environment_for_nbgrader()
     assert {key: seen.get(key) for key in expected} == expected

@@ -12,20 +12,32 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR
 
 # A detached grandchild (double fork + setsid) that keeps the command's stdout and stderr open for
 # ten minutes: without the reaper the caller would wait for EOF that long.
-DAEMON = '''import os, sys, time
+DAEMON = """import os, sys, time
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
         print(os.getpid(), flush=True)
         time.sleep(600)
     os._exit(0)
-'''
+"""
 
 
 def reaped(deadline_s: float, code: str) -> subprocess.CompletedProcess:
     # The 120 s bound only stops a broken reaper from hanging the suite (the daemon would hold 600 s).
-    return subprocess.run([sys.executable, "-m", "assignments.grading.doors.nbgrader.reaper", str(deadline_s),
-                           sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assignments.grading.doors.nbgrader.reaper",
+            str(deadline_s),
+            sys.executable,
+            "-c",
+            code,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_a_detached_daemon_is_killed_and_releases_the_pipes():

@@ -20,9 +20,10 @@ import json
 import nbformat
 import pytest
 
-from assignments.course import default
 from assignments import cli, demo_class, notebooks
-from assignments.grading.doors.nbgrader import door as nbgrader_door, repair
+from assignments.course import default
+from assignments.grading.doors.nbgrader import door as nbgrader_door
+from assignments.grading.doors.nbgrader import repair
 from tests.fixtures import damaged
 from tests.fixtures.nbgrader_class import ASSIGNMENT, BUGGY, DAMAGED
 from tests.helpers import notebook_bytes as as_file
@@ -50,8 +51,9 @@ VARIANTS = {
     "copied into a new notebook": lambda nb: as_file(demo_class.pasted_into_colab(nb)),
     "grade_ids renamed": lambda nb: as_file(damaged.renamed(nb)),
     "an older release": lambda nb: as_file(damaged.older_release(nb)),
-    "answer pasted twice into a new notebook":
-        lambda nb: as_file(damaged.answer_pasted_twice(nb, damaged.earlier_attempt(nb))[0]),
+    "answer pasted twice into a new notebook": lambda nb: as_file(
+        damaged.answer_pasted_twice(nb, damaged.earlier_attempt(nb))[0]
+    ),
     "latin-1": lambda nb: damaged.saved_as(nb, "latin-1"),
     "utf-16 with BOM": lambda nb: damaged.saved_as(nb, "utf-16"),
     "windows-1252 with CRLF": lambda nb: damaged.saved_as(nb, "cp1252", "\r\n"),
@@ -85,16 +87,18 @@ def class_repaired(tmp_path_factory, original):
 def test_a_damaged_notebook_is_repaired_into_what_the_original_becomes(class_repaired, variant):
     done, intact = class_repaired[variant.replace(" ", "-")], class_repaired["original"]
     assert done.status == "repaired", f"{variant}: {done.status} ({done.refused})"
-    assert cells(done.repaired) == cells(intact.repaired), \
+    assert cells(done.repaired) == cells(intact.repaired), (
         f"{variant}: the repaired copy should hold the same cells, texts and nbgrader metadata as the original's"
+    )
 
 
 def test_an_answer_pasted_twice_keeps_both_in_run_all_order(class_repaired, original):
     done = class_repaired["answer-pasted-twice-into-a-new-notebook"]
     answer = next(c for c in original.cells if notebooks.is_answer(c) and c.cell_type == "code")
     sources = [source for kind, source, _ in cells(done.repaired) if kind == "code"]
-    assert sources.index(damaged.earlier_attempt(original)) < sources.index(answer.source), \
+    assert sources.index(damaged.earlier_attempt(original)) < sources.index(answer.source), (
         "the earlier attempt should run before the answer, so the answer is the definition nbgrader tests"
+    )
     graded = next(s for _, s, meta in cells(done.repaired) if meta.get("grade_id") == notebooks.grade_id(answer))
     assert graded == answer.source, "the complete, later definition should be the graded answer cell"
 
@@ -109,15 +113,17 @@ def test_the_original_is_written_unchanged_with_nothing_to_report(class_repaired
 def test_a_repaired_copy_is_a_valid_utf8_notebook(class_repaired, variant):
     done = class_repaired[variant.replace(" ", "-")]
     raw = open(done.repaired, "rb").read()
-    text = raw.decode("utf-8")   # raises if it is not UTF-8
+    text = raw.decode("utf-8")  # raises if it is not UTF-8
     assert not text.startswith("\ufeff") and "\r" not in text, "a BOM or CRLF line endings were left in"
     nb = nbformat.reads(text, as_version=4)
     nbformat.validate(nb)
-    assert nb.nbformat == 4 and any(damaged.ACCENTED in c.source for c in nb.cells), \
+    assert nb.nbformat == 4 and any(damaged.ACCENTED in c.source for c in nb.cells), (
         "the accented letters should survive the repair"
+    )
     assert damaged.ACCENTED.strip() in text, "the accented letters should be written as UTF-8, not escaped"
-    assert done.repaired.endswith(f"submitted/{done.student}/{ASSIGNMENT}/"
-                                  f"{default().assignment(ASSIGNMENT).source_path.name}"), done.repaired
+    assert done.repaired.endswith(
+        f"submitted/{done.student}/{ASSIGNMENT}/{default().assignment(ASSIGNMENT).source_path.name}"
+    ), done.repaired
 
 
 # --- the report ------------------------------------------------------------------------------------------
@@ -125,19 +131,25 @@ def test_the_report_says_how_each_cell_was_found(class_repaired, template):
     named = sum(1 for c in template.cells if notebooks.grade_id(c))
     colab = class_repaired["copied-into-a-new-notebook"]
     assert sum(colab.matched.values()) == named, f"every release cell should be found: {colab.matched}"
-    assert colab.matched["id"] == 0 and all(colab.matched[m] for m in ("text", "definitions", "position")), \
+    assert colab.matched["id"] == 0 and all(colab.matched[m] for m in ("text", "definitions", "position")), (
         colab.matched
-    assert class_repaired["an-older-release"].matched["similar text"], \
+    )
+    assert class_repaired["an-older-release"].matched["similar text"], (
         "reworded test cells of an older release should be found by similar text"
+    )
     first = next(notebooks.grade_id(c) for c in template.cells if notebooks.grade_id(c))
     assert [f"{first}_v2", first] in class_repaired["grade_ids-renamed"].renamed
     assert class_repaired["original"].matched["id"] == named
 
 
 def test_the_report_says_what_changed(class_repaired):
-    expected = {"metadata-stripped": "cells-recovered", "latin-1": "text-encoding",
-                "windows-1252-with-CRLF": "line-endings", "an-older-release": "test-cell-edited",
-                "answer-pasted-twice-into-a-new-notebook": "recovery-ambiguous"}
+    expected = {
+        "metadata-stripped": "cells-recovered",
+        "latin-1": "text-encoding",
+        "windows-1252-with-CRLF": "line-endings",
+        "an-older-release": "test-cell-edited",
+        "answer-pasted-twice-into-a-new-notebook": "recovery-ambiguous",
+    }
     for student, code in expected.items():
         got = [f.code for f in class_repaired[student].changes]
         assert code in got, f"{student}: the report should say {code}; it says {got}"
@@ -163,18 +175,30 @@ def test_another_assignments_notebook_is_reported_not_repaired(tmp_path, origina
     target.parent.mkdir(parents=True)
     target.write_text("a copy left by an earlier run")
     other = demo_class.filled_release(OTHER)
-    done = repaired(tmp_path, {"other": as_file(other), "other-colab": as_file(demo_class.pasted_into_colab(other)),
-                               "picture": b"\x89PNG\r\n\x1a\n\x00\x00IHDR"})
-    for student, code in (("other", "wrong-assignment"), ("other-colab", "wrong-assignment"),
-                          ("picture", "invalid-json")):
+    done = repaired(
+        tmp_path,
+        {
+            "other": as_file(other),
+            "other-colab": as_file(demo_class.pasted_into_colab(other)),
+            "picture": b"\x89PNG\r\n\x1a\n\x00\x00IHDR",
+        },
+    )
+    for student, code in (
+        ("other", "wrong-assignment"),
+        ("other-colab", "wrong-assignment"),
+        ("picture", "invalid-json"),
+    ):
         record = done[student]
-        assert record.status == "not repaired" and record.refused.code == code, \
+        assert record.status == "not repaired" and record.refused.code == code, (
             f"{student}: expected refusal {code}, got {record.status} {record.refused}"
+        )
         assert record.repaired is None
-        assert not nbgrader_door.submitted_path(tmp_path / "out", ASSIGNMENT, student).exists(), \
+        assert not nbgrader_door.submitted_path(tmp_path / "out", ASSIGNMENT, student).exists(), (
             f"{student}: no repaired copy (nor an earlier run's) may be left for nbgrader to grade"
-        assert [f.code for f in record.findings()] == ["not-repaired"] \
-            and record.refused.message in record.findings()[0].message, "the nbgrader record should say why"
+        )
+        assert [f.code for f in record.findings()] == ["not-repaired"] and record.refused.message in record.findings()[
+            0
+        ].message, "the nbgrader record should say why"
     table = repair.report_table(list(done.values()))
     assert "other: not repaired: this looks like another assignment's notebook" in table, table
 
@@ -187,14 +211,15 @@ def test_images_attached_to_a_written_answer_are_kept(tmp_path, original):
     done = repaired(tmp_path, {"ada": as_file(nb)})["ada"]
     answer = notebooks.read(done.repaired).cells[written]
     assert notebooks.grade_id(answer) == notebooks.grade_id(original.cells[written])
-    assert answer.get("attachments") == {"plot.png": {"image/png": "iVBORw0KGgo="}}, \
+    assert answer.get("attachments") == {"plot.png": {"image/png": "iVBORw0KGgo="}}, (
         "the written answer's image should be in the repaired copy, for the person who grades it"
+    )
 
 
 def test_cells_the_student_added_get_unique_ids(tmp_path, original, template):
-    colab = demo_class.pasted_into_colab(original)   # a fresh notebook: its ids are not the release's
+    colab = demo_class.pasted_into_colab(original)  # a fresh notebook: its ids are not the release's
     colab.cells.insert(2, nbformat.v4.new_code_cell("helper = 1", id=template.cells[0].id))
-    older = json.loads(nbformat.writes(original))    # nbformat 4.4 has no cell ids at all
+    older = json.loads(nbformat.writes(original))  # nbformat 4.4 has no cell ids at all
     older["nbformat_minor"] = 4
     for cell in older["cells"]:
         cell.pop("id")
@@ -210,17 +235,19 @@ def test_cells_the_student_added_get_unique_ids(tmp_path, original, template):
 
 
 def test_course_repair_reads_an_lms_zip_and_prints_the_table(tmp_path, original):
-    students = {"ada": original, "grace": demo_class.pasted_into_colab(original),
-                "linus": demo_class.filled_release(OTHER)}
+    students = {
+        "ada": original,
+        "grace": demo_class.pasted_into_colab(original),
+        "linus": demo_class.filled_release(OTHER),
+    }
     files = demo_class.write_canvas_zip(ASSIGNMENT, students, tmp_path / "download.zip")
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         status = cli.main(["repair", ASSIGNMENT, str(tmp_path / "download.zip"), "--out", str(tmp_path / "out")])
     out = printed.getvalue()
     assert status == 0, out
-    keys = {student: name.split("_")[1] for student, name in files.items()}   # Canvas user ids
-    report = {s["student"]: s["status"] for s in
-              json.loads((tmp_path / "out" / repair.REPORT).read_text())["students"]}
+    keys = {student: name.split("_")[1] for student, name in files.items()}  # Canvas user ids
+    report = {s["student"]: s["status"] for s in json.loads((tmp_path / "out" / repair.REPORT).read_text())["students"]}
     assert report == {keys["ada"]: "unchanged", keys["grace"]: "repaired", keys["linus"]: "not repaired"}, report
     assert nbgrader_door.submitted_path(tmp_path / "out", ASSIGNMENT, keys["grace"]).is_file()
     assert "by definitions" in out and f"{keys['linus']}: not repaired" in out and "nbgrader autograde" in out, out
@@ -230,20 +257,23 @@ def test_course_repair_reads_an_lms_zip_and_prints_the_table(tmp_path, original)
 @pytest.fixture(scope="module")
 def nbgrader_scores(nbgrader_class, original):
     """nbgrader's records of the original as sent and of the damaged copies `course repair` repaired."""
-    assert nbgrader_class.students[BUGGY] == original, \
+    assert nbgrader_class.students[BUGGY] == original, (
         "the nbgrader class's buggy student should be the original the damaged copies are made from"
+    )
     return {"original": nbgrader_class.results[BUGGY], **{s: nbgrader_class.results[s] for s in DAMAGED}}
 
 
 def test_the_original_loses_points_on_its_mistake_only(nbgrader_scores):
     original = nbgrader_scores["original"]
-    assert original.status == "graded" and 0 < original.autograded_points < original.autograded_max, \
+    assert original.status == "graded" and 0 < original.autograded_points < original.autograded_max, (
         f"the original should lose points on its one mistake only; nbgrader scored {original.scores()}"
+    )
 
 
 @pytest.mark.parametrize("student", sorted(DAMAGED))
 def test_a_repaired_notebook_scores_in_nbgrader_what_the_original_scores(nbgrader_scores, student):
     got, expected = nbgrader_scores[student], nbgrader_scores["original"]
     assert got.status == "graded", [f.message for f in got.findings]
-    assert got.scores() == expected.scores(), \
+    assert got.scores() == expected.scores(), (
         f"{student}: nbgrader scored the repaired copy {got.scores()}; the original scores {expected.scores()}"
+    )
