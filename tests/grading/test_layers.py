@@ -135,7 +135,8 @@ def test_the_reader_sees_lazy_and_relative_imports(tmp_path):
         "selftest",
     ]
     assert folder_of("assignments.grading.door") == "doors" and folder_of("assignments.grading") is None
-    assert ("assignments.course", 12) in imports(PACKAGE / "results" / "store.py")  # ``from ..course import``
+    # ``from ..course import``, wherever the formatter puts it
+    assert "assignments.course" in {name for name, _ in imports(PACKAGE / "results" / "store.py")}
     assert edges(), "no import between grading's folders found at all"
 
 

@@ -2,6 +2,7 @@
 
 import contextlib
 import io
+import re
 from pathlib import Path
 
 from assignments.grading.doors.nbgrader.preprocessors import informative_visible_checks
@@ -36,7 +37,10 @@ def test_cells_without_hidden_tests_are_left_alone():
 
 def test_the_course_config_puts_it_in_the_autograde_pipeline():
     config = (Path(__file__).resolve().parents[4] / "nbgrader_config.py").read_text()
-    assert "c.Autograde.autograde_preprocessors = [\n    InformativeVisibleChecks, Execute, HonestPoints," in config
+    pipeline = re.search(r"c\.Autograde\.autograde_preprocessors = \[([^\]]*)\]", config)
+    assert pipeline, "nbgrader_config.py sets no autograde pipeline"
+    steps = [step.strip() for step in pipeline.group(1).split(",") if step.strip()]
+    assert steps[:3] == ["InformativeVisibleChecks", "Execute", "HonestPoints"], steps
 
 
 # --- HonestPoints: nbgrader's own grade reading sees only what the hidden-test call published ----------
