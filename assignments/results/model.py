@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from .findings import TEST_BUDGET, Severity
+from .findings import SHORTCUT, TEST_BUDGET, Severity
 
 BUDGET_FINDING = TEST_BUDGET  # a hidden test ran past its budget in the grader
 
@@ -167,3 +167,15 @@ def add_tests(result: SubmissionResult, earlier: list[TestResult]) -> None:
             continue
         question.tests = [t for t in earlier if t.question == question.grade_id] + question.tests
         question.points = _earned(question.tests, question.max_points)
+
+
+def apply_penalties(result: SubmissionResult) -> None:
+    """Set to 0 every autograded question that a ``shortcut`` finding with the ``zero`` penalty names
+    (severity "error"; grading/submission/shortcuts.py makes those findings).
+
+    The one place the penalty changes points; every door calls it after its last step that scores
+    questions, so it belongs to the results, not to the submission's preparation."""
+    zeroed = {f.cell for f in result.findings if f.code == SHORTCUT and f.severity == "error"}
+    for question in result.questions:
+        if question.grade_id in zeroed and question.kind == "autograded":
+            question.points = 0.0

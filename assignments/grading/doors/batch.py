@@ -30,9 +30,16 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
-from assignments.grading.submission.shortcuts import apply_penalties
 from assignments.results import store
-from assignments.results.model import BUDGET_FINDING, Finding, SubmissionResult, TestResult, add_tests, rejected
+from assignments.results.model import (
+    BUDGET_FINDING,
+    Finding,
+    SubmissionResult,
+    TestResult,
+    add_tests,
+    apply_penalties,
+    rejected,
+)
 
 GiB = 1024**3
 POLL_S = 0.05  # how often the supervisor looks at its grader processes (a fast allocator gains ~0.5 GB)

@@ -14,7 +14,7 @@
    kernel, monkeypatching torch/builtins/pytest, reaching for grader files, defining grader names). The
    audit decides nothing; the sandbox is what makes these harmless. The **shortcut check**
    (``shortcuts.check_restored``) finds answers that use a library call their question forbids; its
-   penalty, if the question declares one, is applied after scoring (``shortcuts.apply_penalties``).
+   penalty, if the question declares one, is applied after scoring (``results.model.apply_penalties``).
 Steps 1 to 3 are ``submission.prepare``, which every other consumer of a submission calls as well.
 
 4. **Execute** the restored cells in a sandboxed kernel (``sandbox.Sandbox``), then **test**: the hidden
@@ -36,12 +36,11 @@ from assignments.course import Assignment, resolve
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.session import KernelHandle, Sandbox, score_like_output
 from assignments.grading.submission.preparation import prepare
-from assignments.grading.submission.shortcuts import apply_penalties
 from assignments.grading.testkit.errors import SandboxError
 from assignments.grading.testkit.handle import answered_by
 from assignments.grading.testkit.kernel_text import describe_exception
 from assignments.grading.testkit.suite import run_suite
-from assignments.results.model import Finding, SubmissionResult, score_questions
+from assignments.results.model import Finding, SubmissionResult, apply_penalties, score_questions
 
 
 def grade_submission(

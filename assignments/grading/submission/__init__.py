@@ -10,7 +10,7 @@ PUBLIC = {
     **dict.fromkeys(["load_submission", "default_template"], "load"),
     "audit_source": "audit",  # not audit(): the name is its module's (prepare runs it)
     **dict.fromkeys(["check_assignment", "switch_names"], "restore"),
-    **dict.fromkeys(["check_restored", "apply_penalties", "declared_resolves"], "shortcuts"),
+    **dict.fromkeys(["check_restored", "declared_resolves"], "shortcuts"),
 }
 __all__ = sorted(PUBLIC)
 __getattr__ = public_names(__name__, PUBLIC)

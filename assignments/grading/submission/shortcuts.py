@@ -28,7 +28,8 @@ before any student code runs:
 
 Each hit is a ``Finding`` with code ``shortcut`` whose ``cell`` is the question's grade_id. The rule's
 penalty decides its severity: ``flag`` (default) a warning that changes nothing, ``zero`` an error, and
-``apply_penalties`` sets such a question to 0 points; every door calls it after its last scoring step.
+``results.model.apply_penalties`` sets such a question to 0 points; every door calls it after its last
+scoring step.
 
 Not seen: names built at run time (``getattr(F, "scaled_" + "dot...")``, ``eval``), methods reached
 through an instance kept in a variable (``t = nn.Transformer(); t.generate_square_subsequent_mask``), and
@@ -54,7 +55,7 @@ from assignments import notebooks
 from assignments.course import resolve
 from assignments.results.findings import SHORTCUT as CODE
 from assignments.results.findings import SHORTCUT_CHECK_FAILED as FAILED_CODE  # a staff note; no score moves
-from assignments.results.model import Finding, SubmissionResult
+from assignments.results.model import Finding
 
 MAX_CHAIN = 64  # longest attribute chain resolved (no real library path is longer)
 MAX_CALL_NESTING = 8  # f(...)(...) levels looked through when resolving a method on a call's result
@@ -597,13 +598,3 @@ def check_restored(assignment: str, restored, template, rules=None) -> list[Find
         except (OSError, ValueError):
             return []  # no source notebook (a toy assignment): nothing is declared
     return check(restored, answered_by(template), rules)
-
-
-def apply_penalties(result: SubmissionResult) -> None:
-    """Set to 0 every question that a ``shortcut`` finding with the ``zero`` penalty names.
-
-    The one place the penalty changes points; call it after the last step that scores questions."""
-    zeroed = {f.cell for f in result.findings if f.code == CODE and f.severity == "error"}
-    for question in result.questions:
-        if question.grade_id in zeroed and question.kind == "autograded":
-            question.points = 0.0

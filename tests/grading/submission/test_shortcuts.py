@@ -20,6 +20,7 @@ from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.grading.selftest import checks as selftest
 from assignments.grading.submission import shortcuts
 from assignments.grading.testkit.handle import answered_by
+from assignments.results import model
 from assignments.results.model import SubmissionResult, TestResult, score_questions
 
 ASSIGNMENTS = default().order
@@ -297,7 +298,7 @@ def test_zero_penalty_zeroes_only_that_question():
     result = _full_marks("transfer_lm")
     before = result.scores()
     result.findings = shortcuts.check(nb, owners("transfer_lm"), rules("transfer_lm", "zero"))
-    shortcuts.apply_penalties(result)
+    model.apply_penalties(result)
     after = result.scores()
     assert after[shortcut.question] == 0, f"{shortcut.question} should score 0 under the zero penalty"
     assert {q: p for q, p in after.items() if q != shortcut.question} == {
@@ -307,7 +308,7 @@ def test_zero_penalty_zeroes_only_that_question():
 
     kept = _full_marks("transfer_lm")
     kept.findings = shortcuts.check(nb, owners("transfer_lm"), rules("transfer_lm"))
-    shortcuts.apply_penalties(kept)
+    model.apply_penalties(kept)
     assert kept.scores() == before and [f.severity for f in kept.findings] == ["warning"], (
         "flag only: a warning, and the score is unchanged"
     )

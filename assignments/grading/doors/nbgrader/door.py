@@ -21,8 +21,7 @@ from pathlib import Path
 from assignments.course import REPO, resolve
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 from assignments.grading.doors.nbgrader.reaper import DEADLINE_EXIT
-from assignments.grading.submission.shortcuts import apply_penalties
-from assignments.results.model import Finding, QuestionResult, SubmissionResult, rejected
+from assignments.results.model import Finding, QuestionResult, SubmissionResult, apply_penalties, rejected
 
 REAPER_GRACE_S = 60  # the reaper's own cleanup after the deadline, before the caller gives up on it
 
