@@ -2,19 +2,26 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# The CPU build of torch is installed first, on its own, so no later requirement pulls a CUDA build.
-TORCH_SPEC ?= torch==2.13.0
 PYTEST_WORKERS ?= auto
 
-.PHONY: demo test lint venv release selftest clean browser spreadsheet lock colab-venvs rehearsal rehearsal-previous
+# Every install is exactly the lock of its Python (locks/python3.X.txt, written by `make lock`): a release
+# upstream never changes what `make test` runs. The lock is used as pip's constraints, so a package that
+# only another platform needs (macOS's appnope) still installs. torch goes in first, on its own, from the
+# CPU build (the Makefile's torch comes from the machine's wheels or, on a machine without them,
+# TORCH_SPEC="torch --index-url https://download.pytorch.org/whl/cpu"); the lock fixes its version.
+PY_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+LOCK := locks/python$(PY_VERSION).txt
+TORCH_SPEC ?= torch
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install --quiet -e .
+$(VENV)/.installed: pyproject.toml $(wildcard $(LOCK)) | $(BIN)/python
+	@test -f $(LOCK) || { echo "no $(LOCK): this Python ($(PY_VERSION)) is not one the course supports;" \
+	  "locks/ has $(notdir $(wildcard locks/python*.txt)); pick one with PYTHON=python3.X"; exit 1; }
+	$(BIN)/python -m pip install --quiet -c $(LOCK) pip setuptools
+	$(BIN)/python -m pip install --quiet -c $(LOCK) $(TORCH_SPEC)
+	$(BIN)/python -m pip install --quiet -c $(LOCK) --no-build-isolation -e .
 	touch $@
 
 venv: $(VENV)/.installed
@@ -88,9 +95,25 @@ browser:
 spreadsheet:
 	.ci/install-spreadsheet
 
-# The versions this venv has, for the Gradescope bundle (run after the tests pass; commit the file).
+# Moving to newer releases: resolve the newest versions the requirements allow into every supported
+# Python's lock (pyenv's interpreters; torch stays at the version installed here). Commit the locks
+# after `make test` passes on them: CI then tests exactly what it records.
 lock: venv
 	$(BIN)/course lock
+
+# What the newest releases would break, without touching the lock or blocking anything: a venv of its
+# own with the newest versions the requirements allow (torch as locked), the packages that moved, and
+# the tests run there (the lock's own test fails there by design: it names every moved package).
+NEWEST := .venv-newest
+newest:
+	rm -rf $(NEWEST)
+	$(PYTHON) -m venv $(NEWEST)
+	$(NEWEST)/bin/python -m pip install --quiet --upgrade pip
+	grep '^torch==' $(LOCK) > $(NEWEST)/torch.txt
+	$(NEWEST)/bin/python -m pip install --quiet -c $(NEWEST)/torch.txt $(TORCH_SPEC)
+	$(NEWEST)/bin/python -m pip install --quiet -e .
+	-$(NEWEST)/bin/course lock --check
+	$(NEWEST)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --ignore=$(REHEARSAL) -m "not previous_runtime" tests
 
 selftest: venv
 	$(BIN)/course selftest --repeats 10

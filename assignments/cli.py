@@ -430,11 +430,17 @@ def cmd_clean(args) -> int:
 def cmd_lock(args) -> int:
     from . import lockfile
 
-    path = lockfile.write()
-    print(
-        f"wrote {path}: {len(lockfile.read(path))} packages at the versions installed here "
-        "(the Gradescope bundle installs exactly these)"
-    )
+    if args.check:
+        problems = lockfile.drift()
+        for line in problems:
+            print(line)
+        where = lockfile.lock_path().relative_to(lockfile.REPO)
+        print(f"{len(problems)} packages differ from {where}" if problems else f"this environment is exactly {where}")
+        return 1 if problems else 0
+    for path, moved in lockfile.write(pythons=args.python or None):
+        print(f"wrote {path.relative_to(lockfile.REPO)}: {len(lockfile.read(path))} packages, {len(moved)} moved")
+        for line in moved:
+            print(f"  {line}")
     return 0
 
 
@@ -552,8 +558,12 @@ def _add_export_commands(sub) -> None:
 
     lock = sub.add_parser(
         "lock",
-        help="write requirements.lock: the installed versions of every dependency "
-        "(run where the tests pass; the Gradescope zip installs these)",
+        help="resolve the newest releases the requirements allow into locks/python3.X.txt, one per supported "
+        "Python (make venv and the Gradescope zip install exactly these); --check compares this environment",
+    )
+    lock.add_argument("--python", action="append", metavar="3.X", help="only this Python's lock (repeatable)")
+    lock.add_argument(
+        "--check", action="store_true", help="list what this environment has that its Python's lock does not say"
     )
     lock.set_defaults(func=cmd_lock)
 

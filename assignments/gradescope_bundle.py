@@ -1,7 +1,7 @@
 """The Gradescope autograder zip of one assignment (``course gradescope-zip``).
 
-The zip holds ``setup.sh`` (CPU torch and this package's dependencies in a venv, at the versions of
-``requirements.lock``, which it ships), ``run_autograder``
+The zip holds ``setup.sh`` (CPU torch and this package's dependencies in a venv, at exactly the versions of
+the lock for the image's Python: it ships every supported Python's ``locks/python3.X.txt``), ``run_autograder``
 (runs ``python -m assignments.gradescope_runner`` on ``/autograder/submission``), and what grading needs:
 the ``assignments`` package, ``autograder/<assignment>`` (without mutants or shortcut answers), the release
 notebook of that assignment (the template the grader restores submissions from), its grading manifest
@@ -44,11 +44,20 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends python3 python3-pip python3-venv
 python3 -m venv "$ROOT/venv"
-"$ROOT/venv/bin/python" -m pip install --upgrade pip
-# Exactly the versions the course's tests ran with (requirements.lock, written by `course lock`).
-# CPU-only torch first: Gradescope has no GPU and the CUDA build is gigabytes. pip keeps it afterwards.
-"$ROOT/venv/bin/python" -m pip install --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}" "{torch}"
-"$ROOT/venv/bin/python" -m pip install -r "$ROOT/source/requirements.lock"
+# Exactly the versions of the course's lock for this image's Python (locks/, written by `course lock`).
+PY=$("$ROOT/venv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+LOCK="$ROOT/source/locks/python$PY.txt"
+if [ ! -f "$LOCK" ]; then
+    echo "This image's python3 is $PY; the course is locked for Python {pythons} only." >&2
+    echo "Choose a Gradescope base image with one of those (Ubuntu 22.04 has 3.10, 24.04 has 3.12)." >&2
+    exit 1
+fi
+"$ROOT/venv/bin/python" -m pip install -c "$LOCK" pip
+# CPU-only torch first, on its own: Gradescope has no GPU and the CUDA build is gigabytes. The lock's
+# install below finds it already there at the locked version and adds what it needs.
+TORCH=$(sed -n 's/^torch==//p' "$LOCK")
+"$ROOT/venv/bin/python" -m pip install --no-deps --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}" "torch==$TORCH"
+"$ROOT/venv/bin/python" -m pip install -r "$LOCK"
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -128,15 +137,16 @@ def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_
     files = autograder_files(assignment, Path(repo), Path(package_dir))
     hw = Course(Path(repo)).assignment(assignment)
     manifest = json.dumps(hw.grading_manifest(), indent=1, sort_keys=True) + "\n"
-    pins = lockfile.read(_lock_path(Path(repo)))
-    if "torch" not in pins:
-        raise FileNotFoundError(f"{lockfile.LOCK} pins no torch; run `course lock` (make lock)")
+    locks = _locks(Path(repo))
     generated = {
-        "setup.sh": (SETUP_SH.replace("{torch}", f"torch=={pins['torch']}"), 0o755),
+        "setup.sh": (SETUP_SH.replace("{pythons}", ", ".join(sorted(locks))), 0o755),
         "run_autograder": (RUN_AUTOGRADER.replace("{assignment}", assignment), 0o755),
-        "requirements.lock": (lockfile.render(pins), 0o644),
         hw.manifest_path.relative_to(hw.course.root).as_posix(): (manifest, 0o644),
     }
+    for path in locks.values():
+        if "torch" not in lockfile.read(path):
+            raise FileNotFoundError(f"{path} pins no torch; run `course lock` (make lock)")
+        generated[f"{lockfile.LOCK_DIR}/{path.name}"] = (path.read_text(encoding="utf-8"), 0o644)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
@@ -151,12 +161,16 @@ def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_
     return out
 
 
-def _lock_path(repo: Path) -> Path:
-    """The course's ``requirements.lock``: the one beside ``repo``'s pyproject, else this checkout's."""
+def _locks(repo: Path) -> dict[str, Path]:
+    """Python version -> lock file of every supported Python: the course's own beside ``repo``'s
+    pyproject, else this checkout's (a course made for a test keeps the real locks)."""
     for root in (repo, REPO):
-        if (root / lockfile.LOCK).is_file():
-            return root / lockfile.LOCK
-    raise FileNotFoundError(f"no {lockfile.LOCK} in {repo}; run `course lock` (make lock) in the tested environment")
+        locks = {python: lockfile.lock_path(python, root) for python in lockfile.supported_pythons(root)}
+        if locks and all(path.is_file() for path in locks.values()):
+            return locks
+    raise FileNotFoundError(
+        f"no lock for every supported Python in {repo}/{lockfile.LOCK_DIR}; run `course lock` (make lock)"
+    )
 
 
 def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:

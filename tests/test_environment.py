@@ -62,10 +62,39 @@ def test_nbgrader_is_the_0_9_series():
     assert re.search(r"nbgrader>=0\.9,<0\.10", pip_dependencies()["nbgrader"])
 
 
-def test_the_gradescope_lock_records_the_versions_these_tests_run_with():
-    """Gradescope's image installs requirements.lock; in CI this proves those are the tested versions."""
+def test_this_environment_is_exactly_the_lock_of_its_python():
+    """make venv installs the lock of its Python (issue 36); in CI this proves the lock is what the tests ran
+    with, and under `make newest` it names every package that moved."""
     from assignments import lockfile
 
-    assert lockfile.drift() == [], (
-        f"{lockfile.LOCK} differs from this environment; run `make lock` where the tests pass and commit it"
+    problems = lockfile.drift()
+    assert problems == [], (
+        f"this environment differs from {lockfile.lock_path().name} in {len(problems)} packages: "
+        + "; ".join(problems[:20])
+        + ". Install with `make venv`, or move the locks with `make lock` and commit them"
     )
+
+
+def test_every_supported_python_has_a_lock_that_meets_the_requirements():
+    """Each lock pins torch and every dependency, at a version pyproject.toml's specifiers allow (markers
+    evaluated for that Python), plus pip and the build backend; requires-python is the oldest supported."""
+    from packaging.requirements import Requirement
+
+    from assignments import lockfile
+
+    pythons = lockfile.supported_pythons()
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert project["requires-python"] == f">={min(pythons, key=lambda v: tuple(map(int, v.split('.'))))}"
+    for python in pythons:
+        path = lockfile.lock_path(python)
+        assert path.is_file(), f"no {path.name}: run `make lock`"
+        pins = lockfile.read(path)
+        for text in lockfile.lock_roots():
+            requirement = Requirement(text)
+            if requirement.marker and not requirement.marker.evaluate({"python_version": python, "extra": ""}):
+                continue
+            name = lockfile.canonical(requirement.name)
+            assert name in pins, f"{path.name} does not pin {name}"
+            assert requirement.specifier.contains(pins[name], prereleases=True), (
+                f"{path.name} pins {name}=={pins[name]}, outside pyproject.toml's {requirement.specifier}"
+            )

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from assignments import exports, gradescope_bundle, gradescope_runner
+from assignments import exports, gradescope_bundle, gradescope_runner, lockfile
 from assignments.cli import main as course
 from assignments.course import REPO
 from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, text
@@ -208,7 +208,7 @@ def test_gradescope_autograder_zip(tmp_path):
         modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
         setup = archive.read("setup.sh").decode()
         runner = archive.read("run_autograder").decode()
-        requirements = archive.read("requirements.lock").decode()
+        lock = archive.read("locks/python3.10.txt").decode()
         archive.extractall(tmp_path / "unpacked")
     for script in ("setup.sh", "run_autograder"):
         assert modes[script] & stat.S_IXUSR and stat.S_ISREG(modes[script])
@@ -222,17 +222,16 @@ def test_gradescope_autograder_zip(tmp_path):
         "source/toy/grading.json",
         "release/toy/toy.ipynb",
         "pyproject.toml",
-        "requirements.lock",
     } <= names
+    assert {f"locks/python{python}.txt" for python in lockfile.supported_pythons()} <= names
     assert "source/toy/toy.ipynb" not in names, "the source notebook holds the solutions: it stays out"
     assert not [n for n in names if "other" in n or "mutants" in n or "__pycache__" in n or n.endswith(".pyc")]
-    # Pinned to what the tests ran with (issue 24): torch from the CPU index, then the whole lock.
-    from assignments import lockfile
-
-    pins = lockfile.read(REPO / lockfile.LOCK)
-    assert "download.pytorch.org/whl/cpu" in setup and f'"torch=={pins["torch"]}"' in setup
-    assert 'pip install -r "$ROOT/source/requirements.lock"' in setup
-    assert f"nbgrader=={pins['nbgrader']}\n" in requirements and ">=" not in requirements
+    # Pinned (issues 24 and 36): the image's Python picks its lock; torch alone from the CPU index, then the lock.
+    assert 'LOCK="$ROOT/source/locks/python$PY.txt"' in setup
+    assert "download.pytorch.org/whl/cpu" in setup and '"torch==$TORCH"' in setup
+    assert 'pip install -r "$LOCK"' in setup
+    pins = lockfile.read(lockfile.lock_path("3.10"))
+    assert f"nbgrader=={pins['nbgrader']}\n" in lock and ">=" not in lock and "torch==" in lock
     assert "--assignment toy" in runner and 'ROOT="${AUTOGRADER_ROOT:-/autograder}"' in runner
     assert 'RESULTS="$ROOT/results/results.json"' in runner
     assert subprocess.run(["bash", "-n", str(tmp_path / "unpacked" / "run_autograder")]).returncode == 0
