@@ -1,4 +1,5 @@
-"""sample_next_tests: greedy, temperature and top-k decoding against the softmax they should draw from.
+"""sample_next_tests: greedy, temperature and top-k decoding against the softmax they should draw from, with
+the given generator and nothing else.
 
 The sampling checks compare frequencies with the oracle's probabilities over many independent rows. Each
 run draws N = 20,000 rows from one score row, for three generator seeds; a frequency's standard deviation
@@ -68,17 +69,33 @@ def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
                 f"id is {gap:.3f} away from softmax(scores / temperature) (allowed {BOUND}); divide the "
                 f"scores by the temperature and draw each row on its own",
             )
-    # Two calls in one run with generators seeded alike must agree (the grader seeds torch's global state
-    # once per run, so a draw that ignores the generator changes between the two calls).
+    # Draws follow the generator argument and nothing else: generators seeded alike repeat a draw, another
+    # seed gives other draws, and torch's global random state is as it was. An answer that ignores the
+    # generator and reseeds the global one itself (from a fixed number, or from the generator's own seed)
+    # repeats draws too, so only the last two checks see it. Two seeds giving the same 500 draws by chance:
+    # at most (sum of p_i^2)^500 < 0.3^500 for this row.
     out = student.run(
+        "before = torch.get_rng_state()\n"
         "a = sample_next(scores, temperature=1.0, generator=torch.Generator().manual_seed(7))\n"
+        "untouched = torch.equal(torch.get_rng_state(), before)\n"
         "b = sample_next(scores, temperature=1.0, generator=torch.Generator().manual_seed(7))\n"
-        "result = {'a': a, 'b': b}",
+        "c = sample_next(scores, temperature=1.0, generator=torch.Generator().manual_seed(8))\n"
+        "result = {'a': a, 'b': b, 'c': c, 'untouched': untouched}",
         scores=scores[:500],
     )
+    a, b, c = (expect_shape(out[key], (500,), "the returned ids") for key in ("a", "b", "c"))
     expect(
-        torch.equal(expect_shape(out["a"], (500,), "the returned ids"), expect_shape(out["b"], (500,), "the ids")),
+        torch.equal(a, b),
         "two calls with generators seeded alike gave different draws: draw with the generator argument",
+    )
+    expect(
+        not torch.equal(a, c),
+        "generators seeded differently gave the same draws: draw with the generator argument, not a seed of your own",
+    )
+    expect(
+        out["untouched"] is True,
+        "sample_next changed torch's global random state: draw only with the generator argument "
+        "(no torch.manual_seed, no draw without generator=)",
     )
 
 
