@@ -58,7 +58,9 @@ OPTIONAL_LINES = {LEGAL_BERT_LINE}
 CPU_LINES = {
     "transformers": r"CPU RUNTIME \(no GPU\): Part 3 uses [\d,]+ training and [\d,]+ test reviews cut to 128 tokens",
     "rnn_attention": r"CPU RUNTIME \(no GPU\): Part 4's two experiments keep their sizes",
-    "transfer_lm": r"CPU RUNTIME \(no GPU\): pre-training sees the first 4,800 windows of WikiText-2 for 2 epochs",
+    "transfer_lm": r"CPU RUNTIME \(no GPU\): pre-training sees [\d,]+ of the [\d,]+ windows of WikiText-2, drawn at "
+    r"random from the whole corpus \(seed 0; windows from each quarter of it: [\d,]+ / [\d,]+ / [\d,]+ / [\d,]+\), "
+    r"for 2 epochs",
 }
 # A cell that runs longer than this must show a progress bar. Generous because this machine's 2 cores are
 # shared; the setup cell is exempt (its time is importing torch, not a loop).
@@ -285,6 +287,29 @@ def test_full_size_on_cpu_keeps_the_gpu_configuration(assignment, sizes_cell, hu
     result = rehearse(nb, hub, tmp_path, monkeypatch, stop_after=sizes_cell)
     assert "CPU RUNTIME" not in result["text"], f"{assignment}: FULL_SIZE_ON_CPU = True still shrank a part"
     assert re.search(ONLINE_LINES[assignment][0], result["text"]), f"{assignment}: the online branch did not run"
+
+
+def test_transfer_lm_cpu_pretraining_samples_windows_from_the_whole_corpus(hub, tmp_path, monkeypatch):
+    """Colab's CPU runtime pre-trains on a sample of WikiText-2's windows, not on its opening articles (#34).
+    The stand-in corpus has fewer windows than the notebook samples, so the sample size is cut to 24 here:
+    a sample drawn from the whole corpus has windows in every quarter, the first 24 windows would not."""
+    nb = _corrupt(
+        student_notebook("transfer_lm"), "CPU_WINDOWS, CPU_EPOCHS = 4800, 2", "CPU_WINDOWS, CPU_EPOCHS = 24, 2"
+    )
+    text = rehearse(nb, hub, tmp_path, monkeypatch, stop_after="pretrain_run")["text"]
+    line = re.search(CPU_LINES["transfer_lm"], text)
+    assert line, f"transfer_lm: the CPU line is missing or changed ({CPU_LINES['transfer_lm']!r})"
+    sampled, total = (
+        int(n.replace(",", "")) for n in re.search(r"sees ([\d,]+) of the ([\d,]+)", line.group(0)).groups()
+    )
+    quarters = [
+        int(n.replace(",", "")) for n in re.search(r"quarter of it: ([^)]*)\)", line.group(0)).group(1).split(" / ")
+    ]
+    assert sampled == 24 < total and sum(quarters) == 24, (
+        f"expected 24 windows sampled from more, got {sampled} of {total}"
+    )
+    assert all(quarters), f"every quarter of the corpus should give windows to the sample; per quarter: {quarters}"
+    assert "2 epochs" in line.group(0) and "24 training windows" in text, "the sample is what pre-training trains on"
 
 
 def test_a_wrong_dataset_id_fails_the_rehearsal_with_the_fallback_named(hub, tmp_path, monkeypatch):
