@@ -46,7 +46,6 @@ from .. import notebooks
 # Remove a name once `course hygiene <name>` lists no claim for it. (One name per paragraph, so two branches
 # that each remove one merge cleanly.)
 NOT_YET_ENFORCED = {
-    "rnn_attention": "issue #34, annotation under way",
     "transformers": "issue #34, annotation under way",
 }
 
