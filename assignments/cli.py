@@ -505,7 +505,9 @@ def _add_export_commands(sub) -> None:
         "per student and report duplicates, late and wrong files",
     )
     intake.add_argument("assignment")
-    intake.add_argument("input", type=Path, help="a .ipynb, a folder, or a Canvas/Moodle bulk-download zip")
+    intake.add_argument(
+        "input", type=Path, help="a .ipynb, a folder, a Canvas/Moodle bulk-download zip or a Gradescope export"
+    )
     intake.add_argument("--dest", type=Path, default=None, help="default: grades/<term>/<assignment>/submissions")
     intake.add_argument("--manifest", type=Path, default=None, help="default: grades/<term>/<assignment>/intake.json")
     intake.set_defaults(func=cmd_intake)

@@ -107,6 +107,12 @@ CATALOGUE = _kinds(
     ("intake-unreadable-entry", "error", "student", "an archive entry could not be read"),
     ("intake-ignored", "warning", "student", "a file in the submission was ignored"),
     ("intake-unsafe-path", "error", "student", "an archive entry with an unsafe path or a link, skipped"),
+    # a name that could read as a path or as someone else's: refused where it says who (error), else kept
+    ("intake-unsafe-name", ("error", "warning"), "student", "a file name with a backslash, NUL or the like"),
+    # staff: the message names the other students involved
+    ("intake-name-collision", "warning", "staff", "two students' names would share a key; kept apart"),
+    ("intake-group-submission", "info", "student", "one submission for a group; each member graded on it"),
+    ("intake-unattributed", "error", "student", "a file of a Gradescope export that names no student"),
 )
 
 SHORTCUT = "shortcut"
