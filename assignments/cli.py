@@ -617,6 +617,7 @@ def _add_formgrader_command(sub) -> None:
 def cmd_written(args) -> int:
     """Every student's written answers with their evidence: HTML and PDF per student, outline.json, and one
     page per question across the class."""
+    from .escaping import one_line
     from .written import written
 
     out = Path(args.out or default().assignment(args.assignment).grades_dir / "written")
@@ -626,7 +627,10 @@ def cmd_written(args) -> int:
         print(f"course written: {error}")
         return 1
     for student, why in sorted(refused.items()):
-        print(f"left out {student}: {why}")
+        print(f"left out {one_line(student)}: {one_line(why)}")
+    for student, found in outline["findings"].items():
+        for finding in found:
+            print(f"{one_line(student)}: {finding['code']}: {one_line(finding['message'])}")
     for entry in outline["questions"]:
         pages = entry["pages"]
         print(f"{entry['question']:<32} {entry['points']:>4g} points  page(s) {pages[0]}-{pages[-1]}")
