@@ -47,8 +47,9 @@ PAYLOADS = [
     "\x1b[2J\x07 bell \u202e reversed \u2066 isolate \u2028 separator",
 ]
 LONG = "x" * 20_000
-STUDENT = "mallory<img src=x onerror=alert(1)>$y$=1+1"  # a key that names files: no slash
+STUDENT = "mallory<img src=x onerror=alert(1)>$y$=1+1|x"  # a key that names files: no slash
 NAME = "\n".join(PAYLOADS)
+EVIDENCE_CELLS = [PAYLOADS[0], PAYLOADS[2], "a | b | c"]
 SHORT = [p for p in PAYLOADS if "\n" not in p]  # each must still read as typed, on one line
 # Characters that must not reach a person's screen: controls (tab and newline aside) and text direction.
 INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
@@ -111,11 +112,15 @@ def rendered_markdown(text: str) -> list[tuple[str, str]]:
     return [("mistune", eager(text)), ("markdown-it-py", commonmark.render(text))]
 
 
-def check_markdown(path: Path, must_show: list[str]) -> None:
+def check_markdown(path: Path, must_show: list[str], headings: list[str]) -> None:
+    """Nothing active, every text in ``must_show`` read as typed, and each of ``headings`` still a heading
+    (no fence or table a student opened swallowed the rest of the file)."""
     text = path.read_text(encoding="utf-8")
     assert not INVISIBLE.search(text), f"{path.name}: a control or direction character reaches the file"
     for renderer, html in rendered_markdown(text):
         assert active(html) == [], f"{path.name} rendered by {renderer}: {active(html)}"
+        lost = [heading for heading in headings if f"<h2>{heading}</h2>" not in html]
+        assert not lost, f"{path.name} rendered by {renderer}: these are no longer headings: {lost}"
         shown = Page(html).visible
         unread = [p for p in must_show if " ".join(p.split()) not in shown]
         assert not unread, f"{path.name} rendered by {renderer} does not show these as typed: {unread}"
@@ -152,7 +157,7 @@ def hostile_record() -> SubmissionResult:
             execution_count=3,
             outputs=[{"kind": "text", "text": NAME}, {"kind": "image", "png": IMAGE_DATA}],
         )
-        for payload in PAYLOADS[:3]
+        for payload in EVIDENCE_CELLS
     ]
     result = SubmissionResult(STUDENT, "transformers", "standalone", questions=questions, findings=findings)
     result.evidence = evidence
@@ -170,7 +175,7 @@ ROSTER = {STUDENT: {"name": NAME, "user_id": "4242", "sis_user_id": PAYLOADS[9],
 def test_feedback_shows_every_payload_as_text(record, tmp_path):
     written = feedback.write_feedback([record], tmp_path, roster=ROSTER)
     markdown, page = sorted(written, key=lambda path: path.suffix, reverse=True)
-    check_markdown(markdown, [one_line(p) for p in SHORT] + [one_line(NAME)])
+    check_markdown(markdown, [one_line(p) for p in SHORT] + [one_line(NAME)], ["Notes from the grader"])
     check_html(page, [one_line(p) for p in SHORT] + [one_line(NAME)])
 
 
@@ -178,7 +183,8 @@ def test_the_class_report_shows_every_payload_as_text(record, tmp_path):
     summary = tmp_path / "summary.md"  # report.write_report's text, without drawing its histogram
     summary.write_text(report.summary_markdown([record, hostile_record()], "transformers"), encoding="utf-8")
     last_lines = "# heading / > quote / - item / 1. item / ? bell ? reversed ? isolate / separator"  # colours dropped
-    check_markdown(summary, [one_line(STUDENT), one_line(PAYLOADS[2]), last_lines])
+    cells = [one_line(cell) + " (edited)" for cell in EVIDENCE_CELLS]
+    check_markdown(summary, [one_line(STUDENT), last_lines, *cells], ["Hidden tests by pass rate (lowest first)"])
 
 
 def test_csv_and_gradescope_fields_are_plain(record, tmp_path):
