@@ -220,37 +220,37 @@ def print_pdf(page_path: Path, pdf_path: Path, chromium: Path = CHROMIUM, timeou
     started is killed and ``RenderError`` says so."""
     if not chromium.exists():
         raise FileNotFoundError(f"{chromium} is missing: install Chromium from the OS packages (`make browser`)")
+    pdf_path.unlink(missing_ok=True)  # a PDF left by an earlier run must not pass for this one
     with tempfile.TemporaryDirectory(prefix="course-written-") as profile:
-        # A session of its own: Chromium's renderer and helper processes are killed with it.
-        process = subprocess.Popen(
-            [
-                str(chromium),
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                f"--user-data-dir={profile}",
-                "--no-pdf-header-footer",
-                f"--print-to-pdf={pdf_path}",
-                page_path.resolve().as_uri(),
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            errors="replace",
-            start_new_session=True,
-        )
-        try:
-            _, stderr = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_session(process)
-            raise RenderError(f"Chromium did not print the PDF within {timeout:g} s") from None
-        finally:
-            _kill_session(process)
+        log = Path(profile) / "chromium.log"  # a file, not a pipe: a helper holding a pipe would block reading it
+        with open(log, "w") as stderr:
+            # A session of its own: Chromium's renderer and helper processes are killed with it.
+            process = subprocess.Popen(
+                [
+                    str(chromium),
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    f"--user-data-dir={profile}/data",
+                    "--no-pdf-header-footer",
+                    f"--print-to-pdf={pdf_path}",
+                    page_path.resolve().as_uri(),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                start_new_session=True,
+            )
+            try:
+                process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                raise RenderError(f"Chromium did not print the PDF within {timeout:g} s") from None
+            finally:
+                _kill_session(process)
+        said = log.read_text(errors="replace").strip()[-500:]
     if process.returncode != 0 or not pdf_path.exists():
-        said = stderr.strip()[-500:]
         raise RenderError(
             f"Chromium could not print {page_path.name} (exit status {process.returncode})"
             + (f": {said}" if said else "")
