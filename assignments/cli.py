@@ -654,6 +654,8 @@ def _add_written_command(sub) -> None:
 
 
 def cmd_similarity(args) -> int:
+    from .escaping import one_line
+
     out = Path(args.out) if args.out else default().assignment(args.assignment).similarity_dir
     started = time.perf_counter()
     comparison = similarity_report.similarity_report(
@@ -662,9 +664,9 @@ def cmd_similarity(args) -> int:
     print(similarity_report.table(comparison, args.top))
     for student in comparison.students:
         if student.problem is not None:
-            print(f"not compared: {student.student}: {student.problem}")
+            print(f"not compared: {one_line(student.student)}: {one_line(student.problem)}")
         for note in student.notes:
-            print(f"note: {student.student}: {note}")
+            print(f"note: {one_line(student.student)}: {one_line(note)}")
     print(
         f"report: {out / 'similarity.html'}\ndata: {out / 'similarity.json'}\n({time.perf_counter() - started:.1f} s)"
     )

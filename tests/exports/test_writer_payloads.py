@@ -248,3 +248,12 @@ def test_the_checks_flag_the_corpus_when_nothing_escapes_it():
     raw_page = "<html><body>" + NAME + '<a href="https://127.0.0.1:9/">x</a></body></html>'
     assert {"<script>", "<svg>", "link to", "image from"} <= {part.split(" '")[0] for part in active(raw_page)}
     assert INVISIBLE.search(NAME)
+
+
+def test_the_terminal_score_table_carries_no_escape_sequence():
+    from assignments.results.table import score_table
+
+    record = hostile_record()
+    record.student = "\x1b]0;owned\x07\x1b[2J" + STUDENT  # retitles and clears the instructor's terminal
+    table = score_table([record], "scores")
+    assert not INVISIBLE.search(table) and "?]0;owned??[2J" + STUDENT in table
