@@ -619,6 +619,7 @@ def _add_formgrader_command(sub) -> None:
 def cmd_written(args) -> int:
     """Every student's written answers with their evidence: HTML and PDF per student, outline.json, and one
     page per question across the class."""
+    from .escaping import one_line
     from .written import written
 
     out = Path(args.out or default().assignment(args.assignment).grades_dir / "written")
@@ -628,7 +629,10 @@ def cmd_written(args) -> int:
         print(f"course written: {error}")
         return 1
     for student, why in sorted(refused.items()):
-        print(f"left out {student}: {why}")
+        print(f"left out {one_line(student)}: {one_line(why)}")
+    for student, found in outline["findings"].items():
+        for finding in found:
+            print(f"{one_line(student)}: {finding['code']}: {one_line(finding['message'])}")
     for entry in outline["questions"]:
         pages = entry["pages"]
         print(f"{entry['question']:<32} {entry['points']:>4g} points  page(s) {pages[0]}-{pages[-1]}")
@@ -652,6 +656,8 @@ def _add_written_command(sub) -> None:
 
 
 def cmd_similarity(args) -> int:
+    from .escaping import one_line
+
     out = Path(args.out) if args.out else default().assignment(args.assignment).similarity_dir
     started = time.perf_counter()
     comparison = similarity_report.similarity_report(
@@ -660,9 +666,9 @@ def cmd_similarity(args) -> int:
     print(similarity_report.table(comparison, args.top))
     for student in comparison.students:
         if student.problem is not None:
-            print(f"not compared: {student.student}: {student.problem}")
+            print(f"not compared: {one_line(student.student)}: {one_line(student.problem)}")
         for note in student.notes:
-            print(f"note: {student.student}: {note}")
+            print(f"note: {one_line(student.student)}: {one_line(note)}")
     print(
         f"report: {out / 'similarity.html'}\ndata: {out / 'similarity.json'}\n({time.perf_counter() - started:.1f} s)"
     )

@@ -28,8 +28,8 @@ from pathlib import Path
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 
 from ..course import REPO, resolve
+from ..escaping import csv_cell
 from ..results.model import SubmissionResult
-from . import csv_safe
 
 
 def default_db_url(course_root: Path = REPO) -> str:
@@ -124,8 +124,7 @@ def write_gradebook(
                 continue
             # nbgrader's own CSV export writes these names unquoted: no formula may start one.
             first, last = (
-                csv_safe.cell(part) if part else part
-                for part in _split_name(roster.get(result.student, {}).get("name", ""))
+                csv_cell(part) if part else part for part in _split_name(roster.get(result.student, {}).get("name", ""))
             )
             details = {k: v for k, v in (("first_name", first), ("last_name", last)) if v}
             gb.update_or_create_student(result.student, **details)

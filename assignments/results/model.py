@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from ..escaping import one_line
 from .findings import SHORTCUT, TEST_BUDGET, Severity
 
 BUDGET_FINDING = TEST_BUDGET  # a hidden test ran past its budget in the grader
@@ -24,11 +25,9 @@ MESSAGE_CHARS = 600
 
 
 def bounded_message(text: str) -> str:
-    """``text`` as every export may show it: line breaks and tabs become spaces, other characters that do
-    not print (escape sequences, bidirectional overrides) become "?", and at most MESSAGE_CHARS remain.
-    Applying it twice changes nothing."""
-    text = "".join(c if c.isprintable() else " " if c in "\t\n\r" else "?" for c in str(text)).strip()
-    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1].rstrip() + "…"
+    """``text`` as every export may show it: one printable line (``escaping.one_line``: escape sequences and
+    bidirectional overrides become "?") of at most MESSAGE_CHARS. Applying it twice changes nothing."""
+    return one_line(text, MESSAGE_CHARS)
 
 
 @dataclass
