@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import exports, formgrader, lms, release, similarity_report
 from .course import Course, default, points_report
+from .escaping import one_line
 from .exports import nbgrader_gradebook
 
 # What `course --help` says to an instructor (the module docstring above is for developers).
@@ -456,8 +457,10 @@ def cmd_intake(args) -> int:
         return 1
     manifest = result.save(args.manifest or store.intake_manifest(args.assignment))
     for finding in result.findings:
-        who = f"{finding.student}: " if finding.student else ""
-        print(f"[{finding.severity}] {finding.code}: {who}{finding.message}")
+        # File names and LMS display names are the students' text: one printable line each, so none can
+        # carry an escape sequence to the instructor's terminal.
+        who = f"{one_line(finding.student)}: " if finding.student else ""
+        print(f"[{finding.severity}] {finding.code}: {who}{one_line(finding.message)}")
     print(result.summary())
     print(f"notebooks in {dest}; manifest {manifest}")
     return 0

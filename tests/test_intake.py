@@ -635,3 +635,28 @@ def test_a_moodle_display_name_cannot_borrow_another_participants_id(tmp_path):
     result = run(source, tmp_path)
     assert result.students() == ["111", "222"] and codes(result, "222") == []
     assert [f.code for f in result.findings if f.student is None] == ["unsafe-name"]
+
+
+def test_course_intake_prints_student_chosen_names_as_one_printable_line(tmp_path, capsys):
+    from assignments.cli import main as course
+
+    # A Canvas file name carrying a terminal escape sequence and a line break: the findings that name its
+    # sender reach the instructor's terminal as text.
+    name = "mallory\x1b]0;owned\x07\x1b[2J\nfake line_1234_5678_hw.ipynb"
+    archive = make_zip(tmp_path / "canvas.zip", {name: notebook("unrelated")})
+    course(
+        [
+            "intake",
+            "transformers",
+            str(archive),
+            "--dest",
+            str(tmp_path / "out"),
+            "--manifest",
+            str(tmp_path / "m.json"),
+        ]
+    )
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "\x07" not in printed, "an escape sequence from a file name reached the terminal"
+    assert "fake line" not in printed.splitlines()[0:1] and not any(
+        line.startswith("fake line") for line in printed.splitlines()
+    ), "a line break in a file name started a line of its own in course intake's report"
