@@ -10,8 +10,9 @@ from html.parser import HTMLParser
 import nbformat
 import pytest
 
-from assignments import inert, notebooks
+from assignments import evidence, inert, notebooks
 from assignments.course import default
+from assignments.exports import nbgrader_gradebook
 from tests.fixtures import hostile_class
 from tests.helpers import QUICKEST
 
@@ -126,3 +127,23 @@ def test_markdown_made_inert_twice_reads_the_same():
 
 def test_display_names_are_text_in_any_page():
     assert inert.display_name('<img src=x onerror="go()">\x00O\'Brien') == "‹img src=x onerror=”go()”› O'Brien"
+
+
+def test_the_standalone_door_places_an_inert_notebook_with_its_evidence_labelled(hostile, tmp_path):
+    question, cell = evidence_question()
+    submitted = tmp_path / "submitted.ipynb"
+    submitted.write_text(hostile_class.tampered_file(hostile, LISTENER))
+    found, _ = evidence.collect(hostile, QUICKEST)
+    placed = nbgrader_gradebook.place_notebook(tmp_path / "course", QUICKEST, "4343", submitted, evidence=found)
+    shown = nbformat.read(placed, as_version=4)
+    flagged = f"=== FLAGGED (edited) evidence cell {cell}"
+    ids = [notebooks.grade_id(c) for c in shown.cells]
+    in_place = shown.cells[ids.index(cell)].outputs[0]["text"]
+    assert in_place.startswith(flagged), "the evidence cell itself is not labelled"
+    under = shown.cells[ids.index(question) + 1]
+    assert under.outputs[0]["text"].startswith(flagged), "the written answer has no labelled evidence under it"
+    under_text = "".join(o.get("text", "") for o in under.outputs)
+    assert "VALIDATION ACCURACY 0.9999 (typed in)" in under_text and "[text/html] <script>" in under_text, (
+        "the typed-in evidence is not shown as submitted, as text"
+    )
+    assert hostile_class.MARKER not in json.dumps(shown.metadata)
