@@ -14,8 +14,8 @@ through ``inert_notebook`` first, and formgrader's own exporter runs it again on
 - outputs keep their text, PNG and JPEG parts; an active part (HTML, JavaScript, SVG, Markdown, LaTeX,
   widgets, anything else) is dropped with a one-line note, and its source is shown as text when the
   output holds nothing else. Text is never changed, so evidence stays as submitted, only inert.
-- metadata is rebuilt: nbgrader's own cell fields (kept only where nbgrader's validator accepts them,
-  with a grade_id of letters, digits, ``_``, ``-`` and ``.``, and once per grade_id), tags in the
+- metadata is rebuilt: nbgrader's own cell fields (kept only where they pass the rules of nbgrader's
+  validator, with a grade_id of letters, digits, ``_``, ``-`` and ``.``, once per grade_id), tags in the
   same alphabet, a valid cell id, a plain Python kernelspec; nothing else (widget state, attachments
   once inlined, Colab's fields) is kept.
 
@@ -45,7 +45,7 @@ VOID = frozenset({"br", "hr", "img"})
 
 _DIGITS = re.compile(r"\d{1,4}")
 _DATA_IMAGE = re.compile(r"data:image/(?:png|jpeg|gif);base64,[A-Za-z0-9+/]+={0,2}")
-_BASE64 = re.compile(r"[A-Za-z0-9+/\s]+={0,2}\s*")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _WORD = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 _CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -71,6 +71,13 @@ def _image(value: str) -> str | None:
     """Only inline image data: an image from anywhere else is a request the TA's browser would make."""
     data = "".join(value.split())
     return data if _DATA_IMAGE.fullmatch(data) else None
+
+
+def _base64(value) -> str | None:
+    """Image data as one base64 string, or None when it is not base64 (whitespace is dropped first, so the
+    check stays linear in the size of what a student sent)."""
+    data = "".join(notebooks.text(value).split())
+    return data if data and _BASE64.fullmatch(data) else None
 
 
 def _number(value: str) -> str | None:
@@ -197,9 +204,9 @@ def _attachments(value) -> dict:
         if not isinstance(bundle, dict):
             continue
         for mime in ("image/png", "image/jpeg"):
-            data = notebooks.text(bundle.get(mime))
-            if data and _BASE64.fullmatch(data):
-                found[str(name)] = {mime: "".join(data.split())}
+            data = _base64(bundle.get(mime))
+            if data:
+                found[str(name)] = {mime: data}
                 break
     return found
 
@@ -251,9 +258,9 @@ def _bundle(output: dict, kind: str) -> list:
     if "text/plain" in data:
         shown["text/plain"] = _source_text(data["text/plain"])
     for mime in ("image/png", "image/jpeg"):
-        image = notebooks.text(data.get(mime))
-        if image and _BASE64.fullmatch(image):
-            shown[mime] = "".join(image.split())
+        image = _base64(data.get(mime)) if mime in data else None
+        if image:
+            shown[mime] = image
     active = sorted(str(mime) for mime in data if mime not in shown)
     note = "the text version above is what the output also held"
     if active and not shown:
@@ -396,8 +403,8 @@ def inert_notebook(nb):
 
 
 class Inert(Preprocessor):
-    """``inert_notebook`` as an nbconvert (and nbgrader) step: the last of ``nbgrader autograde`` (see
-    nbgrader_config.py), of ``nbgrader generate_feedback``, and of every formgrader page."""
+    """``inert_notebook`` as an nbconvert (and nbgrader) step: at the end of ``nbgrader autograde`` (see
+    nbgrader_config.py), in ``nbgrader generate_feedback``, and for every formgrader page."""
 
     enabled = Bool(True).tag(config=True)
 
