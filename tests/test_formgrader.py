@@ -334,13 +334,14 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
 
 
 def grade_standalone_hostile(listener_url: str, folder: Path) -> Path:
-    """The standalone door's hostile student: a Canvas download whose file name is a payload, holding the
-    hostile notebook with what nbformat would not write (``tampered_file``); returns its results folder."""
+    """The standalone door's hostile student: a Canvas download whose file and folder names are payloads,
+    holding the hostile notebook with what nbformat would not write (``tampered_file``); returns its
+    results folder."""
     from assignments.workflow import grade_class
 
     download = folder / "canvas_download.zip"
     with zipfile.ZipFile(download, "w") as archive:
-        name = f"mallory_{HOSTILE_STANDALONE}_70001_{hostile_class.FILE_NAME}"
+        name = f"{hostile_class.FOLDER_NAME}/mallory_{HOSTILE_STANDALONE}_70001_{hostile_class.FILE_NAME}"
         archive.writestr(name, hostile_class.tampered_file(hostile_notebook(listener_url), listener_url))
     run = folder / "standalone"
     grade_class(ASSIGNMENT, download, run, workers=1)
