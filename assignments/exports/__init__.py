@@ -99,7 +99,8 @@ def export(
     Everything is read from one run folder, the one holding ``results_folder`` (default: the term's
     folder of the assignment, ``Assignment.grades_dir``): the roster is that run's ``intake.json``
     (or ``roster_path``: an intake manifest or a Canvas gradebook export), the gradebook is that run's
-    nbgrader course folder (``run_course_folder``) unless ``db_url``/``course_root`` name one. Nothing
+    nbgrader course folder (``run_course_folder``) unless ``db_url``/``course_root`` name one (a SQLite
+    ``db_url`` alone names its folder as the course folder, where formgrader's notebooks go). Nothing
     from another run is read. Hand grades and comments a grader entered in formgrader are merged into
     every export; the gradebook itself only ever receives the grader's automatic scores, so its hand
     grades stay. Excused questions and the late policy (``adjust.py``: the course configuration, plus
@@ -127,7 +128,8 @@ def export(
             roster[student] = {**roster.get(student, {}), **info}
     elif roster_path:
         roster = store.load_roster(Path(roster_path))
-    root = Path(course_root) if course_root else run_course_folder(run)
+    # Formgrader's course folder is the one holding the gradebook: notebooks are placed beside it.
+    root = Path(course_root) if course_root else (_sqlite_folder(db_url) or run_course_folder(run))
     if "nbgrader" in formats and not (course_root or db_url) and not (root / "gradebook.db").is_file():
         from assignments.grading.doors.nbgrader.door import prepare_course
 
@@ -167,6 +169,12 @@ def export(
             raise deferred
         _report(problems, f"nbgrader export skipped: {deferred}")
     return written
+
+
+def _sqlite_folder(db_url: str | None) -> Path | None:
+    """The folder of a SQLite gradebook named by ``db_url`` (None for no URL or another database)."""
+    prefix = "sqlite:///"
+    return Path(db_url[len(prefix) :]).parent if db_url and db_url.startswith(prefix) else None
 
 
 def _exists(db_url: str) -> bool:
