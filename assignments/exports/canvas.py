@@ -14,11 +14,11 @@ late penalty and excused questions of ``exports/adjust.py``), under the Canvas a
 points possible whatever the CSV's "Points Possible" row says (its importer sends that row's value only
 when it creates a new assignment), so the total is reported on the Canvas assignment's own points
 possible (``points`` in its configuration, default every question's points): an excused question then
-costs nothing, and "EX" (Canvas' excused mark) stands for a student with every question excused. A written answer with no hand grade
-yet counts as the instructor chose (``ungraded_written``): ``zero``, or ``omit``, which leaves that
-student's cell empty until it is graded (Canvas keeps what it has) and says how many were left. One
-column per question comes only on request (``per_question``); Canvas creates those columns as new
-assignments unless they exist there under the same titles.
+costs nothing, and "EX" (Canvas' excused mark) stands for a student with every question excused. A
+written answer with no hand grade yet counts as the instructor chose (``ungraded_written``): ``zero``, or
+``omit``, which leaves that student's cell empty until it is graded (Canvas keeps what it has) and says
+how many were left. One column per question comes only on request (``per_question``); Canvas creates
+those columns as new assignments unless they exist there under the same titles.
 
 ``ID`` is the Canvas user id (the intake reads it from the file name, or a Canvas gradebook export given
 as the roster supplies it with the SIS ids and section). Every cell goes through ``csv_safe``.

@@ -5,8 +5,13 @@ written here in our own code): the header row names the columns; Student, ID, SI
 Section (and Canvas' read-only score columns) identify or describe the student; every other column is an
 assignment, matched to an existing one by the id in ``Name (id)``, else it becomes a new assignment; a
 first data row whose Student is ``Points Possible`` is skipped; each row is matched to a student by ID,
-then SIS User ID, then SIS Login ID; an empty cell leaves a grade unchanged. The course is a Canvas
-gradebook export (what an instructor downloads from Grades > Export), which also serves as the roster.
+then SIS User ID, then SIS Login ID; an empty cell leaves a grade unchanged; "EX" excuses. The course is a
+Canvas gradebook export (what an instructor downloads from Grades > Export), which also serves as the
+roster. Sources: instructure/canvas-lms, app/models/gradebook_importer.rb (``check_for_non_student_row``
+reads the "Points Possible" row into the columns' assignments, ``no_change_to_value?`` compares "EX"),
+and the upload's front end (``ProcessGradebookUpload``), which sends points possible only when it
+creates an assignment, so an existing assignment keeps its own. Canvas' Late Policy: Canvas Guides, "How
+do I apply a Late Submission policy in the Gradebook?" (``canvas_late_policy`` below).
 """
 
 from __future__ import annotations
