@@ -367,6 +367,7 @@ def _canvas_options(args):
         args.canvas_id,
         args.ungraded_written,
         args.per_question,
+        args.canvas_late_policy,
     )
 
 
@@ -491,6 +492,14 @@ def _canvas_arguments(parser) -> None:
         "--per-question",
         action="store_true",
         help="add one Canvas column per question (Canvas makes each a new assignment)",
+    )
+    parser.add_argument(
+        "--canvas-late-policy",
+        choices=("course", "canvas"),
+        default=None,
+        help="who deducts for lateness: course (this course's late policy, in every export; Canvas' own "
+        "Late Policy is off) or canvas (scores before lateness; Canvas' Late Policy deducts); "
+        "default: [tool.course.canvas] late_policy, else course, with a warning",
     )
     parser.add_argument(
         "--excuse",

@@ -252,6 +252,35 @@ def place_missing_notebooks(
     return placed
 
 
+def report_scores(path: Path, results: list[SubmissionResult], assignment: str) -> Path:
+    """Rewrite the CSV ``nbgrader export`` wrote at ``path`` with the course's arithmetic
+    (``exports/adjust.py``), so its percentages agree with every other export: for each student of
+    ``assignment`` with a record, ``raw_score`` (before lateness), ``late_submission_penalty`` and
+    ``score`` on nbgrader's ``max_score`` (the gradebook's points possible, every grade cell's). nbgrader
+    itself knows neither excused questions nor the course's late policy. Other rows stay as written."""
+    import csv
+
+    from .adjust import reported_score
+
+    mine = {r.student: r for r in results if r.assignment == assignment}
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        header, rows = reader.fieldnames or [], list(reader)
+    for row in rows:
+        record = mine.get(row.get("student_id", ""))
+        if record is None or row.get("assignment") != assignment:
+            continue
+        score = reported_score(record, "all", float(row["max_score"]))
+        row["raw_score"] = str(score.before_penalty)
+        row["late_submission_penalty"] = str(score.penalty)
+        row["score"] = str(score.points)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, header)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
 def nbgrader_export(
     course_root: Path, out_csv: Path, db_url: str | None = None, assignment: str | None = None, timeout: float = 300
 ) -> Path:

@@ -163,13 +163,13 @@ def test_gradescope_run_path(tmp_path, results):
         "hours_late": 30.0,
     }
     late = gradescope_runner.course_decisions(record("bea"), {"hours_late": 30.0})
-    assert late.late_penalty == 0 and json.loads(json.dumps(gradescope.results_json(late)))["score"] == 3.0
+    assert late.late_percent == 0 and json.loads(json.dumps(gradescope.results_json(late)))["score"] == 3.0
     from assignments.exports import adjust
 
     penalised = adjust.apply([record("bea")], {"bea": {"hours_late": 30.0}}, adjust.LatePolicy(per_day=10))[0]
     shown = gradescope.results_json(penalised)
-    assert shown["score"] == 1.4 and "Late penalty: -1.6 points (2 day(s) late" in shown["output"], (
-        "3 autograded less 2 started days x 10% of 8 points, as the Canvas total counts it"
+    assert shown["score"] == 2.0 and "Late penalty: -1 points (2 day(s) late" in shown["output"], (
+        "3 of 5 autograded points less 2 started days x 10% of the 5 points Gradescope grades, not of all 8"
     )
 
     gradescope_runner.run(A, submission, out, grade=broken_grade)
