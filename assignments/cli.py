@@ -32,9 +32,10 @@ also that term's grades); `make clean` removes all of grades/, build/ and dist/.
 
 
 def cmd_selftest(args) -> int:
-    """Per assignment: the behaviour map's coverage, the reference over seeds, the blank release, every
-    variant through both real doors, every mutant (caught on its own question only) and the visible-check
-    table; ``--verbose`` adds each mutant's failed tests and warnings about misleading ones."""
+    """Per assignment: the behaviour map's coverage, the contract parameters the hidden tests vary and those
+    they hold fixed, the reference over seeds, the blank release, every variant through both real doors,
+    every mutant (caught on its own question only) and the visible-check table; ``--verbose`` adds each
+    mutant's failed tests and warnings about misleading ones."""
     from assignments.grading.selftest import checks as selftest
 
     problems = []
@@ -43,6 +44,11 @@ def cmd_selftest(args) -> int:
         rows = selftest.behaviour_map(assignment) or []
         found = selftest.behaviour_map_problems(assignment)
         print(f"  {selftest.coverage_line(rows)}" + (" (PROBLEM)" if found else ""), flush=True)
+        problems += found
+        found = selftest.contract_parameter_problems(assignment)
+        lines = selftest.parameter_lines(selftest.contract_parameters(assignment) or [])
+        lines[0] += " (PROBLEM)" if found else ""
+        print("\n".join(f"  {line}" for line in lines), flush=True)
         problems += found
         found = selftest.check_reference(assignment, range(args.repeats))
         print(f"  reference over seeds 0..{args.repeats - 1}: {'PROBLEM' if found else 'full marks'}", flush=True)
