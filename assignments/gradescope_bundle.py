@@ -90,13 +90,6 @@ exit 0
 """
 
 
-def dependencies(pyproject: Path) -> list[str]:
-    import tomllib
-
-    with open(pyproject, "rb") as handle:
-        return list(tomllib.load(handle)["project"]["dependencies"])
-
-
 def _files_under(folder: Path, base: Path, skip_suffixes=(".pyc",)) -> list[tuple[str, Path]]:
     found = []
     for path in sorted(folder.rglob("*")):
