@@ -87,6 +87,14 @@ rehearsal-previous: venv .venv-colab-previous/.installed
 	  REHEARSE_OPTIONAL_PARTS=0 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) \
 	  --dist loadgroup --durations=5 -m previous_runtime $(PREVIOUS_RUNTIME_TESTS)
 
+# Gradescope's real install for each supported Python (tests/test_gradescope_images.py): the zip's
+# setup.sh builds a venv of that Python (pyenv's) from its lock on the public index, torch from PyPI (the
+# CUDA build: the CPU index is unreachable here), then run_autograder grades the reference, the blank
+# release and a hostile upload without namespaces, as on Gradescope. One Python's venv at a time.
+GRADESCOPE_IMAGES := tests/test_gradescope_images.py
+gradescope-images: venv
+	COURSE_GRADESCOPE_IMAGES=1 $(BIN)/python -m pytest -n 0 -s --durations=20 $(GRADESCOPE_IMAGES)
+
 release: venv
 	$(BIN)/course release
 

@@ -810,8 +810,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .grading.testkit.errors import SandboxRefused
+
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except SandboxRefused as error:  # any command that grades: nothing was graded, and this says why
+        print(f"not graded: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

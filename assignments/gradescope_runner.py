@@ -219,7 +219,14 @@ def _standalone_grader():
 
 
 def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
-    """Grade the bytes that were read, from a private copy: the grader never opens the upload itself."""
+    """Grade the bytes that were read, from a private copy: the grader never opens the upload itself.
+    Where the sandbox cannot run students' code on this machine, nothing is graded, and the record says
+    it is the grader's problem (staff read why in Gradescope's stdout)."""
+    from .grading.sandbox.preflight import refusal
+
+    why = refusal()
+    if why:
+        return rejected(student, assignment, "standalone", Finding("sandbox-refused", why, "error"), name)
     with tempfile.TemporaryDirectory(prefix="course-upload-") as folder:  # 0700, root's only
         copy = Path(folder) / name
         copy.write_bytes(data)

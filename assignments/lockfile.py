@@ -26,6 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .config import read_toml
 from .course import REPO
 
 LOCK_DIR = "locks"
@@ -43,10 +44,7 @@ def canonical(name: str) -> str:
 
 
 def _pyproject(root: Path) -> dict:
-    import tomllib
-
-    with open(Path(root) / "pyproject.toml", "rb") as handle:
-        return tomllib.load(handle)
+    return read_toml(Path(root) / "pyproject.toml")
 
 
 def project_requirements(root: Path = REPO) -> list[str]:

@@ -10,9 +10,14 @@
   grading/doors/nbgrader/test_nbgrader_door.py and test_repair.py (both in the xdist group ``nbgrader_class``,
   so one worker grades it once).
 - ``toy_assignment``: the toy assignment (fixtures/toy.py), built once per worker.
+- ``gradescope_images``: the Gradescope bundle installed for real into a venv of each supported Python
+  (tests/test_gradescope_images.py): several GB and minutes per Python, so only ``make gradescope-images``
+  (which sets ``COURSE_GRADESCOPE_IMAGES=1``) runs it; every other run deselects it.
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -27,6 +32,16 @@ def pytest_configure(config):
         "missing names what is missing",
     )
     config.addinivalue_line("markers", "previous_runtime: runs in `make rehearsal-previous`; `make test` deselects it")
+    config.addinivalue_line("markers", "gradescope_images: runs in `make gradescope-images` only")
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("COURSE_GRADESCOPE_IMAGES", "") not in ("", "0"):
+        return
+    left_out = [item for item in items if item.get_closest_marker("gradescope_images")]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if not item.get_closest_marker("gradescope_images")]
 
 
 def pytest_runtest_setup(item):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..config import read_toml
 from ..course import REPO
 from ..escaping import one_line, printable
 from ..results.model import SubmissionResult
@@ -32,11 +33,9 @@ def test_visibility(pyproject: Path | None = None) -> str:
 
     Gradescope's values: visible (default, as before), after_due_date, after_published, hidden.
     """
-    import tomllib
-
     try:
-        with open(pyproject or REPO / "pyproject.toml", "rb") as handle:
-            value = tomllib.load(handle).get("tool", {}).get("course", {}).get("gradescope_test_visibility", "visible")
+        course = read_toml(pyproject or REPO / "pyproject.toml").get("tool", {}).get("course", {})
+        value = course.get("gradescope_test_visibility", "visible")
     except (OSError, ValueError):
         return "visible"
     if value not in VISIBILITIES:

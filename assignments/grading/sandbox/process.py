@@ -92,24 +92,13 @@ def namespaces_available() -> bool:
     return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
 
 
-def unreachable_python() -> list[str]:
-    """Folders on the way to this Python that other uids cannot search: a dropped kernel could not start."""
-    targets = [os.path.realpath(sys.executable), *(os.path.realpath(r) for r in python_roots())]
-    folders = {str(parent) for target in targets for parent in Path(target).parents}
-    return sorted(f for f in folders if os.path.isdir(f) and not os.stat(f).st_mode & 0o001)
-
-
 def shared_kernel_uid() -> str | None:
     """Why the kernels of concurrent sandboxes would run as one uid with nothing hidden between them
-    (so one could read a classmate's scratch), or None where each gets a uid or a namespace of its own."""
-    if namespaces_available():
+    (so one could read a classmate's scratch), or None where each gets a uid or a namespace of its own.
+    (Where the kernels' uids cannot reach Python, no kernel starts: ``preflight.py`` says so.)"""
+    if namespaces_available() or os.geteuid() == 0:
         return None
-    if os.geteuid() != 0:
-        return "without namespaces and without root every kernel runs as the grader's uid"
-    blocked = unreachable_python()
-    if blocked:
-        return f"other uids cannot reach Python ({', '.join(blocked[:3])} lack o+x), so every kernel runs as root"
-    return None
+    return "without namespaces and without root every kernel runs as the grader's uid"
 
 
 def kernel_env(scratch: Path, limits) -> dict:
@@ -226,13 +215,17 @@ class KernelProcess:
             "env": kernel_env(self.scratch, self.limits),
         }
 
-    def launch(self, conn_file: Path) -> None:
+    def launch(self, conn_file: Path, program: list[str] | None = None) -> None:
         """Start the launcher (forked from the batch's warm zygote where there is one and it can, else a
-        fresh interpreter), read its isolation report and start the watchdog."""
+        fresh interpreter), read its isolation report and start the watchdog. ``program``: the command
+        line of another program to run in the kernel's place, under the same protections (the preflight's
+        probe, ``preflight.py``); it starts cold."""
         if self.limits.isolate:
             self.cgroup = SandboxCgroup.create(CGROUP_PIDS, cgroup_memory_cap(self.limits.memory_bytes))
         config = self.config(conn_file)
-        zygote = zygote_socket()
+        zygote = None if program else zygote_socket()
+        if program:
+            config["argv"] = list(program)
         if not (zygote and config["isolate"] and config["namespaces"] and self._start(config, zygote)):
             self._start(config, None)
         if self.cgroup is not None and not self.status.get("cgroup"):
@@ -504,6 +497,8 @@ class KernelProcess:
         return self.proc is not None and self.proc.poll() is None
 
     def death_reason(self) -> str:
+        if self.status.get("refused"):
+            return f"the sandbox would not start the kernel: {self.status['refused']}"
         if self.killed or self._oom_killed():
             return self.killed
         if self.proc is None or self.proc.poll() is None:

@@ -39,9 +39,10 @@ becomes a ``sandbox-degraded`` finding):
   ``hide=``, ``HIDDEN_SYSTEM_PATHS``) it can enter and which shared temporary folders it can write, and
   the ``sandbox-degraded`` finding names them, along with the visible process list and world-readable
   system files. It cannot write the grader's files or signal the grader (another uid). The drop needs the
-  Python installation reachable by others (every folder on the way ``o+x``); where it is not, the kernel
-  runs as root without capabilities and the finding says so. Without root nothing is hidden: the
-  student's code can read what the grader's user can read.
+  Python installation reachable by others (every folder on the way ``o+x``); where it is not, no kernel
+  starts (a root kernel would either fail every test on files handed to that uid, or read the hidden
+  tests), and ``preflight.py`` refuses to grade before any submission, saying what to change. Without
+  root nothing is hidden: the student's code can read what the grader's user can read.
 - **a cgroup per sandbox** (``cgroups.py``), where the host lets a root grader make one (cgroup v1, as
   here and in CI, or v2): equal CPU weight, ``pids.max``, a hard memory cap above the watchdog's, exact
   CPU accounting of every process the kernel ever ran, and a list of them to kill at teardown. The

@@ -34,7 +34,8 @@ grader's ``NO_NAMESPACES_ENV`` switch): the kernel still drops to the sandbox's 
 permissions keep it out of the grader's 0700 folders, other kernels' scratch folders and the grader's
 processes, and a seccomp filter refuses every socket but ``AF_UNIX`` (ZMQ's ipc transport) and
 ``io_uring_setup``. What permissions cannot give (world-readable or world-writable paths, the process
-list) is measured for that uid and reported in the status.
+list) is measured for that uid and reported in the status. Where that uid cannot reach the Python
+installation, the kernel is not started at all (``fallback``), and the status says why.
 
 Why one file of this length: it runs as a program with the standard library only (no import from the
 package may reach the kernel's side), so everything the launcher does before ``execve`` is here.
@@ -353,7 +354,7 @@ def become_kernel(cfg, status, status_fd, start_kernel=None):
             status["notes"].append(f"{name} not set ({error})")
     drop = cfg.get("drop_to")
     if drop and os.geteuid() == 0 and cfg["isolate"] and not status.get("mount"):
-        fallback(cfg, status, drop)
+        fallback(cfg, status, status_fd, drop)
     elif drop and os.geteuid() == 0 and status.get("mount") and not status.get("user_namespace"):
         os.setgroups([])
         os.setgid(drop[1])
@@ -402,22 +403,28 @@ def first_for_the_oom_killer(cfg, status):
     status["oom_score_adj"] = cfg["oom_score_adj"]
 
 
-def fallback(cfg, status, drop):
-    """No mount namespace: drop to the sandbox's uid if its Python is reachable; report what is not held."""
+REFUSED = 77  # exit status of a kernel the launcher would not start (EX_NOPERM); the status says why
+
+
+def fallback(cfg, status, status_fd, drop):
+    """No mount namespace: drop to the sandbox's uid if its Python is reachable; report what is not held.
+
+    Where that uid cannot reach Python, the kernel does not start: the grader hands the kernel's files
+    (the notebook, every test's request) to that uid, so a kernel left as root without capabilities could
+    open none of them and every hidden test would fail on correct code, while a root kernel with them
+    could read the hidden tests. The status names the folders; the grader refuses to grade
+    (``preflight.py``)."""
     uid, gid = drop
     seen = measure_permissions(cfg, uid, gid)
     status["fallback"] = {**seen, "dropped": False}
     if seen["interpreter"]:
-        status["notes"].append(
-            f"uid {uid} cannot reach the Python installation ({', '.join(seen['interpreter'])}; "
-            "every folder on the way needs search permission for others): the kernel runs "
-            "as root and can read everything the grader can"
+        status["refused"] = (
+            f"without namespaces the kernel runs as a uid of its own, and uid {uid} cannot reach the Python "
+            f"installation ({', '.join(seen['interpreter'])}: every folder on the way needs search "
+            "permission for others)"
         )
-        # the grader gave scratch to that uid; a root without capabilities could not open its own files
-        for folder, subfolders, files in os.walk(cfg["scratch"]):
-            for name in [folder] + [os.path.join(folder, n) for n in subfolders + files]:
-                os.lchown(name, 0, 0)
-        return
+        os.write(status_fd, json.dumps(status).encode())
+        os._exit(REFUSED)
     os.umask(0o077)  # what it writes in shared temporary folders stays its own
     os.setgroups([])
     os.setgid(gid)
