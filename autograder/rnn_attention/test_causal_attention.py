@@ -76,12 +76,18 @@ def test_causal_matches_reference(student):
             expect_close(out["weights"], expected_weights, f"weights ({shape})", atol=1e-5)
             expect_close(out["context"], expected_context, f"context ({shape})", atol=1e-5)
         except GradingFailure as failure:
+            # Name the mistake whose values the answer reproduces, when it is one of the two usual ones.
             from_queries, _ = dot_attention(state, queries, queries, queries, causal=True)
+            unscaled, _ = dot_attention(state, queries, keys, values, causal=True, scale=False)
             context = out["context"]
-            if isinstance(context, torch.Tensor) and context.shape == from_queries.shape:
+            if isinstance(context, torch.Tensor) and context.shape == unscaled.shape:
                 if torch.allclose(context.float(), from_queries, atol=1e-5):
                     raise GradingFailure(
                         f"context ({shape}) is what the queries alone give: project the keys argument with Wk and "
                         f"the values argument with Wv (here they are three different tensors)"
+                    ) from None
+                if torch.allclose(context.float(), unscaled, atol=1e-5):
+                    raise GradingFailure(
+                        f"context ({shape}) looks unscaled: divide the scores by sqrt(hidden_size)"
                     ) from None
             raise failure
