@@ -34,6 +34,9 @@ from assignments.release import solutions
 from tests.helpers import nbgrader_meta as meta
 from assignments.course import points_report
 from assignments.points import split_problems
+
+pytestmark = pytest.mark.course
+
 RELEASE_DIR = default().release_dir
 SOLUTIONS_DIR = default().solutions_dir
 SOURCE_DIR = default().source_dir
