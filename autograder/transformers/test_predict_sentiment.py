@@ -11,8 +11,9 @@ from autograder.transformers.oracles import reference
 # vocabulary (real `tokenizers`/`transformers` classes, built from the same source text in both processes),
 # BERT's weights and the head's weights. The kernel reports only probabilities.
 # The tokenizer behaves like the BERT tokenizer the notebook gives students: its special tokens ([PAD],
-# [UNK], [CLS], [SEP], [MASK]) have ids and names, calling it wraps a sentence in [CLS] ... [SEP], and
-# tokenize / convert_tokens_to_ids / cls_token_id / sep_token_id work as they do on BertTokenizerFast.
+# [UNK], [CLS], [SEP], [MASK]) have ids and names, calling it wraps a sentence in [CLS] ... [SEP] and returns
+# input_ids, token_type_ids and attention_mask, and tokenize / convert_tokens_to_ids / cls_token_id /
+# sep_token_id work as they do on BertTokenizerFast.
 TOKENIZER = (
     "from tokenizers import Tokenizer, models, pre_tokenizers, processors\n"
     "from transformers import PreTrainedTokenizerFast\n"
@@ -22,7 +23,8 @@ TOKENIZER = (
     "    single='[CLS] $A [SEP]', pair='[CLS] $A [SEP] $B:1 [SEP]:1',\n"
     "    special_tokens=[('[CLS]', vocab['[CLS]']), ('[SEP]', vocab['[SEP]'])])\n"
     "tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token='[UNK]', pad_token='[PAD]',\n"
-    "                                    cls_token='[CLS]', sep_token='[SEP]', mask_token='[MASK]')\n"
+    "                                    cls_token='[CLS]', sep_token='[SEP]', mask_token='[MASK]',\n"
+    "                                    model_input_names=['input_ids', 'token_type_ids', 'attention_mask'])\n"
 )
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 PREDICT_BERT = dict(
