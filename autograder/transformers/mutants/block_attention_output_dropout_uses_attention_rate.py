@@ -3,6 +3,7 @@ to the attention, and both rates are 0.1 in every example).
 
 question: transformer_block_tests
 replaces: transformer_block
+contract: the attention output's dropout is nn.Dropout(layer_drop_rate)
 """
 
 

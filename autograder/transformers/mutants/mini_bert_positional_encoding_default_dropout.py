@@ -3,6 +3,7 @@ instead of layer_drop_rate.
 
 question: mini_bert_tests
 replaces: mini_bert
+contract: pos_encoding = PositionalEncoding(embed_dim, layer_drop_rate)
 """
 
 
