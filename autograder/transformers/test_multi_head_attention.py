@@ -47,7 +47,11 @@ def test_mha_matches_pytorch(student):
     for B, S, E, H in MHA_CASES:
         oracle, state = oracle_mha(E, H, g)
         x = torch.randn(B, S, E, generator=g)
-        for m in (None, padding_mask(B, S, g)) if S > 1 else (None,):  # one token cannot have padding
+        masks = [None]
+        if S > 1:  # a single token has no padding
+            masks.append(padding_mask(B, S, g))
+            masks[-1][0, 1:] = True  # the edge: a sentence of one real token
+        for m in masks:
             out = student.run(MHA_CALL, stand_ins=("scaled_dot_product",), E=E, H=H, rate=0.0, state=state, x=x, mask=m)
             expect(out["loaded"] is True, NOT_LOADED)
             with torch.no_grad():

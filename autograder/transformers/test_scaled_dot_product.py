@@ -70,6 +70,7 @@ def test_padding_mask(student):
         B, H, S, D = shape
         q, k, v = (torch.randn(*shape, generator=g) for _ in range(3))
         mask = padding_mask(B, S, g)
+        mask[0, 1:] = True  # the edge: a sentence of one real token (no sentence is all padding)
         changed_v = torch.where(mask[:, None, :, None], torch.randn(*shape, generator=g) * 100, v)
         out = student.run(CALL, q=q, k=k, v=v, mask=mask)
         again = student.run(CALL, q=q, k=k, v=changed_v, mask=mask)
