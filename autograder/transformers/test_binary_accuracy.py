@@ -19,7 +19,7 @@ def test_binary_accuracy(student):
         expected = ((torch.sigmoid(logits) > 0.5).float() == y).float().mean().item()
         expect(
             abs(got - expected) < 1e-6,
-            f"accuracy of {n} logits: got {got:.4f}, expected {expected:.4f} "
+            f"accuracy over a batch of {n}: got {got:.4f}, expected {expected:.4f} "
             f"(the inputs are logits: apply a sigmoid, round at 0.5, and return "
             f"the fraction correct)",
         )
