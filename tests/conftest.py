@@ -2,9 +2,10 @@
 
 - ``COURSE_REQUIRE_ISOLATION=1`` (.ci/run sets it): a test that needs isolation this machine cannot give
   (``helpers.isolation_unavailable``, or the ``needs_isolation`` mark) fails instead of skipping.
-- ``previous_runtime``: tests that run in ``make rehearsal-previous``, at Colab's previous runtime
-  (``make test`` deselects them with ``-m "not previous_runtime"``): the rehearsal's notebooks end to end,
-  and grading tests too slow for ``make test`` whose behaviour ``make test`` covers more cheaply.
+- ``previous_runtime``: tests that run in ``make rehearsal-previous`` (``make test`` deselects them with
+  ``-m "not previous_runtime"``): the rehearsal's notebooks end to end in Colab's previous runtime's kernel,
+  and grading tests too slow for ``make test`` whose behaviour ``make test`` covers more cheaply (those run
+  in the grading venv, like every other grading test).
 - ``nbgrader_class``: one real ``nbgrader autograde`` run shared by
   grading/doors/nbgrader/test_nbgrader_door.py and test_repair.py (both in the xdist group ``nbgrader_class``,
   so one worker grades it once).
