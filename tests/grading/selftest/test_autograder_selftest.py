@@ -282,7 +282,7 @@ def test_mutant_files_declare_contract_and_source_lines():
     mutant = selftest.mutants("transformers")
     scaled = next(m for m in mutant if m.name == "mini_bert_scales_embeddings")
     assert scaled.contract == "the embeddings enter the positional encoding unscaled"
-    assert next(m for m in mutant if m.name == "block_dropout_on_residual_sum").contract == ""
+    assert next(m for m in mutant if m.name == "block_pre_layernorm").contract == ""
     bentrevett = next(v for v in selftest.variants("transformers") if v.name == "predict_bentrevett_tutorial")
     assert bentrevett.source.startswith("bentrevett/pytorch-sentiment-analysis")
 
