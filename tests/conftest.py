@@ -6,6 +6,12 @@
   ``-m "not previous_runtime"``): the rehearsal's notebooks end to end in Colab's previous runtime's kernel,
   and grading tests too slow for ``make test`` whose behaviour ``make test`` covers more cheaply (those run
   in the grading venv, like every other grading test).
+- ``course``: tests that grade or release the real course (its three assignments), which `make test` leaves
+  to `make check-course` so that it stays within ten minutes on 2 cores: the self-test of every mutant and
+  variant, the release's drift, the nbgrader class, and the engine tests that still grade a real
+  assignment (formgrader, the term, Gradescope's bundle, the batch, forged reports, key echoes, the
+  `autograde` command). Engine tests that need a question use the toy course and stay in `make test`.
+  CI runs both.
 - ``nbgrader_class``: one real ``nbgrader autograde`` run shared by
   grading/doors/nbgrader/test_nbgrader_door.py and test_repair.py (both in the xdist group ``nbgrader_class``,
   so one worker grades it once).
@@ -32,6 +38,7 @@ def pytest_configure(config):
         "missing names what is missing",
     )
     config.addinivalue_line("markers", "previous_runtime: runs in `make rehearsal-previous`; `make test` deselects it")
+    config.addinivalue_line("markers", "course: grades or releases the real course; runs in `make check-course`")
     config.addinivalue_line("markers", "gradescope_images: runs in `make gradescope-images` only")
 
 

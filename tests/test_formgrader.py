@@ -57,7 +57,7 @@ POINTS, COMMENT = "1.5", "(a) is right; in (b), say which order information the 
 HOSTILE_NBGRADER, HOSTILE_STANDALONE = "4242", "4343"
 
 # One worker runs this module (with `--dist loadgroup`), so the class is autograded once, not per worker.
-pytestmark = pytest.mark.xdist_group("formgrader")
+pytestmark = [pytest.mark.course, pytest.mark.xdist_group("formgrader")]
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):

@@ -18,6 +18,7 @@ import zipfile
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from assignments import exports, notebooks
 from assignments.cli import main as course
@@ -27,6 +28,8 @@ from assignments.exports import adjust, canvas, nbgrader_gradebook, text
 from assignments.grading.selftest import checks as selftest
 from assignments.workflow import grade_class
 from tests.helpers import QUICKEST
+
+pytestmark = pytest.mark.course
 
 A = QUICKEST
 HAND_GRADED = "mask_and_position_written"

@@ -21,6 +21,8 @@ from assignments.grading.selftest import checks as selftest
 from assignments.grading.selftest.mutation import MutantError, apply_change
 from assignments.results.model import QuestionResult, SubmissionResult, TestResult
 
+pytestmark = pytest.mark.course
+
 ASSIGNMENTS = default().present()
 MUTANTS = [(a, m) for a in ASSIGNMENTS for m in selftest.mutants(a)]
 REPEATS = 10

@@ -336,6 +336,7 @@ def test_feedback_and_class_report_show_the_finding():
 # --- end to end ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.course
 def test_standalone_door_flags_a_helper_and_applies_the_zero_penalty(tmp_path):
     """One real grading: the answer calls a helper in an added cell that returns PyTorch's own mask. The
     hidden tests pass it; the zero penalty takes the question's points and nothing else's."""
