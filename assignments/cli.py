@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import exports, formgrader, lms, release, similarity_report
 from .course import Course, default, points_report
+from .escaping import one_line
 from .exports import nbgrader_gradebook
 
 # What `course --help` says to an instructor (the module docstring above is for developers).
@@ -400,6 +401,7 @@ def _canvas_options(args):
         args.canvas_id,
         args.ungraded_written,
         args.per_question,
+        args.canvas_late_policy,
     )
 
 
@@ -490,8 +492,10 @@ def cmd_intake(args) -> int:
         return 1
     manifest = result.save(args.manifest or store.intake_manifest(args.assignment))
     for finding in result.findings:
-        who = f"{finding.student}: " if finding.student else ""
-        print(f"[{finding.severity}] {finding.code}: {who}{finding.message}")
+        # File names and LMS display names are the students' text: one printable line each, so none can
+        # carry an escape sequence to the instructor's terminal.
+        who = f"{one_line(finding.student)}: " if finding.student else ""
+        print(f"[{finding.severity}] {finding.code}: {who}{one_line(finding.message)}")
     print(result.summary())
     print(f"notebooks in {dest}; manifest {manifest}")
     return 0
@@ -524,6 +528,14 @@ def _canvas_arguments(parser) -> None:
         help="add one Canvas column per question (Canvas makes each a new assignment)",
     )
     parser.add_argument(
+        "--canvas-late-policy",
+        choices=("course", "canvas"),
+        default=None,
+        help="who deducts for lateness: course (this course's late policy, in every export; Canvas' own "
+        "Late Policy is off) or canvas (scores before lateness; Canvas' Late Policy deducts); "
+        "default: [tool.course.canvas] late_policy, else course, with a warning",
+    )
+    parser.add_argument(
         "--excuse",
         action="append",
         metavar="QUESTION or STUDENT:QUESTION",
@@ -539,7 +551,9 @@ def _add_export_commands(sub) -> None:
         "per student and report duplicates, late and wrong files",
     )
     intake.add_argument("assignment")
-    intake.add_argument("input", type=Path, help="a .ipynb, a folder, or a Canvas/Moodle bulk-download zip")
+    intake.add_argument(
+        "input", type=Path, help="a .ipynb, a folder, a Canvas/Moodle bulk-download zip or a Gradescope export"
+    )
     intake.add_argument("--dest", type=Path, default=None, help="default: grades/<term>/<assignment>/submissions")
     intake.add_argument("--manifest", type=Path, default=None, help="default: grades/<term>/<assignment>/intake.json")
     intake.set_defaults(func=cmd_intake)
@@ -651,6 +665,7 @@ def _add_formgrader_command(sub) -> None:
 def cmd_written(args) -> int:
     """Every student's written answers with their evidence: HTML and PDF per student, outline.json, and one
     page per question across the class."""
+    from .escaping import one_line
     from .written import written
 
     out = Path(args.out or default().assignment(args.assignment).grades_dir / "written")
@@ -660,7 +675,10 @@ def cmd_written(args) -> int:
         print(f"course written: {error}")
         return 1
     for student, why in sorted(refused.items()):
-        print(f"left out {student}: {why}")
+        print(f"left out {one_line(student)}: {one_line(why)}")
+    for student, found in outline["findings"].items():
+        for finding in found:
+            print(f"{one_line(student)}: {finding['code']}: {one_line(finding['message'])}")
     for entry in outline["questions"]:
         pages = entry["pages"]
         print(f"{entry['question']:<32} {entry['points']:>4g} points  page(s) {pages[0]}-{pages[-1]}")
@@ -684,6 +702,8 @@ def _add_written_command(sub) -> None:
 
 
 def cmd_similarity(args) -> int:
+    from .escaping import one_line
+
     out = Path(args.out) if args.out else default().assignment(args.assignment).similarity_dir
     started = time.perf_counter()
     comparison = similarity_report.similarity_report(
@@ -692,9 +712,9 @@ def cmd_similarity(args) -> int:
     print(similarity_report.table(comparison, args.top))
     for student in comparison.students:
         if student.problem is not None:
-            print(f"not compared: {student.student}: {student.problem}")
+            print(f"not compared: {one_line(student.student)}: {one_line(student.problem)}")
         for note in student.notes:
-            print(f"note: {student.student}: {note}")
+            print(f"note: {one_line(student.student)}: {one_line(note)}")
     print(
         f"report: {out / 'similarity.html'}\ndata: {out / 'similarity.json'}\n({time.perf_counter() - started:.1f} s)"
     )
@@ -818,8 +838,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .grading.testkit.errors import SandboxRefused
+
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except SandboxRefused as error:  # any command that grades: nothing was graded, and this says why
+        print(f"not graded: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
