@@ -36,6 +36,7 @@ def available(course: Course) -> tuple[list[str], list[str]]:
 
 # --- hygiene ---------------------------------------------------------------------------------------------
 
+
 def label_problems(course: Course, name: str, path: Path) -> list[str]:
     """A title that numbers its assignment ("# Assignment 3: ...") gives the assignment's place in the catalog,
     which is the teaching order; a title without a number is left alone."""

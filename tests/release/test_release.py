@@ -633,6 +633,5 @@ def test_a_numbered_title_gives_the_assignments_place_in_the_catalog(tmp_path):
     ]
     two = Course(tmp_path, catalog=(CatalogEntry("other", "Other"), CatalogEntry("toy", "Toy")))
     assert release.label_problems(two, "toy", path) == []
-    for name in default().order:   # the real notebooks: numbered as the catalog orders them, or not numbered
+    for name in default().order:  # the real notebooks: numbered as the catalog orders them, or not numbered
         assert release.label_problems(default(), name, source_path(name)) == []
-
