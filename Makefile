@@ -103,7 +103,7 @@ PODMAN ?= podman --runtime runc --cgroup-manager cgroupfs
 PODMAN_LIMITS ?= --ulimit nofile=4096:4096 --ulimit nproc=4096:4096
 HOST_CA ?= $(firstword $(wildcard /etc/ssl/certs/ca-certificates.crt))
 WHEELS ?= $(firstword $(wildcard /opt/wheels))
-IMAGE_BUILD_ARGS = --build-arg BASE_IMAGE=$(IMAGE_BASE) --build-arg IGNORE_REQUIRES_PYTHON=1 \
+IMAGE_BUILD_ARGS = --build-arg BASE_IMAGE=$(IMAGE_BASE) \
   $(if $(WHEELS),-v $(WHEELS):/opt/wheels:ro --build-arg "TORCH_SPEC=torch --no-index --find-links /opt/wheels") \
   $(if $(HOST_CA),-v $(HOST_CA):/etc/ssl/host-ca.crt:ro --build-arg PIP_CERT=/etc/ssl/host-ca.crt)
 

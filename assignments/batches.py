@@ -199,9 +199,7 @@ def report_lines(found: list[Change]) -> list[str]:
 
     lines = []
     for change in found:
-        moves = ", ".join(
-            f"{q['grade_id']} {_shown(q['before'])} -> {_shown(q['after'])}" for q in change.questions
-        )
+        moves = ", ".join(f"{q['grade_id']} {_shown(q['before'])} -> {_shown(q['after'])}" for q in change.questions)
         lines.append(
             f"  {one_line(change.student)}: {points(change.total_before)} -> {points(change.total_after)} "
             f"({moves}; {change.why})"
@@ -251,9 +249,7 @@ def merge_runs(assignment: str, runs: list[Path], out: Path) -> list[SubmissionR
         )
     manifests = [IntakeResult.load(Path(run) / "intake.json") for run in runs if (Path(run) / "intake.json").is_file()]
     out = Path(out)
-    merged = []
-    for student, (record, run) in sorted(owner.items()):
-        merged.append(_moved_into(record, Path(run), out))
+    merged = [_moved_into(record, Path(run), out) for _, (record, run) in sorted(owner.items())]
     for record in merged:
         store.save_result(record, out / "results")
     if manifests:

@@ -118,10 +118,9 @@ def _selftest_mutants(assignment, selftest, rows, args) -> list[str]:
 
 def cmd_grade(args) -> int:
     """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
+    from .batches import Shard
     from .results import table
     from .workflow import export_all, grade_class
-
-    from .batches import Shard
 
     out = Path(args.out or default().assignment(args.assignment).grades_dir)
     try:
@@ -135,8 +134,10 @@ def cmd_grade(args) -> int:
         export_all(args.assignment, out)
         print(f"results: {out / 'results'}\nexports: {out / 'exports'}")
     else:
-        print(f"results: {out / 'results'} (one shard: `course merge {args.assignment} <every shard's run>` "
-              "joins them and writes the exports)")
+        print(
+            f"results: {out / 'results'} (one shard: `course merge {args.assignment} <every shard's run>` "
+            "joins them and writes the exports)"
+        )
     return 0
 
 

@@ -56,7 +56,8 @@ LIMITS = limits_dict(Limits(cell_timeout=20, call_timeout=10, total_timeout=60, 
 # The toy's hidden suite before a fix: scale(x, 0) was only checked for its shape. The fix is the toy's own
 # suite, which checks the values too: a scale() that returns x itself for k == 0 passed before and not after.
 LENIENT_TESTS = toy.HIDDEN_TESTS.replace(
-    'expect_close(out, torch.zeros(4), "scale(x, 0)")', 'expect(tuple(out.shape) == (4,), "scale(x, 0) keeps the shape")'
+    'expect_close(out, torch.zeros(4), "scale(x, 0)")',
+    'expect(tuple(out.shape) == (4,), "scale(x, 0) keeps the shape")',
 )
 X_FOR_K0 = (
     'def scale(x, k):\n    """x * k, using add() k times (k a small int)."""\n'
