@@ -121,8 +121,8 @@ def grade_jobs(
     regraded = results + list(missing)
     moved = batches.changes(earlier, regraded)
     batches.write_regrade_report(out, version, len(results), len(kept), moved)
-    again = sum(1 for record in regraded if record.student in earlier)
-    if again:
+    again = sum(1 for record in results if record.student in earlier)
+    if again or moved:
         print(f"graded again: {again} student(s) with an earlier record; scores moved for {len(moved)}")
         print("\n".join(batches.report_lines(moved)))
     return sorted(kept + regraded, key=lambda r: r.student)
