@@ -89,7 +89,8 @@ release: venv
 	$(BIN)/course release
 
 # The grader image (image/Containerfile; README, The grader image): one assignment's grader for Gradescope,
-# PrairieLearn, any container host and Kubernetes. Here podman from Debian's packages (.ci/install-podman)
+# PrairieLearn, any container host and Kubernetes, and its `engine` target without the assignment (for a
+# public registry: PrairieLearn). Here podman from Debian's packages (.ci/install-podman)
 # runs with runc and cgroupfs and modest ulimits (this machine refuses its default runtime and larger
 # limits); the base is Debian bookworm's root file system from debootstrap (image/base-rootfs), since no
 # registry is reachable; pip reaches PyPI through the host's network and CA bundle; torch's CPU wheel comes
@@ -99,6 +100,7 @@ release: venv
 IMAGE_ASSIGNMENT ?= transfer_lm
 IMAGE_BASE ?= localhost/course-base:bookworm
 IMAGE_TAG ?= localhost/course-grader:$(IMAGE_ASSIGNMENT)
+IMAGE_ENGINE_TAG ?= localhost/course-grader:engine
 PODMAN ?= podman --runtime runc --cgroup-manager cgroupfs
 PODMAN_LIMITS ?= --ulimit nofile=4096:4096 --ulimit nproc=4096:4096
 HOST_CA ?= $(firstword $(wildcard /etc/ssl/certs/ca-certificates.crt))
@@ -112,12 +114,15 @@ image-base:
 
 image: venv image-base
 	$(BIN)/course image $(IMAGE_ASSIGNMENT) --out build/image/$(IMAGE_ASSIGNMENT)
+	$(PODMAN) build --network host $(PODMAN_LIMITS) $(IMAGE_BUILD_ARGS) --target engine -t $(IMAGE_ENGINE_TAG) \
+	  build/image/$(IMAGE_ASSIGNMENT)
 	$(PODMAN) build --network host $(PODMAN_LIMITS) $(IMAGE_BUILD_ARGS) -t $(IMAGE_TAG) build/image/$(IMAGE_ASSIGNMENT)
 
 # Grades through the built image as Gradescope, PrairieLearn and a 3-shard batch (merged = whole):
 # tests/test_grader_image.py, which `make test` leaves out (it needs podman and the image).
 image-test: image
-	COURSE_IMAGE=$(IMAGE_TAG) COURSE_IMAGE_ASSIGNMENT=$(IMAGE_ASSIGNMENT) COURSE_PODMAN="$(PODMAN) run $(PODMAN_LIMITS)" \
+	COURSE_IMAGE=$(IMAGE_TAG) COURSE_ENGINE_IMAGE=$(IMAGE_ENGINE_TAG) COURSE_IMAGE_ASSIGNMENT=$(IMAGE_ASSIGNMENT) \
+	  COURSE_PODMAN="$(PODMAN) run $(PODMAN_LIMITS)" \
 	  $(BIN)/python -m pytest -n 0 --durations=10 $(IMAGE_TEST)
 
 # Chromium and chromedriver from apt for the formgrader browser test (CI calls it; needs root or sudo).

@@ -9,6 +9,11 @@ The job folder as PrairieLearn lays it out (docs/externalGrading.md): ``/grade/s
 ``/grade/tests`` and ``/grade/serverFilesCourse`` (the question's and the course's files), and
 ``/grade/results``, which the job must create. The upload is found and read as on Gradescope
 (``gradescope_runner.grade_upload``: only a regular file inside the folder, never a link).
+
+The assignment comes from the question's ``tests/`` folder when it holds one (``tests/course/``, laid out as
+the repository: ``autograder/<a>/``, ``release/<a>/``, ``source/<a>/grading.json``; ``course image``
+writes it), else from the image. So the image PrairieLearn pulls, which must be public, can be the
+grader image's ``engine`` target, which holds no hidden test.
 """
 
 from __future__ import annotations
@@ -25,6 +30,24 @@ from .results.model import Finding, rejected
 # and the question's and course's files. Without namespaces, permissions are what keep the kernel out.
 PRIVATE = ("student", "data", "tests", "serverFilesCourse")
 STUDENT = "student"  # PrairieLearn's job names nobody; the record needs a key
+QUESTION_COURSE = "course"  # the assignment's files in the question's tests/ folder: tests/course/
+
+
+def job_assignment(assignment: str, job: Path):
+    """The ``Assignment`` to grade with: the copy in the job's ``tests/course/`` when there is one (the
+    question's files), else the image's own."""
+    from .course import Course, resolve
+
+    shipped = Path(job) / "tests" / QUESTION_COURSE
+    if (shipped / "autograder" / assignment).is_dir():
+        return Course(shipped).assignment(assignment)
+    return resolve(assignment)
+
+
+def grade_with(hw, path: Path, student: str):
+    from assignments.grading.doors.standalone import grade_submission
+
+    return grade_submission(hw, path, student)
 
 
 def run(assignment: str, job: Path = Path("/grade")) -> Path:
@@ -37,7 +60,10 @@ def run(assignment: str, job: Path = Path("/grade")) -> Path:
         if (job / name).is_dir():
             os.chmod(job / name, 0o700)
     try:
-        result = grade_upload(assignment, job / "student", STUDENT)
+        hw = job_assignment(assignment, job)
+        result = grade_upload(
+            assignment, job / "student", STUDENT, grade=lambda _, path, who: grade_with(hw, path, who)
+        )
     except Exception as error:  # noqa: BLE001 - the job must still end with a results.json
         traceback.print_exc()  # the job's log, which staff see
         result = rejected(

@@ -3,16 +3,19 @@ image first; `make test` leaves this module out).
 
 - Gradescope's "Manual Docker configuration": the upload in /autograder/submission, /autograder/run_autograder,
   results.json in /autograder/results.
-- A PrairieLearn external-grading job: /grade/student and /grade/data/data.json in, the entrypoint
-  `course prairielearn <assignment>`, /grade/results/results.json out (score in [0, 1], per-test points,
-  `gradable: false` for an unreadable upload).
+- A PrairieLearn external-grading job: /grade/student and /grade/data/data.json in, the assignment in the
+  question's /grade/tests (as `course image` writes it), the entrypoint `course prairielearn <assignment>` of
+  the image's `engine` target (no hidden test in it: PrairieLearn pulls public images),
+  /grade/results/results.json out (score in [0, 1], per-test points, `gradable: false` for an unreadable
+  upload).
 - A batch on a container host or a Kubernetes Indexed Job: the class's download in /autograder/input, `course
   grade` whole and as three shards, `course merge` of the shards, which must equal the whole-class run.
 
 Each engine grades the reference, the blank release and a hostile notebook (the reference whose first answer
 ends its own kernel with os._exit). Every container runs without a network, as PrairieLearn and Gradescope
-run them. Environment (set by the Makefile): COURSE_IMAGE (the image), COURSE_IMAGE_ASSIGNMENT (the
-assignment it grades), COURSE_PODMAN (the `podman ... run` command with this machine's flags).
+run them. Environment (set by the Makefile): COURSE_IMAGE (the image), COURSE_ENGINE_IMAGE (its `engine`
+target), COURSE_IMAGE_ASSIGNMENT (the assignment it grades), COURSE_PODMAN (the `podman ... run` command
+with this machine's flags).
 """
 
 from __future__ import annotations
@@ -31,14 +34,19 @@ import pytest
 
 from assignments import batches, demo_class
 from assignments.course import default
+from assignments.grader_image import PRAIRIELEARN, write_context
 from tests.fixtures import payloads
 from tests.helpers import notebook_bytes, tool_unavailable
 from tests.test_gradescope_bundle import check_results_schema
 
 IMAGE = os.environ.get("COURSE_IMAGE", "")
+ENGINE = os.environ.get("COURSE_ENGINE_IMAGE", "")
 A = os.environ.get("COURSE_IMAGE_ASSIGNMENT", "transfer_lm")
 PODMAN = shlex.split(os.environ.get("COURSE_PODMAN", "podman run"))
-RUN_TIMEOUT_S = 600  # one container: a grading or a batch of two at a time (under 2 minutes each, idle)
+# One container's bound, only against a hang: the grader bounds itself (450 s of wall time per submission,
+# 750 s per grader process), and on this shared machine, loaded by other jobs to 20 on 2 cores, one grading
+# took over 10 minutes of wall time for 40 s of CPU time (idle: about a minute).
+RUN_TIMEOUT_S = 1800
 SHARDS = 3
 # Gradings at once: the machine's two cores each take one container while the other waits for torch to load.
 AT_ONCE = 2
@@ -46,21 +54,23 @@ AT_ONCE = 2
 
 @pytest.fixture(scope="module", autouse=True)
 def image():
-    if not IMAGE:
-        tool_unavailable("COURSE_IMAGE names no grader image (run `make image-test`, which builds it)")
+    if not (IMAGE and ENGINE):
+        tool_unavailable("COURSE_IMAGE and COURSE_ENGINE_IMAGE name no grader image (`make image-test` builds them)")
     if shutil.which(PODMAN[0]) is None:
         tool_unavailable(f"{PODMAN[0]} is not installed (.ci/install-podman)")
-    found = subprocess.run([PODMAN[0], "image", "exists", IMAGE], capture_output=True)
-    if found.returncode != 0:
-        tool_unavailable(f"the image {IMAGE} is not built (make image)")
+    for name in (IMAGE, ENGINE):
+        if subprocess.run([PODMAN[0], "image", "exists", name], capture_output=True).returncode != 0:
+            tool_unavailable(f"the image {name} is not built (make image)")
     return IMAGE
 
 
-def container(*command: str, mounts: dict[Path, str], timeout: float = RUN_TIMEOUT_S) -> subprocess.CompletedProcess:
-    """Run ``command`` in the grader image with ``mounts`` (host path -> path inside) and no network."""
+def container(
+    *command: str, mounts: dict[Path, str], image: str = IMAGE, timeout: float = RUN_TIMEOUT_S
+) -> subprocess.CompletedProcess:
+    """Run ``command`` in ``image`` with ``mounts`` (host path -> path inside) and no network."""
     volumes = [arg for host, inside in mounts.items() for arg in ("-v", f"{host}:{inside}")]
     done = subprocess.run(
-        [*PODMAN, "--rm", "--network", "none", *volumes, IMAGE, *command],
+        [*PODMAN, "--rm", "--network", "none", *volumes, image, *command],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -135,15 +145,17 @@ def test_gradescope_grades_a_notebook_that_ends_its_kernel_and_says_so(through_g
 # --- PrairieLearn -----------------------------------------------------------------------------------------
 
 
-def prairielearn(folder: Path, upload: bytes) -> dict:
-    """One PrairieLearn job laid out as its grading host does (docs/externalGrading.md), graded by the
-    entrypoint a question names; the container must exit 0 (PrairieLearn reads results only then)."""
+def prairielearn(folder: Path, upload: bytes, question: Path) -> dict:
+    """One PrairieLearn job laid out as its grading host does (docs/externalGrading.md): ``question`` is
+    the question's tests/ folder. Graded by the entrypoint a question names, in the engine image; the
+    container must exit 0 (PrairieLearn reads results only then)."""
     job = folder / "grade"
-    for part in ("student", "data", "tests"):
+    shutil.copytree(question, job / "tests")
+    for part in ("student", "data"):
         (job / part).mkdir(parents=True)
     (job / "student" / f"{A}.ipynb").write_bytes(upload)
     (job / "data" / "data.json").write_text(json.dumps({"params": {}, "submitted_answers": {}}))
-    done = container("/usr/local/bin/course", "prairielearn", A, mounts={job: "/grade"})
+    done = container("/usr/local/bin/course", "prairielearn", A, mounts={job: "/grade"}, image=ENGINE)
     results = job / "results" / "results.json"
     assert done.returncode == 0 and results.is_file(), (
         f"the PrairieLearn entrypoint exited {done.returncode} and left "
@@ -171,9 +183,10 @@ def check_prairielearn_schema(data: dict) -> None:
 @pytest.fixture(scope="module")
 def through_prairielearn(tmp_path_factory):
     folder = tmp_path_factory.mktemp("prairielearn")
+    question = write_context(A, folder / "context") / PRAIRIELEARN  # what goes into the question's tests/
     uploads = {**notebooks(), "unreadable": b"\x89PNG not a notebook"}
     with ThreadPoolExecutor(AT_ONCE) as pool:
-        jobs = {name: pool.submit(prairielearn, folder / name, data) for name, data in uploads.items()}
+        jobs = {name: pool.submit(prairielearn, folder / name, data, question) for name, data in uploads.items()}
         graded = {name: job.result() for name, job in jobs.items()}
     for data in graded.values():
         check_prairielearn_schema(data)
@@ -327,13 +340,17 @@ import json, os, sys, glob
 print(json.dumps({
     "python": os.path.realpath(sys.executable),
     "notebooks": glob.glob("/autograder/source/source/**/*.ipynb", recursive=True),
+    "hidden_tests": glob.glob("/autograder/source/autograder/*/test_*.py"),
     "source_mode": oct(os.stat("/autograder/source").st_mode & 0o777),
 }))
 """
 
 
-def test_the_image_holds_no_solution_and_runs_python_outside_root():
-    done = container("/opt/course/venv/bin/python", "-c", PROBE, mounts={})
+@pytest.mark.parametrize("which", ["grader", "engine"])
+def test_the_image_holds_no_solution_and_runs_python_outside_root(which):
+    done = container(
+        "/opt/course/venv/bin/python", "-c", PROBE, mounts={}, image=IMAGE if which == "grader" else ENGINE
+    )
     assert done.returncode == 0, done.stderr
     facts = json.loads(done.stdout)
     assert facts["notebooks"] == [], f"the image holds a source (solution) notebook: {facts['notebooks']}"
@@ -343,3 +360,7 @@ def test_the_image_holds_no_solution_and_runs_python_outside_root():
     assert facts["source_mode"] == "0o700", (
         f"/autograder/source (hidden tests, stand-ins) should be root's only, not {facts['source_mode']}"
     )
+    if which == "grader":
+        assert facts["hidden_tests"], "the grader image should hold the assignment's hidden tests"
+    else:
+        assert facts["hidden_tests"] == [], f"the engine image must hold no hidden test: {facts['hidden_tests']}"
