@@ -446,7 +446,7 @@ def cmd_gradescope_zip(args) -> int:
 
 
 def cmd_image(args) -> int:
-    from .grader_image import write_context
+    from .grader_image import PRAIRIELEARN, write_context
 
     out = Path(args.out or default().build_dir / "image" / args.assignment)
     try:
@@ -455,8 +455,9 @@ def cmd_image(args) -> int:
         print(f"cannot write the grader image's build context: {error}")
         return 1
     print(
-        f"wrote {out}: build it with `podman build -t course-grader:{args.assignment} {out}` (or docker build; "
-        "`make image` does it here; README, The grader image)"
+        f"wrote {out}: build it with `docker build -t course-grader:{args.assignment} {out}` (or podman; "
+        f"`make image` does it here), and `--target engine` for the image without the assignment, which "
+        f"PrairieLearn pulls with {out / PRAIRIELEARN} as the question's tests/ folder (README, The grader image)"
     )
     return 0
 
