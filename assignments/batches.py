@@ -29,6 +29,7 @@ from .results import store
 from .results.model import SubmissionResult
 
 REGRADE_REPORT = "regrade.json"
+SUBMISSIONS = "submissions"  # a run's copies of the class's notebooks (workflow.collect)
 INTAKE_PREFIX = "intake-"  # the codes of findings a record takes from the intake (workflow.intake_findings)
 
 
@@ -267,16 +268,28 @@ def _comparable(record: SubmissionResult) -> dict:
     return data
 
 
+def _in_run(path_text: str, run: Path) -> Path | None:
+    """Where ``path_text`` (a record's or a manifest's notebook) lies relative to ``run``: its place there,
+    or, for a run graded elsewhere (a container names its files by its own paths, ``/runs/shard-0/...``),
+    the same place under its ``submissions/``; None when it is in neither."""
+    path = Path(path_text)
+    try:
+        return path.resolve().relative_to(Path(run).resolve())
+    except ValueError:
+        pass
+    parts = path.parts
+    if SUBMISSIONS not in parts:
+        return None
+    tail = Path(*parts[len(parts) - 1 - parts[::-1].index(SUBMISSIONS) :])
+    return tail if (Path(run) / tail).is_file() else None
+
+
 def _moved_into(record: SubmissionResult, run: Path, out: Path) -> SubmissionResult:
     """The record with its submission copied from the shard's run into ``out`` (same relative place)."""
-    source = Path(record.source_file) if record.source_file else None
-    if source is None or not source.is_file():
-        return record
-    try:
-        relative = source.resolve().relative_to(run.resolve())
-    except ValueError:
+    relative = _in_run(record.source_file, run) if record.source_file else None
+    if relative is None or not (Path(run) / relative).is_file():
         return record  # graded from outside its run (a single notebook): keep the path as it is
-    target = out / relative
+    source, target = Path(run) / relative, Path(out) / relative
     if target.resolve() != source.resolve():
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
@@ -288,10 +301,8 @@ def _point_at_copies(intake, runs: list[Path], out: Path):
     ``out`` (every shard's intake copied the whole class's notebooks to the same relative places)."""
     for entry in intake.submissions:
         for run in runs:
-            try:
-                relative = Path(entry.path).resolve().relative_to(run.resolve()) if entry.path else None
-            except ValueError:
-                continue
-            entry.path = str(Path(out) / relative)
-            break
+            relative = _in_run(entry.path, run) if entry.path else None
+            if relative is not None:
+                entry.path = str(Path(out) / relative)
+                break
     return intake

@@ -187,6 +187,18 @@ def test_merge_joins_the_shards_records_and_moves_their_notebooks_into_the_run(t
     assert sorted(p.stem for p in (tmp_path / "whole" / "results").glob("*.json")) == ["ada", "bo", "cy"]
 
 
+def test_merge_finds_the_notebooks_of_runs_graded_in_a_container_under_other_paths(tmp_path):
+    # Graded in pods where the run was /runs/shard-0; merged on a host where it is tmp_path/shard-0.
+    run = tmp_path / "shard-0"
+    notebook = run / "submissions" / "ada" / "transfer_lm.ipynb"
+    notebook.parent.mkdir(parents=True)
+    notebook.write_text("ada's notebook")
+    store.save_result(record("ada", 1.0, source="/runs/shard-0/submissions/ada/transfer_lm.ipynb"), run / "results")
+    (merged,) = batches.merge_runs(toy.NAME, [run], tmp_path / "whole")
+    moved = tmp_path / "whole" / "submissions" / "ada" / "transfer_lm.ipynb"
+    assert merged.source_file == str(moved) and moved.read_text() == "ada's notebook", merged.source_file
+
+
 def test_merge_refuses_two_different_records_of_one_student(tmp_path):
     store.save_result(record("ada", 1.0), tmp_path / "a" / "results")
     store.save_result(record("ada", 2.0), tmp_path / "b" / "results")
