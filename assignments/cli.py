@@ -32,9 +32,10 @@ also that term's grades); `make clean` removes all of grades/, build/ and dist/.
 
 
 def cmd_selftest(args) -> int:
-    """Per assignment: the behaviour map's coverage, the reference over seeds, the blank release, every
-    variant through both real doors, every mutant (caught on its own question only) and the visible-check
-    table; ``--verbose`` adds each mutant's failed tests and warnings about misleading ones."""
+    """Per assignment: the behaviour map's coverage, the contract parameters the hidden tests vary and those
+    they hold fixed, the reference over seeds, the blank release, every variant through both real doors,
+    every mutant (caught on its own question only) and the visible-check table; ``--verbose`` adds each
+    mutant's failed tests and warnings about misleading ones."""
     from assignments.grading.selftest import checks as selftest
 
     problems = []
@@ -43,6 +44,11 @@ def cmd_selftest(args) -> int:
         rows = selftest.behaviour_map(assignment) or []
         found = selftest.behaviour_map_problems(assignment)
         print(f"  {selftest.coverage_line(rows)}" + (" (PROBLEM)" if found else ""), flush=True)
+        problems += found
+        found = selftest.contract_parameter_problems(assignment)
+        lines = selftest.parameter_lines(selftest.contract_parameters(assignment) or [])
+        lines[0] += " (PROBLEM)" if found else ""
+        print("\n".join(f"  {line}" for line in lines), flush=True)
         problems += found
         found = selftest.check_reference(assignment, range(args.repeats))
         print(f"  reference over seeds 0..{args.repeats - 1}: {'PROBLEM' if found else 'full marks'}", flush=True)
@@ -404,6 +410,7 @@ def _canvas_options(args):
         args.canvas_id,
         args.ungraded_written,
         args.per_question,
+        args.canvas_late_policy,
     )
 
 
@@ -545,6 +552,14 @@ def _canvas_arguments(parser) -> None:
         "--per-question",
         action="store_true",
         help="add one Canvas column per question (Canvas makes each a new assignment)",
+    )
+    parser.add_argument(
+        "--canvas-late-policy",
+        choices=("course", "canvas"),
+        default=None,
+        help="who deducts for lateness: course (this course's late policy, in every export; Canvas' own "
+        "Late Policy is off) or canvas (scores before lateness; Canvas' Late Policy deducts); "
+        "default: [tool.course.canvas] late_policy, else course, with a warning",
     )
     parser.add_argument(
         "--excuse",
@@ -880,8 +895,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .grading.testkit.errors import SandboxRefused
+
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except SandboxRefused as error:  # any command that grades: nothing was graded, and this says why
+        print(f"not graded: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

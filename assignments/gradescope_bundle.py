@@ -30,7 +30,9 @@ SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, while building the autograder image.
 # AUTOGRADER_ROOT (default /autograder) lets a test rehearse it in a temporary tree;
 # AUTOGRADER_PYTHON points at a Python that already has the dependencies (the venv then inherits them,
-# so a rehearsal installs nothing); PIP_INDEX_URL is pip's own override of the index.
+# so a rehearsal installs nothing); AUTOGRADER_BASE_PYTHON names the image's Python in place of apt's
+# python3 (a rehearsal of the real install with another interpreter); PIP_INDEX_URL is pip's own
+# override of the index, TORCH_INDEX_URL the index torch comes from.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 if [ -n "${AUTOGRADER_PYTHON:-}" ]; then
@@ -40,10 +42,14 @@ if [ -n "${AUTOGRADER_PYTHON:-}" ]; then
     chmod 755 "$ROOT/venv/bin/python"
     exit 0
 fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update
-apt-get install -y --no-install-recommends python3 python3-pip python3-venv
-python3 -m venv "$ROOT/venv"
+BASE_PYTHON="${AUTOGRADER_BASE_PYTHON:-}"
+if [ -z "$BASE_PYTHON" ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    apt-get install -y --no-install-recommends python3 python3-pip python3-venv
+    BASE_PYTHON=python3
+fi
+"$BASE_PYTHON" -m venv "$ROOT/venv"
 # Exactly the versions of the course's lock for this image's Python (locks/, written by `course lock`).
 PY=$("$ROOT/venv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 LOCK="$ROOT/source/locks/python$PY.txt"
@@ -58,6 +64,10 @@ fi
 TORCH=$(sed -n 's/^torch==//p' "$LOCK")
 "$ROOT/venv/bin/python" -m pip install --no-deps --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}" "torch==$TORCH"
 "$ROOT/venv/bin/python" -m pip install -r "$LOCK"
+# Refuse the image now, with the reason, where the sandbox could not run students' code correctly (a
+# Python other users cannot reach, say): otherwise every hidden test would fail on correct code.
+cd "$ROOT/source"
+PYTHONPATH="$ROOT/source" "$ROOT/venv/bin/python" -m assignments.grading.sandbox.preflight
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -88,13 +98,6 @@ JSON
 fi
 exit 0
 """
-
-
-def dependencies(pyproject: Path) -> list[str]:
-    import tomllib
-
-    with open(pyproject, "rb") as handle:
-        return list(tomllib.load(handle)["project"]["dependencies"])
 
 
 def _files_under(folder: Path, base: Path, skip_suffixes=(".pyc",)) -> list[tuple[str, Path]]:

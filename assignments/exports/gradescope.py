@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..config import read_toml
 from ..course import REPO
 from ..escaping import one_line, printable
 from ..results.model import SubmissionResult
@@ -32,11 +33,9 @@ def test_visibility(pyproject: Path | None = None) -> str:
 
     Gradescope's values: visible (default, as before), after_due_date, after_published, hidden.
     """
-    import tomllib
-
     try:
-        with open(pyproject or REPO / "pyproject.toml", "rb") as handle:
-            value = tomllib.load(handle).get("tool", {}).get("course", {}).get("gradescope_test_visibility", "visible")
+        course = read_toml(pyproject or REPO / "pyproject.toml").get("tool", {}).get("course", {})
+        value = course.get("gradescope_test_visibility", "visible")
     except (OSError, ValueError):
         return "visible"
     if value not in VISIBILITIES:
@@ -98,19 +97,25 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
     }
 
 
+def reported(result: SubmissionResult):
+    """The score Gradescope shows (exports/adjust.py): the autograded questions only, on the autograded
+    points Gradescope's outline holds (every autograded question's, excused ones included)."""
+    from .adjust import reported_score
+
+    return reported_score(result, "autograded", result.autograded_max)
+
+
 def autograded_score(result: SubmissionResult) -> float:
-    """The autograded points of the questions not excused, less the late penalty (never below 0)."""
-    kept = [q for q in result.questions if q.kind == "autograded" and not q.excused]
-    return float(round(max(0.0, sum(q.points or 0.0 for q in kept) - result.late_penalty), 4))
+    return float(reported(result).points)
 
 
 def overall_output(result: SubmissionResult) -> str:
-    lines = [
-        f"Autograded score: {points(autograded_score(result))} / "
-        f"{points(sum(q.max_points for q in result.questions if q.kind == 'autograded' and not q.excused))}"
-    ]
-    if result.late_penalty:
-        lines.append(f"Late penalty: -{points(result.late_penalty)} points ({result.late_note}).")
+    score = reported(result)
+    lines = [f"Autograded score: {points(score.points)} / {points(score.max_points)}"]
+    if score.penalty:
+        lines.append(f"Late penalty: -{points(score.penalty)} points ({result.late_note}).")
+    elif result.late_note:
+        lines.append(f"Late: {result.late_note}.")
     excused = [question_title(result.assignment, q.grade_id) for q in result.questions if q.excused]
     if excused:
         lines.append(f"Excused (not counted): {', '.join(excused)}.")

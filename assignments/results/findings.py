@@ -66,6 +66,7 @@ CATALOGUE = _kinds(
     ("shortcut-check-failed", "warning", "staff", "the shortcut check itself failed; no score changed"),
     # running (grading/sandbox/)
     ("kernel-start-failed", "error", "internal", "the sandboxed kernel could not start"),
+    ("sandbox-refused", "error", "internal", "the machine cannot run students' code in the sandbox: not graded"),
     ("sandbox-degraded", "info", "staff", "the grading machine gave less isolation than it should"),
     ("cell-error", "warning", "student", "a cell raised an exception"),
     ("cell-timeout", "error", "student", "a cell ran past its time budget"),

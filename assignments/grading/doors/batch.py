@@ -366,6 +366,17 @@ def _death(exitcode) -> str:
     return f"the grader process ended without a result (exit code {exitcode})"
 
 
+def _refuse_where_the_sandbox_cannot_run() -> None:
+    """SandboxRefused, before any submission is graded, where the sandbox cannot run students' code
+    correctly on this machine (every test would fail correct code): the message says what to change."""
+    from assignments.grading.sandbox.preflight import refusal
+    from assignments.grading.testkit.errors import SandboxRefused
+
+    why = refusal()
+    if why:
+        raise SandboxRefused(why)
+
+
 def _one_at_a_time_if_kernels_share_a_uid(workers: int) -> int:
     """1 (with a line saying why) where concurrent kernels would share a uid and see each other's files."""
     from assignments.grading.sandbox.process import shared_kernel_uid
@@ -403,6 +414,7 @@ def grade_batch(
     machine gives kernels namespaces; each is still a fresh process in its own sandbox."""
     from tqdm.auto import tqdm
 
+    _refuse_where_the_sandbox_cannot_run()
     workers = workers or default_workers()
     if workers > 1 and len(jobs) > 1:
         workers = _one_at_a_time_if_kernels_share_a_uid(workers)
