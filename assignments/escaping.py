@@ -16,6 +16,8 @@ this module, chosen by where it lands:
 - ``html_image``: a picture from a notebook, only as checked base64 inline data.
 - ``csv_cell``: a CSV cell no spreadsheet evaluates.
 - ``one_line`` and ``printable``: plain text (Gradescope's text fields, the terminal, JSON for people).
+- ``stored_name``: a roster name stored where another program prints it unescaped (nbgrader's gradebook,
+  which formgrader's pages and scripts show).
 
 Under all of them, ``printable`` replaces what does not print (escape sequences, bidirectional
 overrides that make text read differently from its bytes, other control characters) with ``?``.
@@ -145,3 +147,16 @@ def markdown_html(text, images: dict | None = None) -> str:
 
     render = mistune.create_markdown(escape=True, renderer=AllowList(escape=True), plugins=["table", "strikethrough"])
     return render(printable(text))
+
+
+# Look-alikes for the characters that open markup or end a quoted string, for names another program prints
+# without escaping them: the name still reads the same to a person.
+_NAME_SWAPS = str.maketrans({"<": "‹", ">": "›", '"': "”", "`": "ʼ"})
+NAME_CHARS = 100
+
+
+def stored_name(name) -> str:
+    """A person's name from the LMS roster as stored in nbgrader's gradebook, whose names formgrader's pages
+    and scripts print as they are: one printable line of at most NAME_CHARS, markup characters swapped for
+    look-alikes."""
+    return one_line(name, NAME_CHARS).translate(_NAME_SWAPS)

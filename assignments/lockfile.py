@@ -1,6 +1,6 @@
 """Lock files: the exact versions every install of the course gets, one file per supported Python.
 
-``pyproject.toml`` states ranges (``transformers>=4.57``), so an install that resolves them takes whatever
+``pyproject.toml`` states ranges (``transformers>=5.13``), so an install that resolves them takes whatever
 is newest that day: a release upstream would change what ``make test`` runs, what a Gradescope image
 installs and what the grader image holds, and no test would have seen those versions. So every install
 goes through a lock instead: ``locks/python3.X.txt`` pins the project's dependencies, everything they pull

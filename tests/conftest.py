@@ -2,9 +2,16 @@
 
 - ``COURSE_REQUIRE_ISOLATION=1`` (.ci/run sets it): a test that needs isolation this machine cannot give
   (``helpers.isolation_unavailable``, or the ``needs_isolation`` mark) fails instead of skipping.
-- ``previous_runtime``: tests that run in ``make rehearsal-previous``, at Colab's previous runtime
-  (``make test`` deselects them with ``-m "not previous_runtime"``): the rehearsal's notebooks end to end,
-  and grading tests too slow for ``make test`` whose behaviour ``make test`` covers more cheaply.
+- ``previous_runtime``: tests that run in ``make rehearsal-previous`` (``make test`` deselects them with
+  ``-m "not previous_runtime"``): the rehearsal's notebooks end to end in Colab's previous runtime's kernel,
+  and grading tests too slow for ``make test`` whose behaviour ``make test`` covers more cheaply (those run
+  in the grading venv, like every other grading test).
+- ``course``: tests that grade or release the real course (its three assignments), which `make test` leaves
+  to `make check-course` so that it stays within ten minutes on 2 cores: the self-test of every mutant and
+  variant, the release's drift, the nbgrader class, and the engine tests that still grade a real
+  assignment (formgrader, the term, Gradescope's bundle, the batch, forged reports, key echoes, the
+  `autograde` command). Engine tests that need a question use the toy course and stay in `make test`.
+  CI runs both.
 - ``nbgrader_class``: one real ``nbgrader autograde`` run shared by
   grading/doors/nbgrader/test_nbgrader_door.py and test_repair.py (both in the xdist group ``nbgrader_class``,
   so one worker grades it once).
@@ -31,6 +38,7 @@ def pytest_configure(config):
         "missing names what is missing",
     )
     config.addinivalue_line("markers", "previous_runtime: runs in `make rehearsal-previous`; `make test` deselects it")
+    config.addinivalue_line("markers", "course: grades or releases the real course; runs in `make check-course`")
     config.addinivalue_line("markers", "gradescope_images: runs in `make gradescope-images` only")
 
 

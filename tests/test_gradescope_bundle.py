@@ -21,6 +21,8 @@ from assignments.exports import gradescope
 from tests.fixtures import gradescope_tree
 from tests.fixtures.gradescope_tree import FOLDER, Link, unpack
 
+pytestmark = pytest.mark.course
+
 A = "transformers"
 
 

@@ -69,10 +69,11 @@ def _total_line(result: SubmissionResult) -> str:
 
 def _score_lines(result: SubmissionResult) -> list[str]:
     """The late penalty, if any, and the assignment's score as every export counts it."""
-    from .adjust import final_score
+    from .adjust import reported_score
 
-    score = final_score(result)
-    lines = [f"Late penalty: −{points(result.late_penalty)} points ({result.late_note})"] if result.late_penalty else []
+    score = reported_score(result)
+    lines = [f"Late penalty: −{points(score.penalty)} points ({result.late_note})"] if score.penalty else []
+    lines += [f"Late: {result.late_note}"] if result.late_note and not score.penalty else []
     total = f"Score: {points(score.points)} / {points(score.max_points)}"
     return lines + [total + (" so far (written answers still to be graded)" if score.ungraded else "")]
 

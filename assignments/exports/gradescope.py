@@ -97,19 +97,25 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
     }
 
 
+def reported(result: SubmissionResult):
+    """The score Gradescope shows (exports/adjust.py): the autograded questions only, on the autograded
+    points Gradescope's outline holds (every autograded question's, excused ones included)."""
+    from .adjust import reported_score
+
+    return reported_score(result, "autograded", result.autograded_max)
+
+
 def autograded_score(result: SubmissionResult) -> float:
-    """The autograded points of the questions not excused, less the late penalty (never below 0)."""
-    kept = [q for q in result.questions if q.kind == "autograded" and not q.excused]
-    return float(round(max(0.0, sum(q.points or 0.0 for q in kept) - result.late_penalty), 4))
+    return float(reported(result).points)
 
 
 def overall_output(result: SubmissionResult) -> str:
-    lines = [
-        f"Autograded score: {points(autograded_score(result))} / "
-        f"{points(sum(q.max_points for q in result.questions if q.kind == 'autograded' and not q.excused))}"
-    ]
-    if result.late_penalty:
-        lines.append(f"Late penalty: -{points(result.late_penalty)} points ({result.late_note}).")
+    score = reported(result)
+    lines = [f"Autograded score: {points(score.points)} / {points(score.max_points)}"]
+    if score.penalty:
+        lines.append(f"Late penalty: -{points(score.penalty)} points ({result.late_note}).")
+    elif result.late_note:
+        lines.append(f"Late: {result.late_note}.")
     excused = [question_title(result.assignment, q.grade_id) for q in result.questions if q.excused]
     if excused:
         lines.append(f"Excused (not counted): {', '.join(excused)}.")

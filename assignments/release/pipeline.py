@@ -13,10 +13,9 @@ from pathlib import Path
 
 import nbformat
 
-from .. import hygiene
-from .. import lms, notebooks
-from ..points import split_problems
+from .. import hygiene, lms, notebooks
 from ..course import Course
+from ..points import split_problems
 from .errors import Outcome, StepFailed
 from .leaks import check_release
 from .solutions import build_solutions
@@ -35,24 +34,29 @@ def available(course: Course) -> tuple[list[str], list[str]]:
 
 # --- hygiene ---------------------------------------------------------------------------------------------
 
+
 def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
     problems = lms.colab_problems(course.root) if assignments else []
     for name in assignments:
         folder = course.source_dir / name
         found = sorted(folder.glob("*.ipynb")) if folder.is_dir() else []
         if len(found) != 1:
-            problems.append(f"{course.display(folder)}: expected exactly one notebook, found "
-                            f"{len(found)}" + (f" ({', '.join(p.name for p in found)})" if found else ""))
+            problems.append(
+                f"{course.display(folder)}: expected exactly one notebook, found "
+                f"{len(found)}" + (f" ({', '.join(p.name for p in found)})" if found else "")
+            )
             continue
         path = found[0]
         if path.stem != name:
-            problems.append(f"{course.display(path)}: notebook: the notebook must be named {name}.ipynb "
-                            "(the Colab link and the LMS bundle use that name)")
+            problems.append(
+                f"{course.display(path)}: notebook: the notebook must be named {name}.ipynb "
+                "(the Colab link and the LMS bundle use that name)"
+            )
         problems += [str(p) for p in hygiene.check_notebook(path, course.display(path))]
         # The points the hidden tests give each question, against the cell's (points.py).
         try:
             problems += split_problems(course.assignment(name))
-        except (OSError, ValueError) as error:   # an unreadable notebook is already reported above
+        except (OSError, ValueError) as error:  # an unreadable notebook is already reported above
             problems.append(f"{name}: points not checked: {error}")
     return problems
 
@@ -63,8 +67,10 @@ def commit(course: Course, stages: list[Stage], area: Path) -> None:
     done = []  # (target, backup or None)
     try:
         for stage in stages:
-            for staged, target_root in ((stage.release_folder, course.release_dir),
-                                        (stage.solutions_folder, course.solutions_dir)):
+            for staged, target_root in (
+                (stage.release_folder, course.release_dir),
+                (stage.solutions_folder, course.solutions_dir),
+            ):
                 target = target_root / stage.assignment
                 target_root.mkdir(parents=True, exist_ok=True)
                 backup = None
@@ -106,6 +112,7 @@ def _assignment_steps(stage: Stage, validate: bool, run: bool) -> list:
 
 def _parallel(tasks: list, jobs: int) -> list[str]:
     """Run callables (each may raise StepFailed); return the failure messages in task order."""
+
     def attempt(task):
         try:
             task()
@@ -123,10 +130,20 @@ def _parallel(tasks: list, jobs: int) -> list[str]:
     return [r for r in results if r]
 
 
-def release(assignments: list[str] | None = None, course: Course | None = None, *, validate: bool = True,
-            execute_solutions: bool = True, jobs: int | None = None, sync: bool = True, bundles: bool = True,
-            commit_output: bool = True, keep_stage: bool = False, stage_into: Path | None = None,
-            log=print) -> Outcome:
+def release(
+    assignments: list[str] | None = None,
+    course: Course | None = None,
+    *,
+    validate: bool = True,
+    execute_solutions: bool = True,
+    jobs: int | None = None,
+    sync: bool = True,
+    bundles: bool = True,
+    commit_output: bool = True,
+    keep_stage: bool = False,
+    stage_into: Path | None = None,
+    log=print,
+) -> Outcome:
     """Run the pipeline; see the module docstring. ``commit_output=False`` stops after staging (the staged
     release/ and solutions/ folders stay in ``stage_into``, which must then be given)."""
     course = course or Course()
@@ -162,8 +179,9 @@ def release(assignments: list[str] | None = None, course: Course | None = None, 
             try:
                 stages.append(replace(prepare(course, name, area), threads=threads))
             except (StepFailed, OSError, ValueError) as error:
-                outcome.problems.append(f"{name}: staging failed: {error}" if not isinstance(error, StepFailed)
-                                        else str(error))
+                outcome.problems.append(
+                    f"{name}: staging failed: {error}" if not isinstance(error, StepFailed) else str(error)
+                )
         if outcome.problems:
             return outcome
         log(f"generating {', '.join(names)} with nbgrader generate_assignment")
@@ -172,18 +190,22 @@ def release(assignments: list[str] | None = None, course: Course | None = None, 
             outcome.problems += _parallel([lambda s=s: check_release(s) for s in stages], 1)
         if outcome.problems:
             return outcome
-        what = (["validating (source: all pass; release: none pass)"] if validate else []) + \
-            (["executing solutions"] if execute_solutions else ["writing solutions (not executed)"])
+        what = (["validating (source: all pass; release: none pass)"] if validate else []) + (
+            ["executing solutions"] if execute_solutions else ["writing solutions (not executed)"]
+        )
         log(f"{' and '.join(what)} with {jobs} job(s)")
-        outcome.problems += _parallel([step for s in stages for step in _assignment_steps(s, validate,
-                                                                                       execute_solutions)], jobs)
+        outcome.problems += _parallel(
+            [step for s in stages for step in _assignment_steps(s, validate, execute_solutions)], jobs
+        )
         if outcome.problems or not commit_output:
             return outcome
         commit(course, stages, area)
         outcome.released = names
         for stage in stages:
-            log(f"{stage.assignment}: wrote {course.display(course.release_dir / stage.assignment)} and "
-                f"{course.display(course.solutions_dir / stage.assignment)}")
+            log(
+                f"{stage.assignment}: wrote {course.display(course.release_dir / stage.assignment)} and "
+                f"{course.display(course.solutions_dir / stage.assignment)}"
+            )
             if sync:
                 path = sync_source(stage)
                 if path:

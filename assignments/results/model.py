@@ -87,9 +87,15 @@ class SubmissionResult:
     questions: list[QuestionResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     timings: dict = field(default_factory=dict)
-    late_penalty: float = 0.0  # points taken off by the course's late policy (exports/adjust.py)
-    late_note: str = ""  # how the penalty was worked out, for feedback
+    # Percent of the points possible an export reports, taken off by the course's late policy: a share,
+    # not points, because each export reports its own points possible (exports/adjust.py).
+    late_percent: float = 0.0
+    late_note: str = ""  # how lateness was counted, for feedback
     evidence: list[Evidence] = field(default_factory=list)  # written answers' evidence, as submitted
+    # What the record was graded from and by what (assignments/batches.py): a later batch over the same run
+    # keeps a record whose two are unchanged instead of grading the student again.
+    submission_sha256: str = ""  # SHA-256 of the notebook file as graded
+    grader_version: str = ""  # batches.grader_version(): the package version and a hash of the grader's files
 
     def question(self, grade_id: str) -> QuestionResult:
         for entry in self.questions:
@@ -121,7 +127,9 @@ class SubmissionResult:
         ]
         findings = [Finding(**f) for f in data.get("findings", [])]
         evidence = [Evidence(**e) for e in data.get("evidence", [])]
-        rest = {k: v for k, v in data.items() if k not in ("questions", "findings", "evidence")}
+        # ``late_penalty`` (points) came before ``late_percent``; stored records only ever held 0 there,
+        # since the course's decisions are applied to copies at export time.
+        rest = {k: v for k, v in data.items() if k not in ("questions", "findings", "evidence", "late_penalty")}
         return cls(questions=questions, findings=findings, evidence=evidence, **rest)
 
 

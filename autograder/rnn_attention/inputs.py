@@ -20,7 +20,8 @@ def random_dot_state(hidden, generator):
     return state
 
 
-# A BertModelTester-style tiny configuration: odd sizes so shape bugs cannot hide; no dropout.
+# A BertModelTester-style tiny configuration: odd sizes so shape bugs cannot hide; no dropout, so that a
+# training-mode step can be replayed exactly (BertModel's own dropout draws would otherwise decide it).
 TINY_BERT = dict(
     vocab_size=99,
     hidden_size=32,
@@ -34,27 +35,52 @@ TINY_BERT = dict(
     attention_probs_dropout_prob=0.0,
 )
 
+# A second configuration that differs in every size the contract leaves open (vocabulary, hidden size,
+# layers, heads, labels) and has dropout on. It is used in evaluation mode only, where dropout must be off:
+# a head sized from the visible check's numbers, or a dropout that ignores model.eval(), shows here.
+OTHER_BERT = dict(
+    vocab_size=61,
+    hidden_size=24,
+    num_hidden_layers=1,
+    num_attention_heads=3,
+    intermediate_size=29,
+    max_position_embeddings=16,
+    type_vocab_size=2,
+    num_labels=2,
+    hidden_dropout_prob=0.3,
+    attention_probs_dropout_prob=0.2,
+)
 
-def tiny_bert_state(seed=1234):
+
+def tiny_bert_state(seed=1234, config=TINY_BERT):
     """(state dict with a random classifier, oracle BertModel in eval mode), independent of global RNG."""
     from transformers import BertConfig, BertModel
 
     with torch.random.fork_rng():
         torch.manual_seed(seed)
-        oracle = BertModel(BertConfig(**TINY_BERT)).eval()
+        oracle = BertModel(BertConfig(**config)).eval()
         generator = torch.Generator().manual_seed(seed)
-        weight = seeded((TINY_BERT["num_labels"], TINY_BERT["hidden_size"]), generator, 0.3)
-        bias = seeded((TINY_BERT["num_labels"],), generator, 0.1)
+        weight = seeded((config["num_labels"], config["hidden_size"]), generator, 0.3)
+        bias = seeded((config["num_labels"],), generator, 0.1)
     state = {k: v.clone() for k, v in oracle.state_dict().items()}
     state["classifier.weight"], state["classifier.bias"] = weight, bias
     return state, oracle
 
 
-def tiny_bert_batch(seed=5, batch=4, seq=7):
+def tiny_bert_batch(seed=5, batch=4, seq=7, config=TINY_BERT):
+    """(input_ids, attention_mask, labels); the first sentence is padded after 5 tokens when seq > 5."""
     generator = torch.Generator().manual_seed(seed)
-    ids = torch.randint(1, TINY_BERT["vocab_size"], (batch, seq), generator=generator)
+    ids = torch.randint(1, config["vocab_size"], (batch, seq), generator=generator)
     mask = torch.ones(batch, seq, dtype=torch.long)
     mask[0, 5:] = 0  # one padded sentence
     ids[0, 5:] = 0
-    labels = torch.randint(0, TINY_BERT["num_labels"], (batch,), generator=generator)
+    labels = torch.randint(0, config["num_labels"], (batch,), generator=generator)
     return ids, mask, labels
+
+
+def sentence_pairs(mask, first=3):
+    """token_type_ids for sentence pairs: segment 0 for the first ``first`` tokens, 1 for the rest of the real
+    tokens, 0 on padding, as a BERT tokenizer gives for a pair."""
+    types = torch.zeros_like(mask)
+    types[:, first:] = 1
+    return types * mask

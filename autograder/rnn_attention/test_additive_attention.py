@@ -16,14 +16,15 @@ def _inputs(seed, batch, k, seq, hidden):
 
 @question("additive_attention_tests", points=1)
 def test_additive_shapes_and_weights_sum_to_one(student):
-    for seed, (batch, k, seq, hidden) in enumerate([(2, 3, 6, 5), (4, 1, 9, 3)]):
+    # The last shape is an edge: a batch of one and a single key, whose weight must be exactly 1.
+    for seed, (batch, k, seq, hidden) in enumerate([(2, 3, 6, 5), (4, 1, 9, 3), (1, 2, 1, 4)]):
         q, keys, values, _ = _inputs(40 + seed, batch, k, seq, hidden)
         expect_normalised(run_attention(student, "AdditiveAttention", q, keys, values), batch, k, seq, hidden)
 
 
 @question("additive_attention_tests", points=1)
 def test_additive_matches_the_formula(student):
-    for seed, (batch, k, seq, hidden) in enumerate([(2, 3, 6, 5), (3, 1, 4, 7)]):
+    for seed, (batch, k, seq, hidden) in enumerate([(2, 3, 6, 5), (3, 1, 4, 7), (1, 2, 5, 4)]):
         q, keys, values, g = _inputs(50 + seed, batch, k, seq, hidden)
         state = {
             "Wq.weight": seeded((hidden, hidden), g, 0.7),

@@ -1,5 +1,6 @@
-"""BertForSentenceClassification on a tiny BertConfig: output format, logits on pooler_output against
-transformers' BertModel with the same weights, cross-entropy loss, and gradient flow."""
+"""BertForSentenceClassification on two tiny BertConfigs: output format for any batch size (one
+included), logits on pooler_output against transformers' BertModel with the same weights (every keyword
+argument passed on, dropout off in evaluation mode), cross-entropy loss, and gradient flow."""
 
 import torch
 import torch.nn.functional as F
@@ -9,92 +10,152 @@ from assignments.grading.testkit import (
     expect,
     expect_close,
     expect_shape,
+    expect_tensor,
     kernel_value,
     question,
 )
-from autograder.rnn_attention.inputs import TINY_BERT, tiny_bert_batch, tiny_bert_state
+from autograder.rnn_attention.checks import LOAD_STATE, expect_loaded
+from autograder.rnn_attention.inputs import OTHER_BERT, TINY_BERT, sentence_pairs, tiny_bert_batch, tiny_bert_state
 from autograder.rnn_attention.oracles import classifier_after_sgd_step
 
-BUILD = """
+BUILD = (
+    LOAD_STATE
+    + """
 from transformers import BertConfig
 model = BertForSentenceClassification(BertConfig(**config))
-model.load_state_dict(state)
+load = load_grader_state(model, state)
 model.eval()
+inputs = {"input_ids": ids, "attention_mask": mask}
+if token_type_ids is not None:
+    inputs["token_type_ids"] = token_type_ids
 """
+)
 
 RUN_BOTH = (
     BUILD
     + """
-without = model(input_ids=ids, attention_mask=mask)
-with_labels = model(input_ids=ids, attention_mask=mask, labels=labels)
+without = model(**inputs)
+with_labels = model(**inputs, labels=labels)
 result = {"without_is_tuple": isinstance(without, tuple), "without_len": len(without),
           "with_is_tuple": isinstance(with_labels, tuple), "with_len": len(with_labels),
           "logits": without[0], "logits_with_labels": with_labels[0],
-          "loss": with_labels[1] if len(with_labels) > 1 else None}
+          "loss": with_labels[1] if len(with_labels) > 1 else None, "load": load}
 """
 )
 
 # Gradient flow is checked by behaviour: one SGD step over every parameter on the loss forward returns,
-# then only the logits come back (compared with the same step taken here on the grader's weights).
+# then only the logits come back (compared with the same step taken here on the grader's weights). The
+# step runs in training mode on TINY_BERT, whose dropout is 0: with dropout on, the result would depend on
+# which random numbers BertModel's dropout layers draw, and in which order.
 GRADIENTS = (
     BUILD
     + """
 model.train()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-logits, loss = model(input_ids=ids, attention_mask=mask, labels=labels)
+logits, loss = model(**inputs, labels=labels)
 loss.backward()
 optimizer.step()
 model.eval()
 with torch.no_grad():
-    result = model(input_ids=ids, attention_mask=mask)[0]
+    result = {"logits": model(**inputs)[0], "load": load}
 """
 )
 
 
+def _case(config, batch, seq, pairs, seed):
+    """The grader's weights, its oracle, and one batch (sentence pairs when ``pairs``) for ``config``."""
+    state, oracle = tiny_bert_state(config=config)
+    ids, mask, labels = tiny_bert_batch(seed=seed, batch=batch, seq=seq, config=config)
+    return (
+        state,
+        oracle,
+        dict(ids=ids, mask=mask, labels=labels, token_type_ids=sentence_pairs(mask) if pairs else None),
+    )
+
+
+def _describe(config, batch, pairs):
+    text = f"hidden {config['hidden_size']}, {config['num_labels']} labels, batch {batch}"
+    if config["hidden_dropout_prob"]:
+        text += f", dropout {config['hidden_dropout_prob']:g} in evaluation mode"
+    return text + (", sentence pairs" if pairs else "")
+
+
+def _run(student, config, state, batch, code=RUN_BOTH):
+    out = student.run(code, config=config, state=state, **batch)
+    expect(isinstance(out, dict), "the grader could not read what BertForSentenceClassification returned")
+    expect_loaded(out["load"], state, "BertForSentenceClassification")
+    return out
+
+
 @question("bert_classifier_tests", points=1)
 def test_returns_logits_tuple_and_loss_only_with_labels(student):
-    state, _ = tiny_bert_state()
-    ids, mask, labels = tiny_bert_batch()
-    out = student.run(RUN_BOTH, config=TINY_BERT, state=state, ids=ids, mask=mask, labels=labels)
-    expect(
-        out["without_is_tuple"] and out["without_len"] == 1,
-        f"without labels forward must return a 1-tuple (logits,); got {kernel_value(out['without_len'])} item(s)",
-    )
-    expect(
-        out["with_is_tuple"] and out["with_len"] == 2,
-        f"with labels forward must return a 2-tuple (logits, loss); got {kernel_value(out['with_len'])} item(s)",
-    )
-    expect_shape(out["logits"], (4, TINY_BERT["num_labels"]), "logits (batch, num_labels)")
-    loss = out["loss"]
-    expect(isinstance(loss, torch.Tensor) and loss.dim() == 0, "the loss should be a scalar tensor (the batch mean)")
+    # The second case is a batch of one: logits stay (1, num_labels), with the batch axis kept.
+    for config, batch, seq, pairs in ((TINY_BERT, 4, 7, False), (OTHER_BERT, 1, 5, True)):
+        state, _, inputs = _case(config, batch, seq, pairs, seed=5)
+        out = _run(student, config, state, inputs)
+        expect(
+            out["without_is_tuple"] and out["without_len"] == 1,
+            f"without labels forward must return a 1-tuple (logits,); got {kernel_value(out['without_len'])} item(s)",
+        )
+        expect(
+            out["with_is_tuple"] and out["with_len"] == 2,
+            f"with labels forward must return a 2-tuple (logits, loss); got {kernel_value(out['with_len'])} item(s)",
+        )
+        logits = expect_tensor(out["logits"], "logits")
+        expect(
+            tuple(logits.shape) == (batch, config["num_labels"]),
+            f"logits for {_describe(config, batch, pairs)} should have shape (batch, num_labels) = "
+            f"{(batch, config['num_labels'])}; got {tuple(logits.shape)}: keep the batch axis even for one sentence "
+            f"(no squeeze), and size the classifier from config.num_labels",
+        )
+        loss = out["loss"]
+        expect(
+            isinstance(loss, torch.Tensor) and loss.dim() == 0, "the loss should be a scalar tensor (the batch mean)"
+        )
 
 
 @question("bert_classifier_tests", points=1)
 def test_logits_from_pooler_output_and_cross_entropy_loss(student):
-    state, oracle = tiny_bert_state()
-    ids, mask, labels = tiny_bert_batch()
-    with torch.no_grad():
-        outputs = oracle(input_ids=ids, attention_mask=mask)
-        expected = F.linear(outputs.pooler_output, state["classifier.weight"], state["classifier.bias"])
-        first_token = F.linear(outputs.last_hidden_state[:, 0], state["classifier.weight"], state["classifier.bias"])
-    out = student.run(RUN_BOTH, config=TINY_BERT, state=state, ids=ids, mask=mask, labels=labels)
-    logits = expect_shape(out["logits"], expected.shape, "logits (batch, num_labels)")
-    try:
-        expect_close(logits, expected, "logits compared with classifier(pooler_output)", atol=1e-5)
-    except GradingFailure:
-        if torch.allclose(logits.float(), first_token, atol=1e-5):
-            raise GradingFailure(
-                "logits come from the first token's last hidden state; the classifier must read pooler_output"
-            ) from None
-        raise
-    expect_close(out["logits_with_labels"], expected, "logits when labels are given", atol=1e-5)
-    expect(out["loss"] is not None, "with labels, forward must also return the loss")
-    expect_close(
-        out["loss"],
-        F.cross_entropy(expected, labels),
-        "loss compared with the mean cross-entropy of the logits and labels",
-        atol=1e-5,
-    )
+    for config, batch, seq, pairs, seed in ((TINY_BERT, 4, 7, False, 5), (OTHER_BERT, 3, 6, True, 6)):
+        state, oracle, inputs = _case(config, batch, seq, pairs, seed)
+        ids, mask, labels, types = inputs["ids"], inputs["mask"], inputs["labels"], inputs["token_type_ids"]
+        weight, bias = state["classifier.weight"], state["classifier.bias"]
+        with torch.no_grad():
+            outputs = oracle(input_ids=ids, attention_mask=mask, token_type_ids=types)
+            expected = F.linear(outputs.pooler_output, weight, bias)
+            first_token = F.linear(outputs.last_hidden_state[:, 0], weight, bias)
+            one_segment = F.linear(oracle(input_ids=ids, attention_mask=mask).pooler_output, weight, bias)
+        out = _run(student, config, state, inputs)
+        case = _describe(config, batch, pairs)
+        logits = expect_shape(out["logits"], expected.shape, f"logits (batch, num_labels) for {case}")
+        try:
+            expect_close(logits, expected, f"logits compared with classifier(pooler_output) for {case}", atol=1e-5)
+        except GradingFailure:
+            logits = logits.float()
+            if torch.allclose(logits, first_token, atol=1e-5):
+                raise GradingFailure(
+                    "logits come from the first token's last hidden state; the classifier must read pooler_output"
+                ) from None
+            if pairs and torch.allclose(logits, one_segment, atol=1e-5):
+                raise GradingFailure(
+                    "logits ignore token_type_ids: pass every keyword argument (token_type_ids included) on to "
+                    "BertModel's forward"
+                ) from None
+            if config["hidden_dropout_prob"]:
+                raise GradingFailure(
+                    f"logits for {case} differ from classifier(pooler_output): in evaluation mode "
+                    f"(model.eval()) every dropout must be off; F.dropout needs training=self.training, "
+                    f"nn.Dropout follows the mode by itself"
+                ) from None
+            raise
+        expect_close(out["logits_with_labels"], expected, f"logits when labels are given ({case})", atol=1e-5)
+        expect(out["loss"] is not None, "with labels, forward must also return the loss")
+        expect_close(
+            out["loss"],
+            F.cross_entropy(expected, labels),
+            f"loss compared with the mean cross-entropy of the logits and labels ({case})",
+            atol=1e-5,
+        )
 
 
 @question("bert_classifier_tests", points=1)
@@ -102,12 +163,13 @@ def test_gradients_reach_classifier_and_encoder(student):
     # The old version read gradient norms back from the kernel, which a forging kernel can report as any
     # positive number. Now a forging kernel passes only by reporting the logits that follow one SGD step in
     # which the loss's gradient reached the classifier and every encoder layer.
-    state, _ = tiny_bert_state()
-    ids, mask, labels = tiny_bert_batch()
-    after = student.run(GRADIENTS, config=TINY_BERT, state=state, ids=ids, mask=mask, labels=labels)
-    expected = classifier_after_sgd_step(state, ids, mask, labels, lr=0.1, encoder_trainable=True)
+    state, _, inputs = _case(TINY_BERT, 4, 7, False, seed=5)
+    out = _run(student, TINY_BERT, state, inputs, code=GRADIENTS)
+    expected = classifier_after_sgd_step(
+        state, inputs["ids"], inputs["mask"], inputs["labels"], lr=0.1, encoder_trainable=True
+    )
     expect_close(
-        after,
+        out["logits"],
         expected,
         "logits after loss.backward() and one SGD step over all parameters: the "
         "gradient of the loss must reach the classifier, the pooler, the encoder layers and the "

@@ -3,20 +3,24 @@ inputs after i, and values against F.scaled_dot_product_attention(is_causal=True
 
 import torch
 
-from assignments.grading.testkit import expect, expect_close, question
-from autograder.rnn_attention.checks import expect_normalised, run_attention
+from assignments.grading.testkit import GradingFailure, expect, expect_close, question
+from autograder.rnn_attention.checks import LOAD_STATE, expect_loaded, expect_normalised, run_attention
 from autograder.rnn_attention.inputs import random_dot_state, seeded
 from autograder.rnn_attention.oracles import dot_attention
 
-SHAPES = [(2, 6, 5), (3, 4, 7)]  # (batch, seq, hidden)
+# (batch, seq, hidden); the last is the edge of one sequence of one position, where the mask hides nothing
+SHAPES = [(2, 6, 5), (3, 4, 7), (1, 1, 4)]
 
-RUN_TWICE = """
+RUN_TWICE = (
+    LOAD_STATE
+    + """
 attention = CausalScaledDotAttention(hidden_size)
-attention.load_state_dict(state)
+load = load_grader_state(attention, state)
 first, _ = attention(x, x, x)
 second, _ = attention(changed, changed, changed)
-result = {"first": first, "second": second}
+result = {"first": first, "second": second, "load": load}
 """
+)
 
 
 @question("causal_attention_tests", points=1)
@@ -26,7 +30,7 @@ def test_causal_weights_are_exactly_zero_after_the_query(student):
         out = run_attention(student, "CausalScaledDotAttention", x, x, x)
         _, weights = expect_normalised(out, batch, seq, seq, hidden)
         future = torch.ones(seq, seq, dtype=torch.bool).triu(1)
-        leaked = weights[:, future].abs().max().item()
+        leaked = weights[:, future].abs().max().item() if seq > 1 else 0.0
         expect(
             leaked == 0,
             f"query i must give exactly zero weight to keys j > i (seq {seq}); found weight "
@@ -48,6 +52,7 @@ def test_causal_outputs_ignore_later_inputs(student):
         changed = x.clone()
         changed[:, position + 1 :] = seeded((batch, seq - position - 1, hidden), g)
         out = student.run(RUN_TWICE, hidden_size=hidden, state=state, x=x, changed=changed)
+        expect_loaded(out["load"], state, "CausalScaledDotAttention")
         kept = (out["first"][:, : position + 1] - out["second"][:, : position + 1]).abs().max().item()
         expect(
             kept < 1e-6,
@@ -61,9 +66,28 @@ def test_causal_matches_reference(student):
     for seed, (batch, seq, hidden) in enumerate(SHAPES):
         g = torch.Generator().manual_seed(100 + seed)
         state = random_dot_state(hidden, g)
-        x = seeded((batch, seq, hidden), g) * 2
-        expected_context, expected_weights = dot_attention(state, x, x, x, causal=True)
-        out = run_attention(student, "CausalScaledDotAttention", x, x, x, state)
+        # Three different tensors of one length: the decoder passes x three times, but the contract names
+        # three arguments, and keys and values must come from their own.
+        queries, keys, values = (seeded((batch, seq, hidden), g) * 2 for _ in range(3))
+        expected_context, expected_weights = dot_attention(state, queries, keys, values, causal=True)
+        out = run_attention(student, "CausalScaledDotAttention", queries, keys, values, state)
         shape = f"batch {batch}, seq {seq}, hidden {hidden}"
-        expect_close(out["weights"], expected_weights, f"weights ({shape})", atol=1e-5)
-        expect_close(out["context"], expected_context, f"context ({shape})", atol=1e-5)
+        try:
+            expect_close(out["weights"], expected_weights, f"weights ({shape})", atol=1e-5)
+            expect_close(out["context"], expected_context, f"context ({shape})", atol=1e-5)
+        except GradingFailure as failure:
+            # Name the mistake whose values the answer reproduces, when it is one of the two usual ones.
+            from_queries, _ = dot_attention(state, queries, queries, queries, causal=True)
+            unscaled, _ = dot_attention(state, queries, keys, values, causal=True, scale=False)
+            context = out["context"]
+            if isinstance(context, torch.Tensor) and context.shape == unscaled.shape:
+                if torch.allclose(context.float(), from_queries, atol=1e-5):
+                    raise GradingFailure(
+                        f"context ({shape}) is what the queries alone give: project the keys argument with Wk and "
+                        f"the values argument with Wv (here they are three different tensors)"
+                    ) from None
+                if torch.allclose(context.float(), unscaled, atol=1e-5):
+                    raise GradingFailure(
+                        f"context ({shape}) looks unscaled: divide the scores by sqrt(hidden_size)"
+                    ) from None
+            raise failure

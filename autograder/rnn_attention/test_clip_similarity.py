@@ -12,16 +12,17 @@ from transformers import CLIPConfig, CLIPModel
 
 from assignments.grading.testkit import expect, expect_close, expect_shape, question
 
-# (n_images, n_texts): never equal, so that a transposed result shows as a wrong shape
-SIZES = [(3, 5), (6, 2)]
+# (n_images, n_texts, embedding size): the counts never equal, so that a transposed result shows as a wrong
+# shape; the last is the edge of a single image (for probs: of a single caption)
+SIZES = [(3, 5, 7), (6, 2, 5), (1, 4, 7)]
 RUN = """
 result = dict(zip(("logits", "probs"), clip_similarity(image_embeds, text_embeds, logit_scale)))
 result.update(images_after=image_embeds, texts_after=text_embeds)
 """
 
 
-def _oracle(seed: int, n_images: int, n_texts: int, logit_scale: float):
-    """Embeddings and logits_per_text of a tiny random CLIPModel (embedding size 7, 16x16 images)."""
+def _oracle(seed: int, n_images: int, n_texts: int, logit_scale: float, embed_dim: int = 7):
+    """Embeddings and logits_per_text of a tiny random CLIPModel (16x16 images)."""
     torch.manual_seed(seed)
     model = CLIPModel(
         CLIPConfig(
@@ -44,7 +45,7 @@ def _oracle(seed: int, n_images: int, n_texts: int, logit_scale: float):
                 image_size=16,
                 patch_size=8,
             ),
-            projection_dim=7,
+            projection_dim=embed_dim,
         )
     ).eval()
     with torch.no_grad():
@@ -64,9 +65,11 @@ def _run(student, images, texts, scale):
 
 @question("clip_similarity_tests", points=1)
 def test_logits_match_clip_model_logits_per_text(student):
-    # A logit_scale far from CLIP's initial log(1/0.07) as well, so that using it without exp() shows.
-    for seed, ((n_images, n_texts), scale) in enumerate(zip(SIZES, [math.log(1 / 0.07), math.log(50.0)])):
-        images, texts, logit_scale, expected = _oracle(10 + seed, n_images, n_texts, scale)
+    # logit_scale at CLIP's initial log(1/0.07), and far from it (up to its cap of 100), so that using it
+    # without exp() shows.
+    scales = [math.log(1 / 0.07), math.log(50.0), math.log(100.0)]
+    for seed, ((n_images, n_texts, dim), scale) in enumerate(zip(SIZES, scales)):
+        images, texts, logit_scale, expected = _oracle(10 + seed, n_images, n_texts, scale, dim)
         out = _run(student, images, texts, logit_scale)
         expect(
             isinstance(out, dict) and "logits" in out, "clip_similarity should return a pair (logits_per_text, probs)"
@@ -105,8 +108,8 @@ def test_scores_ignore_embedding_length_and_leave_the_inputs_unchanged(student):
 
 @question("clip_similarity_tests", points=1)
 def test_probs_are_a_softmax_over_the_images_for_each_caption(student):
-    for seed, (n_images, n_texts) in enumerate(SIZES):
-        images, texts, logit_scale, expected = _oracle(30 + seed, n_images, n_texts, math.log(30.0))
+    for seed, (n_texts, n_images, dim) in enumerate(SIZES):  # counts swapped: a single caption last
+        images, texts, logit_scale, expected = _oracle(30 + seed, n_images, n_texts, math.log(30.0), dim)
         out = _run(student, images, texts, logit_scale)
         expect(
             isinstance(out, dict) and "probs" in out, "clip_similarity should return a pair (logits_per_text, probs)"

@@ -2,7 +2,7 @@
 (the correct BertForSentenceClassification is swapped in)."""
 
 from assignments.grading.testkit import expect, expect_close, question
-from autograder.rnn_attention.inputs import TINY_BERT, tiny_bert_batch, tiny_bert_state
+from autograder.rnn_attention.inputs import OTHER_BERT, TINY_BERT, tiny_bert_batch, tiny_bert_state
 from autograder.rnn_attention.oracles import classifier_after_sgd_step
 
 CLASSIFIER = {"classifier.weight", "classifier.bias"}
@@ -40,22 +40,26 @@ def _describe(names):
 def test_only_classifier_requires_grad(student):
     # The kernel reports names only; they are compared with the set the grader knows (the classifier's two
     # tensors). Forging the list gains at most this point, and nothing else is computed from it.
-    state, _ = tiny_bert_state()
-    trainable = set(
-        student.run(
-            FREEZE + "result = [n for n, p in model.named_parameters() if p.requires_grad]",
-            stand_ins=("BertForSentenceClassification",),
-            config=TINY_BERT,
-            state=state,
+    # Two configurations (2 layers and 3 labels, 1 layer and 2 labels): the encoder is whatever the model has.
+    for config in (TINY_BERT, OTHER_BERT):
+        state, _ = tiny_bert_state(config=config)
+        trainable = set(
+            student.run(
+                FREEZE + "result = [n for n, p in model.named_parameters() if p.requires_grad]",
+                stand_ins=("BertForSentenceClassification",),
+                config=config,
+                state=state,
+            )
         )
-    )
-    expect(CLASSIFIER <= trainable, "classifier.weight and classifier.bias must stay trainable (requires_grad=True)")
-    extra = trainable - CLASSIFIER
-    expect(
-        not extra,
-        f"{len(extra)} encoder parameter(s) still require gradients (in: {_describe(extra)}); "
-        "only the classifier should",
-    )
+        expect(
+            CLASSIFIER <= trainable, "classifier.weight and classifier.bias must stay trainable (requires_grad=True)"
+        )
+        extra = trainable - CLASSIFIER
+        expect(
+            not extra,
+            f"{len(extra)} encoder parameter(s) still require gradients (in: {_describe(extra)}); "
+            "only the classifier should",
+        )
 
 
 @question("freeze_encoder_tests", points=1)

@@ -5,18 +5,23 @@ import torch
 from torch import nn
 
 from assignments.grading.testkit import expect, expect_close, kernel_value, question
+from autograder.rnn_attention.checks import LOAD_STATE, expect_loaded
 from autograder.rnn_attention.inputs import seeded
 from autograder.rnn_attention.oracles import gru_cell_state
 
 SHAPES = [(1, 3, 2), (4, 7, 5), (9, 2, 11)]  # (batch, input_size, hidden_size), all different
 
-RUN_CELL = """
+RUN_CELL = (
+    LOAD_STATE
+    + """
 cell = MyGRUCell(input_size, hidden_size)
-cell.load_state_dict(state)
+load = load_grader_state(cell, state)
 x_before, h_before = x.clone(), h.clone()
 h_new = cell(x, h)
-result = {"h_new": h_new, "inputs_unchanged": bool(torch.equal(x, x_before) and torch.equal(h, h_before))}
+result = {"h_new": h_new, "inputs_unchanged": bool(torch.equal(x, x_before) and torch.equal(h, h_before)),
+          "load": load}
 """
+)
 
 
 @question("gru_cell_tests", points=1)
@@ -50,19 +55,23 @@ def test_gru_cell_matches_nn_grucell_on_random_shapes(student):
             expected = oracle(x, h)
         state = gru_cell_state(oracle.weight_ih, oracle.weight_hh, oracle.bias_ih, oracle.bias_hh)
         out = student.run(RUN_CELL, input_size=input_size, hidden_size=hidden_size, state=state, x=x, h=h)
+        expect_loaded(out["load"], state, "MyGRUCell")
         what = f"h_new for batch {batch}, input_size {input_size}, hidden_size {hidden_size}"
         expect_close(out["h_new"], expected, what, rtol=1e-4, atol=1e-5)
         expect(out["inputs_unchanged"], "forward must not modify x or h_prev in place")
 
 
-RUN_BACKWARD = """
+RUN_BACKWARD = (
+    LOAD_STATE
+    + """
 cell = MyGRUCell(input_size, hidden_size)
-cell.load_state_dict(state)
+load = load_grader_state(cell, state)
 x, h = x.clone().requires_grad_(True), h.clone().requires_grad_(True)
 (cell(x, h) * upstream).sum().backward()
-result = {"x": x.grad, "h": h.grad,
+result = {"x": x.grad, "h": h.grad, "load": load,
           "weights": {name: p.grad for name, p in cell.named_parameters() if p.grad is not None}}
 """
+)
 
 
 @question("gru_cell_tests", points=1)
@@ -84,6 +93,7 @@ def test_gru_cell_gradients_match_nn_grucell(student):
     out = student.run(
         RUN_BACKWARD, input_size=input_size, hidden_size=hidden_size, state=state, x=x, h=h, upstream=upstream
     )
+    expect_loaded(out["load"], state, "MyGRUCell")
     for name in ("x", "h_prev"):
         expect(
             out[name[0]] is not None,

@@ -8,7 +8,9 @@ from autograder.rnn_attention.checks import expect_normalised, run_attention
 from autograder.rnn_attention.inputs import random_dot_state, seeded
 from autograder.rnn_attention.oracles import dot_attention
 
-SHAPES = [(3, 2, 7, 5), (2, 4, 3, 6)]  # (batch, k, seq, hidden): k != seq so a wrong axis shows
+# (batch, k, seq, hidden): k != seq so a wrong axis shows; the last is a batch of one with the recurrent
+# decoder's single query
+SHAPES = [(3, 2, 7, 5), (2, 4, 3, 6), (1, 1, 4, 3)]
 
 
 def _inputs(seed, batch, k, seq, hidden):

@@ -19,7 +19,8 @@ STAND_INS = ("generate_square_subsequent_mask", "PositionalEncoding", "Model", "
 
 @question("finetune_tests", points=1)
 def test_predict_classes_matches_reference(student):
-    # Vocabulary 19, nhid 12, 2 heads, 1 layer, 3 classes, dropout 0.3; 11 rows of 8, batches of 4.
+    # Vocabulary 19, nhid 12, 2 heads, 1 layer, 3 classes, dropout 0.3; 11 rows of 8 in batches of 5 (5 + 5 + 1:
+    # a batch of one review at the end).
     g = torch.Generator().manual_seed(17)
     inputs = torch.randint(1, 19, (11, 8), generator=g)
     lengths = torch.randint(1, 9, (11,), generator=g)
@@ -38,7 +39,7 @@ def test_predict_classes_matches_reference(student):
         "model = Model(19, 2, 12, 1, 3, dropout=0.3)\n"
         "model.load_state_dict(state)\n"
         "model.train()\n"
-        "result = {'pred': predict_classes(model, inputs, lengths, batch_size=4)}",
+        "result = {'pred': predict_classes(model, inputs, lengths, batch_size=5)}",
         stand_ins=STAND_INS,
         inputs=inputs,
         lengths=lengths,
@@ -61,24 +62,56 @@ seen = []
 class Spy(Model):
     def forward(self, src, src_mask=None, lengths=None):
         scores = super().forward(src, src_mask, lengths)
-        seen.append({'first': src[:, 0].clone(), 'training': self.training, 'mask': src_mask,
+        seen.append({'src': src.clone(), 'training': self.training, 'mask': src_mask,
                      'lengths': lengths, 'scores': scores.detach().clone()})
         return scores
 model = Spy(ntoken, 2, 8, 1, 3, dropout=0.1)
-model.eval()   # as predict_classes leaves it: train_classifier must switch training mode on by itself
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-losses = [train_classifier(model, inputs, lengths, labels, optimizer, batch_size=4, progress=False)
-          for epoch in range(2)]
+losses = []
+for batch_size in batch_sizes:
+    model.eval()   # as predict_classes may leave it: train_classifier must switch training mode on by itself
+    losses.append(train_classifier(model, inputs, lengths, labels, optimizer, batch_size=batch_size, progress=False))
 result = {'calls': seen, 'losses': losses}
 """
 ROWS = 10
+BATCH_SIZES = (4, 3)  # 4 + 4 + 2, then 3 + 3 + 3 + 1: a batch of one review
+CALLS = [3, 4]
+
+
+def _check_call(call, inputs, lengths):
+    """The rows a call of the model saw (read from their first tokens), after checking its batch."""
+    src = call["src"]
+    expect(
+        isinstance(src, torch.Tensor) and src.dim() == 2 and 1 <= src.size(0) and src.size(1) <= inputs.size(1),
+        "train_classifier must call the model with a (batch, seq) batch of the reviews",
+    )
+    rows = src[:, 0].long() - 1
+    expect(bool(((rows >= 0) & (rows < ROWS)).all()), "train_classifier called the model on rows that are no review")
+    width = src.size(1)
+    # Dynamic padding is allowed: a batch cut to its longest review, with the causal mask of that width.
+    expect(
+        width >= int(lengths[rows].max()) and torch.equal(src.long(), inputs[rows, :width]),
+        "train_classifier must pass the reviews' tokens as they are (right-padded, cut no shorter than the "
+        "batch's longest review)",
+    )
+    mask = oracles.as_additive(call["mask"])
+    expect(
+        mask is not None and tuple(mask.shape) == (width, width) and torch.equal(mask, causal_mask(width)),
+        f"train_classifier must call the model with the causal mask for the batch's width ({width} x {width})",
+    )
+    expect(
+        isinstance(call["lengths"], torch.Tensor) and torch.equal(call["lengths"].long(), lengths[rows]),
+        "train_classifier must pass each batch's own lengths to the model, in the batch's row order",
+    )
+    return rows
 
 
 @question("finetune_tests", points=1)
 def test_train_classifier_shuffles_trains_and_averages_per_review(student):
-    # 10 reviews in batches of 4 (4 + 4 + 2), two epochs. Row r starts with token r + 1, so the first token of
-    # each row the model sees tells which review it is. The kernel reports what a subclass of the reference
-    # Model saw on each call; forging that report gains at most this point.
+    # 10 reviews, an epoch in batches of 4 (4 + 4 + 2) then one in batches of 3 (3 + 3 + 3 + 1). Row r starts
+    # with token r + 1, so the first token of each row the model sees tells which review it is. The kernel
+    # reports what a subclass of the reference Model saw on each call; forging that report gains at most this
+    # point.
     # Shuffling: torch.randperm gives each of the 10! orders with equal probability, so a correct loop
     # visits the rows in their stored order in an epoch with probability 1/10! = 2.8e-7, and repeats the
     # first epoch's order in the second with the same probability: the check below fails a correct loop
@@ -91,34 +124,29 @@ def test_train_classifier_shuffles_trains_and_averages_per_review(student):
         inputs[row, int(lengths[row]) :] = 0
     labels = torch.randint(3, (ROWS,), generator=g)
     out = student.run(
-        checks.single_threaded(SPY), stand_ins=STAND_INS, ntoken=19, inputs=inputs, lengths=lengths, labels=labels
+        checks.single_threaded(SPY),
+        stand_ins=STAND_INS,
+        ntoken=19,
+        inputs=inputs,
+        lengths=lengths,
+        labels=labels,
+        batch_sizes=list(BATCH_SIZES),
     )
     calls, losses = out["calls"], out["losses"]
     expect(
-        isinstance(calls, list) and len(calls) == 6,
-        f"two epochs of train_classifier over 10 reviews in batches of 4 should call the model 6 times (3 per "
-        f"epoch); got {len(calls) if isinstance(calls, list) else kernel_value(calls)}",
+        isinstance(calls, list) and len(calls) == sum(CALLS),
+        f"an epoch of train_classifier over 10 reviews in batches of 4, then one in batches of 3, should call the "
+        f"model 3 + 4 = {sum(CALLS)} times; got {len(calls) if isinstance(calls, list) else kernel_value(calls)}",
     )
     orders = []
-    for epoch in range(2):
-        epoch_calls = calls[3 * epoch : 3 * epoch + 3]
+    for epoch, size in enumerate(BATCH_SIZES):
+        epoch_calls = calls[sum(CALLS[:epoch]) : sum(CALLS[: epoch + 1])]
         expect(
             all(call["training"] is True for call in epoch_calls),
             "train_classifier called the model in evaluation mode; put it in training mode first (dropout "
             "must be on while it learns)",
         )
-        for call in epoch_calls:
-            rows = call["first"].long() - 1
-            mask = oracles.as_additive(call["mask"])
-            expect(
-                mask is not None and tuple(mask.shape) == (6, 6) and torch.equal(mask, causal_mask(6)),
-                "train_classifier must call the model with the causal mask for the padded length",
-            )
-            expect(
-                isinstance(call["lengths"], torch.Tensor) and torch.equal(call["lengths"].long(), lengths[rows]),
-                "train_classifier must pass each batch's own lengths to the model, in the batch's row order",
-            )
-        order = torch.cat([call["first"].long() - 1 for call in epoch_calls])
+        order = torch.cat([_check_call(call, inputs, lengths) for call in epoch_calls])
         expect(
             sorted(order.tolist()) == list(range(ROWS)),
             "in one epoch train_classifier should visit every review exactly once",
@@ -126,18 +154,19 @@ def test_train_classifier_shuffles_trains_and_averages_per_review(student):
         orders.append(order.tolist())
         # The mean loss per review: each call's cross-entropy summed over its rows, over the 10 reviews.
         total = sum(
-            F.cross_entropy(call["scores"].float(), labels[call["first"].long() - 1], reduction="sum").item()
+            F.cross_entropy(call["scores"].float(), labels[call["src"][:, 0].long() - 1], reduction="sum").item()
             for call in epoch_calls
         )
-        loss = losses[epoch]
+        loss = losses[epoch] if isinstance(losses, list) and len(losses) == len(BATCH_SIZES) else None
         if isinstance(loss, torch.Tensor) and loss.numel() == 1:
             loss = loss.item()
         expect(
             isinstance(loss, (int, float))
             and not isinstance(loss, bool)
             and math.isclose(loss, total / ROWS, rel_tol=1e-4, abs_tol=1e-6),
-            f"epoch {epoch + 1}: train_classifier should return the mean loss per review over the epoch "
-            f"({total / ROWS:.4f} from the scores your loop computed; the last batch holds 2 reviews, not 4)",
+            f"epoch {epoch + 1} (batches of {size}): train_classifier should return the mean loss per review over "
+            f"the epoch ({total / ROWS:.4f} from the scores your loop computed; the last batch holds "
+            f"{ROWS % size} review{'s' if ROWS % size > 1 else ''}, not {size})",
         )
     expect(
         orders[0] != list(range(ROWS)) or orders[1] != list(range(ROWS)),

@@ -7,7 +7,8 @@ from autograder.transfer_lm import stand_ins as reference
 from autograder.transfer_lm.oracles import causal_mask, reference_model
 
 STAND_INS = ("PositionalEncoding", "Model")
-NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES = 41, 2, 12, 2, 3
+# (ntoken, nhead, nhid, nlayers, nclasses): each test loads a base of another size.
+TWO_LAYERS, ONE_LAYER = (41, 2, 12, 2, 3), (23, 4, 8, 1, 2)
 # After loading, one SGD step on the classifier (evaluation mode, so no randomness): the base must still
 # learn (nothing frozen), and the language model's tensors must not move with it (copied, not shared).
 SNIPPET = """
@@ -24,17 +25,17 @@ result.update(stepped=model.state_dict(), lm_after=lm_state)
 SEQ = 6
 
 
-def _batch():
+def _batch(config):
     g = torch.Generator().manual_seed(41)
-    return torch.randint(1, NTOKEN, (4, SEQ), generator=g), torch.tensor([SEQ, 2, 5, 1])
+    return torch.randint(1, config[0], (4, SEQ), generator=g), torch.tensor([SEQ, 2, 5, 1])
 
 
-def _reference_step(lm_state, start):
+def _reference_step(config, lm_state, start):
     """The base tensors after the same load and SGD step, taken here on the reference."""
-    model = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES, state=start)
+    model = reference_model(*config, state=start)
     reference.load_pretrained_base(model, lm_state)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    src, lengths = _batch()
+    src, lengths = _batch(config)
     model(src, causal_mask(SEQ), lengths).logsumexp(dim=-1).sum().backward()
     optimizer.step()
     return {name: tensor.detach() for name, tensor in model.state_dict().items() if name.startswith("base.")}
@@ -44,31 +45,33 @@ def _tensors(n):
     return "1 tensor" if n == 1 else f"{n} tensors"
 
 
-def _lm_state():
+def _lm_state(config):
     # A language model whose weights differ from any fresh initialization: seeded, then shifted.
-    state = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NTOKEN, seed=21).state_dict()
+    ntoken, nhead, nhid, nlayers, _ = config
+    state = reference_model(ntoken, nhead, nhid, nlayers, ntoken, seed=21).state_dict()
     return {name: tensor + 0.25 if name.endswith("weight") else tensor.clone() for name, tensor in state.items()}
 
 
-def _start_state():
+def _start_state(config):
     # The classifier's weights before loading, chosen by the grader (so "the head was kept" is compared with
     # values the grader knows, never with a "before" the kernel reports).
-    state = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES, seed=22).state_dict()
+    state = reference_model(*config, seed=22).state_dict()
     return {name: tensor - 0.5 if name.endswith("weight") else tensor + 0.5 for name, tensor in state.items()}
 
 
-def _run(student):
-    lm_state, start = _lm_state(), _start_state()
+def _run(student, config):
+    lm_state, start = _lm_state(config), _start_state(config)
     sent = {name: tensor.clone() for name, tensor in lm_state.items()}
-    src, lengths = _batch()
+    src, lengths = _batch(config)
+    ntoken, nhead, nhid, nlayers, nclasses = config
     out = student.run(
         SNIPPET,
         stand_ins=STAND_INS,
-        ntoken=NTOKEN,
-        nhead=NHEAD,
-        nhid=NHID,
-        nlayers=NLAYERS,
-        nclasses=NCLASSES,
+        ntoken=ntoken,
+        nhead=nhead,
+        nhid=nhid,
+        nlayers=nlayers,
+        nclasses=nclasses,
         lm_state=sent,
         start=start,
         src=src,
@@ -80,7 +83,7 @@ def _run(student):
 
 @question("load_pretrained_base_tests", points=1)
 def test_every_base_tensor_copied(student):
-    lm_state, _, out = _run(student)
+    lm_state, _, out = _run(student, TWO_LAYERS)
     after = out["after"]
     base_names = [name for name in lm_state if name.startswith("base.")]
     differing = [name for name in base_names if name not in after or not torch.equal(after[name], lm_state[name])]
@@ -90,7 +93,7 @@ def test_every_base_tensor_copied(student):
         f"after load_pretrained_base (for example {differing[:2]}); every base. tensor must be "
         f"copied and nothing may re-initialize them afterwards",
     )
-    expected = _reference_step(lm_state, _start_state())
+    expected = _reference_step(TWO_LAYERS, lm_state, _start_state(TWO_LAYERS))
     stepped = out["stepped"]
     moved = [
         name
@@ -109,10 +112,11 @@ def test_every_base_tensor_copied(student):
 def test_head_kept_new_and_language_model_untouched(student):
     # The reported lm_after is compared with the grader's own copy of the language model: a kernel that
     # forges it hides only an in-place modification of its own copy, which no other grade depends on.
-    lm_state, before, out = _run(student)
+    lm_state, before, out = _run(student, ONE_LAYER)
     after = out["after"]
-    weight = expect_shape(after.get("head.decoder.weight"), (NCLASSES, NHID), "the classifier's head.decoder.weight")
-    expect_shape(after.get("head.decoder.bias"), (NCLASSES,), "the classifier's head.decoder.bias")
+    _, _, nhid, _, nclasses = ONE_LAYER
+    weight = expect_shape(after.get("head.decoder.weight"), (nclasses, nhid), "the classifier's head.decoder.weight")
+    expect_shape(after.get("head.decoder.bias"), (nclasses,), "the classifier's head.decoder.bias")
     expect(
         torch.equal(weight, before["head.decoder.weight"])
         and torch.equal(after["head.decoder.bias"], before["head.decoder.bias"]),

@@ -22,19 +22,28 @@ def _formula(seq: int, d: int) -> torch.Tensor:
 
 @question("positional_encoding_tests", points=1)
 def test_adds_sinusoid_table_batch_first(student):
-    # batch 3, seq 13, d_model 10, max_len 40; random input so the table must be ADDED to x.
+    # batch 3, seq 13, d_model 10, max_len 40; random input so the table must be ADDED to x. Dropout 0.3 in
+    # evaluation mode: the module is built with a rate and then switched off, as evaluate_lm does it.
     g = torch.Generator().manual_seed(3)
     x = torch.randn(3, 13, 10, generator=g)
     expected = x.double() + _formula(13, 10)  # before the call: the in-process door hands over x itself
     out = student.run(
-        "enc = PositionalEncoding(10, dropout=0.0, max_len=40).eval()\n"
+        "enc = PositionalEncoding(10, dropout=0.3, max_len=40).eval()\n"
         "before = x.clone()\n"
         "y = enc(x)\n"
-        "result = {'y': y, 'untouched': bool(torch.equal(x, before))}",
+        "result = {'y': y, 'untouched': bool(torch.equal(x, before)), 'first': enc(x[:1, :1])}",
         x=x,
     )
     y = expect_shape(out["y"], (3, 13, 10), "the output for input of shape (batch 3, seq 13, d_model 10)")
+    zeroed = int(((y == 0) & (expected != 0)).sum())
+    expect(
+        zeroed == 0,
+        f"in evaluation mode, built with dropout 0.3, {zeroed} of 390 outputs came back 0: dropout applies in "
+        "training mode only (nn.Dropout, or F.dropout(..., training=self.training))",
+    )
     expect_close(y.double(), expected, "input plus positional table", rtol=0, atol=1e-5)
+    first = expect_shape(out["first"], (1, 1, 10), "the output for a batch of one sequence of one token")
+    expect_close(first.double(), expected[:1, :1], "input plus positional table at position 0", rtol=0, atol=1e-5)
     expect(
         out["untouched"] is True,
         "forward added the table to its input x in place; the caller's embeddings "
@@ -45,12 +54,13 @@ def test_adds_sinusoid_table_batch_first(student):
 @question("positional_encoding_tests", points=1)
 def test_table_is_a_buffer_and_dropout_applies(student):
     out = student.run(
-        "enc = PositionalEncoding(8, dropout=0.5, max_len=30)\n"
-        "enc.train()\n"
-        "y = enc(torch.zeros(64, 30, 8))\n"
-        "result = {'params': sum(p.numel() for p in enc.parameters()),\n"
-        "          'buffers': [tuple(b.shape) for b in enc.buffers()],\n"
-        "          'zeros': (y == 0).float().mean().item()}"
+        "result = {}\n"
+        "for rate in (0.5, 0.2):\n"
+        "    enc = PositionalEncoding(8, dropout=rate, max_len=30)\n"
+        "    enc.train()\n"
+        "    y = enc(torch.zeros(64, 30, 8))\n"
+        "    result[str(rate)] = (y == 0).float().mean().item()\n"
+        "result.update(params=sum(p.numel() for p in enc.parameters()), buffers=[tuple(b.shape) for b in enc.buffers()])"
     )
     expect(
         out["params"] == 0,
@@ -64,7 +74,15 @@ def test_table_is_a_buffer_and_dropout_applies(student):
         (30, 8) in shapes or (1, 30, 8) in shapes,
         "PositionalEncoding should hold its table as a buffer of shape (max_len, d_model) or (1, max_len, d_model)",
     )
-    # Dropout 0.5 on 64*30*8 = 15,360 entries: the zeroed fraction is about 0.5 plus the few table
-    # entries that are exactly 0 (sin(0) at position 0: 4 of 240 table entries, 1/60 of the total).
-    # sigma = sqrt(0.25 / 15360) = 0.004, so 0.44..0.58 is more than 10 sigma wide.
-    expect_between(out["zeros"], 0.44, 0.58, "the fraction of entries zeroed by dropout 0.5 in training mode")
+    # Dropout p on 64*30*8 = 15,360 entries zeroes a fraction p of them, plus the surviving table entries that
+    # are exactly 0 (sin(0) at position 0: 4 of 240 table entries, 1/60): p + (1 - p) / 60, so 0.508 for 0.5
+    # and 0.213 for 0.2. sigma = sqrt(p(1 - p) / 15360) = 0.004 and 0.0032: 0.44..0.58 and 0.17..0.26 are
+    # each more than 10 sigma wide. Two rates, so that a rate read as the keep probability (1 - p) shows.
+    expect_between(out["0.5"], 0.44, 0.58, "the fraction of entries zeroed by dropout 0.5 in training mode")
+    expect_between(
+        out["0.2"],
+        0.17,
+        0.26,
+        "the fraction of entries zeroed by dropout 0.2 in training mode (dropout is the probability of "
+        "zeroing an entry, not of keeping it)",
+    )

@@ -16,7 +16,8 @@ from assignments.grading.testkit import expect, expect_shape, question
 N = 20_000
 SEEDS = (11, 12, 13)
 BOUND = 0.02
-# One row of scores over 9 ids, spread so that temperatures and top-k move the probabilities a lot.
+# One row of scores over 9 ids, spread so that temperatures and top-k move the probabilities a lot. No two
+# scores tie (nor do the random rows' below): the skeleton lets ids tied with the k-th score be kept or cut.
 ROW = torch.tensor([2.0, 1.2, 0.9, 0.3, 0.0, -0.4, -1.0, -2.5, 0.6])
 
 
@@ -74,14 +75,22 @@ def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
     # generator and reseeds the global one itself (from a fixed number, or from the generator's own seed)
     # repeats draws too, so only the last two checks see it. Two seeds giving the same 500 draws by chance:
     # at most (sum of p_i^2)^500 < 0.3^500 for this row.
+    # A batch of one row (how continue_text calls it) keeps its batch dimension: shape (1,).
     out = student.run(
         "before = torch.get_rng_state()\n"
         "a = sample_next(scores, temperature=1.0, generator=torch.Generator().manual_seed(7))\n"
         "untouched = torch.equal(torch.get_rng_state(), before)\n"
         "b = sample_next(scores, temperature=1.0, generator=torch.Generator().manual_seed(7))\n"
         "c = sample_next(scores, temperature=1.0, generator=torch.Generator().manual_seed(8))\n"
-        "result = {'a': a, 'b': b, 'c': c, 'untouched': untouched}",
+        "one = sample_next(scores[:1], temperature=1.0, generator=torch.Generator().manual_seed(9))\n"
+        "result = {'a': a, 'b': b, 'c': c, 'untouched': untouched, 'one': one}",
         scores=scores[:500],
+    )
+    expect(
+        tuple(getattr(out["one"], "shape", ())) == (1,),
+        f"for a single row of scores sample_next should return shape (1,); got "
+        f"{tuple(getattr(out['one'], 'shape', ()))}: squeeze only the sample dimension (squeeze(-1)), not every "
+        f"dimension of size 1",
     )
     a, b, c = (expect_shape(out[key], (500,), "the returned ids") for key in ("a", "b", "c"))
     expect(

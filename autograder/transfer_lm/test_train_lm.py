@@ -13,10 +13,14 @@ from autograder.transfer_lm.oracles import causal_mask, held_out_loss, reference
 STAND_INS = ("generate_square_subsequent_mask", "PositionalEncoding", "Model")
 
 
+CASES = ((9, 4), (5, 1))  # (window length, batch_size) of evaluate_lm's calls
+
+
 @question("train_lm_tests", points=1)
 def test_evaluate_lm_loss_and_perplexity(student):
-    # Vocabulary 31, nhid 16, 2 heads, 1 layer, dropout 0.3; 10 windows of 9 tokens in batches of 4
-    # (the last batch is short: the average must be over tokens). Dropout must be off in evaluation.
+    # Vocabulary 31, nhid 16, 2 heads, 1 layer, dropout 0.3; 10 windows of 9 tokens in batches of 4 (the last
+    # batch is short: the average must be over tokens), then the same windows cut to 5 tokens in batches of 1.
+    # Dropout must be off in evaluation: the model is in training mode before each call.
     g = torch.Generator().manual_seed(12)
     inputs, targets = torch.randint(1, 31, (10, 9), generator=g), torch.randint(1, 31, (10, 9), generator=g)
     # The grader chooses the weights and the kernel loads them: the expected loss never depends on
@@ -26,63 +30,80 @@ def test_evaluate_lm_loss_and_perplexity(student):
     out = student.run(
         "model = Model(31, 2, 16, 1, 31, dropout=0.3)\n"
         "model.load_state_dict(state)\n"
-        "model.train()\n"
-        "loss, ppl = evaluate_lm(model, inputs, targets, batch_size=4)\n"
-        "result = {'loss': loss, 'ppl': ppl}",
+        "result = []\n"
+        "for windows, next_tokens, size in cases:\n"
+        "    model.train()\n"
+        "    result.append(evaluate_lm(model, windows, next_tokens, batch_size=size))",
         stand_ins=STAND_INS,
-        inputs=inputs,
-        targets=targets,
+        cases=[[inputs[:, :width].contiguous(), targets[:, :width].contiguous(), size] for width, size in CASES],
         state=state,
     )
-    expected = held_out_loss(reference, inputs, targets)
-    loss, ppl = float(out["loss"]), float(out["ppl"])
-    expect(
-        math.isclose(loss, expected, rel_tol=1e-4),
-        f"evaluate_lm's loss should be the mean cross-entropy per token over all windows, in eval mode; "
-        f"got {loss:.5f}, off by {abs(loss - expected):.3g} (relative tolerance 1e-4)",
-    )
-    expect(
-        math.isclose(ppl, math.exp(loss), rel_tol=1e-4),
-        f"the perplexity should be exp(loss) = {math.exp(loss):.4f} for your loss; got {ppl:.4f}",
-    )
+    for (width, size), (loss, ppl) in zip(CASES, out):
+        expected = held_out_loss(reference, inputs[:, :width], targets[:, :width])
+        loss, ppl = float(loss), float(ppl)
+        expect(
+            math.isclose(loss, expected, rel_tol=1e-4),
+            f"windows of {width}, batch_size {size}: evaluate_lm's loss should be the mean cross-entropy per token "
+            f"over all windows, in eval mode with the causal mask of the windows' length; got {loss:.5f}, off by "
+            f"{abs(loss - expected):.3g} (relative tolerance 1e-4)",
+        )
+        expect(
+            math.isclose(ppl, math.exp(loss), rel_tol=1e-4),
+            f"the perplexity should be exp(loss) = {math.exp(loss):.4f} for your loss; got {ppl:.4f}",
+        )
 
 
 SPY = """
 seen = []
 class Spy(Model):
     def forward(self, src, src_mask=None, *args, **kwargs):
-        seen.append(src_mask)
+        seen.append({'mask': src_mask, 'training': self.training})
         return super().forward(src, src_mask, *args, **kwargs)
-model = Spy(23, 2, 16, 1, 23, dropout=0.3)
+model = Spy(23, 2, 16, 1, 23, dropout=0.0)
 model.load_state_dict(state)
-model.eval()   # as evaluate_lm leaves it: train_lm must switch training mode on by itself
 optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
-torch.manual_seed(dropout_seed)   # the grader's oracle draws the same dropout masks from this seed
-mean_loss = train_lm(model, inputs, targets, optimizer, batch_size=4, clip=0.5, progress=False)
-result = {'masks': [m if isinstance(m, torch.Tensor) else None for m in seen], 'loss': mean_loss,
-          'state': model.state_dict()}
+losses = []
+for batch_size, clip in epochs:
+    model.eval()   # as evaluate_lm may leave it: train_lm must switch training mode on by itself
+    losses.append(train_lm(model, inputs, targets, optimizer, batch_size=batch_size, clip=clip, progress=False))
+result = {'calls': [{'mask': c['mask'] if isinstance(c['mask'], torch.Tensor) else None, 'training': c['training']}
+                    for c in seen],
+          'losses': losses, 'state': model.state_dict()}
 """
-DROPOUT_SEED = 29
+# Two epochs: batches of 4 (4 + 4 + 2) with the gradient norm clipped to 0.05, which every step's gradient
+# exceeds (norms 0.86 to 1.29 on the reference), then batches of 3 (3 + 3 + 3 + 1) with clip 10, which no
+# step of the mean loss reaches (norms 0.97 to 1.82) and every step of the summed loss does (18 or 6 tokens).
+EPOCHS = ((4, 0.05), (3, 10.0))
+CALLS = 7
 
 
-def _reference_epoch(state, inputs, targets):
-    """(mean loss, state after) of one reference epoch in training mode, dropout 0.3, same seed as the kernel."""
+def _reference_epochs(state, inputs, targets):
+    """(mean losses, state after) of the reference's epochs from the same weights, without dropout."""
     with torch.random.fork_rng(), oracles.one_thread():
-        model = oracles.reference.Model(23, 2, 16, 1, 23, 0.3)
+        model = oracles.reference.Model(23, 2, 16, 1, 23, 0.0)
         model.load_state_dict(state)
         optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
-        torch.manual_seed(DROPOUT_SEED)
-        loss = oracles.reference.train_lm(model, inputs, targets, optimizer, batch_size=4, clip=0.5, progress=False)
-    return loss, model.state_dict()
+        losses = [
+            oracles.reference.train_lm(model, inputs, targets, optimizer, batch_size=size, clip=clip, progress=False)
+            for size, clip in EPOCHS
+        ]
+    return losses, model.state_dict()
+
+
+def _as_float(value):
+    if isinstance(value, torch.Tensor) and value.numel() == 1:  # a one-number tensor is read as its value
+        value = value.item()
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 @question("train_lm_tests", points=1)
 def test_train_lm_epoch_matches_reference_in_training_mode(student):
-    # 10 windows of 6 tokens in batches of 4: three calls of the model, each with a causal mask. Then the
-    # whole epoch is compared with the reference's from the same grader-chosen weights and the same seeded
-    # dropout masks (dropout 0.3, SGD lr 0.5, clip 0.5): a loop that leaves the model in evaluation mode,
-    # skips zero_grad or clipping, or averages over batches (the last one holds 2 windows, not 4) ends
-    # elsewhere. Both sides draw their masks in the same order, so a correct loop matches to rounding.
+    # 10 windows of 6 tokens, two epochs (EPOCHS): every call of the model in training mode with a causal mask.
+    # Then both epochs are compared with the reference's from the same grader-chosen weights (SGD lr 0.5): a loop
+    # that skips zero_grad, clips after the step or at a fixed norm, backpropagates the summed loss, or
+    # averages over batches ends elsewhere. The model has no dropout, so the comparison holds whatever random
+    # numbers a correct loop draws (a DataLoader draws one from torch's global generator); the mode the model
+    # runs in is read from each call instead.
     g = torch.Generator().manual_seed(13)
     inputs, targets = torch.randint(1, 23, (10, 6), generator=g), torch.randint(1, 23, (10, 6), generator=g)
     state = {k: v.clone() for k, v in reference_model(23, 2, 16, 1, 23, seed=13).state_dict().items()}
@@ -92,16 +113,21 @@ def test_train_lm_epoch_matches_reference_in_training_mode(student):
         inputs=inputs,
         targets=targets,
         state=state,
-        dropout_seed=DROPOUT_SEED,
+        epochs=[list(epoch) for epoch in EPOCHS],
     )
-    masks = out["masks"]
+    calls = out["calls"]
     expect(
-        isinstance(masks, list) and len(masks) == 3,
-        f"train_lm should call the model once per batch: 10 windows in batches of 4 is 3 calls; "
-        f"got {len(masks) if isinstance(masks, list) else kernel_value(masks)}",
+        isinstance(calls, list) and len(calls) == CALLS,
+        f"train_lm should call the model once per batch: 10 windows in batches of 4, then of 3, is 3 + 4 = "
+        f"{CALLS} calls; got {len(calls) if isinstance(calls, list) else kernel_value(calls)}",
     )
-    for mask in masks:
-        additive = oracles.as_additive(mask)
+    expect(
+        all(call["training"] is True for call in calls),
+        "train_lm called the model in evaluation mode; put it in training mode first (evaluate_lm may have "
+        "left it in evaluation mode, and dropout must be on while it learns)",
+    )
+    for call in calls:
+        additive = oracles.as_additive(call["mask"])
         expect(
             additive is not None,
             "train_lm called the model without a mask; the model would see the next token, which is its target",
@@ -110,29 +136,31 @@ def test_train_lm_epoch_matches_reference_in_training_mode(student):
             tuple(additive.shape) == (6, 6) and torch.equal(additive, causal_mask(6)),
             "train_lm gave the model a mask that is not the causal (square subsequent) mask",
         )
-    expected_loss, expected_state = _reference_epoch(state, inputs, targets)
-    loss = out["loss"]
-    if isinstance(loss, torch.Tensor) and loss.numel() == 1:  # a one-number tensor is read as its value
-        loss = loss.item()
-    expect(
-        isinstance(loss, (int, float)) and not isinstance(loss, bool),
-        f"train_lm should return the mean loss as a float; got {kernel_value(loss)}",
-    )
-    expect(
-        math.isclose(loss, expected_loss, rel_tol=1e-4),
-        f"the mean training loss train_lm returns differs from the reference's {expected_loss:.4f} for the "
-        f"same epoch (training mode, dropout on, mean per token over all windows, the short last batch "
-        f"counted by its size)",
-    )
+    expected_losses, expected_state = _reference_epochs(state, inputs, targets)
     after = out["state"]
     expect(isinstance(after, dict) and not key_problems(after, expected_state), "unexpected model state after training")
     worst = max((after[name].float() - tensor).abs().max().item() for name, tensor in expected_state.items())
     expect(
         worst < 1e-4,
-        f"after one epoch of train_lm the weights differ from the reference's by up to {worst:.3g}: "
-        f"put the model in training mode, zero the gradients before each backward, clip the "
-        f"gradient norm to `clip`, step once per batch, and take the rows in order",
+        f"after two epochs of train_lm the weights differ from the reference's by up to {worst:.3g}: zero the "
+        f"gradients before each backward, backpropagate the mean loss per token (not the sum), clip the "
+        f"gradient norm to the `clip` you are given before the step, step once per batch, and take the rows "
+        f"in order",
     )
+    losses = out["losses"]
+    expect(
+        isinstance(losses, list) and len(losses) == len(EPOCHS),
+        "train_lm should return one mean loss per epoch (a float)",
+    )
+    for epoch, ((size, _), expected_loss) in enumerate(zip(EPOCHS, expected_losses)):
+        loss = _as_float(losses[epoch])
+        expect(loss is not None, f"train_lm should return the mean loss as a float; got {kernel_value(losses[epoch])}")
+        expect(
+            math.isclose(loss, expected_loss, rel_tol=1e-4),
+            f"epoch {epoch + 1} (batches of {size}): the mean training loss train_lm returns differs from the "
+            f"reference's {expected_loss:.4f} for the same epoch (mean per token over all windows, the short "
+            f"last batch counted by its size)",
+        )
 
 
 @question("train_lm_tests", points=1)

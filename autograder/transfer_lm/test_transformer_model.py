@@ -5,6 +5,7 @@ The student's PositionalEncoding is replaced by the correct one for these tests,
 PyTorch's own, sent as an input, so only this question's code is under test.
 """
 
+import functools
 import math
 
 import torch
@@ -58,7 +59,10 @@ def _run(student, nclasses, extra=""):
         "with torch.no_grad():\n"
         "    full = model(src, mask)\n"
         "    last = model(src, mask, lengths)\n"
-        "result = {'shapes': shapes, 'loaded': loaded, 'full': full, 'last': last}\n" + extra
+        "    one = model(src[:1], mask, lengths[1:2])\n"
+        "one_layer = [name for name in Model(ntoken, nhead, nhid, 1, nclasses).state_dict()]\n"
+        "result = {'shapes': shapes, 'loaded': loaded, 'full': full, 'last': last, 'one': one, 'one_layer': one_layer}\n"
+        + extra
     )
     return student.run(
         code,
@@ -72,34 +76,57 @@ def _run(student, nclasses, extra=""):
         lengths=lengths,
         mask=causal_mask(SEQ),
         state=_grader_state(nclasses),
-        dropout_seed=DROPOUT_SEED,
+        copies=COPIES,
     )
 
 
-# Training mode: the same weights in a Model built with dropout 0.3, one forward pass in training mode after
-# torch.manual_seed(DROPOUT_SEED). The reference draws its dropout masks in the same order (positional
-# encoding, then each layer), so a model that passes `dropout` on to every part matches it to rounding; one
-# that leaves a part at its default rate (0.1) or drops out somewhere else does not.
+# Training mode, in two parts that hold whatever order a correct model draws its dropout masks in (a
+# sequence-first encoder inside, as in PyTorch's tutorial, draws them in another order than the reference):
+# - dropout 0: the grader's weights in training mode must give the reference's scores exactly, so `dropout`
+#   reaches the positional encoding and every layer, and nothing else drops out at a rate of its own;
+# - dropout 0.3: the 3 rows of src repeated COPIES times, each row with independent masks; per row, the
+#   mean squared distance of its scores from the eval-mode scores. Its mean over the rows must match the
+#   reference's (REFERENCE_COPIES per source row, drawn here) within 5 standard deviations (below).
 TRAINING = (
-    "trained = Model(ntoken, nhead, nhid, nlayers, nclasses, dropout=0.3)\n"
-    "trained.load_state_dict(state)\n"
-    "trained.train()\n"
-    "torch.manual_seed(dropout_seed)\n"
+    "exact = Model(ntoken, nhead, nhid, nlayers, nclasses, dropout=0.0)\n"
+    "exact.load_state_dict(state)\n"
+    "exact.train()\n"
+    "noisy = Model(ntoken, nhead, nhid, nlayers, nclasses, dropout=0.3)\n"
+    "noisy.load_state_dict(state)\n"
+    "noisy.train()\n"
     "with torch.no_grad():\n"
-    "    result['training'] = trained(src, mask)\n"
+    "    result['no_dropout'] = exact(src, mask)\n"
+    "    result['training'] = noisy(src.repeat(copies, 1), mask)\n"
 )
-DROPOUT_SEED = 47
+COPIES, REFERENCE_COPIES = 200, 600
 
 
-def _reference_in_training_mode(nclasses):
+def _spread(scores, eval_scores, copies):
+    """Per row of ``scores`` (the rows of src repeated ``copies`` times): mean squared distance from eval mode."""
+    return ((scores.double() - eval_scores.double().repeat(copies, 1, 1)) ** 2).mean(dim=(1, 2))
+
+
+@functools.lru_cache(maxsize=1)
+def _reference_spread(nclasses):
+    """(mean, standard deviation) of the per-row spread of the reference in training mode, dropout 0.3."""
     src, _ = _inputs()
+    eval_scores = _reference_scores(nclasses)
     with torch.random.fork_rng():
+        torch.manual_seed(47)
         model = oracles.reference.Model(NTOKEN, NHEAD, NHID, NLAYERS, nclasses, 0.3)
         model.load_state_dict(_grader_state(nclasses))
         model.train()
-        torch.manual_seed(DROPOUT_SEED)
         with torch.no_grad():
-            return model(src, causal_mask(SEQ))
+            spread = _spread(model(src.repeat(REFERENCE_COPIES, 1), causal_mask(SEQ)), eval_scores, REFERENCE_COPIES)
+    return spread.mean().item(), spread.std().item()
+
+
+def _reference_scores(nclasses):
+    src, _ = _inputs()
+    with torch.no_grad():
+        return reference_model(NTOKEN, NHEAD, NHID, NLAYERS, nclasses, state=_grader_state(nclasses))(
+            src, causal_mask(SEQ)
+        )
 
 
 @question("transformer_model_tests", points=1)
@@ -117,8 +144,19 @@ def test_parameter_names_shapes_and_outputs(student):
         expect(
             got == tuple(tensor.shape), f"state dict entry {name} should have shape {tuple(tensor.shape)}; got {got}"
         )
+    one_layer = key_problems(
+        dict.fromkeys(out["one_layer"]), reference_model(NTOKEN, NHEAD, NHID, 1, NCLASSES).state_dict()
+    )
+    expect(not one_layer, f"Model(..., nlayers=1, ...) should hold exactly one encoder layer: {one_layer}")
     expect_shape(out["full"], (BATCH, SEQ, NCLASSES), "model(src, mask) with src of shape (batch 3, seq 7)")
     expect_shape(out["last"], (BATCH, NCLASSES), "model(src, mask, lengths)")
+    one = out["one"]
+    expect(
+        tuple(getattr(one, "shape", ())) == (1, NCLASSES),
+        f"for a batch of one review model(src, mask, lengths) should return shape (1, {NCLASSES}); got "
+        f"{tuple(getattr(one, 'shape', ()))}: squeeze only the dimension you added (squeeze(1)), not every "
+        f"dimension of size 1",
+    )
 
 
 @question("transformer_model_tests", points=1)
@@ -127,10 +165,7 @@ def test_language_model_forward_matches_reference(student):
     # in eval mode.
     out = _run(student, NTOKEN, TRAINING)
     expect(out["loaded"] is True, NOT_LOADED)
-    reference = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NTOKEN, state=_grader_state(NTOKEN))
-    src, _ = _inputs()
-    with torch.no_grad():
-        expected = reference(src, causal_mask(SEQ))
+    expected = _reference_scores(NTOKEN)
     expect_close(
         out["full"],
         expected,
@@ -139,12 +174,32 @@ def test_language_model_forward_matches_reference(student):
         atol=1e-4,
     )
     expect_close(
-        out["training"],
-        _reference_in_training_mode(NTOKEN),
-        "language-model scores in training mode with dropout 0.3 (pass `dropout` to the positional "
-        "encoding and to every encoder layer, and add no dropout of your own)",
+        out["no_dropout"],
+        expected,
+        "language-model scores in training mode with dropout 0 (pass `dropout` to the positional encoding and "
+        "to every encoder layer, whose own default is 0.1, and add no dropout of your own)",
         rtol=1e-4,
         atol=1e-4,
+    )
+    # With the grader's weights the reference's per-row spread has mean 0.0278 and standard deviation 0.0066
+    # (over 1,800 rows). The difference of two means over 600 and 1,800 independent rows has standard deviation
+    # 0.0066 * sqrt(1/600 + 1/1800) = 0.00031, so the bound, 5 of them, is 0.0016 (6% of the mean): a correct
+    # model, in any draw order, fails it with probability below 1e-6. Layers left at the default 0.1 give
+    # 0.0237, dropout before the head 0.045, no dropout on the positions 0.0096.
+    training = expect_shape(out["training"], (BATCH * COPIES, SEQ, NTOKEN), "scores of src repeated 200 times")
+    mean, sd = _reference_spread(NTOKEN)
+    bound = 5 * sd * math.sqrt(1 / (BATCH * COPIES) + 1 / (BATCH * REFERENCE_COPIES))
+    spread = _spread(training, expected, COPIES).mean().item()
+    expect(
+        math.isfinite(spread) and abs(spread - mean) <= bound,
+        f"in training mode with dropout 0.3 the scores scatter around their eval-mode values by a mean square of "
+        f"{spread:.4f}; a correct model scatters by {mean:.4f} (allowed {bound:.4f}), whatever order it draws its "
+        + (
+            "masks in: less means dropout is missing somewhere (the positional encoding and every layer get `dropout`)"
+            if spread < mean
+            else "masks in: more means dropout where the model has none (before the head, on the embeddings) or "
+            "at a higher rate"
+        ),
     )
 
 

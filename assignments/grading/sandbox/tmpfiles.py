@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import stat
 
-from assignments.grading.sandbox.scratch import SHARED_TMP
+from assignments.grading.sandbox.scratch import SHARED_TMP, walk
 
 
 def private_tmpfs_bytes(launcher_pid: int, path: str) -> int:
@@ -38,23 +38,13 @@ def owned_files(uid: int, roots=SHARED_TMP, max_entries: int | None = None) -> d
     Only folders ``uid`` could have written into are entered (its own, and those every uid may write);
     it cannot have created anything elsewhere, so a crowded ``/tmp`` costs a listing of its top level.
     Counting stops once ``uid`` owns more than ``max_entries``: the caller only needs to know that."""
-    found, stack = {}, [root for root in roots if os.path.isdir(root)]
-    while stack:
-        try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if info.st_uid == uid:
-                found[(info.st_dev, info.st_ino)] = info.st_blocks * 512
-                if max_entries is not None and len(found) > max_entries:
-                    return found
-            if stat.S_ISDIR(info.st_mode) and (info.st_uid == uid or info.st_mode & stat.S_IWOTH):
-                stack.append(entry.path)
+    found = {}
+    may_write = lambda info: info.st_uid == uid or info.st_mode & stat.S_IWOTH
+    for _, info in walk([root for root in roots if os.path.isdir(root)], enter=may_write):
+        if info.st_uid == uid:
+            found[(info.st_dev, info.st_ino)] = info.st_blocks * 512
+            if max_entries is not None and len(found) > max_entries:
+                break
     return found
 
 

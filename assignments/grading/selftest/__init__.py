@@ -17,6 +17,8 @@ PUBLIC = {
             "grade_variant_packs",
             "behaviour_map",
             "behaviour_map_problems",
+            "contract_parameters",
+            "contract_parameter_problems",
             "uncaught_tests",
         ],
         "checks",

@@ -26,7 +26,9 @@ Each must keep full marks in both real doors; they are packed into as few notebo
 
 The behaviour map of each assignment (``behaviour_map``) is a table in autograder/README.md saying, per
 graded definition, which behaviours beyond eval-mode outputs a hidden test checks (and which mutant shows
-it can fail) or why a behaviour is out of scope.
+it can fail) or why a behaviour is out of scope. A second table (``contract_parameters``) says, per
+signature parameter of each graded definition, which values the hidden tests use, and why a parameter
+held at one value is held there.
 
 This module also checks the stand-ins (``autograder/<assignment>/stand_ins.py``) against the notebook.
 
@@ -340,29 +342,37 @@ def _cells(line: str) -> list[str]:
     return [cell.strip().strip("`").strip() for cell in line.strip().strip("|").split("|")]
 
 
-def behaviour_map(assignment: str, readme: str | None = None) -> list[BehaviourRow] | None:
-    """The rows of the assignment's behaviour map (None: autograder/README.md has no such heading)."""
-    readme = (resolve(assignment).course.autograder_dir / "README.md").read_text() if readme is None else readme
+def _readme_table(assignment, readme: str | None, heading: str, columns: list[str]) -> list[list[str]] | None:
+    """The cells of each body row of the table under ``heading`` in autograder/README.md (``readme``: its
+    text), checked against ``columns``; None when there is no README or it has no such heading."""
+    if readme is None:
+        path = resolve(assignment).course.autograder_dir / "README.md"
+        readme = path.read_text() if path.is_file() else ""
     lines = readme.splitlines()
-    heading = MAP_HEADING.format(assignment)
-    if heading not in [line.strip() for line in lines]:
+    stripped = [line.strip() for line in lines]
+    if heading not in stripped:
         return None
-    start = [line.strip() for line in lines].index(heading) + 1
     table = []
-    for line in lines[start:]:
+    for line in lines[stripped.index(heading) + 1 :]:
         if line.strip().startswith("|"):
             table.append(line)
         elif table or line.startswith("#"):
             break
-    if not table or _cells(table[0]) != MAP_COLUMNS:
-        raise ValueError(f"{heading}: the table's columns must be {' | '.join(MAP_COLUMNS)}")
+    if not table or _cells(table[0]) != columns:
+        raise ValueError(f"{heading}: the table's columns must be {' | '.join(columns)}")
     rows = []
     for line in table[2:]:
         cells = _cells(line)
-        if len(cells) != 4:
-            raise ValueError(f"{heading}: a row needs 4 cells: {line.strip()}")
-        rows.append(BehaviourRow(*cells))
+        if len(cells) != len(columns):
+            raise ValueError(f"{heading}: a row needs {len(columns)} cells: {line.strip()}")
+        rows.append(cells)
     return rows
+
+
+def behaviour_map(assignment: str, readme: str | None = None) -> list[BehaviourRow] | None:
+    """The rows of the assignment's behaviour map (None: autograder/README.md has no such heading)."""
+    rows = _readme_table(assignment, readme, MAP_HEADING.format(assignment), MAP_COLUMNS)
+    return None if rows is None else [BehaviourRow(*cells) for cells in rows]
 
 
 def hidden_test_names(assignment: str) -> set[str]:
@@ -400,6 +410,130 @@ def behaviour_map_problems(assignment: str, rows: list[BehaviourRow] | None = No
 def coverage_line(rows: list[BehaviourRow]) -> str:
     tested = sum(row.in_scope for row in rows)
     return f"behaviour map: {len(rows)} rows, {tested} with a hidden test, {len(rows) - tested} out of scope"
+
+
+# ------------------------------------------------------------------------------- contract parameters
+# Issue 33: a hidden suite that calls a function with one value of an argument the contract leaves open
+# cannot see a mistake that shows only at other values (a rate ignored, a batch of one). So each
+# assignment's README section lists, per signature parameter of each graded definition, the values the
+# hidden tests use; one value needs a reason.
+PARAMETERS_HEADING = "### Contract parameters: {}"
+PARAMETERS_COLUMNS = ["definition", "parameter", "values the hidden tests use", "fixed because"]
+
+
+@dataclass(frozen=True)
+class ParameterRow:
+    """One row of ``### Contract parameters: <assignment>`` in autograder/README.md."""
+
+    definition: str  # a graded definition (a function or a class), or Class.method
+    parameter: str  # one of its signature parameters
+    values: str  # the values the hidden tests use, separated by commas outside brackets
+    reason: str  # why the parameter is held at one value, or "-" when the tests vary it
+
+    @property
+    def value_list(self) -> list[str]:
+        """``values`` split at the commas that are not inside brackets or parentheses: "(3, 7), (1, 7)" is two."""
+        parts, depth, current = [], 0, ""
+        for char in self.values:
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+            elif char == "," and depth == 0:
+                parts.append(current)
+                current = ""
+                continue
+            current += char
+        parts.append(current)
+        return [part.strip() for part in parts if part.strip()]
+
+    @property
+    def varied(self) -> bool:
+        return len(self.value_list) > 1
+
+
+def contract_parameters(assignment, readme: str | None = None) -> list[ParameterRow] | None:
+    """The rows of the assignment's contract-parameter table (None: autograder/README.md has none)."""
+    name = resolve(assignment).name
+    rows = _readme_table(assignment, readme, PARAMETERS_HEADING.format(name), PARAMETERS_COLUMNS)
+    return None if rows is None else [ParameterRow(*cells) for cells in rows]
+
+
+def _parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[str]:
+    args = function.args
+    names = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
+    return names[1:] if method and names else names
+
+
+def graded_signatures(nb) -> dict[str, list[str]]:
+    """Definition -> signature parameters, for every public function and class that an answer cell of
+    ``nb`` defines (its solution, markers and all: they are comments). A class contributes its __init__
+    and each public method, as ``Class`` (the union) and ``Class.method``."""
+    found: dict[str, list[str]] = {}
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code" or not notebooks.is_answer(cell):
+            continue
+        try:
+            body = ast.parse(cell.source).body
+        except SyntaxError:
+            continue
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+                found[node.name] = _parameter_names(node, method=False)
+            elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                union = []
+                for member in node.body:
+                    if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        continue
+                    if member.name == "__init__" or not member.name.startswith("_"):
+                        names = _parameter_names(member, method=True)
+                        found[f"{node.name}.{member.name}"] = names
+                        union += [n for n in names if n not in union]
+                found[node.name] = union
+    return found
+
+
+def contract_parameter_problems(assignment, rows: list[ParameterRow] | None = None) -> list[str]:
+    """A missing table; a graded definition's signature parameter the table does not list; a row naming a
+    definition no answer cell has; a parameter listed with no value, or with one value and no reason."""
+    name = resolve(assignment).name
+    rows = contract_parameters(assignment) if rows is None else rows
+    if rows is None:
+        return [f"{name}: autograder/README.md has no '{PARAMETERS_HEADING.format(name)}' table"]
+    signatures = graded_signatures(resolve(assignment).source_notebook())
+    problems = []
+    for row in rows:
+        where = f"{name} contract parameters, {row.definition} / {row.parameter}"
+        if row.definition not in signatures:
+            problems.append(f"{where}: no answer cell defines {row.definition}")
+        if not row.value_list:
+            problems.append(f"{where}: no values are listed")
+        elif not row.varied and not re.search(r"\w", row.reason):
+            problems.append(f"{where}: the hidden tests use one value ({row.values}) and no reason says why")
+    listed = {(row.definition.split(".")[0], row.parameter) for row in rows}
+    for definition, parameters in signatures.items():
+        if "." in definition:
+            continue
+        missing = [p for p in parameters if (definition, p) not in listed]
+        if missing:
+            problems.append(
+                f"{name} contract parameters: {definition}'s signature parameter(s) {', '.join(missing)} "
+                f"not in the table (list the values the hidden tests use, or why one is enough)"
+            )
+    return problems
+
+
+def parameter_lines(rows: list[ParameterRow]) -> list[str]:
+    """What ``course selftest`` prints: the parameters varied, per definition, then each held fixed and why."""
+    varied: dict[str, list[str]] = {}
+    for row in rows:
+        if row.varied:
+            varied.setdefault(row.definition, []).append(row.parameter)
+    fixed = [row for row in rows if not row.varied]
+    lines = [f"contract parameters: {len(rows)} listed, {len(rows) - len(fixed)} varied, {len(fixed)} held fixed"]
+    lines += [f"  varied  {definition}: {', '.join(names)}" for definition, names in varied.items()]
+    lines += [f"  fixed   {row.definition}.{row.parameter} = {row.values}: {row.reason}" for row in fixed]
+    return lines
 
 
 # ---------------------------------------------------------------------------------------- stand-ins

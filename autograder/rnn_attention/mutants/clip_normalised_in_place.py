@@ -2,6 +2,7 @@
 
 question: clip_similarity_tests
 replaces: clip_similarity
+contract: the inputs are not changed
 """
 
 

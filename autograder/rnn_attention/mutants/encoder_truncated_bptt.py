@@ -3,6 +3,7 @@ backpropagation"), so a loss on the last state trains only the last character's 
 
 question: gru_encoder_tests
 replaces: gru_encoder
+contract: backpropagation runs through time (no detach between steps)
 """
 
 

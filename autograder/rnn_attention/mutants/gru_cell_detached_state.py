@@ -3,6 +3,7 @@ steps through the state: every value is right, but training through time is cut 
 
 question: gru_cell_tests
 replaces: gru_cell
+contract: gradients flow back to x, h_prev and every weight (no detach)
 """
 
 

@@ -3,6 +3,7 @@ the values are right, but tanh saved n for its backward pass, so a backward thro
 
 question: gru_cell_tests
 replaces: gru_cell
+contract: no in-place changes to tensors autograd has saved
 """
 
 

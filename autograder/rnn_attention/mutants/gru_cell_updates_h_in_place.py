@@ -3,6 +3,7 @@ state is right, but the caller's h_prev has been overwritten with it.
 
 question: gru_cell_tests
 replaces: gru_cell
+contract: neither input is modified
 """
 
 

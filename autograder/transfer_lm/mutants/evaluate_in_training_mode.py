@@ -3,6 +3,7 @@ held-out loss is measured right after training.
 
 question: train_lm_tests
 replaces: train_lm
+contract: evaluate_lm runs the model in evaluation mode
 """
 
 

@@ -3,6 +3,7 @@ just trained still predicts with dropout on.
 
 question: finetune_tests
 replaces: finetune
+contract: predict_classes runs the model in evaluation mode
 """
 
 

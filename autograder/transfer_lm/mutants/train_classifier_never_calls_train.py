@@ -3,6 +3,7 @@ with dropout switched off.
 
 question: finetune_tests
 replaces: finetune
+contract: train_classifier puts the model in training mode
 """
 
 

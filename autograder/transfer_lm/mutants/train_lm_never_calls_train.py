@@ -3,6 +3,7 @@ evaluation mode every later epoch trains without dropout.
 
 question: train_lm_tests
 replaces: train_lm
+contract: train_lm puts the model in training mode
 """
 
 

@@ -21,6 +21,8 @@ from assignments.grading.selftest import checks as selftest
 from assignments.grading.selftest.mutation import MutantError, apply_change
 from assignments.results.model import QuestionResult, SubmissionResult, TestResult
 
+pytestmark = pytest.mark.course
+
 ASSIGNMENTS = default().present()
 MUTANTS = [(a, m) for a in ASSIGNMENTS for m in selftest.mutants(a)]
 REPEATS = 10
@@ -280,7 +282,7 @@ def test_mutant_files_declare_contract_and_source_lines():
     mutant = selftest.mutants("transformers")
     scaled = next(m for m in mutant if m.name == "mini_bert_scales_embeddings")
     assert scaled.contract == "the embeddings enter the positional encoding unscaled"
-    assert next(m for m in mutant if m.name == "block_dropout_on_residual_sum").contract == ""
+    assert next(m for m in mutant if m.name == "block_pre_layernorm").contract == ""
     bentrevett = next(v for v in selftest.variants("transformers") if v.name == "predict_bentrevett_tutorial")
     assert bentrevett.source.startswith("bentrevett/pytorch-sentiment-analysis")
 
@@ -349,6 +351,61 @@ def test_behaviour_map_names_existing_tests_and_mutants(assignment):
         pytest.skip(f"{assignment} has no behaviour map yet")
     assert rows, f"{assignment}: the behaviour map has no rows"
     problems = selftest.behaviour_map_problems(assignment, rows)
+    assert not problems, "\n".join(problems)
+
+
+# ------------------------------------------------------------------------------- contract parameters
+
+PARAMETERS = """### Contract parameters: toy
+
+| definition | parameter | values the hidden tests use | fixed because |
+| --- | --- | --- | --- |
+| add | a | (2, 3) tensor, 2 | - |
+| add | b | (2, 3) tensor, 5 | - |
+| scale | x | (2, 3), (4,) | - |
+| scale | k | 3 | - |
+"""
+
+
+def test_the_contract_parameter_table_is_parsed_and_printed(toy_assignment):
+    rows = selftest.contract_parameters(toy_assignment.assignment, PARAMETERS)
+    assert rows[0] == selftest.ParameterRow("add", "a", "(2, 3) tensor, 2", "-")
+    assert rows[0].value_list == ["(2, 3) tensor", "2"] and rows[0].varied, "commas inside brackets split nothing"
+    assert not rows[3].varied
+    lines = selftest.parameter_lines(rows)
+    assert lines[0] == "contract parameters: 4 listed, 3 varied, 1 held fixed"
+    assert "  varied  add: a, b" in lines and any(line.startswith("  fixed   scale.k = 3") for line in lines)
+    assert selftest.contract_parameters(toy_assignment.assignment, "# no table here\n") is None
+    with pytest.raises(ValueError, match="columns"):
+        selftest.contract_parameters(toy_assignment.assignment, PARAMETERS.replace("fixed because", "why"))
+
+
+def test_contract_parameter_problems_on_the_toy_course(toy_assignment):
+    """The toy's answer cells define add(a, b) and scale(x, k): a parameter held at one value needs a reason,
+    every signature parameter needs a row, and a row must name a definition an answer cell has."""
+    toy = toy_assignment.assignment
+    assert selftest.graded_signatures(toy.source_notebook()) == {"add": ["a", "b"], "scale": ["x", "k"]}
+    problems = selftest.contract_parameter_problems(toy, selftest.contract_parameters(toy, PARAMETERS))
+    assert len(problems) == 1 and "scale / k" in problems[0] and "one value (3) and no reason" in problems[0]
+    reasoned = PARAMETERS.replace("| scale | k | 3 | - |", "| scale | k | 3 | scale is add in a loop. |")
+    assert selftest.contract_parameter_problems(toy, selftest.contract_parameters(toy, reasoned)) == []
+    partial = "\n".join(line for line in reasoned.splitlines() if "| add | b |" not in line)
+    partial += "\n| subtract | a | 1, 2 | - |"
+    problems = selftest.contract_parameter_problems(toy, selftest.contract_parameters(toy, partial))
+    assert len(problems) == 2, problems
+    assert "no answer cell defines subtract" in problems[0] and "add's signature parameter(s) b" in problems[1]
+    assert "no '### Contract parameters: toy' table" in selftest.contract_parameter_problems(toy, None)[0]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_contract_parameter_table_lists_every_signature_parameter(assignment):
+    """autograder/README.md's contract parameters for the assignment: every signature parameter of its graded
+    definitions listed, each held at one value with a reason (an assignment still without a table is skipped,
+    visibly)."""
+    rows = selftest.contract_parameters(assignment)
+    if rows is None:
+        pytest.skip(f"{assignment} has no contract-parameter table yet")
+    problems = selftest.contract_parameter_problems(assignment, rows)
     assert not problems, "\n".join(problems)
 
 

@@ -1,0 +1,26 @@
+"""Backpropagates the cross-entropy summed over the batch's tokens (reduction="sum") and divides only
+the reported loss: each step is as many times too large as the batch has tokens.
+
+question: train_lm_tests
+replaces: train_lm
+contract: backpropagate the mean cross-entropy over the batch's tokens
+"""
+
+
+def train_lm(model, inputs, targets, optimizer, batch_size=32, clip=0.5, progress=True):
+    model.train()
+    device = next(model.parameters()).device
+    mask = generate_square_subsequent_mask(inputs.size(1)).to(device)
+    total, count = 0.0, 0
+    for start in tqdm(range(0, inputs.size(0), batch_size), desc="train", disable=not progress, leave=False):
+        x = inputs[start : start + batch_size].to(device)
+        y = targets[start : start + batch_size].to(device)
+        logits = model(x, mask)
+        loss = F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="sum")
+        optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), clip)
+        optimizer.step()
+        total += loss.item()
+        count += y.numel()
+    return total / count
