@@ -45,6 +45,7 @@ PRELOAD = [
 ]
 SCRIPT = Path(__file__).parent / "programs" / "zygote.py"
 START_TIMEOUT_S = 120.0
+SCRATCH_NAME = "scratch"  # a batch zygote's fixed scratch folder, beside its socket (warm_scratch)
 # A one-submission grader (``runner_command``) imports these before it forks its zygote, so that it and its
 # kernel share their pages: the two largest imports of both (about 200 MB of memory that cannot be
 # reclaimed, benchmarks/README.md), and neither reads a per-kernel setting (a path in scratch) when imported.
@@ -89,7 +90,7 @@ def warm_scratch(socket_path: str) -> Path | None:
     stays the grader's; inside the namespace /tmp is private and the path leads to the student's scratch.
     None for a one-submission zygote (``runner_command``), which has no such folder: it takes its kernel's
     own environment, scratch included, so nothing is bound and no namespace is needed."""
-    folder = Path(socket_path).with_name("scratch")
+    folder = Path(socket_path).with_name(SCRATCH_NAME)
     return folder if folder.is_dir() else None
 
 
@@ -108,10 +109,11 @@ class Zygote:
         # 0700, and always under /tmp, which every kernel's mount namespace covers with its own tmpfs
         folder = Path(tempfile.mkdtemp(prefix="course-zygote-", dir="/tmp"))
         socket_path = str(folder / "zygote.sock")
-        warm_scratch(socket_path).mkdir(mode=0o700)
+        scratch = Path(socket_path).with_name(SCRATCH_NAME)
+        scratch.mkdir(mode=0o700)
         proc = subprocess.Popen(
             [sys.executable, str(SCRIPT), socket_path, *PRELOAD],
-            env=kernel_env(warm_scratch(socket_path)),
+            env=kernel_env(scratch),
             cwd=str(folder),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
