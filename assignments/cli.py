@@ -344,6 +344,23 @@ def cmd_hygiene(args) -> int:
     return 1 if problems else 0
 
 
+def cmd_claims(args) -> int:
+    """Every claims problem of the named assignments, enforced or not (release/claims.py)."""
+    course = _course(args)
+    names = args.assignment or release.available(course)[0]
+    problems = [
+        line for name in names for line in release.claims.check_assignment(course.assignment(name), course.display)
+    ]
+    for problem in problems:
+        print(problem)
+    pending = [name for name in names if name in release.claims.NOT_YET_ENFORCED]
+    print(
+        (f"{len(problems)} problem(s)" if problems else f"every claim sourced: {', '.join(names)}")
+        + (f"; not enforced by the release yet: {', '.join(pending)}" if pending else "")
+    )
+    return 1 if problems else 0
+
+
 def _add_release_commands(sub) -> None:
     cmd = sub.add_parser(
         "release",
@@ -381,6 +398,17 @@ def _add_release_commands(sub) -> None:
     check.add_argument("assignment", nargs="*", help="default: every assignment with a source notebook")
     check.set_defaults(func=cmd_hygiene)
     _root_option(check)
+
+    listing = sub.add_parser(
+        "claims",
+        help="list claims without a source (figures, findings) in source notebooks and model answers",
+        description="Each claim in prose, prompts, model answers and mark schemes carries a footnote [^key] "
+        "defined as measured, derived, estimate or cited (source/README.md, Claims and their sources). "
+        "`course release` and `course hygiene` refuse an assignment with problems, except those not enforced yet.",
+    )
+    listing.add_argument("assignment", nargs="*", help="default: every assignment with a source notebook")
+    listing.set_defaults(func=cmd_claims)
+    _root_option(listing)
 
 
 def _root_option(parser) -> None:

@@ -87,7 +87,7 @@ LEGAL_SMALL = dict(
     max_position_embeddings=512,
     type_vocab_size=2,
 )
-# transfer_lm.ipynb, cell `pretrain_run` with WikiText-2 (on a CPU runtime: the first 4,800 windows, 2 epochs) (vocabulary of the 20,000 most frequent words
+# transfer_lm.ipynb, cell `pretrain_run` with WikiText-2 (on a CPU runtime: 4,800 windows drawn from the whole corpus, 2 epochs) (vocabulary of the 20,000 most frequent words
 # plus 3 specials, about 2.1 million training tokens in windows of 64), and cell `transfer_run`
 # (Rotten Tomatoes: 8,530 training and 1,066 validation reviews, 64 tokens, two models).
 LM = dict(ntoken=20_003, nhid=200, nhead=2, nlayers=2, seq_len=64, batch_size=32, train_tokens=2_100_000)

@@ -2,8 +2,10 @@
 
 ``course release [ASSIGNMENT...]`` (default: every assignment with a source notebook), per assignment:
 
-1. hygiene checks on the source (``assignments/hygiene.py``); any problem stops the release before
-   anything runs, each reported as ``<file>: cell <index> (<grade_id>): <problem>``;
+1. hygiene checks on the source (``assignments/hygiene.py``) and its claims (``claims.py``: every figure
+   or finding in prose, model answers and mark schemes carries a footnote that says it was measured,
+   derived, estimated or cited); any problem stops the release before anything runs, each reported as
+   ``<file>: cell <index> (<grade_id>): <problem>``;
 2. stage a private nbgrader course folder (a copy of ``nbgrader_config.py`` and ``source/<a>/``, its
    first cell pointing at the Colab URL configured in ``pyproject.toml``) and run the real
    ``nbgrader generate_assignment --no-db`` there (the repository's gradebook is never touched);
@@ -27,16 +29,18 @@ executed with the same library versions (each records them; see ``solutions.py``
 changing nothing (add ``--no-validate --no-execute`` for a drift check in about a minute).
 ``--no-validate``/``--no-execute`` are for quick iterations only: commit what a plain ``course release``
 wrote. Other commands: ``course catalog`` (questions, points, totals against ``assignments/course.py``),
-``course lms`` (bundles only), ``course hygiene`` (step 1 only).
+``course lms`` (bundles only), ``course hygiene`` (step 1 only), ``course claims`` (the claims of step 1,
+also for assignments whose claims are not enforced yet).
 
-The steps live in their own modules: ``pipeline`` (the run and the commit), ``staging``, ``leaks``,
+The steps live in their own modules: ``pipeline`` (the run and the commit), ``claims``, ``staging``, ``leaks``,
 ``validation``, ``solutions``, ``drift``, ``tools`` (running nbgrader and nbconvert).
 """
 
+from . import claims
 from .drift import compare, drift, keep_other_environments_outputs, solution_notebooks, staged_folders, without_outputs
 from .errors import Outcome, StepFailed
 from .leaks import leaks, secret_lines
-from .pipeline import available, hygiene_problems, release
+from .pipeline import available, hygiene_problems, label_problems, release
 from .solutions import (
     GRADING_RUN_NOTE,
     SOLUTION_ENV,
@@ -48,6 +52,8 @@ from .solutions import (
 
 __all__ = [
     "release",
+    "claims",
+    "label_problems",
     "available",
     "hygiene_problems",
     "Outcome",

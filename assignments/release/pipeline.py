@@ -5,6 +5,7 @@ link and the LMS bundles."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +17,7 @@ import nbformat
 from .. import hygiene, lms, notebooks
 from ..course import Course
 from ..points import split_problems
+from . import claims
 from .errors import Outcome, StepFailed
 from .leaks import check_release
 from .solutions import build_solutions
@@ -35,6 +37,18 @@ def available(course: Course) -> tuple[list[str], list[str]]:
 # --- hygiene ---------------------------------------------------------------------------------------------
 
 
+def label_problems(course: Course, name: str, path: Path) -> list[str]:
+    """A title that numbers its assignment ("# Assignment 3: ...") gives the assignment's place in the catalog,
+    which is the teaching order; a title without a number is left alone."""
+    match = re.match(r"#\s+Assignment\s+(\d+)\b", notebooks.read(path).cells[0].source)
+    if not match or name not in course.order or int(match.group(1)) == course.order.index(name) + 1:
+        return []
+    return [
+        f"{course.display(path)}: cell 0 (colab_badge): the title says Assignment {match.group(1)}, but "
+        f"{name} is number {course.order.index(name) + 1} of the catalog (assignments/course.py)"
+    ]
+
+
 def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
     problems = lms.colab_problems(course.root) if assignments else []
     for name in assignments:
@@ -52,7 +66,11 @@ def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
                 f"{course.display(path)}: notebook: the notebook must be named {name}.ipynb "
                 "(the Colab link and the LMS bundle use that name)"
             )
-        problems += [str(p) for p in hygiene.check_notebook(path, course.display(path))]
+        found = [str(p) for p in hygiene.check_notebook(path, course.display(path))]
+        problems += found
+        # Claims without a source (claims.py); a notebook that does not parse is reported above already.
+        if not found:
+            problems += label_problems(course, name, path) + claims.enforced_problems(course, [name])
         # The points the hidden tests give each question, against the cell's (points.py).
         try:
             problems += split_problems(course.assignment(name))
@@ -160,6 +178,8 @@ def release(
         for name in missing:
             log(f"{name}: skipped (no source notebook yet)")
     outcome.problems += hygiene_problems(course, names)
+    for note in claims.pending_notes(course, names) if not outcome.problems else []:
+        log(note)
     if outcome.problems or not names:
         if not names and not outcome.problems:
             log("nothing to release")

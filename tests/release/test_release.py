@@ -29,7 +29,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from assignments import cli, lms, notebooks, release
-from assignments.course import REPO, Course, default, points_report
+from assignments.course import REPO, CatalogEntry, Course, default, points_report
 from assignments.points import split_problems
 from assignments.release import solutions
 from tests.helpers import nbgrader_meta as meta
@@ -618,3 +618,20 @@ def test_release_refuses_a_placeholder_colab_url(tmp_path):
     problems = release.hygiene_problems(Course(tmp_path), ["toy"])
     assert "[tool.course] colab_url in pyproject.toml is still a placeholder" in problems[0]
     assert lms.colab_problems(REPO) == [], "the course's own colab_url is not a placeholder"
+
+
+def test_a_numbered_title_gives_the_assignments_place_in_the_catalog(tmp_path):
+    """Course order (#34 item 6): "Assignment N" in a title is the catalog's N; a title without a number passes."""
+    path = write_toy(tmp_path)
+    nb = notebooks.read(path)
+    nb.cells[0].source = "# Assignment 2: toy\n\n[Open in Colab](https://example.invalid/stale)"
+    path.write_text(nbformat.writes(nb), encoding="utf-8")
+    course = Course(tmp_path, catalog=(CatalogEntry("toy", "Toy"),))
+    assert release.label_problems(course, "toy", path) == [
+        "source/toy/toy.ipynb: cell 0 (colab_badge): the title says Assignment 2, but toy is number 1 of the "
+        "catalog (assignments/course.py)"
+    ]
+    two = Course(tmp_path, catalog=(CatalogEntry("other", "Other"), CatalogEntry("toy", "Toy")))
+    assert release.label_problems(two, "toy", path) == []
+    for name in default().order:  # the real notebooks: numbered as the catalog orders them, or not numbered
+        assert release.label_problems(default(), name, source_path(name)) == []
