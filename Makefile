@@ -29,8 +29,10 @@ venv: $(VENV)/.installed
 demo: venv
 	$(BIN)/course demo
 
-# The Colab rehearsals have their own targets (below): CI runs them after `make test`.
+# The Colab rehearsals and the grader image's test have their own targets (below): CI runs the rehearsals after
+# `make test`; the image test is run by hand (its build and gradings do not fit CI's 30 minutes).
 REHEARSAL := tests/test_colab_rehearsal.py
+IMAGE_TEST := tests/test_grader_image.py
 
 # ruff, pinned: another version formats differently, and CI would fail on a file nobody changed.
 RUFF_SPEC ?= ruff==0.17.6
@@ -47,11 +49,11 @@ lint: $(VENV)/.ruff
 # drift, the nbgrader class) are two targets, so that `make test` stays within ten minutes on 2 cores; CI runs
 # both. Tests marked previous_runtime run only in rehearsal-previous (tests/conftest.py says which and why).
 test: venv lint
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 --ignore=$(REHEARSAL) \
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 --ignore=$(REHEARSAL) --ignore=$(IMAGE_TEST) \
 	  -m "not previous_runtime and not course" tests
 
 check-course: venv
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 --ignore=$(REHEARSAL) \
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 --ignore=$(REHEARSAL) --ignore=$(IMAGE_TEST) \
 	  -m "course and not previous_runtime" tests
 
 # The Colab rehearsals run the notebooks in a kernel that is one of Colab's runtimes: a venv built from one
@@ -107,6 +109,43 @@ gradescope-images: venv
 release: venv
 	$(BIN)/course release
 
+# The grader image (image/Containerfile; README, The grader image): one assignment's grader for Gradescope,
+# PrairieLearn, any container host and Kubernetes, and its `engine` target without the assignment (for a
+# public registry: PrairieLearn). Here podman from Debian's packages (.ci/install-podman)
+# runs with runc and cgroupfs and modest ulimits (this machine refuses its default runtime and larger
+# limits); the base is Debian bookworm's root file system from debootstrap (image/base-rootfs), since no
+# registry is reachable; pip reaches PyPI through the host's network and CA bundle; torch's CPU wheel comes
+# from the machine's wheel folder where it has one (elsewhere: the Containerfile's default, the CPU index).
+# The base image is made once per machine, and podman's layer cache keeps the locked venv until the lock
+# changes, so a rebuild after a grader change takes seconds.
+IMAGE_ASSIGNMENT ?= transfer_lm
+IMAGE_BASE ?= localhost/course-base:bookworm
+IMAGE_TAG ?= localhost/course-grader:$(IMAGE_ASSIGNMENT)
+IMAGE_ENGINE_TAG ?= localhost/course-grader:engine
+PODMAN ?= podman --runtime runc --cgroup-manager cgroupfs
+PODMAN_LIMITS ?= --ulimit nofile=4096:4096 --ulimit nproc=4096:4096
+HOST_CA ?= $(firstword $(wildcard /etc/ssl/certs/ca-certificates.crt))
+WHEELS ?= $(firstword $(wildcard /opt/wheels))
+IMAGE_BUILD_ARGS = --build-arg BASE_IMAGE=$(IMAGE_BASE) \
+  $(if $(WHEELS),-v $(WHEELS):/opt/wheels:ro --build-arg "TORCH_SPEC=torch --no-index --find-links /opt/wheels") \
+  $(if $(HOST_CA),-v $(HOST_CA):/etc/ssl/host-ca.crt:ro --build-arg PIP_CERT=/etc/ssl/host-ca.crt)
+
+image-base:
+	PODMAN="$(PODMAN)" image/base-rootfs $(IMAGE_BASE)
+
+image: venv image-base
+	$(BIN)/course image $(IMAGE_ASSIGNMENT) --out build/image/$(IMAGE_ASSIGNMENT)
+	$(PODMAN) build --network host $(PODMAN_LIMITS) $(IMAGE_BUILD_ARGS) --target engine -t $(IMAGE_ENGINE_TAG) \
+	  build/image/$(IMAGE_ASSIGNMENT)
+	$(PODMAN) build --network host $(PODMAN_LIMITS) $(IMAGE_BUILD_ARGS) -t $(IMAGE_TAG) build/image/$(IMAGE_ASSIGNMENT)
+
+# Grades through the built image as Gradescope, PrairieLearn and a 3-shard batch (merged = whole):
+# tests/test_grader_image.py, which `make test` leaves out (it needs podman and the image); not in CI (README).
+image-test: image
+	COURSE_IMAGE=$(IMAGE_TAG) COURSE_ENGINE_IMAGE=$(IMAGE_ENGINE_TAG) COURSE_IMAGE_ASSIGNMENT=$(IMAGE_ASSIGNMENT) \
+	  COURSE_PODMAN="$(PODMAN) run $(PODMAN_LIMITS)" \
+	  $(BIN)/python -m pytest -n 0 --durations=10 $(IMAGE_TEST)
+
 # Chromium and chromedriver from apt for the formgrader browser test (CI calls it; needs root or sudo).
 browser:
 	.ci/install-browser
@@ -133,7 +172,7 @@ newest:
 	$(NEWEST)/bin/python -m pip install --quiet -c $(NEWEST)/torch.txt $(TORCH_SPEC)
 	$(NEWEST)/bin/python -m pip install --quiet -e .
 	-$(NEWEST)/bin/course lock --check
-	$(NEWEST)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --ignore=$(REHEARSAL) -m "not previous_runtime" tests
+	$(NEWEST)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --ignore=$(REHEARSAL) --ignore=$(IMAGE_TEST) -m "not previous_runtime" tests
 
 selftest: venv
 	$(BIN)/course selftest --repeats 10

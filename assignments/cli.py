@@ -124,14 +124,51 @@ def _selftest_mutants(assignment, selftest, rows, args) -> list[str]:
 
 def cmd_grade(args) -> int:
     """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
+    from .batches import Shard
     from .results import table
     from .workflow import export_all, grade_class
 
     out = Path(args.out or default().assignment(args.assignment).grades_dir)
-    results = grade_class(args.assignment, Path(args.submissions), out, workers=args.workers)
-    print(table.score_table(results, f"{args.assignment}: standalone grader"))
-    export_all(args.assignment, out)
+    try:
+        shard = Shard.parse(args.shard) if args.shard else None
+    except ValueError as error:
+        print(f"course grade: {error}")
+        return 2
+    results = grade_class(args.assignment, Path(args.submissions), out, workers=args.workers, shard=shard)
+    print(table.score_table(results, f"{args.assignment}: standalone grader" + (f", shard {shard}" if shard else "")))
+    if shard is None:
+        export_all(args.assignment, out)
+        print(f"results: {out / 'results'}\nexports: {out / 'exports'}")
+    else:
+        print(
+            f"results: {out / 'results'} (one shard: `course merge {args.assignment} <every shard's run>` "
+            "joins them and writes the exports)"
+        )
+    return 0
+
+
+def cmd_merge(args) -> int:
+    """The shards' runs joined into one run, exported as a whole-class run is."""
+    from .batches import MergeRefused
+    from .results import table
+    from .workflow import merge
+
+    out = Path(args.out or default().assignment(args.assignment).grades_dir)
+    try:
+        results = merge(args.assignment, args.runs, out)
+    except MergeRefused as error:
+        print(f"course merge refused: {error}")
+        return 1
+    print(table.score_table(results, f"{args.assignment}: {len(args.runs)} shard(s) merged"))
     print(f"results: {out / 'results'}\nexports: {out / 'exports'}")
+    return 0
+
+
+def cmd_prairielearn(args) -> int:
+    """PrairieLearn's external-grading entry point: the job in /grade, results in /grade/results/results.json."""
+    from .prairielearn_runner import run
+
+    run(args.assignment, args.job)
     return 0
 
 
@@ -443,6 +480,23 @@ def cmd_gradescope_zip(args) -> int:
     return 0
 
 
+def cmd_image(args) -> int:
+    from .grader_image import PRAIRIELEARN, write_context
+
+    out = Path(args.out or default().build_dir / "image" / args.assignment)
+    try:
+        write_context(args.assignment, out)
+    except FileNotFoundError as error:
+        print(f"cannot write the grader image's build context: {error}")
+        return 1
+    print(
+        f"wrote {out}: build it with `docker build -t course-grader:{args.assignment} {out}` (or podman; "
+        f"`make image` does it here), and `--target engine` for the image without the assignment, which "
+        f"PrairieLearn pulls with {out / PRAIRIELEARN} as the question's tests/ folder (README, The grader image)"
+    )
+    return 0
+
+
 def cmd_clean(args) -> int:
     """Remove what can be made again (the demo's runs, release staging, bundles) and, only when named,
     one term's runs: those hold hand grades that exist nowhere else."""
@@ -594,6 +648,15 @@ def _add_export_commands(sub) -> None:
     zip_cmd.add_argument("assignment")
     zip_cmd.add_argument("--out", type=Path, default=None, help="default: dist/gradescope/<assignment>.zip")
     zip_cmd.set_defaults(func=cmd_gradescope_zip)
+
+    image = sub.add_parser(
+        "image",
+        help="write the build context of the grader image of an assignment (Gradescope, PrairieLearn, "
+        "container hosts, Kubernetes)",
+    )
+    image.add_argument("assignment")
+    image.add_argument("--out", type=Path, default=None, help="default: build/image/<assignment>")
+    image.set_defaults(func=cmd_image)
 
     clean = sub.add_parser(
         "clean",
@@ -773,7 +836,29 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
     grade.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPU cores)")
     grade.add_argument("--out", help="output folder (default: grades/<term>/<assignment>)")
+    grade.add_argument(
+        "--shard",
+        metavar="i/N",
+        help="grade only shard i of N (0 <= i < N; by a hash of the student key, the same on every machine); "
+        "`course merge` joins the shards' runs",
+    )
     grade.set_defaults(func=cmd_grade)
+
+    merge = sub.add_parser(
+        "merge", help="join the runs of a class graded as shards (`course grade --shard`) into one run, and export it"
+    )
+    merge.add_argument("assignment")
+    merge.add_argument("runs", nargs="+", type=Path, help="each shard's run folder (its --out)")
+    merge.add_argument("--out", help="the merged run's folder (default: grades/<term>/<assignment>)")
+    merge.set_defaults(func=cmd_merge)
+
+    prairielearn = sub.add_parser(
+        "prairielearn",
+        help="grade one PrairieLearn external-grading job (the grader image's entry point for PrairieLearn)",
+    )
+    prairielearn.add_argument("assignment")
+    prairielearn.add_argument("--job", type=Path, default=Path("/grade"), help="the job folder (default: /grade)")
+    prairielearn.set_defaults(func=cmd_prairielearn)
 
     repair = sub.add_parser(
         "repair",

@@ -243,15 +243,14 @@ def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
             )
 
 
-def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None = None, grade=None) -> dict:
-    """Grade the notebook in ``submission_dir`` and write results.json to ``out``; returns it.
+def grade_upload(assignment: str, submission_dir: Path, student: str, grade=None):
+    """The record of the notebook uploaded to ``submission_dir``: graded from a private copy when one
+    usable notebook is there, else a ``rejected`` record whose finding tells the student what to upload.
+    What an upload holds besides (other files, a second notebook) is an ``upload`` note. Any platform's
+    runner starts here (Gradescope's below, PrairieLearn's in ``prairielearn_runner``).
 
-    ``grade(assignment, path, student) -> SubmissionResult`` defaults to the standalone grader.
-    """
-    submission_dir, out = Path(submission_dir), Path(out)
-    metadata = Path(metadata) if metadata else submission_dir.parent / "submission_metadata.json"
-    student = submitter(metadata)
-    start = time.perf_counter()
+    ``grade(assignment, path, student) -> SubmissionResult`` defaults to the standalone grader."""
+    submission_dir = Path(submission_dir)
     notebook, notes, refused = find_notebook(submission_dir, assignment)
     try:
         if notebook is None and refused:
@@ -280,6 +279,19 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
     else:
         result = _grade_copy(grade or _standalone_grader(), assignment, notebook.name, data, student)
     result.findings = [Finding("upload", note, "info") for note in notes] + list(result.findings)
+    return result
+
+
+def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None = None, grade=None) -> dict:
+    """Grade the notebook in ``submission_dir`` and write results.json to ``out``; returns it.
+
+    ``grade(assignment, path, student) -> SubmissionResult`` defaults to the standalone grader.
+    """
+    submission_dir, out = Path(submission_dir), Path(out)
+    metadata = Path(metadata) if metadata else submission_dir.parent / "submission_metadata.json"
+    student = submitter(metadata)
+    start = time.perf_counter()
+    result = grade_upload(assignment, submission_dir, student, grade)
     facts = submission_facts(metadata)
     result = course_decisions(result, facts)
     result.timings = {**(result.timings or {})}

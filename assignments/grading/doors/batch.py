@@ -51,6 +51,7 @@ class Job:
     path: str
     seed: int = 0
     hide: tuple = ()  # folders the student's kernel must not see (the class's submissions, the results)
+    sha256: str = ""  # of the notebook's bytes, stamped on the record (batches.py: resuming a batch)
 
 
 @dataclass(frozen=True)
@@ -400,10 +401,12 @@ def grade_batch(
     grader=grade_one,
     findings: dict[str, list[Finding]] | None = None,
     warm_kernels: bool = True,
+    grader_version: str = "",
 ) -> list[SubmissionResult]:
     """Grade every job (``workers`` at a time, with a progress bar and ETA); results come back in job order.
     Each record is written to ``out_dir/results`` once, as its grading ends, with ``findings[student]``
-    (what the intake found about that student) added first.
+    (what the intake found about that student) added first, and stamped with the job's ``sha256`` and
+    ``grader_version`` (what a later batch checks before it keeps the record: ``batches.py``).
 
     ``grader(assignment, job, skip_tests, test_log)`` grades one job in a grader process; it must be
     picklable (a module-level function or a partial of one). With ``warm_kernels`` the students' kernels
@@ -444,6 +447,7 @@ def grade_batch(
                         waiting.appendleft(sub)  # its remaining tests, in a fresh grader process
                         continue
                     result.findings += (findings or {}).get(sub.job.student, [])
+                    result.submission_sha256, result.grader_version = sub.job.sha256, grader_version
                     results[sub.job.student] = result
                     save(result, out_dir)
                     bar.update(1)

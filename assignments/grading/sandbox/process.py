@@ -226,7 +226,9 @@ class KernelProcess:
         zygote = None if program else zygote_socket()
         if program:
             config["argv"] = list(program)
-        if not (zygote and config["isolate"] and config["namespaces"] and self._start(config, zygote)):
+        # A zygote that binds scratch needs the kernel's mount namespace; one that names scratch itself does not.
+        warm = zygote and config["isolate"] and (config["namespaces"] or warm_scratch(zygote) is None)
+        if not (warm and self._start(config, zygote)):
             self._start(config, None)
         if self.cgroup is not None and not self.status.get("cgroup"):
             self.cgroup.remove()  # the launcher could not join it: it would count and hold nothing
@@ -238,7 +240,7 @@ class KernelProcess:
         read_fd, write_fd = os.pipe()
         config = dict(config, status_fd=write_fd)
         if zygote:
-            scratch = warm_scratch(zygote)
+            scratch = warm_scratch(zygote) or self.scratch
             config.update(env=kernel_env(scratch, self.limits), warm_scratch=str(scratch))
             try:
                 self.proc = ForkedLauncher.fork(zygote, config, write_fd)

@@ -26,8 +26,9 @@ already imported ipykernel, torch and the notebooks' libraries, so ``launch`` is
 kernel then starts ipykernel in its own process instead of exec'ing Python, its scratch folder is bound
 again at the fixed path ``cfg["warm_scratch"]`` that the zygote's environment named before those
 libraries read it, and the launcher dies when the grader closes ``lifeline`` (its parent is the zygote).
-A warm start needs the mount namespace; without one the launcher reports ``warm: false`` and exits, and
-the grader starts a cold kernel instead.
+A warm start needs the mount namespace (except from a zygote whose environment names the kernel's own
+scratch); without one the launcher reports ``warm: false`` and exits, and the grader starts a cold kernel
+instead.
 
 **Fallback without namespaces** (a default Docker container run as root, Gradescope; forced with the
 grader's ``NO_NAMESPACES_ENV`` switch): the kernel still drops to the sandbox's own unprivileged uid, so
@@ -488,8 +489,12 @@ def run_init(cfg, status, status_fd, start_kernel=None):
 
 
 def bind_warm_scratch(cfg, status):
-    """Scratch again at the fixed path the zygote's environment names (a warm start only)."""
+    """Scratch again at the fixed path the zygote's environment names (a warm start only). A zygote that
+    took its kernel's own environment (one submission's, ``zygote.adopt``) names scratch itself: nothing
+    to bind, with or without a mount namespace."""
     target = cfg["warm_scratch"]
+    if target == cfg["scratch"]:
+        return True
     if not status["mount"] or not any(inside(target, p) for p in status["hidden"]):
         status["notes"].append("a warm kernel needs a mount namespace with a private /tmp")
         return False
