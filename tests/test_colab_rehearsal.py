@@ -285,6 +285,10 @@ def test_notebook_runs_its_online_branch_end_to_end_in_student_mode(assignment, 
             f"{assignment}: the notebook should run in the Colab runtime's kernel ({COLAB_PYTHON})"
         )
     assert_online(assignment, result["text"])
+    if assignment == "transformers":  # its change run (cell train_change) trains on the first run's features
+        assert result["text"].count("BERT features cached in") == 1 and "BERT features reused" in result["text"], (
+            "transformers: the second run should reuse the BERT features the first computed, once per session"
+        )
     assert re.search(CPU_LINES[assignment], result["text"]), (
         f"{assignment}: without a GPU the notebook should announce its CPU configuration ({CPU_LINES[assignment]!r})"
     )

@@ -47,7 +47,6 @@ from .. import notebooks
 # that each remove one merge cleanly.)
 NOT_YET_ENFORCED = {
     "rnn_attention": "issue #34, annotation under way",
-    "transformers": "issue #34, annotation under way",
 }
 
 MARKER = re.compile(r"\[\^([^\]\s]+)\](?!:)")

@@ -13,6 +13,7 @@ import nbformat
 from assignments.grading.environment import GRADING_ENV
 
 from .. import notebooks
+from . import claims
 from .errors import StepFailed
 from .staging import Stage
 from .tools import CELL_TIMEOUT, run_tool, tool_env
@@ -275,7 +276,25 @@ def model_answers(source_nb, assignment: str, title: str, optional: str = "") ->
             body or "(none)",
             "",
         ]
-    return "\n".join(out)
+    return "\n".join(out + cited_elsewhere(source_nb, "\n".join(out)))
+
+
+def cited_elsewhere(source_nb, answers: str) -> list[str]:
+    """Lines that end model_answers.md with the footnotes it uses but does not define: those a prompt or an
+    answer cites from a cell students see (a notebook's Sources cell), so that every footnote resolves where
+    a TA reads it. Empty when every footnote is defined in the answers themselves."""
+    defined = {d.key for d in claims.definitions_in(claims.Text("answers", answers, True))}
+    wanted = [key for key in dict.fromkeys(claims.MARKER.findall(answers)) if key not in defined]
+    found = {
+        d.key: d.text
+        for cell in source_nb.cells
+        if cell.cell_type == "markdown" and not notebooks.is_manually_graded(cell)
+        for d in claims.definitions_in(claims.Text("cell", cell.source, False))
+    }
+    lines = [f"[^{key}]: {found[key]}" for key in wanted if key in found]
+    if not lines:
+        return []
+    return ["## Sources cited above", "", "From the notebook's cells that students see.", "", *lines, ""]
 
 
 # What a TA must know before reading a solution notebook's outputs (the notebook's first cell after the

@@ -635,3 +635,30 @@ def test_a_numbered_title_gives_the_assignments_place_in_the_catalog(tmp_path):
     assert release.label_problems(two, "toy", path) == []
     for name in default().order:  # the real notebooks: numbered as the catalog orders them, or not numbered
         assert release.label_problems(default(), name, source_path(name)) == []
+
+
+def test_model_answers_end_with_the_sources_their_footnotes_cite_from_cells_students_see():
+    """A prompt or answer may cite a footnote the notebook defines in a cell students see (its Sources cell);
+    model_answers.md copies that definition, so every footnote resolves where a TA reads it (#34)."""
+    nb = new_notebook(
+        cells=[
+            new_markdown_cell("**Q (1 point).** Why 52%[^bar]?", metadata=meta("q", locked=True)),
+            new_markdown_cell(
+                "Because of the noise[^bar], see [^own].\n\n[^own]: Estimate: the staff's, from nothing in particular.",
+                metadata=meta("q_written", grade=True, solution=True, points=1),
+            ),
+            new_markdown_cell(
+                "## Sources\n\n[^bar]: Derived: 50 + 3 × 0.7 = 52.1.\n[^unused]: Derived: 1 + 1 = 2.",
+                metadata=meta("sources", locked=True),
+            ),
+        ]
+    )
+    answers = solutions.model_answers(nb, "toy", "Toy")
+    tail = answers[answers.index("## Sources cited above") :]
+    assert "[^bar]: Derived: 50 + 3 × 0.7 = 52.1." in tail, "the prompt's footnote should be copied from Sources"
+    assert "[^own]" not in tail, "a footnote the answer defines itself should not be copied again"
+    assert "[^unused]" not in tail, "a Sources footnote no answer cites should not be copied"
+    nb.cells[0].source = nb.cells[1].source = "No footnotes."
+    assert "## Sources cited above" not in solutions.model_answers(nb, "toy", "Toy"), (
+        "without a footnote from elsewhere, model_answers.md should end as before"
+    )
