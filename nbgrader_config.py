@@ -57,6 +57,11 @@ from nbgrader.preprocessors import (  # noqa: E402
 from assignments.grading.doors.nbgrader.evidence import KeepEvidence, ShowEvidence  # noqa: E402
 from assignments.grading.doors.nbgrader.preprocessors import HonestPoints, InformativeVisibleChecks  # noqa: E402
 
+# The autograded notebook is what formgrader shows a TA and what feedback is made from: after the grades
+# are saved, Inert (assignments/inert.py) makes it inert (Markdown through an allow-list, active outputs
+# as text, metadata rebuilt); CheckCellMetadata then checks what it kept.
+from assignments.inert import Inert  # noqa: E402
+
 c.Autograde.sanitize_preprocessors = [
     KeepEvidence,
     ClearOutput,
@@ -75,6 +80,7 @@ c.Autograde.autograde_preprocessors = [
     LimitOutput,
     SaveAutoGrades,
     AssignLatePenalties,
+    Inert,
     CheckCellMetadata,
 ]
 
@@ -83,10 +89,10 @@ c.ExecutePreprocessor.timeout = 300
 c.Execute.timeout = 300
 
 # Feedback (`nbgrader generate_feedback`) shows hidden-test outcomes but never the hidden-test code that
-# autograde restored into the test cells.
+# autograde restored into the test cells; Inert again, for an autograded notebook made before it ran there.
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
 from assignments.grading.doors.nbgrader.feedback import HideHiddenTests  # noqa: E402
 
-c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]
+c.GenerateFeedback.preprocessors = [HideHiddenTests, Inert, GetGrades, CSSHTMLHeaderPreprocessor]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import exports, formgrader, lms, release, similarity_report
 from .course import Course, default, points_report
+from .escaping import one_line
 from .exports import nbgrader_gradebook
 
 # What `course --help` says to an instructor (the module docstring above is for developers).
@@ -123,14 +124,51 @@ def _selftest_mutants(assignment, selftest, rows, args) -> list[str]:
 
 def cmd_grade(args) -> int:
     """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
+    from .batches import Shard
     from .results import table
     from .workflow import export_all, grade_class
 
     out = Path(args.out or default().assignment(args.assignment).grades_dir)
-    results = grade_class(args.assignment, Path(args.submissions), out, workers=args.workers)
-    print(table.score_table(results, f"{args.assignment}: standalone grader"))
-    export_all(args.assignment, out)
+    try:
+        shard = Shard.parse(args.shard) if args.shard else None
+    except ValueError as error:
+        print(f"course grade: {error}")
+        return 2
+    results = grade_class(args.assignment, Path(args.submissions), out, workers=args.workers, shard=shard)
+    print(table.score_table(results, f"{args.assignment}: standalone grader" + (f", shard {shard}" if shard else "")))
+    if shard is None:
+        export_all(args.assignment, out)
+        print(f"results: {out / 'results'}\nexports: {out / 'exports'}")
+    else:
+        print(
+            f"results: {out / 'results'} (one shard: `course merge {args.assignment} <every shard's run>` "
+            "joins them and writes the exports)"
+        )
+    return 0
+
+
+def cmd_merge(args) -> int:
+    """The shards' runs joined into one run, exported as a whole-class run is."""
+    from .batches import MergeRefused
+    from .results import table
+    from .workflow import merge
+
+    out = Path(args.out or default().assignment(args.assignment).grades_dir)
+    try:
+        results = merge(args.assignment, args.runs, out)
+    except MergeRefused as error:
+        print(f"course merge refused: {error}")
+        return 1
+    print(table.score_table(results, f"{args.assignment}: {len(args.runs)} shard(s) merged"))
     print(f"results: {out / 'results'}\nexports: {out / 'exports'}")
+    return 0
+
+
+def cmd_prairielearn(args) -> int:
+    """PrairieLearn's external-grading entry point: the job in /grade, results in /grade/results/results.json."""
+    from .prairielearn_runner import run
+
+    run(args.assignment, args.job)
     return 0
 
 
@@ -400,6 +438,7 @@ def _canvas_options(args):
         args.canvas_id,
         args.ungraded_written,
         args.per_question,
+        args.canvas_late_policy,
     )
 
 
@@ -438,6 +477,23 @@ def cmd_gradescope_zip(args) -> int:
         print(f"cannot build the Gradescope zip: {error}")
         return 1
     print(f"wrote {out} (upload it as the autograder of a Gradescope programming assignment)")
+    return 0
+
+
+def cmd_image(args) -> int:
+    from .grader_image import PRAIRIELEARN, write_context
+
+    out = Path(args.out or default().build_dir / "image" / args.assignment)
+    try:
+        write_context(args.assignment, out)
+    except FileNotFoundError as error:
+        print(f"cannot write the grader image's build context: {error}")
+        return 1
+    print(
+        f"wrote {out}: build it with `docker build -t course-grader:{args.assignment} {out}` (or podman; "
+        f"`make image` does it here), and `--target engine` for the image without the assignment, which "
+        f"PrairieLearn pulls with {out / PRAIRIELEARN} as the question's tests/ folder (README, The grader image)"
+    )
     return 0
 
 
@@ -490,8 +546,10 @@ def cmd_intake(args) -> int:
         return 1
     manifest = result.save(args.manifest or store.intake_manifest(args.assignment))
     for finding in result.findings:
-        who = f"{finding.student}: " if finding.student else ""
-        print(f"[{finding.severity}] {finding.code}: {who}{finding.message}")
+        # File names and LMS display names are the students' text: one printable line each, so none can
+        # carry an escape sequence to the instructor's terminal.
+        who = f"{one_line(finding.student)}: " if finding.student else ""
+        print(f"[{finding.severity}] {finding.code}: {who}{one_line(finding.message)}")
     print(result.summary())
     print(f"notebooks in {dest}; manifest {manifest}")
     return 0
@@ -524,6 +582,14 @@ def _canvas_arguments(parser) -> None:
         help="add one Canvas column per question (Canvas makes each a new assignment)",
     )
     parser.add_argument(
+        "--canvas-late-policy",
+        choices=("course", "canvas"),
+        default=None,
+        help="who deducts for lateness: course (this course's late policy, in every export; Canvas' own "
+        "Late Policy is off) or canvas (scores before lateness; Canvas' Late Policy deducts); "
+        "default: [tool.course.canvas] late_policy, else course, with a warning",
+    )
+    parser.add_argument(
         "--excuse",
         action="append",
         metavar="QUESTION or STUDENT:QUESTION",
@@ -539,7 +605,9 @@ def _add_export_commands(sub) -> None:
         "per student and report duplicates, late and wrong files",
     )
     intake.add_argument("assignment")
-    intake.add_argument("input", type=Path, help="a .ipynb, a folder, or a Canvas/Moodle bulk-download zip")
+    intake.add_argument(
+        "input", type=Path, help="a .ipynb, a folder, a Canvas/Moodle bulk-download zip or a Gradescope export"
+    )
     intake.add_argument("--dest", type=Path, default=None, help="default: grades/<term>/<assignment>/submissions")
     intake.add_argument("--manifest", type=Path, default=None, help="default: grades/<term>/<assignment>/intake.json")
     intake.set_defaults(func=cmd_intake)
@@ -580,6 +648,15 @@ def _add_export_commands(sub) -> None:
     zip_cmd.add_argument("assignment")
     zip_cmd.add_argument("--out", type=Path, default=None, help="default: dist/gradescope/<assignment>.zip")
     zip_cmd.set_defaults(func=cmd_gradescope_zip)
+
+    image = sub.add_parser(
+        "image",
+        help="write the build context of the grader image of an assignment (Gradescope, PrairieLearn, "
+        "container hosts, Kubernetes)",
+    )
+    image.add_argument("assignment")
+    image.add_argument("--out", type=Path, default=None, help="default: build/image/<assignment>")
+    image.set_defaults(func=cmd_image)
 
     clean = sub.add_parser(
         "clean",
@@ -651,6 +728,7 @@ def _add_formgrader_command(sub) -> None:
 def cmd_written(args) -> int:
     """Every student's written answers with their evidence: HTML and PDF per student, outline.json, and one
     page per question across the class."""
+    from .escaping import one_line
     from .written import written
 
     out = Path(args.out or default().assignment(args.assignment).grades_dir / "written")
@@ -660,7 +738,10 @@ def cmd_written(args) -> int:
         print(f"course written: {error}")
         return 1
     for student, why in sorted(refused.items()):
-        print(f"left out {student}: {why}")
+        print(f"left out {one_line(student)}: {one_line(why)}")
+    for student, found in outline["findings"].items():
+        for finding in found:
+            print(f"{one_line(student)}: {finding['code']}: {one_line(finding['message'])}")
     for entry in outline["questions"]:
         pages = entry["pages"]
         print(f"{entry['question']:<32} {entry['points']:>4g} points  page(s) {pages[0]}-{pages[-1]}")
@@ -684,6 +765,8 @@ def _add_written_command(sub) -> None:
 
 
 def cmd_similarity(args) -> int:
+    from .escaping import one_line
+
     out = Path(args.out) if args.out else default().assignment(args.assignment).similarity_dir
     started = time.perf_counter()
     comparison = similarity_report.similarity_report(
@@ -692,9 +775,9 @@ def cmd_similarity(args) -> int:
     print(similarity_report.table(comparison, args.top))
     for student in comparison.students:
         if student.problem is not None:
-            print(f"not compared: {student.student}: {student.problem}")
+            print(f"not compared: {one_line(student.student)}: {one_line(student.problem)}")
         for note in student.notes:
-            print(f"note: {student.student}: {note}")
+            print(f"note: {one_line(student.student)}: {one_line(note)}")
     print(
         f"report: {out / 'similarity.html'}\ndata: {out / 'similarity.json'}\n({time.perf_counter() - started:.1f} s)"
     )
@@ -753,7 +836,29 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
     grade.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPU cores)")
     grade.add_argument("--out", help="output folder (default: grades/<term>/<assignment>)")
+    grade.add_argument(
+        "--shard",
+        metavar="i/N",
+        help="grade only shard i of N (0 <= i < N; by a hash of the student key, the same on every machine); "
+        "`course merge` joins the shards' runs",
+    )
     grade.set_defaults(func=cmd_grade)
+
+    merge = sub.add_parser(
+        "merge", help="join the runs of a class graded as shards (`course grade --shard`) into one run, and export it"
+    )
+    merge.add_argument("assignment")
+    merge.add_argument("runs", nargs="+", type=Path, help="each shard's run folder (its --out)")
+    merge.add_argument("--out", help="the merged run's folder (default: grades/<term>/<assignment>)")
+    merge.set_defaults(func=cmd_merge)
+
+    prairielearn = sub.add_parser(
+        "prairielearn",
+        help="grade one PrairieLearn external-grading job (the grader image's entry point for PrairieLearn)",
+    )
+    prairielearn.add_argument("assignment")
+    prairielearn.add_argument("--job", type=Path, default=Path("/grade"), help="the job folder (default: /grade)")
+    prairielearn.set_defaults(func=cmd_prairielearn)
 
     repair = sub.add_parser(
         "repair",
@@ -818,8 +923,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .grading.testkit.errors import SandboxRefused
+
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except SandboxRefused as error:  # any command that grades: nothing was graded, and this says why
+        print(f"not graded: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ or compare with the class: evidence is a reason to trust the answer's numbers, n
 Every status other than ``kept`` is also a finding on the written question (``evidence-missing`` or
 ``evidence-edited``), so it reaches the record, the feedback and the class report, not only a label.
 Outputs are kept as plain text and PNG images only (never HTML or JavaScript, which a page showing them
-would have to trust), within size limits.
+would have to trust; an output with nothing else keeps their source as text), within size limits.
 """
 
 from __future__ import annotations
@@ -69,6 +69,9 @@ def kept_outputs(cell) -> list[dict]:
                 kept.append({"kind": "image", "png": png})
             elif "text/plain" in data:
                 kept.append({"kind": "text", "text": notebooks.text(data["text/plain"])[:MAX_TEXT]})
+            elif data:  # HTML, SVG, JavaScript...: kept as its source text, never to be rendered
+                mime = sorted(data)[0]
+                kept.append({"kind": "text", "text": f"[{mime}] {notebooks.text(data[mime])}"[:MAX_TEXT]})
     return kept[-MAX_OUTPUTS:]
 
 

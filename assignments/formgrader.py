@@ -6,6 +6,10 @@ assignment, which ``course grade`` or ``course autograde`` made; ``--root`` name
 ``grades/demo/<assignment>/nbgrader/course`` for instance). It listens on 127.0.0.1 only and asks for a
 random token, so other users of the machine cannot grade. Hand grades and comments saved there are read
 back by ``course export``.
+
+The server runs nbgrader's formgrader through ``formgrader_extension``: submissions are shown inert,
+every page carries a Content-Security-Policy, and Jupyter's own APIs (kernels, terminals, files) are
+refused (``FormgraderOnly``), because a submission's page is open in the TA's session.
 """
 
 from __future__ import annotations
@@ -81,11 +85,13 @@ def start(
         "--ServerApp.port_retries=0",
         f"--ServerApp.root_dir={root}",
         f"--IdentityProvider.token={token}",
-        "--ServerApp.jpserver_extensions={'nbgrader': True}",
+        "--ServerApp.jpserver_extensions={'assignments.formgrader_extension': True}",
+        "--ServerApp.authorizer_class=assignments.formgrader_extension.FormgraderOnly",
+        "--ServerApp.terminals_enabled=False",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--ServerApp.allow_root=True")  # containers and CI run as root
-    env = nbgrader_cli.environment()
+    env = nbgrader_cli.environment(package_on_path=True)  # the extension is this package's
     env["JUPYTER_NO_CONFIG"] = "1"  # the instructor's own Jupyter config must not change this server
     process = subprocess.Popen(
         command,

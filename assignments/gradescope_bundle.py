@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from . import lockfile
-from .course import REPO, Course
+from . import lockfile, notebooks
+from .course import REPO, Course, resolve
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same inputs give the same zip, byte for byte
@@ -30,7 +31,9 @@ SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, while building the autograder image.
 # AUTOGRADER_ROOT (default /autograder) lets a test rehearse it in a temporary tree;
 # AUTOGRADER_PYTHON points at a Python that already has the dependencies (the venv then inherits them,
-# so a rehearsal installs nothing); PIP_INDEX_URL is pip's own override of the index.
+# so a rehearsal installs nothing); AUTOGRADER_BASE_PYTHON names the image's Python in place of apt's
+# python3 (a rehearsal of the real install with another interpreter); PIP_INDEX_URL is pip's own
+# override of the index, TORCH_INDEX_URL the index torch comes from.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 if [ -n "${AUTOGRADER_PYTHON:-}" ]; then
@@ -40,10 +43,14 @@ if [ -n "${AUTOGRADER_PYTHON:-}" ]; then
     chmod 755 "$ROOT/venv/bin/python"
     exit 0
 fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update
-apt-get install -y --no-install-recommends python3 python3-pip python3-venv
-python3 -m venv "$ROOT/venv"
+BASE_PYTHON="${AUTOGRADER_BASE_PYTHON:-}"
+if [ -z "$BASE_PYTHON" ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    apt-get install -y --no-install-recommends python3 python3-pip python3-venv
+    BASE_PYTHON=python3
+fi
+"$BASE_PYTHON" -m venv "$ROOT/venv"
 # Exactly the versions of the course's lock for this image's Python (locks/, written by `course lock`).
 PY=$("$ROOT/venv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 LOCK="$ROOT/source/locks/python$PY.txt"
@@ -58,6 +65,10 @@ fi
 TORCH=$(sed -n 's/^torch==//p' "$LOCK")
 "$ROOT/venv/bin/python" -m pip install --no-deps --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}" "torch==$TORCH"
 "$ROOT/venv/bin/python" -m pip install -r "$LOCK"
+# Refuse the image now, with the reason, where the sandbox could not run students' code correctly (a
+# Python other users cannot reach, say): otherwise every hidden test would fail on correct code.
+cd "$ROOT/source"
+PYTHONPATH="$ROOT/source" "$ROOT/venv/bin/python" -m assignments.grading.sandbox.preflight
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -70,9 +81,19 @@ mkdir -p "$ROOT/results"
 # tests, the upload and the results by permissions alone: they are root's only.
 chmod -R go-rwx "$ROOT/source" "$ROOT/submission" "$ROOT/results" 2>/dev/null || true
 cd "$ROOT/source"
-export PYTHONPATH="$ROOT/source"
-export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TQDM_DISABLE=1
-"$ROOT/venv/bin/python" -m assignments.gradescope_runner \\
+# The grader imports torch, then forks the zygote its student's kernel is forked from, so that both hold
+# one copy of torch's memory (programs/zygote.py): the kernel, as a fork, could read this process's
+# starting environment in /proc, so it starts with a clean one (grading's own settings, COURSE_* switches
+# passed on) and with the settings a fork cannot change set to the kernel's.
+keep=()
+while IFS= read -r -d '' setting; do
+    case "$setting" in COURSE_*) keep+=("$setting") ;; esac
+done < /proc/self/environ
+env -i PATH="${PATH:-/usr/local/bin:/usr/bin:/bin}" LANG=C.UTF-8 HOME="${HOME:-/root}" TMPDIR="${TMPDIR:-/tmp}" \\
+    PYTHONPATH="$ROOT/source" HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TQDM_DISABLE=1 \\
+    {start_env} "${keep[@]}" \\
+    "$ROOT/venv/bin/python" "$ROOT/source/{zygote}" {zygote_flags} \\
+    -m assignments.gradescope_runner \\
     --assignment {assignment} \\
     --submission-dir "$ROOT/submission" \\
     --metadata "$ROOT/submission_metadata.json" \\
@@ -90,11 +111,35 @@ exit 0
 """
 
 
-def dependencies(pyproject: Path) -> list[str]:
-    import tomllib
+def grader_start(assignment, python: str, script: str | None = None) -> tuple[list[str], dict[str, str]]:
+    """(the command line's start, the settings it must start with) of one submission's grader, as
+    ``run_autograder`` starts it: its kernel forked from a zygote that shares its pages and has imported
+    what the notebook of ``assignment`` (a name, or an ``Assignment``) imports (``warm_kernels``).
+    ``-m MODULE ARGS`` completes the command."""
+    from .grading.sandbox import warm_kernels
+    from .grading.sandbox.limits import Limits
+    from .grading.sandbox.process import kernel_env
+    from .hygiene import imported_modules
 
-    with open(pyproject, "rb") as handle:
-        return list(tomllib.load(handle)["project"]["dependencies"])
+    hw = resolve(assignment)
+    code = "\n".join(notebooks.cell_text(c) for c in hw.release_notebook().cells if c.cell_type == "code")
+    preload = warm_kernels.runner_preload({module for _, module in imported_modules(code)})
+    command = warm_kernels.runner_command(python, preload, script or str(warm_kernels.SCRIPT))
+    return command, warm_kernels.runner_env(kernel_env(Path("/"), Limits()))
+
+
+def run_autograder(hw, package_dir: Path = PACKAGE_DIR) -> str:
+    """``run_autograder`` for the assignment ``hw``: the grader started as ``grader_start`` says."""
+    from .grading.sandbox import warm_kernels
+
+    script = Path(warm_kernels.SCRIPT).resolve().relative_to(Path(package_dir).resolve().parent).as_posix()
+    command, start = grader_start(hw, "python", script)
+    return (
+        RUN_AUTOGRADER.replace("{assignment}", hw.name)
+        .replace("{start_env}", " ".join(f"{name}={shlex.quote(value)}" for name, value in start.items()))
+        .replace("{zygote}", script)
+        .replace("{zygote_flags}", shlex.join(command[2:]))
+    )
 
 
 def _files_under(folder: Path, base: Path, skip_suffixes=(".pyc",)) -> list[tuple[str, Path]]:
@@ -140,7 +185,7 @@ def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_
     locks = _locks(Path(repo))
     generated = {
         "setup.sh": (SETUP_SH.replace("{pythons}", ", ".join(sorted(locks))), 0o755),
-        "run_autograder": (RUN_AUTOGRADER.replace("{assignment}", assignment), 0o755),
+        "run_autograder": (run_autograder(hw, Path(package_dir)), 0o755),
         hw.manifest_path.relative_to(hw.course.root).as_posix(): (manifest, 0o644),
     }
     for path in locks.values():

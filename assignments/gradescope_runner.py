@@ -123,17 +123,43 @@ def submitter(metadata_path: Path) -> str:
         return "gradescope"
 
 
+# submission_metadata.json as Gradescope publishes it (gradescope/autograder_samples,
+# docs/submission_metadata.md at a8edb7eabcb70cd50a9272b05c1c829837ae8706): "created_at" is the submission
+# time, "assignment" holds the assignment's "due_date" (and "late_due_date", the last moment a late
+# submission is accepted, which says nothing about a penalty), and "users" lists every member of a group
+# submission, each with "email", "id" and "name". A member's own dates (an extension) come as that user's
+# "assignment" object, with the same "due_date" key; the published example leaves it out, so each member
+# falls back to the assignment's due date.
+
+
 def submission_facts(metadata_path: Path) -> dict:
-    """What submission_metadata.json says about the submitter, in the roster's terms: ``name`` and, where
-    Gradescope gives a due date (the student's own extension first) and the submission time, ``hours_late``."""
+    """What submission_metadata.json says about the submission, in the roster's terms: the submitter's
+    ``name`` and, where Gradescope gives the submission time and due dates, ``hours_late``. A group's
+    lateness follows the course's rule (``exports/adjust.py``, ``group_lateness``): each member against
+    their own due date, the group as late as its least late member; ``members_hours_late`` keeps each
+    member's hours (member email or id -> hours) for staff."""
     try:
         data = json.loads(Path(metadata_path).read_text(encoding="utf-8"))
-        user = (data.get("users") or [{}])[0]
-        due = (user.get("assignment") or {}).get("due_date") or (data.get("assignment") or {}).get("due_date")
-        facts = {"name": str(user.get("name") or "")}
-        if due and data.get("created_at"):
-            late = _moment(data["created_at"]) - _moment(due)
-            facts["hours_late"] = max(0.0, late.total_seconds() / 3600)
+        users = [user for user in data.get("users") or [] if isinstance(user, dict)]
+        facts = {"name": str((users or [{}])[0].get("name") or "")}
+        if not data.get("created_at"):
+            return facts
+        submitted = _moment(data["created_at"])
+        default_due = (data.get("assignment") or {}).get("due_date")
+        members = {}
+        for number, user in enumerate(users):
+            due = (user.get("assignment") or {}).get("due_date") or default_due
+            if due:
+                who = str(user.get("email") or user.get("id") or f"member {number + 1}")
+                members[who] = max(0.0, (submitted - _moment(due)).total_seconds() / 3600)
+        if not users and default_due:
+            members["submitter"] = max(0.0, (submitted - _moment(default_due)).total_seconds() / 3600)
+        if members:
+            from .exports.adjust import group_lateness
+
+            facts["hours_late"] = group_lateness(members)
+            if len(members) > 1:
+                facts["members_hours_late"] = members
         return facts
     except (OSError, ValueError, TypeError, AttributeError, IndexError):
         return {}
@@ -156,7 +182,8 @@ def course_decisions(result, facts: dict):
         config = settings(resolve(result.assignment).course.root)
         policy = adjust.LatePolicy.from_settings(config.get("late_policy"))
         excused = config.get("excused", {}).get(result.assignment, [])
-        return adjust.apply([result], {result.student: facts}, policy, excused)[0]
+        canvas_deducts = adjust.canvas_late_policy(config) == "canvas"
+        return adjust.apply([result], {result.student: facts}, policy, excused, canvas_deducts)[0]
     except ValueError as error:
         print(f"course configuration not applied: {error}")
         return result
@@ -192,7 +219,14 @@ def _standalone_grader():
 
 
 def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
-    """Grade the bytes that were read, from a private copy: the grader never opens the upload itself."""
+    """Grade the bytes that were read, from a private copy: the grader never opens the upload itself.
+    Where the sandbox cannot run students' code on this machine, nothing is graded, and the record says
+    it is the grader's problem (staff read why in Gradescope's stdout)."""
+    from .grading.sandbox.preflight import refusal
+
+    why = refusal()
+    if why:
+        return rejected(student, assignment, "standalone", Finding("sandbox-refused", why, "error"), name)
     with tempfile.TemporaryDirectory(prefix="course-upload-") as folder:  # 0700, root's only
         copy = Path(folder) / name
         copy.write_bytes(data)
@@ -209,15 +243,14 @@ def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
             )
 
 
-def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None = None, grade=None) -> dict:
-    """Grade the notebook in ``submission_dir`` and write results.json to ``out``; returns it.
+def grade_upload(assignment: str, submission_dir: Path, student: str, grade=None):
+    """The record of the notebook uploaded to ``submission_dir``: graded from a private copy when one
+    usable notebook is there, else a ``rejected`` record whose finding tells the student what to upload.
+    What an upload holds besides (other files, a second notebook) is an ``upload`` note. Any platform's
+    runner starts here (Gradescope's below, PrairieLearn's in ``prairielearn_runner``).
 
-    ``grade(assignment, path, student) -> SubmissionResult`` defaults to the standalone grader.
-    """
-    submission_dir, out = Path(submission_dir), Path(out)
-    metadata = Path(metadata) if metadata else submission_dir.parent / "submission_metadata.json"
-    student = submitter(metadata)
-    start = time.perf_counter()
+    ``grade(assignment, path, student) -> SubmissionResult`` defaults to the standalone grader."""
+    submission_dir = Path(submission_dir)
     notebook, notes, refused = find_notebook(submission_dir, assignment)
     try:
         if notebook is None and refused:
@@ -246,12 +279,28 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
     else:
         result = _grade_copy(grade or _standalone_grader(), assignment, notebook.name, data, student)
     result.findings = [Finding("upload", note, "info") for note in notes] + list(result.findings)
-    result = course_decisions(result, submission_facts(metadata))
+    return result
+
+
+def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None = None, grade=None) -> dict:
+    """Grade the notebook in ``submission_dir`` and write results.json to ``out``; returns it.
+
+    ``grade(assignment, path, student) -> SubmissionResult`` defaults to the standalone grader.
+    """
+    submission_dir, out = Path(submission_dir), Path(out)
+    metadata = Path(metadata) if metadata else submission_dir.parent / "submission_metadata.json"
+    student = submitter(metadata)
+    start = time.perf_counter()
+    result = grade_upload(assignment, submission_dir, student, grade)
+    facts = submission_facts(metadata)
+    result = course_decisions(result, facts)
     result.timings = {**(result.timings or {})}
     result.timings.setdefault("total_s", round(time.perf_counter() - start, 2))
     write_results_json(result, out)
     # Gradescope's stdout is shown to staff only: the full findings go there, unabridged.
     print(f"{student}: {points(result.autograded_points)} / {points(result.autograded_max)} -> {out}")
+    for member, hours in facts.get("members_hours_late", {}).items():
+        print(f"  group member {member}: {hours:.1f} h late against their own due date")
     for finding in result.findings:
         print(f"  [{finding.severity}] {finding.code}: {finding.message}")
     return results_json(result)

@@ -17,6 +17,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+from .config import read_toml
 from .course import REPO, default
 from .hygiene import COLAB_BADGE_ID, REPO_MODULES, SETUP_ID, imported_modules
 
@@ -61,15 +62,7 @@ COLAB_PREINSTALLED = frozenset(
 def colab_pattern(root: Path = REPO) -> str:
     """``[tool.course] colab_url`` from ``root/pyproject.toml``."""
     path = Path(root) / "pyproject.toml"
-    text = path.read_text(encoding="utf-8")
-    try:
-        import tomllib
-
-        value = tomllib.loads(text).get("tool", {}).get("course", {}).get("colab_url")
-    except ImportError:  # Python 3.10: read the one key we need
-        section = re.search(r"^\[tool\.course\]\s*$(.*?)(?=^\[|\Z)", text, re.MULTILINE | re.DOTALL)
-        match = section and re.search(r'^colab_url\s*=\s*"([^"]+)"', section.group(1), re.MULTILINE)
-        value = match.group(1) if match else None
+    value = read_toml(path).get("tool", {}).get("course", {}).get("colab_url")
     if not value:
         raise ValueError(f"{path}: no [tool.course] colab_url (the Open-in-Colab URL pattern)")
     if "{assignment}" not in value or "{notebook}" not in value:

@@ -1,6 +1,6 @@
 """Lock files: the exact versions every install of the course gets, one file per supported Python.
 
-``pyproject.toml`` states ranges (``transformers>=4.57``), so an install that resolves them takes whatever
+``pyproject.toml`` states ranges (``transformers>=5.13``), so an install that resolves them takes whatever
 is newest that day: a release upstream would change what ``make test`` runs, what a Gradescope image
 installs and what the grader image holds, and no test would have seen those versions. So every install
 goes through a lock instead: ``locks/python3.X.txt`` pins the project's dependencies, everything they pull
@@ -26,6 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .config import read_toml
 from .course import REPO
 
 LOCK_DIR = "locks"
@@ -43,10 +44,7 @@ def canonical(name: str) -> str:
 
 
 def _pyproject(root: Path) -> dict:
-    import tomllib
-
-    with open(Path(root) / "pyproject.toml", "rb") as handle:
-        return tomllib.load(handle)
+    return read_toml(Path(root) / "pyproject.toml")
 
 
 def project_requirements(root: Path = REPO) -> list[str]:

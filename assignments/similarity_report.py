@@ -5,7 +5,8 @@ The method (tokens, fingerprints, scores) is ``similarity.py``; this module read
 
 - ``similarity.html``: one self-contained page (no scripts, no outside files): the ranked pairs, then for
   each of the top pairs every question they share fingerprints on, the two answers side by side with the
-  lines of shared passages highlighted. Everything a student wrote is HTML-escaped.
+  lines of shared passages highlighted. Everything a student wrote is HTML-escaped (``escaping``), and
+  the page's content security policy lets it load nothing.
 - ``similarity.json``: the same top pairs with their per-question figures, each student's most similar
   classmate, and the notebooks that could not be compared and why.
 
@@ -15,12 +16,12 @@ from a TA, the lecture's code), and a copy can be rewritten past any token match
 
 from __future__ import annotations
 
-import html
 import json
 import time
 from pathlib import Path
 
 from . import similarity
+from .escaping import html_text, one_line, page_policy_meta
 from .similarity import Comparison, Pair
 
 TOP = 20  # pairs explained in the report and the table by default
@@ -39,7 +40,7 @@ def names(comparison: Comparison) -> dict[str, str]:
 
 def table(comparison: Comparison, top: int = TOP) -> str:
     """The top pairs, one row each: score, shared fingerprints and the questions that share the most."""
-    who = names(comparison)
+    who = {student: one_line(name, 80) for student, name in names(comparison).items()}  # a terminal's text
     compared = sum(1 for s in comparison.students if s.problem is None)
     title = (
         f"{comparison.assignment}: {compared} notebook(s) compared, {len(comparison.pairs)} pair(s) share "
@@ -138,11 +139,12 @@ def write_html(comparison: Comparison, path: Path, top: int = TOP) -> Path:
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>Similarity report: {_e(comparison.assignment)}</title>",
+        page_policy_meta(),
+        f"<title>Similarity report: {html_text(comparison.assignment)}</title>",
         f"<style>{STYLE}</style></head><body>",
-        f"<h1>Similarity report: {_e(comparison.assignment)}</h1>",
+        f"<h1>Similarity report: {html_text(comparison.assignment)}</h1>",
         f'<p class="note">{compared} notebook(s) compared over {len(comparison.questions)} code answer(s) '
-        f"({_e(', '.join(comparison.questions))}); {len(comparison.pairs)} pair(s) share at least one "
+        f"({html_text(', '.join(comparison.questions))}); {len(comparison.pairs)} pair(s) share at least one "
         f"passage beyond the starter code. Method: normalized tokens (identifiers renamed away, comments and "
         f"layout ignored), {similarity.K}-token k-grams, winnowing window {similarity.WINDOW}; the release "
         "notebook's own code never counts. Score: shared fingerprints over all fingerprints of the pair, "
@@ -155,22 +157,18 @@ def write_html(comparison: Comparison, path: Path, top: int = TOP) -> Path:
     skipped = [s for s in comparison.students if s.problem is not None]
     if skipped:
         parts.append("<h2>Not compared</h2><ul>")
-        parts += [f"<li>{_e(who[s.student])}: {_e(s.problem)}</li>" for s in skipped]
+        parts += [f"<li>{html_text(who[s.student])}: {html_text(s.problem)}</li>" for s in skipped]
         parts.append("</ul>")
     noted = [(s.student, note) for s in comparison.students for note in s.notes]
     if noted:
         parts.append("<h2>Notes</h2><ul>")
-        parts += [f"<li>{_e(who[student])}: {_e(note)}</li>" for student, note in noted]
+        parts += [f"<li>{html_text(who[student])}: {html_text(note)}</li>" for student, note in noted]
         parts.append("</ul>")
     parts.append("</body></html>")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(parts) + "\n", encoding="utf-8")
     return path
-
-
-def _e(text) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _ranking(pairs: list[Pair], who: dict[str, str]) -> list[str]:
@@ -183,8 +181,8 @@ def _ranking(pairs: list[Pair], who: dict[str, str]) -> list[str]:
     for rank, pair in enumerate(pairs, start=1):
         rows.append(
             f'<tr><td><a href="#pair-{rank}">{rank}</a></td><td>{pair.score:.2f}</td>'
-            f"<td>{_e(who[pair.a])}</td><td>{_e(who[pair.b])}</td><td>{pair.shared}</td>"
-            f"<td>{_e(_top_questions(pair))}</td></tr>"
+            f"<td>{html_text(who[pair.a])}</td><td>{html_text(who[pair.b])}</td><td>{pair.shared}</td>"
+            f"<td>{html_text(_top_questions(pair))}</td></tr>"
         )
     rows.append("</table>")
     return rows
@@ -194,14 +192,14 @@ def _pair_section(rank: int, pair: Pair, who: dict[str, str], comparison: Compar
     by_student = {s.student: s for s in comparison.students}
     first, second = by_student[pair.a], by_student[pair.b]
     parts = [
-        f'<section class="pair" id="pair-{rank}"><h2>#{rank}: {_e(who[pair.a])} and {_e(who[pair.b])}: '
+        f'<section class="pair" id="pair-{rank}"><h2>#{rank}: {html_text(who[pair.a])} and {html_text(who[pair.b])}: '
         f"score {pair.score:.2f}, {pair.shared} shared fingerprint(s)</h2>"
     ]
     for match in pair.questions:
         if not match.shared:
             continue
         parts.append(
-            f'<div class="question"><h3>{_e(match.grade_id)}: Jaccard {match.jaccard:.2f}, '
+            f'<div class="question"><h3>{html_text(match.grade_id)}: Jaccard {match.jaccard:.2f}, '
             f'containment {match.containment:.2f}, {match.shared} shared</h3><div class="side">'
         )
         parts.append(_code_column(who[pair.a], first.answers.get(match.grade_id, ""), match.lines_a))
@@ -216,8 +214,8 @@ def _code_column(title: str, code: str, highlighted: list[int]) -> str:
     lines = []
     for number, line in enumerate(code.splitlines() or [""], start=1):
         kind = "line shared" if number in marked else "line"
-        lines.append(f'<span class="{kind}"><span class="number">{number}</span>{_e(line)}</span>')
-    return f"<div><h4>{_e(title)}</h4><pre>{''.join(lines)}</pre></div>"
+        lines.append(f'<span class="{kind}"><span class="number">{number}</span>{html_text(line)}</span>')
+    return f"<div><h4>{html_text(title)}</h4><pre>{''.join(lines)}</pre></div>"
 
 
 # ---------------------------------------------------------------- the command

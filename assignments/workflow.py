@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from assignments.grading.doors import batch
 
-from . import intake
-from .course import default
+from . import batches, intake
+from .course import Assignment, default, resolve
 from .results.model import Finding, SubmissionResult, rejected
 
 
@@ -69,14 +70,69 @@ def attach_intake(
     return sorted(results, key=lambda r: r.student)
 
 
-def grade_class(assignment: str, source: Path, out: Path, workers: int | None = None) -> list[SubmissionResult]:
+def grade_class(
+    assignment: str, source: Path, out: Path, workers: int | None = None, shard: batches.Shard | None = None
+) -> list[SubmissionResult]:
+    """Grade a class (``shard``: only its slice) into the run ``out`` (``grade_jobs``)."""
     jobs, found = collect(assignment, source, out)
-    # The batch writes each record as it finishes (a crash loses nothing), with its intake findings already in.
-    results = batch.grade_batch(assignment, jobs, out, workers=workers, findings=intake_findings(found))
     missing = missing_records(found, "standalone")
-    for record in missing:
+    if shard is not None:
+        jobs = [job for job in jobs if shard.owns(job.student)]
+        missing = [record for record in missing if shard.owns(record.student)]
+        print(f"shard {shard}: {len(jobs)} of the class's notebooks, {len(missing)} student(s) without one")
+    return grade_jobs(assignment, jobs, out, workers, intake_findings(found), missing)
+
+
+def grade_jobs(
+    assignment: Assignment | str,
+    jobs: list[batch.Job],
+    out: Path,
+    workers: int | None = None,
+    findings: dict[str, list[Finding]] | None = None,
+    missing: list[SubmissionResult] = (),
+    grader=batch.grade_one,
+) -> list[SubmissionResult]:
+    """Grade ``jobs`` into the run ``out`` and write ``missing`` (records of students without a notebook).
+    A record the run already holds is kept when it was graded from the same bytes by the same grader (a
+    stopped batch resumes); every other student is graded (``grader``: ``batch.grade_batch``'s), and whose
+    scores that moved is printed and kept in the run's ``regrade.json`` (``batches.py``)."""
+    assignment = resolve(assignment)
+    version = batches.grader_version(assignment)
+    earlier = batches.earlier_records(out, assignment.name)
+    findings = findings or {}
+    kept, todo = [], []
+    for job in jobs:
+        job = replace(job, sha256=batches.submission_digest(Path(job.path)))
+        if batches.still_valid(earlier.get(job.student), job.sha256, version):
+            kept.append(batches.with_intake_findings(earlier[job.student], findings.get(job.student, [])))
+        else:
+            todo.append(job)
+    if kept:
+        print(f"kept {len(kept)} record(s) graded from the same notebook by this grader ({version})")
+    for record in kept:
         batch.save(record, out)
-    return sorted(results + missing, key=lambda r: r.student)
+    # The batch writes each record as it finishes (a crash loses nothing), with its intake findings already in.
+    results = batch.grade_batch(
+        assignment.name, todo, out, workers=workers, findings=findings, grader=grader, grader_version=version
+    )
+    for record in missing:
+        record.grader_version = version
+        batch.save(record, out)
+    regraded = results + list(missing)
+    moved = batches.changes(earlier, regraded)
+    batches.write_regrade_report(out, version, len(results), len(kept), moved)
+    again = sum(1 for record in results if record.student in earlier)
+    if again or moved:
+        print(f"graded again: {again} student(s) with an earlier record; scores moved for {len(moved)}")
+        print("\n".join(batches.report_lines(moved)))
+    return sorted(kept + regraded, key=lambda r: r.student)
+
+
+def merge(assignment: str, runs: list[Path], out: Path) -> list[SubmissionResult]:
+    """The shards' runs joined into the run ``out`` (``batches.merge_runs``), then every export from it."""
+    merged = batches.merge_runs(assignment, [Path(run) for run in runs], Path(out))
+    export_all(assignment, out)
+    return merged
 
 
 def export_all(assignment: str, out: Path, course_root: Path | None = None) -> None:

@@ -131,10 +131,15 @@ class Cgroup:
         return subprocess.Popen(["/bin/sh", "-c", script, "sh", *argv], **kwargs)
 
     def pids(self) -> list[int]:
-        try:
-            return [int(p) for p in (self.dirs["memory"] / "cgroup.procs").read_text().split()]
-        except OSError:
-            return []
+        """Every process in the group, its sub-groups included: the sandbox puts each kernel in a cgroup of
+        its own below its grader's (grading/sandbox/cgroups.py), and a kernel missed would halve the figure."""
+        found = []
+        for procs in sorted(self.dirs["memory"].rglob("cgroup.procs")):
+            try:
+                found += [int(p) for p in procs.read_text().split()]
+            except (OSError, ValueError):
+                continue  # a kernel's group removed while it was read
+        return found
 
     def peak_bytes(self) -> int:
         """Most memory the group has held at once since it was made."""

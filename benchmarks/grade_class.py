@@ -12,8 +12,9 @@ min(workers, CPUs). Target: <= 5 s with 2 workers on 2 cores. Grading is CPU-bou
 with as many workers as cores that figure tends to the CPU seconds per submission (the class's cgroup's
 CPU time over its size), which is printed too: on a shared machine the wall figure grows with the load.
 
-**One submission**: the reference notebook graded by ``one_submission.py`` (what Gradescope's
-``run_autograder`` runs: one process grades one upload, its kernel a child of it). Its memory is the peak
+**One submission**: the reference notebook graded by ``one_submission.py``, started as Gradescope's
+``run_autograder`` starts its grader (``warm_kernels.runner_command``: one process grades one upload, its
+kernel forked from a zygote that process forked after importing torch). Its memory is the peak
 of the whole group of processes, grader and kernel tree together, sampled from /proc every 0.25 s with
 every resident page counted once (``tree_memory.py``: anonymous memory plus each mapped file once; also
 summed PSS and RSS), and the cgroup's own peak. A cgroup is charged for a page of a file by whichever
@@ -55,6 +56,7 @@ import nbformat  # noqa: E402
 import tree_memory  # noqa: E402
 
 from assignments.course import default, resolve  # noqa: E402
+from assignments.gradescope_bundle import grader_start  # noqa: E402
 from assignments.grading.environment import GRADING_ENV  # noqa: E402
 
 TARGET_PER_CORE_S = 5.0
@@ -219,9 +221,11 @@ def measure_one(
     """The reference graded by one_submission.py in a child process (in a cgroup when possible)."""
     gradescope_tree(assignment, folder)
     record = folder / "record.json"
-    argv = [sys.executable, str(HERE / "one_submission.py"), assignment, str(folder), str(record)]
+    # Started as run_autograder starts the grader: its kernel forked from a zygote that shares its pages.
+    command, start = grader_start(assignment, sys.executable)
+    argv = command + ["--script", str(HERE / "one_submission.py"), assignment, str(folder), str(record)]
     argv += ["--no-namespaces"] if no_namespaces else []
-    env = {**os.environ, **GRADING_ENV}
+    env = {**os.environ, **GRADING_ENV, **start}
     why_no_cgroup = cgroups.unavailable()
     if why_no_cgroup and (cpu or memory_mb):
         raise SystemExit(f"--cpu-quota and --memory-limit need a cgroup: {why_no_cgroup}")
@@ -255,7 +259,7 @@ def measure_one(
         row["score"] = f"{data['score']:g} / {data['extra_data'].get('autograded_max', 0):g}"
     if record.is_file():
         row["timings"] = json.loads(record.read_text()).get("timings", {})
-    if process.returncode != 0 or "score" not in row:
+    if process.returncode != 0 or "score" not in row or "kernel_start_s" not in row.get("timings", {}):
         row["log_tail"] = log.decode("utf-8", "replace")[-2000:]
     return row
 
@@ -279,7 +283,7 @@ def report_one(row: dict) -> str:
         f"{'; libraries evicted from the page cache first' if 'evicted_files' in row else ''}): "
         f"score {row.get('score', 'none')}, {row['wall_s']} s wall"
     ]
-    if t.get("total_s") is not None:
+    if t.get("kernel_start_s") is not None:  # absent where nothing was graded (the log says why)
         lines.append(
             f"    grader start and imports {t['grader_start_s']} s, kernel start {t['kernel_start_s']} s, "
             f"notebook cells {t['execute_s'] - t['kernel_start_s']:.2f} s, hidden tests {t['tests_s']} s"

@@ -7,7 +7,10 @@ Four sums over the processes alive at each sample (from ``/proc/<pid>/smaps``), 
 - **PSS** (proportional set size, ``/proc/<pid>/smaps_rollup``): each shared page split between the
   processes that map it, so the sum counts every page once: the group's real resident footprint.
 - **anonymous**: heap, stacks and tensors; memory that cannot be dropped and re-read from a file, so the
-  part a memory limit cannot reclaim (there is no swap on the grading machines).
+  part a memory limit cannot reclaim (there is no swap on the grading machines). Summed as each process's
+  proportional share (``Pss_Anon``): a page a forked process still shares with its parent (a kernel
+  forked from the grader's zygote shares torch's pages with the grader) counts once, as in the container.
+  Only processes of one family share anonymous pages, so the sum over the group is exact.
 - **unique**: anonymous memory plus, for each file mapped (shared libraries, mostly torch's), the most
   of it resident in any one process: every page counted once, whoever else on the machine maps it. This
   is what a fresh container holds; PSS is lower when processes outside the group share the libraries,
@@ -44,12 +47,17 @@ KEYS = ("rss", "pss", "anonymous", "unique")
 
 
 def usage(pid: int) -> tuple[dict[str, int], dict[str, int]]:
-    """Bytes of RSS, PSS and anonymous memory of one process, and the resident bytes of each file it maps
-    (less their private copies, which are anonymous); zeros once it is gone."""
+    """Bytes of RSS, PSS and anonymous memory (its proportional share) of one process, and the resident
+    bytes of each file it maps (less their private copies, which are anonymous); zeros once it is gone."""
     found = {"rss": 0, "pss": 0, "anonymous": 0}
     files: dict[str, int] = {}
     path = ""
     try:
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            for line in rollup:
+                parts = line.split()
+                if parts and parts[0] == "Pss_Anon:":
+                    found["anonymous"] = int(parts[1]) * KB
         with open(f"/proc/{pid}/smaps") as smaps:
             for line in smaps:
                 parts = line.split()
@@ -59,10 +67,11 @@ def usage(pid: int) -> tuple[dict[str, int], dict[str, int]]:
                     path = parts[5] if len(parts) > 5 and parts[5].startswith("/") else ""
                     continue
                 key = parts[0][:-1].lower()
-                if key not in found:
+                if key not in ("rss", "pss", "anonymous"):
                     continue
                 value = int(parts[1]) * KB
-                found[key] += value
+                if key != "anonymous":
+                    found[key] += value
                 if path and key in ("rss", "anonymous"):
                     files[path] = files.get(path, 0) + (value if key == "rss" else -value)
     except (OSError, ValueError, IndexError):

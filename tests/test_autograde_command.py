@@ -15,7 +15,7 @@ from assignments.course import default
 from tests.helpers import QUICKEST as ASSIGNMENT
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
-pytestmark = pytest.mark.xdist_group("autograde_command")
+pytestmark = [pytest.mark.course, pytest.mark.xdist_group("autograde_command")]
 
 
 @pytest.fixture(scope="module")

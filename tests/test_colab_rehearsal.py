@@ -3,20 +3,22 @@
 Student mode means no NBGRADER_EXECUTION, so every notebook takes its online branch: the unchanged
 `from_pretrained("<id>")` / `load_dataset("<id>")` calls are answered offline by the stand-in hub
 (assignments/standin_hub.py). Sizes are the notebooks' own Colab settings; only the data the hub serves
-is small. CPU only. Run it at Colab's runtimes, each built from its pins file in tests/colab_runtimes/:
-`make rehearsal` (the current one, every test here) and `make rehearsal-previous` (the tests marked
-previous_runtime).
+is small. CPU only. The notebooks run in Colab's kernel: COLAB_PYTHON names the interpreter of a venv
+built from one pins file in tests/colab_runtimes/ (Colab's IPython, ipykernel and libraries), while this
+harness runs from the grading venv. `make rehearsal` (the current runtime, every test here) and `make
+rehearsal-previous` (the previous runtime, the tests marked previous_runtime) set it; without it the
+notebooks run in this interpreter's own kernel.
 """
 
 from __future__ import annotations
 
 import base64
 import copy
+import json
 import os
-import platform
 import re
+import subprocess
 from datetime import datetime
-from importlib import metadata
 from pathlib import Path
 
 import nbclient
@@ -25,8 +27,9 @@ import psutil
 import pytest
 
 from assignments import standin_hub
-from assignments.course import default
+from assignments.course import REPO, default
 from assignments.notebooks import grade_id
+from tests.test_colab_runtimes import normalize, pins
 
 # The line each online branch prints: it names what was loaded and how many examples came.
 LEGAL_BERT_LINE = (
@@ -74,10 +77,28 @@ class RehearsalFailed(AssertionError):
     pass
 
 
+# The interpreter of the Colab runtime's venv (absolute: the kernel starts in the notebook's folder).
+COLAB_PYTHON = os.environ.get("COLAB_PYTHON")
+KERNEL_NAME = "colab" if COLAB_PYTHON else "python3"
+
+
 @pytest.fixture(scope="session")
 def hub(tmp_path_factory):
-    """The stand-in hub, written once per session."""
-    return standin_hub.build(tmp_path_factory.mktemp("standin_hub"))
+    """The environment a rehearsed notebook runs in: the stand-in hub, written once per session by the
+    runtime's own libraries (a checkpoint saved by a newer transformers may not load in Colab's), and the
+    kernel spec that starts Colab's kernel."""
+    root = tmp_path_factory.mktemp("standin_hub")
+    if not COLAB_PYTHON:
+        return standin_hub.build(root)
+    subprocess.run(
+        [COLAB_PYTHON, "-m", "assignments.standin_hub", str(root)], cwd=REPO, check=True, capture_output=True
+    )
+    kernels = tmp_path_factory.mktemp("jupyter")
+    spec = kernels / "kernels" / KERNEL_NAME
+    spec.mkdir(parents=True)
+    argv = [COLAB_PYTHON, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Colab", "language": "python"}))
+    return {**standin_hub.cache_env(root), "JUPYTER_PATH": str(kernels)}
 
 
 def student_notebook(assignment: str):
@@ -153,7 +174,7 @@ def rehearse(nb, hub_env: dict, workdir: Path, monkeypatch, stop_after: str | No
     client = nbclient.NotebookClient(
         nb,
         timeout=1800,
-        kernel_name="python3",
+        kernel_name=KERNEL_NAME,
         resources={"metadata": {"path": str(workdir)}},
         on_cell_start=on_cell_start,
         on_cell_complete=on_cell_complete,
@@ -208,42 +229,41 @@ def assert_online(assignment: str, text: str) -> None:
         )
 
 
-def pins(path: Path) -> tuple[str, dict[str, str]]:
-    """(the Python version, {distribution: version pattern}) of a pins file in tests/colab_runtimes/."""
-    text = path.read_text(encoding="utf-8")
-    python = re.search(r"^# python: *(\S+)", text, re.M).group(1)
-    pinned = dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", text, re.M))
-    return python, pinned
-
-
-def _matches(version: str, pattern: str) -> bool:
-    """`2.11.0+cu130` matches `2.11.0`; `4.57.6` matches `4.57.*`."""
-    version = version.split("+")[0]
-    if pattern.endswith(".*"):
-        return version.startswith(pattern[:-1])
-    return version == pattern
+# What the kernel's interpreter reports: its Python and every distribution installed beside it.
+INSTALLED = (
+    "import json, platform; from importlib import metadata; "
+    "print(json.dumps([platform.python_version(), {d.metadata['Name']: d.version for d in metadata.distributions()}]))"
+)
 
 
 @pytest.mark.previous_runtime
-def test_the_rehearsal_runs_at_the_versions_of_its_pins_file():
-    """`make rehearsal` and `make rehearsal-previous` name their pins file in COLAB_PINS; what this
-    interpreter has must be what that file says, or the rehearsal rehearses some other runtime."""
-    if not os.environ.get("COLAB_PINS"):
-        pytest.skip("run through `make rehearsal` or `make rehearsal-previous`, which name the pins file")
+def test_the_kernel_holds_exactly_what_its_pins_file_says():
+    """`make rehearsal` and `make rehearsal-previous` name the pins file in COLAB_PINS and the kernel's
+    interpreter in COLAB_PYTHON. The kernel must hold every pinned version and nothing unpinned beside pip,
+    or the rehearsal rehearses some other runtime."""
+    if not (os.environ.get("COLAB_PINS") and COLAB_PYTHON):
+        pytest.skip("run through `make rehearsal` or `make rehearsal-previous`, which name the runtime")
     python, pinned = pins(Path(os.environ["COLAB_PINS"]))
+    reply = subprocess.run([COLAB_PYTHON, "-c", INSTALLED], check=True, capture_output=True, text=True).stdout
+    version, installed = json.loads(reply)
+    installed = {normalize(name): v for name, v in installed.items() if normalize(name) != "pip"}
+    pinned = {normalize(name): v for name, v in pinned.items()}
     wrong = [
-        f"{name} {metadata.version(name)} (pinned {pattern})"
-        for name, pattern in pinned.items()
-        if not _matches(metadata.version(name), pattern)
+        f"{name} {installed.get(name, 'missing')} (pinned {v})"
+        for name, v in pinned.items()
+        if installed.get(name) != v
     ]
-    if not platform.python_version().startswith(python + "."):
-        wrong.append(f"Python {platform.python_version()} (pinned {python})")
-    assert not wrong, f"this environment is not the runtime {os.environ['COLAB_PINS']} describes: {wrong}"
+    wrong += [f"{name} {v} (not pinned)" for name, v in installed.items() if name not in pinned]
+    if not version.startswith(python + "."):
+        wrong.append(f"Python {version} (pinned {python})")
+    assert not wrong, f"the kernel is not the runtime {os.environ['COLAB_PINS']} describes: {sorted(wrong)}"
 
 
 def with_install_report(nb):
-    """`nb` with a cell after the setup cell that prints what the setup cell had to install."""
-    nb.cells.insert(2, nbformat.v4.new_code_cell('print(f"setup cell installed: {_missing}")'))
+    """`nb` with a cell after the setup cell that prints what the setup cell had to install, and which
+    interpreter the kernel runs."""
+    report = 'print(f"setup cell installed: {_missing}")\nprint(f"kernel interpreter: {sys.executable}")'
+    nb.cells.insert(2, nbformat.v4.new_code_cell(report))
     return nb
 
 
@@ -253,20 +273,54 @@ def test_notebook_runs_its_online_branch_end_to_end_in_student_mode(assignment, 
     nb = student_notebook(assignment)
     if assignment == "rnn_attention" and WITH_OPTIONAL_PARTS:
         nb = _corrupt(nb, "RUN_CORPUS_COMPARISON = False", "RUN_CORPUS_COMPARISON = True")
+    if assignment == "transfer_lm":  # a sample smaller than the stand-in corpus, so that it is a sample
+        nb = _corrupt(nb, "CPU_WINDOWS, CPU_EPOCHS = 4800, 2", f"CPU_WINDOWS, CPU_EPOCHS = {SAMPLED_WINDOWS}, 2")
     result = rehearse(with_install_report(nb), hub, tmp_path, monkeypatch)
     assert "setup cell installed: []" in result["text"], (
         f"{assignment}: on this runtime the setup cell should install nothing (Colab has every library), "
         f"but it printed: {next(line for line in result['text'].splitlines() if 'setup cell installed' in line)}"
     )
+    if COLAB_PYTHON:
+        assert f"kernel interpreter: {COLAB_PYTHON}\n" in result["text"], (
+            f"{assignment}: the notebook should run in the Colab runtime's kernel ({COLAB_PYTHON})"
+        )
     assert_online(assignment, result["text"])
+    if assignment == "transformers":  # its change run (cell train_change) trains on the first run's features
+        assert result["text"].count("BERT features cached in") == 1 and "BERT features reused" in result["text"], (
+            "transformers: the second run should reuse the BERT features the first computed, once per session"
+        )
     assert re.search(CPU_LINES[assignment], result["text"]), (
         f"{assignment}: without a GPU the notebook should announce its CPU configuration ({CPU_LINES[assignment]!r})"
     )
+    if assignment == "transfer_lm":
+        assert_sampled_across_the_corpus(result["text"])
     slowest = sorted(result["seconds"].items(), key=lambda item: -item[1])[:5]
     print(
         f"{assignment}: {sum(result['seconds'].values()):.0f} s in all; slowest cells {slowest}; "
         f"{len(result['figures'])} figures"
     )
+
+
+# transfer_lm's CPU pre-training in the end-to-end rehearsal: the stand-in WikiText-2 holds fewer windows than
+# the 4,800 the notebook samples (which would take them all), so the rehearsal asks for this many.
+SAMPLED_WINDOWS = 24
+
+
+def assert_sampled_across_the_corpus(text: str) -> None:
+    """Colab's CPU runtime pre-trains transfer_lm on a seeded sample of WikiText-2's windows drawn from the whole
+    corpus, not on its opening articles (#34): the CPU line counts the sample's windows in each quarter of the
+    corpus. The first 24 windows would all lie in the first quarter; a sample of 24 out of the stand-in's windows
+    (seed 0) has some in every quarter."""
+    line = re.search(CPU_LINES["transfer_lm"], text).group(0)
+    sampled, total = (int(n.replace(",", "")) for n in re.search(r"sees ([\d,]+) of the ([\d,]+)", line).groups())
+    quarters = [int(n.replace(",", "")) for n in re.search(r"quarter of it: ([^)]*)\)", line).group(1).split(" / ")]
+    print(f"transfer_lm: CPU pre-training sample of {sampled} of {total} windows, per quarter of the corpus {quarters}")
+    assert sampled == SAMPLED_WINDOWS < total and sum(quarters) == sampled, (
+        f"transfer_lm: expected a sample of {SAMPLED_WINDOWS} windows out of more, counted in the four quarters; "
+        f"the CPU line says {sampled} of {total}, per quarter {quarters}"
+    )
+    assert all(quarters), f"transfer_lm: every quarter of the corpus should give windows to the sample: {quarters}"
+    assert f"{SAMPLED_WINDOWS} training windows" in text, "transfer_lm: pre-training should train on the sample"
 
 
 def _corrupt(nb, old: str, new: str):
@@ -287,29 +341,6 @@ def test_full_size_on_cpu_keeps_the_gpu_configuration(assignment, sizes_cell, hu
     result = rehearse(nb, hub, tmp_path, monkeypatch, stop_after=sizes_cell)
     assert "CPU RUNTIME" not in result["text"], f"{assignment}: FULL_SIZE_ON_CPU = True still shrank a part"
     assert re.search(ONLINE_LINES[assignment][0], result["text"]), f"{assignment}: the online branch did not run"
-
-
-def test_transfer_lm_cpu_pretraining_samples_windows_from_the_whole_corpus(hub, tmp_path, monkeypatch):
-    """Colab's CPU runtime pre-trains on a sample of WikiText-2's windows, not on its opening articles (#34).
-    The stand-in corpus has fewer windows than the notebook samples, so the sample size is cut to 24 here:
-    a sample drawn from the whole corpus has windows in every quarter, the first 24 windows would not."""
-    nb = _corrupt(
-        student_notebook("transfer_lm"), "CPU_WINDOWS, CPU_EPOCHS = 4800, 2", "CPU_WINDOWS, CPU_EPOCHS = 24, 2"
-    )
-    text = rehearse(nb, hub, tmp_path, monkeypatch, stop_after="pretrain_run")["text"]
-    line = re.search(CPU_LINES["transfer_lm"], text)
-    assert line, f"transfer_lm: the CPU line is missing or changed ({CPU_LINES['transfer_lm']!r})"
-    sampled, total = (
-        int(n.replace(",", "")) for n in re.search(r"sees ([\d,]+) of the ([\d,]+)", line.group(0)).groups()
-    )
-    quarters = [
-        int(n.replace(",", "")) for n in re.search(r"quarter of it: ([^)]*)\)", line.group(0)).group(1).split(" / ")
-    ]
-    assert sampled == 24 < total and sum(quarters) == 24, (
-        f"expected 24 windows sampled from more, got {sampled} of {total}"
-    )
-    assert all(quarters), f"every quarter of the corpus should give windows to the sample; per quarter: {quarters}"
-    assert "2 epochs" in line.group(0) and "24 training windows" in text, "the sample is what pre-training trains on"
 
 
 def test_a_wrong_dataset_id_fails_the_rehearsal_with_the_fallback_named(hub, tmp_path, monkeypatch):

@@ -3,7 +3,7 @@
 Statuses and findings (``assignments/evidence.py``), the hygiene rule for the metadata, the nbgrader
 preprocessors that put the evidence under the answer (run on a notebook here; the real ``nbgrader
 autograde`` and formgrader run in tests/test_formgrader.py), feedback and the class report, the
-standalone door's record on one real grading, and ``course written``'s PDF read back with pypdf.
+standalone door's record on one real grading (``course written``'s PDFs: tests/test_written.py).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def test_the_source_names_evidence_for_every_run_dependent_question():
     }
     assert wanted["transformers"] == {
         "own_reviews_written": ("train_sentiment", "own_reviews_run"),
-        "exploration_written": ("load_data_and_bert", "train_sentiment"),
+        "exploration_written": ("load_data_and_bert", "train_sentiment", "train_change"),
     }
     assert set(wanted["rnn_attention"]) == {
         "more_data_written",
@@ -175,45 +175,6 @@ def test_the_standalone_door_records_the_submitted_evidence(tmp_path):
     assert [(e.cell, e.status) for e in result.evidence] == [(CELL, "edited")]
     assert EDITED_FIGURE in result.evidence[0].outputs[0]["text"]
     assert [f.cell for f in result.findings if f.code == evidence.EDITED] == [QUESTION]
-
-
-def test_course_written_prints_one_question_per_page_with_the_students_evidence(tmp_path):
-    pytest.importorskip("pypdf")
-    from pypdf import PdfReader
-
-    from assignments.cli import main as course
-    from assignments.written import CHROMIUM
-
-    if not CHROMIUM.exists():
-        pytest.skip(f"NO BROWSER: {CHROMIUM} is missing; run .ci/install-browser (make browser)")
-    folder = tmp_path / "in"
-    folder.mkdir()
-    long_answer = "A long answer. " * 400  # takes more than one page: others are padded
-    students = {"ada": ran_on_colab("ada"), "bob": demo_class.hand_edited(ran_on_colab("bob"))}
-    next(c for c in students["bob"].cells if notebooks.grade_id(c) == "head_replacement_written").source = long_answer
-    for student, nb in students.items():
-        (folder / f"{student}.ipynb").write_text(nbformat.writes(nb), encoding="utf-8")
-    out = tmp_path / "out"
-    assert course(["written", ASSIGNMENT, str(folder), "--out", str(out)]) == 0
-    outline = json.loads((out / "outline.json").read_text())
-    manual = [q.grade_id for q in resolve(ASSIGNMENT).questions if q.kind == "manual"]
-    assert [q["question"] for q in outline["questions"]] == manual
-    pages = {q["question"]: q["pages"] for q in outline["questions"]}
-    assert len(pages["head_replacement_written"]) >= 2
-    for student, figure in (("ada", RUN_FIGURE), ("bob", EDITED_FIGURE)):
-        reader = PdfReader(str(out / "students" / f"{student}.pdf"))
-        assert len(reader.pages) == outline["questions"][-1]["pages"][-1]
-        text = {number: reader.pages[number - 1].extract_text() for number in range(1, len(reader.pages) + 1)}
-        for question, numbers in pages.items():
-            assert question in text[numbers[0]], f"{student}: {question} does not start on page {numbers[0]}"
-        evidence_page = text[pages[QUESTION][0]]
-        assert figure in " ".join(evidence_page.split()), f"{student}'s own run is not on {QUESTION}'s page"
-        assert "BEGIN MARK SCHEME" not in "".join(text.values())
-    assert "FLAGGED" in " ".join(
-        PdfReader(str(out / "students" / "bob.pdf")).pages[pages[QUESTION][0] - 1].extract_text().split()
-    )
-    across = (out / "questions" / f"{QUESTION}.html").read_text(encoding="utf-8")
-    assert across.index('id="ada"') < across.index('id="bob"') and RUN_FIGURE in across and EDITED_FIGURE in across
 
 
 def test_course_repair_keeps_evidence_cells_as_submitted(tmp_path):

@@ -1,13 +1,20 @@
 """The hand-grading loop through nbgrader: formgrader in a real browser, and feedback HTML for students.
 
-One small class (one assignment, the quickest to execute; two students: the reference and the blank
-release) goes through real ``nbgrader autograde`` once for the whole module. Then:
+One small class (one assignment, the quickest to execute; two students: ada, the reference run on Colab,
+and Canvas user 4242, the blank release carrying every payload of ``fixtures/hostile_class``) goes
+through real ``nbgrader autograde`` once for the whole module. Then:
 - headless Chromium opens formgrader, the assignment's submissions and one student's notebook, enters
   points and a comment for a written answer and saves them, and ``course export`` puts both in the
   Canvas CSV and the student's feedback; under the written answer that has evidence, the page shows the
   outputs ada submitted from her own (Colab) run, labelled as hers, and the grading-mode re-run of that
   cell is marked as not her numbers;
-- ``nbgrader generate_feedback`` renders feedback that shows the hidden tests' outcomes, not their code.
+- ``nbgrader generate_feedback`` renders feedback that shows the hidden tests' outcomes, not their code,
+  and none of the hostile student's payloads as markup;
+- the hostile class in both doors (4242 through nbgrader, 4343 through the standalone door from a Canvas
+  zip), its display names from a Canvas gradebook export: the TA opens each submission in formgrader,
+  grades and comments the written answer, goes on with Next, and no payload runs (no console line, no
+  request to a local listener, no grade or comment the TA did not enter); the evidence typed into a
+  cell is labelled FLAGGED in both doors.
 
 Screenshots of the pages visited go to ``build/test-artifacts/formgrader/`` (printed by the test).
 The browser test needs Debian's chromium and chromium-driver (``.ci/install-browser``); without them it
@@ -17,8 +24,13 @@ is skipped with the reason.
 from __future__ import annotations
 
 import csv
+import http.server
 import shutil
+import threading
 import time
+import urllib.error
+import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -30,6 +42,7 @@ from assignments.exports import nbgrader_gradebook
 from assignments.exports.text import question_title
 from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.results import store
+from tests.fixtures import hostile_class
 from tests.helpers import QUICKEST
 
 BUILD_DIR = default().build_dir
@@ -40,19 +53,52 @@ CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = BUILD_DIR / "test-artifacts" / "formgrader"
 COLAB_FIGURE = "0.8731"  # in demo_class.COLAB_LINE: no grading-mode run prints it
 POINTS, COMMENT = "1.5", "(a) is right; in (b), say which order information the mask still gives."
+# Canvas user ids (the student keys of a Canvas download) of the hostile student in each door.
+HOSTILE_NBGRADER, HOSTILE_STANDALONE = "4242", "4343"
 
 # One worker runs this module (with `--dist loadgroup`), so the class is autograded once, not per worker.
-pytestmark = pytest.mark.xdist_group("formgrader")
+pytestmark = [pytest.mark.course, pytest.mark.xdist_group("formgrader")]
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802 - the name http.server calls
+        self.server.hits.append(self.path)
+        self.send_response(204)
+        self.end_headers()
+
+    do_POST = do_GET  # noqa: N815
+
+    def log_message(self, *args):
+        pass
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """(course folder, results folder): the reference and the blank release through nbgrader autograde."""
+def listener():
+    """(its URL, the paths asked for): a local HTTP listener that a payload which loads or runs reaches."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    server.hits = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", server.hits
+    server.shutdown()
+    server.server_close()
+
+
+def hostile_notebook(listener_url: str):
+    question, cell = evidence_question()
+    return hostile_class.hostile_notebook(
+        default().assignment(ASSIGNMENT).release_notebook(), listener_url, question, cell
+    )
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, listener):
+    """(course folder, results folder): the reference and the hostile blank release through nbgrader autograde."""
     folder = tmp_path_factory.mktemp("class")
     # ada ran her notebook on Colab: her evidence cells hold outputs the grading-mode re-run cannot print.
     students = {
         "ada": demo_class.colab_run(demo_class.filled_release(ASSIGNMENT), ASSIGNMENT, "ada"),
-        "bob": default().assignment(ASSIGNMENT).release_notebook(),
+        HOSTILE_NBGRADER: hostile_notebook(listener[0]),
     }
     paths = demo_class.write_folder(students, folder, default().assignment(ASSIGNMENT).source_path.name)
     root = tmp_path_factory.mktemp("course")
@@ -75,7 +121,7 @@ def evidence_question() -> tuple[str, str]:
 # ---------------------------------------------------------------- feedback through nbgrader
 
 
-def test_generate_feedback_shows_hidden_test_outcomes_but_not_their_code(graded):
+def test_generate_feedback_shows_hidden_test_outcomes_but_not_their_code(graded, listener):
     root, _ = graded
     done = nbgrader_door.nbgrader(["generate_feedback", ASSIGNMENT, "--force"], root, timeout=600)
     assert done.returncode == 0, f"nbgrader generate_feedback failed:\n{done.stderr[-1500:]}"
@@ -99,6 +145,10 @@ def test_generate_feedback_shows_hidden_test_outcomes_but_not_their_code(graded)
         if text in page
     ]
     assert leaks == [], f"student feedback quotes the hidden tests' code or grader internals: {leaks}"
+    hostile = sorted((root / "feedback" / HOSTILE_NBGRADER / ASSIGNMENT).glob("*.html"))
+    assert hostile, f"no feedback HTML for {HOSTILE_NBGRADER}, the hostile student"
+    active = hostile_class.active_payloads(hostile[0].read_text(encoding="utf-8"), listener[0])
+    assert active == [], f"the hostile student's feedback holds markup a browser would run or load: {active[:5]}"
 
 
 # ---------------------------------------------------------------- formgrader in a browser
@@ -128,6 +178,7 @@ def browser(profile: Path):
         f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console lines and CSP reports
     # An explicit driver path: Selenium Manager never runs, so nothing is downloaded.
     return webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
 
@@ -150,9 +201,39 @@ def hand_grade(db: str, student: str, grade_id: str):
         return notebook.id, grade.manual_score, comment
 
 
-def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, tmp_path):
+def enter_hand_grade(driver, grade_id: str, points: str, comment: str) -> None:
+    """Type a score and a comment for one answer in formgrader's page, as a TA does."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+
+    score = wait_for(lambda: driver.find_elements(By.ID, grade_id), "the written answer's score box")[0]
+    box = driver.find_element(By.ID, f"{grade_id}-comment")
+    click(driver, score)
+    score.clear()
+    score.send_keys(points, Keys.TAB)  # formgrader saves a score when its box changes
+    click(driver, box)
+    box.send_keys(comment)
+    click(driver, score)  # leaving the comment box saves it
+
+
+def click(driver, element) -> None:
+    """Click ``element`` once it is in view and nothing covers it: formgrader scrolls the page (animated)
+    to whatever box has the focus, so a click may land while the page moves."""
+    from selenium.common.exceptions import ElementClickInterceptedException
+
+    def clicked():
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", element)
+        try:
+            element.click()
+        except ElementClickInterceptedException:
+            return False
+        return True
+
+    wait_for(clicked, "a box to click that nothing covers")
+
+
+def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, tmp_path):
+    from selenium.webdriver.common.by import By
 
     root, results_folder = graded
     db = f"sqlite:///{root / 'gradebook.db'}"
@@ -179,14 +260,7 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
         driver.save_screenshot(str(ARTIFACTS / "2-submissions.png"))
         link[0].click()
 
-        score = wait_for(lambda: driver.find_elements(By.ID, question.grade_id), "the written answer's score box")
-        comment = driver.find_element(By.ID, f"{question.grade_id}-comment")
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", score[0])
-        score[0].clear()
-        score[0].send_keys(POINTS, Keys.TAB)  # formgrader saves a score when its box changes
-        comment.click()
-        comment.send_keys(COMMENT)
-        score[0].click()  # leaving the comment box saves it
+        enter_hand_grade(driver, question.grade_id, POINTS, COMMENT)
         wait_for(
             lambda: hand_grade(db, "ada", question.grade_id)[1:] == (float(POINTS), COMMENT),
             "formgrader to save the score and the comment in the gradebook",
@@ -253,10 +327,141 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
         rows = {row["Student"]: row for row in csv.DictReader(handle)}
     column = f"HW: {question_title(ASSIGNMENT, question.grade_id)}"
     assert rows["ada"][column] == POINTS, "the hand grade is not in the Canvas CSV"
-    assert rows["bob"][column] == "", "bob was not graded by hand"
+    assert rows[HOSTILE_NBGRADER][column] == "", f"{HOSTILE_NBGRADER} was not graded by hand"
     feedback = (out / "feedback" / "ada.md").read_text(encoding="utf-8")
     assert COMMENT in feedback and f"{POINTS} / " in feedback, "the hand grade or comment is not in ada's feedback"
     assert COLAB_FIGURE in feedback and "Student's own run" in feedback, "ada's evidence is not in her feedback"
+
+
+def grade_standalone_hostile(listener_url: str, folder: Path) -> Path:
+    """The standalone door's hostile student: a Canvas download whose file and folder names are payloads,
+    holding the hostile notebook with what nbformat would not write (``tampered_file``); returns its
+    results folder."""
+    from assignments.workflow import grade_class
+
+    download = folder / "canvas_download.zip"
+    with zipfile.ZipFile(download, "w") as archive:
+        name = f"{hostile_class.FOLDER_NAME}/mallory_{HOSTILE_STANDALONE}_70001_{hostile_class.FILE_NAME}"
+        archive.writestr(name, hostile_class.tampered_file(hostile_notebook(listener_url), listener_url))
+    run = folder / "standalone"
+    grade_class(ASSIGNMENT, download, run, workers=1)
+    return run / "results"
+
+
+def canvas_gradebook_export(path: Path, listener_url: str) -> Path:
+    """A Canvas gradebook export naming both hostile students with names that are markup."""
+    names = hostile_class.roster_names(listener_url)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section"])
+        for student, name in zip((HOSTILE_NBGRADER, HOSTILE_STANDALONE), names):
+            writer.writerow([name, student, "", "", "A"])
+    return path
+
+
+def open_grade_and_go_on(driver, server, db: str, student: str, points: str, comment: str, shot: Path) -> None:
+    """The TA's round on one hostile submission: open it from the list, check what the page shows, grade
+    and comment the written answer that has evidence (screenshot ``shot``), then Next."""
+    from selenium.webdriver.common.by import By
+
+    question, cell = evidence_question()
+    submission_id = hand_grade(db, student, question)[0]
+    driver.get(server.url(f"formgrader/gradebook/{ASSIGNMENT}/{default().assignment(ASSIGNMENT).source_path.stem}"))
+    link = wait_for(
+        lambda: driver.find_elements(By.CSS_SELECTOR, f"a[href$='/formgrader/submissions/{submission_id}']"),
+        f"the link to {student}'s submission",
+    )
+    link[0].click()
+    wait_for(lambda: driver.find_elements(By.ID, question), f"{student}'s score box")
+    page = driver.page_source
+    box = page.index(f'id="{question}"')
+    assert box < page.find(f"FLAGGED (edited) evidence cell {cell}", box), (
+        f"{student}: the typed-in evidence is not labelled FLAGGED under the answer"
+    )
+    shown = driver.find_element(By.TAG_NAME, "body").text
+    assert f"<script>{hostile_class.logs('answer-script')}" in shown, (
+        f"{student}: the raw HTML of the answer is not shown to the TA as text"
+    )
+    enter_hand_grade(driver, question, points, comment)
+    wait_for(
+        lambda: hand_grade(db, student, question)[1:] == (float(points), comment),
+        f"formgrader to save {student}'s score and comment",
+    )
+    driver.save_screenshot(str(shot))
+    here = driver.current_url
+    driver.find_element(By.CSS_SELECTOR, "li.next a").click()
+    wait_for(lambda: driver.current_url != here, "Next to open the next submission or the list")
+
+
+def jupyter_api_status(server, path: str, method: str) -> int:
+    """The HTTP status of one request to the Jupyter server with the TA's token."""
+    request = urllib.request.Request(
+        f"{server.base}/{path}", method=method, data=b"{}", headers={"Authorization": f"token {server.token}"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_formgrader_shows_a_hostile_class_inert_in_both_doors(graded, listener, tmp_path):
+    """Runs after the first browser test (same module, same worker): ada may have a hand grade already."""
+    from selenium.webdriver.common.by import By
+
+    root, results_folder = graded
+    listener_url, hits = listener
+    db = f"sqlite:///{root / 'gradebook.db'}"
+    question, cell = evidence_question()
+    notebook_name = default().assignment(ASSIGNMENT).source_path.stem
+    roster = canvas_gradebook_export(tmp_path / "gradebook_export.csv", listener_url)
+    # Both doors' records into the gradebook formgrader opens, names from the Canvas export: the standalone
+    # record also places its notebook beside that gradebook.
+    for results in (grade_standalone_hostile(listener_url, tmp_path), results_folder):
+        command = ["export", ASSIGNMENT, "--results", str(results), "--out", str(tmp_path / "exports")]
+        assert course([*command, "--formats", "nbgrader", "--roster", str(roster), "--db", db]) == 0
+    before = nbgrader_gradebook.read_hand_grades(db, ASSIGNMENT)
+    graded_here = {HOSTILE_NBGRADER: ("1", "Typed-in numbers, not a run."), HOSTILE_STANDALONE: ("0.5", "See me.")}
+
+    shots = ARTIFACTS / "hostile"
+    shutil.rmtree(shots, ignore_errors=True)
+    shots.mkdir(parents=True)
+    print(f"screenshots: {shots}")
+    driver = browser(tmp_path / "chromium-profile")
+    log = open(shots / "jupyter-server.log", "w")
+    server = formgrader.start(root, log=log)
+    try:
+        driver.get(server.url("formgrader"))
+        wait_for(lambda: ASSIGNMENT in driver.page_source, "formgrader's assignment list")
+        # The names from the Canvas export are shown as text in formgrader's list of submissions.
+        driver.get(server.url(f"formgrader/gradebook/{ASSIGNMENT}/{notebook_name}"))
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "a.name-shown"), "the list of submissions")
+        driver.find_element(By.ID, "toggle_names").click()
+        names = driver.find_element(By.TAG_NAME, "body").text
+        assert "‹img src=x onerror=" in names and "Mallory" in names, "the display names are not shown as text"
+        driver.save_screenshot(str(shots / "1-names.png"))
+        for number, (student, (points, comment)) in enumerate(graded_here.items(), start=2):
+            open_grade_and_go_on(driver, server, db, student, points, comment, shots / f"{number}-{student}.png")
+        console = [entry["message"] for entry in driver.get_log("browser")]
+        refused_kernel = jupyter_api_status(server, "api/kernels", "POST")
+    finally:
+        driver.quit()
+        server.stop()
+        log.close()
+
+    assert refused_kernel == 403, f"formgrader's server started a kernel for the TA's token (HTTP {refused_kernel})"
+    ran = [line for line in console if hostile_class.MARKER in line]
+    assert ran == [], f"payloads ran in formgrader: {ran[:3]}"
+    refused = [line for line in console if "Content Security Policy" in line]
+    assert refused == [], (
+        f"the CSP refused something (a payload got past the sanitizer, or formgrader broke): {refused[:3]}"
+    )
+    assert hits == [], f"payloads made requests to the local listener: {hits[:5]}"
+    after = nbgrader_gradebook.read_hand_grades(db, ASSIGNMENT)
+    expected = {student: dict(grades) for student, grades in before.items()}
+    for student, (points, comment) in graded_here.items():
+        expected.setdefault(student, {})[question] = nbgrader_gradebook.HandGrade(float(points), comment)
+    assert after == expected, "grades or comments changed that the TA did not enter"
 
 
 def test_feedback_step_drops_hidden_code_and_grader_internals_but_keeps_outcomes():

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -20,101 +18,27 @@ import pytest
 from assignments import gradescope_bundle
 from assignments.course import REPO
 from assignments.exports import gradescope
+from tests.fixtures import gradescope_tree
+from tests.fixtures.gradescope_tree import FOLDER, Link, unpack
+
+pytestmark = pytest.mark.course
 
 A = "transformers"
-VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
-
-
-def check_results_schema(data: dict) -> None:
-    """Gradescope's documented results.json fields, with the types it expects."""
-    assert isinstance(data.get("score"), (int, float)), f"score should be a number but is {data.get('score')!r}"
-    assert isinstance(data.get("execution_time"), (int, float)), "execution_time should be a number"
-    assert data.get("stdout_visibility") in VISIBILITIES, f"bad stdout_visibility {data.get('stdout_visibility')!r}"
-    assert isinstance(data.get("tests"), list), "tests should be a list"
-    for test in data["tests"]:
-        for key, kind in (
-            ("name", str),
-            ("score", (int, float)),
-            ("max_score", (int, float)),
-            ("status", str),
-            ("output", str),
-            ("visibility", str),
-        ):
-            assert isinstance(test.get(key), kind), (
-                f"test {test.get('name')!r}: {key} should be {kind} but is {test.get(key)!r}"
-            )
-        assert test["status"] in {"passed", "failed"}, f"status should be passed/failed but is {test['status']!r}"
-        assert test["visibility"] in VISIBILITIES, f"bad visibility {test['visibility']!r}"
 
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     """The unpacked bundle after setup.sh: its root, ready for one submission at a time."""
     root = tmp_path_factory.mktemp("autograder")
-    archive = gradescope_bundle.build_autograder_zip(A, root.parent / f"{A}.zip")
-    with zipfile.ZipFile(archive) as zf:
-        for info in zf.infolist():
-            target = root / "source" / info.filename
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(zf.read(info))
-            target.chmod((info.external_attr >> 16) & 0o777 or 0o644)
-    # Gradescope copies setup.sh and run_autograder to the root before running them.
-    for name in ("setup.sh", "run_autograder"):
-        shutil.copy2(root / "source" / name, root / name)
+    unpack(gradescope_bundle.build_autograder_zip(A, root.parent / f"{A}.zip"), root)
     env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
     done = subprocess.run(["bash", str(root / "setup.sh")], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"setup.sh failed:\n{done.stdout}\n{done.stderr}"
     return root
 
 
-class Link:
-    """An upload entry that is a symbolic link (Gradescope keeps links when it clones a repository) to
-    ``target``, relative to the submission folder; with ``data``, that file is written there first."""
-
-    def __init__(self, target: str, data: bytes | None = None):
-        self.target, self.data = target, data
-
-
-FOLDER = object()  # an upload entry that is a folder
-
-
 def grade_upload(root: Path, files: dict) -> dict:
-    for name in ("submission", "results"):
-        shutil.rmtree(root / name, ignore_errors=True)
-    (root / "submission").mkdir()
-    (root / "results").mkdir()
-    for name, data in files.items():
-        target = root / "submission" / name
-        if isinstance(data, Link):
-            if data.data is not None:
-                (target.parent / data.target).write_bytes(data.data)
-            target.symlink_to(data.target)
-        elif data is FOLDER:
-            target.mkdir()
-            (target / "notes.txt").write_text("not a notebook")
-        else:
-            target.write_bytes(data)
-    (root / "submission_metadata.json").write_text(
-        json.dumps(
-            {
-                "id": 1,
-                "created_at": "2026-11-20T12:00:00Z",
-                "assignment": {"title": A},
-                "users": [{"email": "student@example.edu", "name": "Student", "sid": "s1"}],
-            }
-        )
-    )
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root)}
-    env.pop("PYTHONPATH", None)  # the bundle must grade from its own copy of the package
-    done = subprocess.run(
-        [str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, f"run_autograder exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
-    results = root / "results" / "results.json"
-    assert results.is_file(), f"run_autograder wrote no results.json:\n{done.stdout}\n{done.stderr}"
-    data = json.loads(results.read_text())
-    check_results_schema(data)
-    return data
+    return gradescope_tree.grade_upload(root, files, A)
 
 
 def notebook_bytes(kind: str, assignment: str = A) -> bytes:

@@ -38,3 +38,17 @@ def test_a_batch_supervisor_never_imports_torch():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]", f"the batch supervisor's own process imported {done.stdout.strip()}"
+
+
+def test_reading_submitted_files_never_imports_torch():
+    # Intake reads a whole class's uploads through submission.load before any grading; torch there would
+    # cost about 190 MB and over a second of CPU per process for nothing.
+    code = (
+        "import sys, json, tempfile, pathlib; from assignments.grading.submission.load import load_submission; "
+        "p = pathlib.Path(tempfile.mkdtemp()) / 'a.ipynb'; p.write_text('{\"cells\": [') ; "
+        "load_submission(p); p.write_text(json.dumps({'nbformat': 4, 'nbformat_minor': 5, 'metadata': {}, 'cells': []})); "
+        "load_submission(p); print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]", f"reading submitted files imported {done.stdout.strip()}"

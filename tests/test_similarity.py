@@ -19,6 +19,7 @@ import pytest
 from assignments import cli, demo_class, notebooks, similarity, similarity_report
 from assignments.course import default
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace
+from assignments.grading.selftest import checks as selftest
 from tests.fixtures.similarity import ASSIGNMENT, independent_answers, renamed
 
 SCRIPT = "<script>alert('copied')</script>"
@@ -39,7 +40,20 @@ def questions():
 
 @pytest.fixture(scope="module")
 def mutants():
-    return demo_class.pick_mutants(ASSIGNMENT, 3)
+    """Three mutants of different questions whose text differs from the reference's once names are
+    normalised: a mutant that only reads another variable (an attention dropout built with the other rate)
+    is the same token stream as the reference, which is what a rename-proof comparison must conclude."""
+    reference = {notebooks.grade_id(c): c.source for c in demo_class.filled_release(ASSIGNMENT).cells}
+    chosen, questions = [], set()
+    for mutant in selftest.mutants(ASSIGNMENT):
+        tokens = similarity.tokens(mutant.code)[0]
+        if mutant.question in questions or tokens == similarity.tokens(reference[mutant.replaces])[0]:
+            continue
+        chosen.append(mutant)
+        questions.add(mutant.question)
+        if len(chosen) == 3:
+            return chosen
+    pytest.fail(f"{ASSIGNMENT} needs mutants of three questions whose text differs from the reference")
 
 
 @pytest.fixture(scope="module")

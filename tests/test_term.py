@@ -18,6 +18,7 @@ import zipfile
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from assignments import exports, notebooks
 from assignments.cli import main as course
@@ -27,6 +28,8 @@ from assignments.exports import adjust, canvas, nbgrader_gradebook, text
 from assignments.grading.selftest import checks as selftest
 from assignments.workflow import grade_class
 from tests.helpers import QUICKEST
+
+pytestmark = pytest.mark.course
 
 A = QUICKEST
 HAND_GRADED = "mask_and_position_written"
@@ -111,37 +114,42 @@ def test_a_term_from_the_class_zip_to_the_canvas_gradebook(tmp_path):
 
     header = list(rows[0])
     assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Transfer learning lab (5150)"]
-    # The assignment's points come from its notebook (they change when a question is added): every point
-    # less the excused written question; Ada earns every autograded point and 1.5 by hand; Bob, one day
-    # late (10%), every autograded point once fixed; Grace hands in the blank release.
+    # The assignment's points come from its notebook (they change when a question is added). Canvas keeps
+    # its assignment's points possible (every question's), so the total is the share of the points left
+    # after the excused written question, scaled to them, less 10% of them per started day late. Ada earns
+    # every autograded point and 1.5 by hand; Bob, one day late, every autograded point once fixed; Grace
+    # hands in the blank release.
     hw = resolve(A)
     excused = next(q.points for q in hw.questions if q.grade_id == EXCUSED)
-    possible = hw.total_points - excused
+    possible = hw.total_points
+    kept = hw.total_points - excused
     auto = sum(q.points for q in hw.questions if q.kind == "autograded")
-    penalty = round(possible * 0.10, 2)
     shown = text.points
     assert rows[0]["Student"] == "Points Possible" and rows[0][CANVAS.column] == shown(possible), (
-        f"{hw.total_points:g} points less the excused written question ({excused:g})"
+        f"Canvas' own points possible: every question's {hw.total_points:g}"
     )
     students = {row["ID"]: row for row in rows[1:]}
     assert sorted(students) == ["1001", "1002", "1003"], "exactly the class: no demo student, nobody twice"
     assert {row["Student"] for row in rows[1:]} == {"lovelaceada", "babbagebob", "hoppergrace"}, (
         "the regrade must keep every other student's name"
     )
+    bob = round(possible * auto / kept - possible * 0.10, 4)
     assert {uid: row[CANVAS.column] for uid, row in students.items()} == {
-        "1001": shown(auto + 1.5),
-        "1002": shown(round(auto - penalty, 2)),
+        "1001": shown(round(possible * (auto + 1.5) / kept, 4)),
+        "1002": shown(bob),
         "1003": "0",
     }
     before_regrade = {row["ID"]: row for row in first[1:]}
-    assert before_regrade["1002"][CANVAS.column] != shown(round(auto - penalty, 2)), (
-        f"{mutant.name} should have cost Bob points first"
-    )
+    assert before_regrade["1002"][CANVAS.column] != shown(bob), f"{mutant.name} should have cost Bob points first"
     assert before_regrade["1001"] == students["1001"] and before_regrade["1003"] == students["1003"], (
         "the regrade changed another student's row"
     )
     feedback = (run / "exports" / "feedback" / "1002.md").read_text(encoding="utf-8")
-    assert "babbagebob (1002)" in feedback and f"Late penalty: −{shown(penalty)} points (1 day(s) late" in feedback
+    # The feedback reports the points left after excusing, and the penalty on them.
+    assert (
+        "babbagebob (1002)" in feedback
+        and f"Late penalty: −{shown(round(kept * 0.10, 4))} points (1 day(s)" in feedback
+    )
     assert "excused" in (run / "exports" / "feedback" / "1001.md").read_text(encoding="utf-8")
 
     spent = sum(

@@ -43,18 +43,16 @@ def _canvas(job: ExportJob) -> list[Path]:
 def _nbgrader(job: ExportJob) -> list[Path]:
     """Raises LookupError or RuntimeError when the gradebook does not know the assignment."""
     from .csv_safe import neutralise_file
-    from .nbgrader_gradebook import nbgrader_export, place_missing_notebooks, write_gradebook
+    from .nbgrader_gradebook import nbgrader_export, place_missing_notebooks, report_scores, write_gradebook
 
     report = write_gradebook(job.graded, job.assignment, job.db_url, job.roster)
     place_missing_notebooks(job.graded, job.assignment, job.course_root, job.db_url)
     for problem in report.problems:
         print(f"nbgrader: {problem}")
-    # nbgrader writes its CSV itself; the cells a student influenced are neutralised afterwards.
-    return [
-        neutralise_file(
-            nbgrader_export(job.course_root, job.out / "nbgrader" / "grades.csv", job.db_url, job.assignment)
-        )
-    ]
+    # nbgrader writes its CSV itself; the course's arithmetic replaces its scores, then the cells a
+    # student influenced are neutralised.
+    written = nbgrader_export(job.course_root, job.out / "nbgrader" / "grades.csv", job.db_url, job.assignment)
+    return [neutralise_file(report_scores(written, job.results, job.assignment))]
 
 
 def _feedback(job: ExportJob) -> list[Path]:
@@ -99,11 +97,14 @@ def export(
     Everything is read from one run folder, the one holding ``results_folder`` (default: the term's
     folder of the assignment, ``Assignment.grades_dir``): the roster is that run's ``intake.json``
     (or ``roster_path``: an intake manifest or a Canvas gradebook export), the gradebook is that run's
-    nbgrader course folder (``run_course_folder``) unless ``db_url``/``course_root`` name one. Nothing
+    nbgrader course folder (``run_course_folder``) unless ``db_url``/``course_root`` name one (a SQLite
+    ``db_url`` alone names its folder as the course folder, where formgrader's notebooks go). Nothing
     from another run is read. Hand grades and comments a grader entered in formgrader are merged into
     every export; the gradebook itself only ever receives the grader's automatic scores, so its hand
     grades stay. Excused questions and the late policy (``adjust.py``: the course configuration, plus
-    ``excused``; ``late_policy`` replaces the configured policy) are applied once, before any writer.
+    ``excused``; ``late_policy`` replaces the configured policy) are applied once, before any writer;
+    when the course's penalty is in the Canvas CSV and the instructor has not said whether Canvas' own
+    Late Policy is on, a warning says how to choose.
     When the gradebook lacks the assignment, the nbgrader format is skipped: with ``strict`` a
     ``LookupError`` follows once the other formats are written, without it the reason goes to
     ``problems`` (or is printed when no list is given).
@@ -127,7 +128,8 @@ def export(
             roster[student] = {**roster.get(student, {}), **info}
     elif roster_path:
         roster = store.load_roster(Path(roster_path))
-    root = Path(course_root) if course_root else run_course_folder(run)
+    # Formgrader's course folder is the one holding the gradebook: notebooks are placed beside it.
+    root = Path(course_root) if course_root else (_sqlite_folder(db_url) or run_course_folder(run))
     if "nbgrader" in formats and not (course_root or db_url) and not (root / "gradebook.db").is_file():
         from assignments.grading.doors.nbgrader.door import prepare_course
 
@@ -147,9 +149,19 @@ def export(
     config = settings(resolve(assignment).course.root)
     excused = list(config.get("excused", {}).get(assignment, [])) + list(excused)
     late_policy = late_policy or adjust.LatePolicy.from_settings(config.get("late_policy"))
-    results = adjust.apply(results, roster, late_policy, excused)
     if "canvas" in formats and canvas_options is None:
         canvas_options = canvas.options(resolve(assignment))
+    # Who deducts for lateness in Canvas: the command line's choice, else the configuration's.
+    canvas_late = (canvas_options.late_policy if canvas_options else None) or adjust.canvas_late_policy(config)
+    results = adjust.apply(results, roster, late_policy, excused, canvas_deducts=canvas_late == "canvas")
+    warning = canvas.late_policy_warning(results, canvas_late) if "canvas" in formats else None
+    if warning:
+        print(warning)
+    if canvas_late == "canvas" and late_policy.per_day:
+        print(
+            "late policy: [tool.course.late_policy] is not applied in any export, since Canvas' own Late "
+            'Policy deducts ([tool.course.canvas] late_policy = "canvas")'
+        )
     job = ExportJob(assignment, results, graded, out, roster, db_url, root, canvas_options)
     written: dict[str, list[Path]] = {}
     deferred = None
@@ -167,6 +179,12 @@ def export(
             raise deferred
         _report(problems, f"nbgrader export skipped: {deferred}")
     return written
+
+
+def _sqlite_folder(db_url: str | None) -> Path | None:
+    """The folder of a SQLite gradebook named by ``db_url`` (None for no URL or another database)."""
+    prefix = "sqlite:///"
+    return Path(db_url[len(prefix) :]).parent if db_url and db_url.startswith(prefix) else None
 
 
 def _exists(db_url: str) -> bool:

@@ -1,30 +1,56 @@
-"""What the course decides after grading: excused questions and the late policy, and the final score.
+"""What the course decides after grading (excused questions, the late policy, who deducts for lateness)
+and the one arithmetic every export reports a score with.
 
-Both come from the course configuration (``[tool.course]`` in ``pyproject.toml``) or the command line,
-and are applied once, to copies of the records, before any writer runs; so Canvas, Gradescope's
-results, nbgrader's export, the feedback and the report all show the same numbers.
+The decisions come from the course configuration (``[tool.course]`` in ``pyproject.toml``) or the command
+line, and are applied once, to copies of the records (``apply``), before any writer runs. Every writer
+then asks ``reported_score`` for the points it shows, so Canvas, Gradescope's results.json, nbgrader's CSV
+and the feedback give each student the same percentage.
+
+The arithmetic (``reported_score``): an export reports some of the questions (Gradescope's programming
+assignment: the autograded ones; Canvas, nbgrader and the feedback: all of them) against points possible
+that it does not choose itself (Canvas keeps the assignment's own points possible whatever the CSV says;
+Gradescope's outline holds the autograded points). Of the questions in that scope, the excused ones leave
+both score and maximum; what remains is a fraction, which is scaled to the export's points possible; the
+late penalty is a percent of those same points possible. So a perfect student with an excused question
+keeps full marks everywhere, and a day late at 10% costs 10 percentage points everywhere.
 
 Excusing: ``[tool.course.excused] <assignment> = ["<grade_id>", "<student>:<grade_id>", ...]`` (or
-``course export --excuse``). An excused question leaves both the score and its maximum.
+``course export --excuse``).
 
-Late policy: ``[tool.course.late_policy]`` with ``per_day`` (percent of the assignment's points off per
+Late policy: ``[tool.course.late_policy]`` with ``per_day`` (percent of the points possible off per
 started day late), ``grace_hours`` (lateness forgiven) and ``cap`` (most percent taken off); no table,
 or ``per_day = 0``, means no penalty. How late: ``hours_late`` in the roster where the LMS gave times;
 otherwise the LMS's late flag (Canvas' ``_LATE_`` in the download's file name carries no time) counts as
 one started day past the grace period. The penalty never takes a score below zero.
+
+Who deducts: ``[tool.course.canvas] late_policy``. Canvas' own Late Policy (Grades > Settings > Late
+Policies) deducts when a grade is entered for a submission Canvas marks late, an imported grade
+included, so the course's penalty and Canvas' would both apply. ``"course"``: Canvas' Late Policy is off
+and the course's penalty is in every export. ``"canvas"``: Canvas deducts from its own submission times;
+no export applies the course's penalty (the CSV holds the scores before lateness). Not set: the course's
+penalty applies and ``course export`` warns when it would stack with Canvas'.
+
+A group's lateness (Gradescope's group submissions, ``group_lateness``): each member is as late as the
+submission time against their own due date, extension included; the group's one score counts the least
+late member's lateness, so no member loses the extension they were given, and the list order of members
+never matters.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 from ..results.model import SubmissionResult
+
+Scope = Literal["all", "autograded"]
+CANVAS_LATE_POLICIES = ("course", "canvas")
 
 
 @dataclass(frozen=True)
 class LatePolicy:
-    per_day: float = 0.0  # percent of the maximum per started day late
+    per_day: float = 0.0  # percent of the points possible per started day late
     grace_hours: float = 0.0
     cap: float = 100.0  # most percent taken off
 
@@ -54,22 +80,55 @@ class LatePolicy:
         return min(self.per_day * days, self.cap)
 
 
+def group_lateness(members: dict[str, float]) -> float:
+    """The hours late a group submission counts: member -> hours late against that member's own due
+    date (their extension included), the least of them. An empty group is on time."""
+    return min(members.values(), default=0.0)
+
+
+def canvas_late_policy(config: dict) -> str | None:
+    """``[tool.course.canvas] late_policy`` of the course configuration ``config`` (``[tool.course]``):
+    "course", "canvas", or None when the instructor has not said whether Canvas' Late Policy is on."""
+    choice = (config.get("canvas") or {}).get("late_policy")
+    if choice is not None and choice not in CANVAS_LATE_POLICIES:
+        raise ValueError(f"[tool.course.canvas] late_policy is {choice!r}; choose one of {CANVAS_LATE_POLICIES}")
+    return choice
+
+
 @dataclass(frozen=True)
 class Score:
-    points: float
-    max_points: float
-    ungraded: bool  # a written answer (not excused) still waits for a hand grade
+    points: float  # what the export shows, after the late penalty, never below 0
+    max_points: float  # the export's points possible
+    penalty: float  # points the late policy took off, on those points possible
+    before_penalty: float  # the score on those points possible before the late penalty
+    ungraded: bool  # a written answer in scope (not excused) still waits for a hand grade
+    excused: bool = False  # every question in scope is excused: nothing is left to score
+
+    @property
+    def fraction(self) -> float:
+        return self.points / self.max_points if self.max_points else 1.0
 
 
-def final_score(result: SubmissionResult) -> Score:
-    """The assignment's score: every question that is not excused (ungraded written answers as 0), less
-    the late penalty, never below zero."""
-    kept = [q for q in result.questions if not q.excused]
+def reported_score(result: SubmissionResult, scope: Scope = "all", points_possible: float | None = None) -> Score:
+    """The score an export reports for ``result``: the questions of ``scope`` that are not excused
+    (written answers not graded yet as 0), as a fraction of their maximum, scaled to ``points_possible``
+    (default: that maximum), less the late penalty (``late_percent`` of those points possible), never
+    below 0. When every question in scope is excused the export has nothing to count against the
+    student: full points possible, and ``excused`` says so."""
+    in_scope = [q for q in result.questions if scope == "all" or q.kind == scope]
+    kept = [q for q in in_scope if not q.excused]
     earned = sum(q.points or 0.0 for q in kept)
+    maximum = sum(q.max_points for q in kept)
+    possible = maximum if points_possible is None else float(points_possible)
+    before = possible * earned / maximum if maximum else possible
+    penalty = round(possible * result.late_percent / 100, 4)
     return Score(
-        round(max(0.0, earned - result.late_penalty), 4),
-        sum(q.max_points for q in kept),
+        round(max(0.0, before - penalty), 4),
+        possible,
+        penalty,
+        round(before, 4),
         any(q.kind == "manual" and q.points is None for q in kept),
+        bool(in_scope) and not kept,
     )
 
 
@@ -86,9 +145,15 @@ def parse_excused(entries) -> tuple[set[str], set[tuple[str, str]]]:
 
 
 def apply(
-    results: list[SubmissionResult], roster: dict[str, dict], policy: LatePolicy, excused: list[str] = ()
+    results: list[SubmissionResult],
+    roster: dict[str, dict],
+    policy: LatePolicy,
+    excused: list[str] = (),
+    canvas_deducts: bool = False,
 ) -> list[SubmissionResult]:
-    """Copies of ``results`` with excused questions marked and the late penalty worked out."""
+    """Copies of ``results`` with excused questions marked and the late percent worked out.
+    ``canvas_deducts``: Canvas' own Late Policy deducts (``[tool.course.canvas] late_policy = "canvas"``),
+    so no copy carries the course's penalty; a late one says where its deduction happens."""
     everyone, one = parse_excused(excused)
     known = {q.grade_id for r in results for q in r.questions}
     unknown = sorted((everyone | {g for _, g in one}) - known)
@@ -102,15 +167,18 @@ def apply(
         copy = SubmissionResult.from_dict(result.to_dict())
         for question in copy.questions:
             question.excused = question.grade_id in everyone or (copy.student, question.grade_id) in one
-        days = policy.days_late(roster.get(copy.student, {}))
-        percent = policy.percent(days) if policy.per_day else 0.0
-        if percent:
-            maximum = sum(q.max_points for q in copy.questions if not q.excused)
-            copy.late_penalty = round(maximum * percent / 100, 4)
+        info = roster.get(copy.student, {})
+        days = policy.days_late(info)
+        if canvas_deducts and (days or info.get("late") or info.get("hours_late")):
+            copy.late_note = "submitted late: Canvas' own Late Policy takes its deduction in Canvas"
+        elif days and policy.per_day:
+            copy.late_percent = policy.percent(days)
             copy.late_note = (
-                f"{days} day(s) late: {percent:g}% of {maximum:g} points off "
+                f"{days} day(s) late: {copy.late_percent:g}% of the points off "
                 f"({policy.per_day:g}% per started day after {policy.grace_hours:g} h of grace, "
                 f"at most {policy.cap:g}%)"
             )
+        if copy.late_note and len(info.get("members_hours_late") or ()) > 1:
+            copy.late_note += "; a group submission counts its least late member, each against their own due date"
         adjusted.append(copy)
     return adjusted

@@ -10,11 +10,15 @@ leaves that grade as it is in Canvas.
 
 By default the CSV has one grade column: the assignment's total (autograded plus hand grades, after the
 late penalty and excused questions of ``exports/adjust.py``), under the Canvas assignment configured in
-``[tool.course.canvas.assignments]`` or given on the command line. A written answer with no hand grade
-yet counts as the instructor chose (``ungraded_written``): ``zero``, or ``omit``, which leaves that
-student's cell empty until it is graded (Canvas keeps what it has) and says how many were left. One
-column per question comes only on request (``per_question``); Canvas creates those columns as new
-assignments unless they exist there under the same titles.
+``[tool.course.canvas.assignments]`` or given on the command line. Canvas keeps an existing assignment's
+points possible whatever the CSV's "Points Possible" row says (its importer sends that row's value only
+when it creates a new assignment), so the total is reported on the Canvas assignment's own points
+possible (``points`` in its configuration, default every question's points): an excused question then
+costs nothing, and "EX" (Canvas' excused mark) stands for a student with every question excused. A
+written answer with no hand grade yet counts as the instructor chose (``ungraded_written``): ``zero``, or
+``omit``, which leaves that student's cell empty until it is graded (Canvas keeps what it has) and says
+how many were left. One column per question comes only on request (``per_question``); Canvas creates
+those columns as new assignments unless they exist there under the same titles.
 
 ``ID`` is the Canvas user id (the intake reads it from the file name, or a Canvas gradebook export given
 as the roster supplies it with the SIS ids and section). Every cell goes through ``csv_safe``.
@@ -27,7 +31,7 @@ from pathlib import Path
 
 from ..results.model import SubmissionResult
 from . import csv_safe
-from .adjust import final_score
+from .adjust import reported_score
 from .text import points, question_title
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -51,6 +55,8 @@ class CanvasOptions:
     target: CanvasAssignment
     ungraded_written: str = "zero"  # "zero" | "omit"
     per_question: bool = False
+    points_possible: float | None = None  # the Canvas assignment's; None: every question's points
+    late_policy: str | None = None  # who deducts for lateness in Canvas (adjust.py); None: the configuration's
 
 
 def options(
@@ -59,6 +65,7 @@ def options(
     canvas_id: str | None = None,
     ungraded_written: str | None = None,
     per_question: bool = False,
+    late_policy: str | None = None,
 ) -> CanvasOptions:
     """The Canvas options of ``assignment`` (an Assignment): the command line's values, else the course
     configuration's ``[tool.course.canvas]``, else the assignment's title with no id (with a warning)."""
@@ -77,7 +84,9 @@ def options(
     ungraded = ungraded_written or table.get("ungraded_written", "zero")
     if ungraded not in UNGRADED_CHOICES:
         raise ValueError(f"[tool.course.canvas] ungraded_written is {ungraded!r}; choose one of {UNGRADED_CHOICES}")
-    return CanvasOptions(CanvasAssignment(name, canvas_id), ungraded, per_question)
+    points_possible = configured.get("points")
+    points_possible = None if points_possible is None else float(points_possible)
+    return CanvasOptions(CanvasAssignment(name, canvas_id), ungraded, per_question, points_possible, late_policy)
 
 
 def read_gradebook_export(path: Path) -> dict[str, dict]:
@@ -116,11 +125,18 @@ def _question_columns(results: list[SubmissionResult], target: CanvasAssignment)
     ]
 
 
-def _total(result: SubmissionResult, ungraded: str) -> str:
-    score = final_score(result)
+def assignment_points(results: list[SubmissionResult], opts: CanvasOptions) -> float:
+    """The Canvas assignment's points possible: configured, else every question's points."""
+    if opts.points_possible is not None:
+        return opts.points_possible
+    return max((sum(q.max_points for q in r.questions) for r in results), default=0.0)
+
+
+def _total(result: SubmissionResult, ungraded: str, possible: float) -> str:
+    score = reported_score(result, "all", possible)
     if score.ungraded and ungraded == "omit":
         return ""
-    return points(score.points)
+    return "EX" if score.excused else points(score.points)
 
 
 def _question_cell(result: SubmissionResult, grade_id: str) -> str:
@@ -141,7 +157,7 @@ def rows(
 ) -> list[list[str]]:
     roster = roster or {}
     per_question = _question_columns(results, opts.target) if opts.per_question and results else []
-    total_max = max((final_score(r).max_points for r in results), default=0.0)
+    total_max = assignment_points(results, opts)
     table = [IDENTITY + [opts.target.column] + [title for title, _, _ in per_question]]
     if points_possible:
         table.append(
@@ -158,7 +174,7 @@ def rows(
                 info.get("sis_user_id", ""),
                 info.get("sis_login_id", ""),
                 info.get("section", ""),
-                _total(result, opts.ungraded_written),
+                _total(result, opts.ungraded_written, total_max),
             ]
             + [_question_cell(result, grade_id) for _, grade_id, _ in per_question]
         )
@@ -175,10 +191,28 @@ def write_canvas_csv(
     """Write the import file; ``roster`` (student -> {name, user_id, ...}) comes from the intake manifest
     or a Canvas gradebook export."""
     if opts.ungraded_written == "omit":
-        waiting = sum(1 for r in results if final_score(r).ungraded)
+        waiting = sum(1 for r in results if reported_score(r).ungraded)
         if waiting:
             print(
                 f"canvas: {waiting} student(s) have written answers not graded yet; their "
                 f"{opts.target.column!r} cell is left empty (Canvas keeps what it has) until they are"
             )
     return csv_safe.write_rows(path, rows(results, opts, roster, points_possible))
+
+
+def late_policy_warning(results: list[SubmissionResult], choice: str | None) -> str | None:
+    """What ``course export`` tells the instructor when the course's late penalty is in the CSV and
+    nobody has said that Canvas' own Late Policy is off (``choice`` is ``[tool.course.canvas]
+    late_policy``): Canvas would deduct a second time from every submission it marks late. None when
+    no penalty is in the CSV or the instructor chose."""
+    penalised = sum(1 for r in results if r.late_percent)
+    if choice is not None or not penalised:
+        return None
+    return (
+        f"canvas: {penalised} student(s) lose points in this CSV to the course's late policy. If this Canvas "
+        "course's Late Policy is on (Grades > Settings > Late Policies: \"Automatically apply deduction to "
+        'late submissions"), Canvas deducts again from each imported grade of a submission it marks late. '
+        "Say which applies in pyproject.toml, [tool.course.canvas] (or with --canvas-late-policy): "
+        'late_policy = "course" once Canvas\' Late Policy is off, or late_policy = "canvas" to export the '
+        "scores before lateness and let Canvas deduct from its own submission times."
+    )

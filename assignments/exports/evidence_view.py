@@ -2,21 +2,21 @@
 
 Every view (feedback, class report, ``course written``) shows the same thing: the label line
 (``evidence.label``: the student's own run, or flagged and why), then the outputs as submitted. The text
-is the student's, so it is always escaped (HTML) or fenced (Markdown); images are only ever PNG data
-whose base64 alphabet is checked before it goes into a page.
+is the student's, so it is always escaped (HTML) or fenced (Markdown), and images are only ever PNG
+data whose base64 alphabet is checked before it goes into a page (``escaping``).
 """
 
 from __future__ import annotations
 
-import html
 import re
 
+from ..escaping import html_image, html_text, markdown_fence, markdown_inline
 from ..evidence import label
 from ..results.model import Evidence
 
-_BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 REPORT_LINES = 6  # lines of output text per evidence cell in the class report
+REPORT_CHARS = 1000  # and at most this many characters of them (the end: a run's summary comes last)
 
 
 def plain(text: str) -> str:
@@ -26,43 +26,31 @@ def plain(text: str) -> str:
     return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
 
 
-def _fence(text: str) -> str:
-    """A Markdown code fence longer than any run of backticks in ``text``."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    return "`" * max(3, longest + 1)
-
-
 def evidence_markdown(items: list[Evidence]) -> list[str]:
     """Markdown lines for one question's evidence (images are counted; the HTML view shows them)."""
     out = []
     for item in items:
-        out.append(f"> **{label(item)}**")
+        out.append(f"> **{markdown_inline(label(item))}**")
         texts = [plain(o["text"]).rstrip() for o in item.outputs if o["kind"] != "image"]
         images = sum(1 for o in item.outputs if o["kind"] == "image")
         if texts:
-            body = "\n".join(t for t in texts if t)
-            fence = _fence(body)
-            out += ["", fence, body, fence]
+            out += ["", *markdown_fence("\n".join(t for t in texts if t))]
         if images:
             out += ["", f"({images} figure(s) as submitted: see the HTML version)"]
         out.append("")
     return out
 
 
-def image_tag(png: str) -> str:
-    return f'<img alt="figure as submitted" src="data:image/png;base64,{png}">' if _BASE64.match(png) else ""
-
-
 def evidence_html(items: list[Evidence]) -> str:
     """One HTML block for one question's evidence: a labelled box per evidence cell."""
-    e = html.escape
+    e = html_text
     out = []
     for item in items:
         kind = "evidence" if item.status == "kept" else "evidence flagged"
         out.append(f'<div class="{kind}"><p class="evidence-label"><strong>{e(label(item))}</strong></p>')
         for output in item.outputs:
             if output["kind"] == "image":
-                out.append(image_tag(output["png"]))
+                out.append(html_image(output["png"]))
             elif plain(output["text"]).strip():
                 out.append(f"<pre>{e(plain(output['text']).rstrip())}</pre>")
         out.append("</div>")
@@ -80,8 +68,9 @@ def report_lines(items: list[Evidence]) -> str:
     for item in items:
         text = "\n".join(plain(o["text"]) for o in item.outputs if o["kind"] != "image")
         lines = [line.strip() for line in text.splitlines() if line.strip()][-REPORT_LINES:]
-        shown = html.escape(" / ".join(lines)).replace("|", "\\|").replace("`", "'")
+        shown = " / ".join(lines)
+        shown = markdown_inline(shown if len(shown) <= REPORT_CHARS else "…" + shown[-REPORT_CHARS:], REPORT_CHARS + 1)
         figures = sum(1 for o in item.outputs if o["kind"] == "image")
         extra = f" [{figures} figure(s)]" if figures else ""
-        parts.append(f"{item.cell} ({item.status}): {shown or '(no text output)'}{extra}")
+        parts.append(f"{markdown_inline(item.cell)} ({item.status}): {shown or '(no text output)'}{extra}")
     return "<br>".join(parts)

@@ -3,15 +3,16 @@
 Built only from the results record: per question the points, each hidden test's readable name, its
 points and the author's message, the comment a grader wrote in formgrader, and the grader's findings. The record holds no hidden code or
 expected values by construction; messages still go through ``safe_message`` (no traceback frames,
-bounded length) and grader-internal findings are replaced by a fixed line.
+bounded length) and grader-internal findings are replaced by a fixed line. Every text a student influenced
+(name, messages, findings, evidence) is escaped for Markdown or HTML by ``escaping``; a grader's comment
+is staff text, meant as Markdown, and shown as written.
 """
 
 from __future__ import annotations
 
-import html
-import re
 from pathlib import Path
 
+from ..escaping import html_text, markdown_inline, page_policy_meta
 from ..results.findings import SHORTCUT
 from ..results.model import SubmissionResult
 from .evidence_view import STYLE as EVIDENCE_STYLE
@@ -20,17 +21,6 @@ from .text import humanise_test, points, question_title, safe_message, student_f
 
 MARK = {"passed": "✓", "failed": "✗", "error": "✗"}
 MAX_COMMENT = 4000
-# Characters that start Markdown constructs (emphasis, code, links, images, headings, tables, raw HTML)
-# are escaped in every text a student influenced, so it reads as typed in any renderer: no injected link,
-# image, tag or broken layout. <, > and & become entities, which renderers without backslash escapes for
-# them also show as text. An underscore inside a word (mha_tests) starts nothing and is left alone.
-_MARKDOWN_SPECIAL = re.compile(r"[\\`*{}\[\]#|!~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
-
-
-def md_text(text: str) -> str:
-    """``text`` as literal Markdown text on one line."""
-    text = html.escape(str(text).replace("\n", " "), quote=False)
-    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
 
 
 def safe_comment(text: str) -> str:
@@ -79,10 +69,11 @@ def _total_line(result: SubmissionResult) -> str:
 
 def _score_lines(result: SubmissionResult) -> list[str]:
     """The late penalty, if any, and the assignment's score as every export counts it."""
-    from .adjust import final_score
+    from .adjust import reported_score
 
-    score = final_score(result)
-    lines = [f"Late penalty: −{points(result.late_penalty)} points ({result.late_note})"] if result.late_penalty else []
+    score = reported_score(result)
+    lines = [f"Late penalty: −{points(score.penalty)} points ({result.late_note})"] if score.penalty else []
+    lines += [f"Late: {result.late_note}"] if result.late_note and not score.penalty else []
     total = f"Score: {points(score.points)} / {points(score.max_points)}"
     return lines + [total + (" so far (written answers still to be graded)" if score.ungraded else "")]
 
@@ -105,8 +96,8 @@ def _who(result: SubmissionResult, name: str, escape=lambda text: text) -> str:
 def feedback_markdown(result: SubmissionResult, title: str | None = None, name: str = "") -> str:
     """``name``: the student's name as the LMS gave it (the roster), shown beside the key."""
     title = title or f"Feedback: {result.assignment}"
-    out = [f"# {md_text(title)}", "", f"Student: {_who(result, name, md_text)}", "", f"**{_total_line(result)}**", ""]
-    out += [f"**{line}**" for line in _score_lines(result)] + [""]
+    out = [f"# {markdown_inline(title)}", "", f"Student: {_who(result, name, markdown_inline)}", ""]
+    out += [f"**{markdown_inline(line)}**" for line in [_total_line(result), *_score_lines(result)]] + [""]
     if result.status == "rejected":
         out += [
             "> Your notebook could not be graded, so every autograded question scores 0. The notes below say why.",
@@ -114,18 +105,18 @@ def feedback_markdown(result: SubmissionResult, title: str | None = None, name: 
         ]
     shortcuts, findings = _split_findings(result)
     for question in result.questions:
-        out += [f"## {_question_heading(result, question)}", ""]
+        out += [f"## {markdown_inline(_question_heading(result, question))}", ""]
         for test in question.tests:
             mark = MARK.get(test.outcome, "•")
-            line = f"- {mark} {md_text(humanise_test(test.name))}: {points(test.points)} / {points(test.max_points)}"
+            line = f"- {mark} {markdown_inline(humanise_test(test.name))}: {points(test.points)} / {points(test.max_points)}"
             message = safe_message(test.message) if test.outcome != "passed" else ""
             if message:
-                line += " — " + md_text(message)
+                line += " — " + markdown_inline(message)
             out.append(line)
         if question.kind == "autograded" and not question.tests:
             out.append("- no hidden test ran for this question")
         for finding in shortcuts.get(question.grade_id, []):
-            out.append(f"- ⚠ **Shortcut** ({md_text(finding.severity)}): {md_text(finding.message)}")
+            out.append(f"- ⚠ **Shortcut** ({markdown_inline(finding.severity)}): {markdown_inline(finding.message)}")
         if _evidence_of(result, question):
             out += ["", *evidence_markdown(_evidence_of(result, question))]
         if question.comment:
@@ -135,8 +126,8 @@ def feedback_markdown(result: SubmissionResult, title: str | None = None, name: 
     if findings:
         out += ["## Notes from the grader", ""]
         for finding in findings:
-            where = f" ({md_text(finding.cell)})" if finding.cell else ""
-            out.append(f"- **{md_text(finding.severity)}**{where}: {md_text(finding.message)}")
+            where = f" ({markdown_inline(finding.cell)})" if finding.cell else ""
+            out.append(f"- **{markdown_inline(finding.severity)}**{where}: {markdown_inline(finding.message)}")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
@@ -150,11 +141,12 @@ padding:.35rem .5rem;text-align:left;vertical-align:top}.passed{color:#1a7f37}.f
 
 
 def feedback_html(result: SubmissionResult, title: str | None = None, name: str = "") -> str:
-    e = html.escape
+    e = html_text
     title = title or f"Feedback: {result.assignment}"
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        page_policy_meta(),
         f"<title>{e(title)}</title>",
         f"<style>{STYLE}\n{EVIDENCE_STYLE}</style></head><body>",
         f"<h1>{e(title)}</h1>",
@@ -196,8 +188,8 @@ def feedback_html(result: SubmissionResult, title: str | None = None, name: str 
     if findings:
         out.append("<h2>Notes from the grader</h2><ul>")
         for finding in findings:
-            where = f" ({finding.cell})" if finding.cell else ""
-            out.append(f"<li class=note><strong>{e(finding.severity)}</strong>{e(where)}: {e(finding.message)}</li>")
+            where = f" ({e(finding.cell)})" if finding.cell else ""
+            out.append(f"<li class=note><strong>{e(finding.severity)}</strong>{where}: {e(finding.message)}</li>")
         out.append("</ul>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

@@ -5,7 +5,10 @@ results.json follows Gradescope's autograder specification: a top-level ``score`
 points, which Gradescope uses instead of summing the tests), ``execution_time``, ``output`` for the
 whole submission, and one entry per hidden test in ``tests`` (``name``, ``score``, ``max_score``,
 ``status``, ``output``, ``visibility``). Written (manually graded) questions are left out: on Gradescope
-they are separate, hand-graded questions of the assignment, and the output line says so.
+they are separate, hand-graded questions of the assignment, and the output line says so. Every name and
+output is declared plain text (``output_format``, ``test_output_format``, ``test_name_format``), so
+Gradescope renders no Markdown or HTML from it, and goes through ``escaping`` (nothing that does not
+print).
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..config import read_toml
 from ..course import REPO
+from ..escaping import one_line, printable
 from ..results.model import SubmissionResult
 from .text import execution_seconds, humanise_test, points, question_title, safe_message, student_findings
 
@@ -28,11 +33,9 @@ def test_visibility(pyproject: Path | None = None) -> str:
 
     Gradescope's values: visible (default, as before), after_due_date, after_published, hidden.
     """
-    import tomllib
-
     try:
-        with open(pyproject or REPO / "pyproject.toml", "rb") as handle:
-            value = tomllib.load(handle).get("tool", {}).get("course", {}).get("gradescope_test_visibility", "visible")
+        course = read_toml(pyproject or REPO / "pyproject.toml").get("tool", {}).get("course", {})
+        value = course.get("gradescope_test_visibility", "visible")
     except (OSError, ValueError):
         return "visible"
     if value not in VISIBILITIES:
@@ -52,7 +55,7 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
             # Nothing ran for this question (rejected submission, or the grader stopped early).
             tests.append(
                 {
-                    "name": f"{title}: not graded",
+                    "name": one_line(f"{title}: not graded"),
                     "score": float(question.points or 0.0),
                     "max_score": float(question.max_points),
                     "status": "failed",
@@ -65,7 +68,7 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
         for test in question.tests:
             tests.append(
                 {
-                    "name": f"{title}: {humanise_test(test.name)}",
+                    "name": one_line(f"{title}: {humanise_test(test.name)}"),
                     "score": float(test.points),
                     "max_score": float(test.max_points),
                     "status": "passed" if test.outcome == "passed" else "failed",
@@ -77,8 +80,10 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
     return {
         "score": autograded_score(result),
         "execution_time": int(round(execution_seconds(result))),
-        "output": overall_output(result),
+        "output": printable(overall_output(result)),
         "output_format": "text",
+        "test_output_format": "text",
+        "test_name_format": "text",
         "stdout_visibility": "hidden",
         "visibility": "visible",
         "tests": tests,
@@ -92,19 +97,25 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
     }
 
 
+def reported(result: SubmissionResult):
+    """The score Gradescope shows (exports/adjust.py): the autograded questions only, on the autograded
+    points Gradescope's outline holds (every autograded question's, excused ones included)."""
+    from .adjust import reported_score
+
+    return reported_score(result, "autograded", result.autograded_max)
+
+
 def autograded_score(result: SubmissionResult) -> float:
-    """The autograded points of the questions not excused, less the late penalty (never below 0)."""
-    kept = [q for q in result.questions if q.kind == "autograded" and not q.excused]
-    return float(round(max(0.0, sum(q.points or 0.0 for q in kept) - result.late_penalty), 4))
+    return float(reported(result).points)
 
 
 def overall_output(result: SubmissionResult) -> str:
-    lines = [
-        f"Autograded score: {points(autograded_score(result))} / "
-        f"{points(sum(q.max_points for q in result.questions if q.kind == 'autograded' and not q.excused))}"
-    ]
-    if result.late_penalty:
-        lines.append(f"Late penalty: -{points(result.late_penalty)} points ({result.late_note}).")
+    score = reported(result)
+    lines = [f"Autograded score: {points(score.points)} / {points(score.max_points)}"]
+    if score.penalty:
+        lines.append(f"Late penalty: -{points(score.penalty)} points ({result.late_note}).")
+    elif result.late_note:
+        lines.append(f"Late: {result.late_note}.")
     excused = [question_title(result.assignment, q.grade_id) for q in result.questions if q.excused]
     if excused:
         lines.append(f"Excused (not counted): {', '.join(excused)}.")
@@ -123,7 +134,7 @@ def overall_output(result: SubmissionResult) -> str:
         lines.append("")
         lines.append("Notes from the grader:")
         for finding in findings:
-            where = f" [{finding.cell}]" if finding.cell else ""
+            where = f" [{one_line(finding.cell)}]" if finding.cell else ""
             lines.append(f"- {finding.severity}{where}: {finding.message}")
     return "\n".join(lines)
 

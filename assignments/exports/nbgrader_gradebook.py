@@ -12,14 +12,15 @@ look in formgrader.
 entered in formgrader come back into the records every other export reads.
 
 Formgrader shows a submission's notebook from ``autograded/<student>/<assignment>/<notebook>.ipynb``;
-``place_notebook`` copies a notebook there (the grader's restored copy is the right one to show).
+``place_notebook`` writes a notebook there, inert (``inert.inert_notebook``) and with its written answers'
+evidence labelled as the nbgrader door labels it. Names from the roster enter the gradebook as text
+(``escaping.stored_name``): formgrader prints them in its pages and scripts.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import subprocess
 import warnings
 from dataclasses import dataclass, field
@@ -28,8 +29,8 @@ from pathlib import Path
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 
 from ..course import REPO, resolve
-from ..results.model import SubmissionResult
-from . import csv_safe
+from ..escaping import csv_cell, stored_name
+from ..results.model import Evidence, SubmissionResult
 
 
 def default_db_url(course_root: Path = REPO) -> str:
@@ -122,9 +123,10 @@ def write_gradebook(
             if result.assignment != assignment:
                 report.problems.append(f"{result.student}: record is for {result.assignment}, skipped")
                 continue
-            # nbgrader's own CSV export writes these names unquoted: no formula may start one.
+            # nbgrader's own CSV export writes these names unquoted: no formula may start one. Formgrader
+            # prints them in its pages and scripts: no markup either.
             first, last = (
-                csv_safe.cell(part) if part else part
+                csv_cell(stored_name(part)) if part else part
                 for part in _split_name(roster.get(result.student, {}).get("name", ""))
             )
             details = {k: v for k, v in (("first_name", first), ("last_name", last)) if v}
@@ -195,13 +197,29 @@ def merge_hand_grades(results: list[SubmissionResult], hand: dict[str, dict[str,
 
 
 def place_notebook(
-    course_root: Path, assignment: str, student: str, notebook: Path, notebook_name: str | None = None
+    course_root: Path,
+    assignment: str,
+    student: str,
+    notebook: Path,
+    notebook_name: str | None = None,
+    evidence: list[Evidence] = (),
 ) -> Path:
-    """Copy ``notebook`` to where formgrader looks for a graded submission."""
+    """Write ``notebook`` where formgrader looks for a graded submission: inert, with ``evidence`` (the
+    record's) labelled under each written answer and in each evidence cell, as the nbgrader door shows
+    it. A notebook that cannot be read is not placed (formgrader then says it has none)."""
+    import nbformat
+
+    from assignments.grading.doors.nbgrader.evidence import show_evidence
+
+    from ..inert import inert_notebook
+
     name = notebook_name or assignment
     target = Path(course_root) / "autograded" / student / assignment / f"{name}.ipynb"
+    shown = inert_notebook(nbformat.read(notebook, as_version=4))
+    show_evidence(shown, list(evidence), rerun=False)
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(notebook, target)
+    # Once more over the evidence cells just added: their text and images come from the record.
+    target.write_text(nbformat.writes(inert_notebook(shown)), encoding="utf-8")
     return target
 
 
@@ -209,8 +227,9 @@ def place_missing_notebooks(
     results: list[SubmissionResult], assignment: str, course_root: Path, db_url: str
 ) -> list[Path]:
     """Give formgrader a notebook to show for every record that nbgrader never autograded (a standalone
-    grade): the student's submitted file goes to ``autograded/``. A notebook already there (nbgrader's
-    own, or placed before) is kept. Only single-notebook assignments, as every one here is."""
+    grade): the student's submitted file, made inert and with its evidence labelled, goes to
+    ``autograded/``. A notebook already there (nbgrader's own, or placed before) is kept. Only
+    single-notebook assignments, as every one here is."""
     from nbgrader.api import MissingEntry
 
     with open_gradebook(db_url) as gb:
@@ -224,9 +243,42 @@ def place_missing_notebooks(
     for result in results:
         source = Path(result.source_file) if result.source_file else None
         target = Path(course_root) / "autograded" / result.student / assignment / f"{names[0]}.ipynb"
-        if source is not None and source.is_file() and not target.exists():
-            placed.append(place_notebook(course_root, assignment, result.student, source, names[0]))
+        if source is None or not source.is_file() or target.exists():
+            continue
+        try:
+            placed.append(place_notebook(course_root, assignment, result.student, source, names[0], result.evidence))
+        except Exception as error:  # noqa: BLE001 - one unreadable notebook must not stop the class
+            print(f"nbgrader: {result.student}'s notebook was not placed for formgrader ({type(error).__name__})")
     return placed
+
+
+def report_scores(path: Path, results: list[SubmissionResult], assignment: str) -> Path:
+    """Rewrite the CSV ``nbgrader export`` wrote at ``path`` with the course's arithmetic
+    (``exports/adjust.py``), so its percentages agree with every other export: for each student of
+    ``assignment`` with a record, ``raw_score`` (before lateness), ``late_submission_penalty`` and
+    ``score`` on nbgrader's ``max_score`` (the gradebook's points possible, every grade cell's). nbgrader
+    itself knows neither excused questions nor the course's late policy. Other rows stay as written."""
+    import csv
+
+    from .adjust import reported_score
+
+    mine = {r.student: r for r in results if r.assignment == assignment}
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        header, rows = reader.fieldnames or [], list(reader)
+    for row in rows:
+        record = mine.get(row.get("student_id", ""))
+        if record is None or row.get("assignment") != assignment:
+            continue
+        score = reported_score(record, "all", float(row["max_score"]))
+        row["raw_score"] = str(score.before_penalty)
+        row["late_submission_penalty"] = str(score.penalty)
+        row["score"] = str(score.points)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, header)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
 
 
 def nbgrader_export(

@@ -1,4 +1,9 @@
-"""The class report: a per-question score histogram (PNG) and a Markdown summary."""
+"""The class report: a per-question score histogram (PNG) and a Markdown summary.
+
+Every text in the summary's tables goes through ``escaping.markdown_inline``: student keys and evidence
+outputs are the students', and a grade id or test name costs nothing to escape too. The only image is
+the report's own histogram.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+from ..escaping import markdown_inline as md
 from ..results.findings import SHORTCUT
 from ..results.findings import kind as finding_kind
 from ..results.model import SubmissionResult
@@ -88,10 +94,10 @@ def histogram_png(results: list[SubmissionResult], path: Path, assignment: str |
 def summary_markdown(results: list[SubmissionResult], assignment: str | None = None) -> str:
     """Mean, median and maximum per question; submissions by status; findings by code; hardest tests."""
     assignment = assignment or (results[0].assignment if results else "")
-    out = [f"# Class report: {assignment}", "", f"{len(results)} submission(s)"]
+    out = [f"# Class report: {md(assignment)}", "", f"{len(results)} submission(s)"]
     statuses = Counter(r.status for r in results)
     if statuses:
-        out[-1] += ": " + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+        out[-1] += ": " + ", ".join(f"{n} {md(status)}" for status, n in sorted(statuses.items()))
     out += [
         "",
         "## Scores per question",
@@ -118,13 +124,15 @@ def summary_markdown(results: list[SubmissionResult], assignment: str | None = N
             ]
         else:
             stats = ["–", "–", "–", "–"]
-        out.append(f"| {grade_id} | {kind} | {points(maximum)} | {len(scores)} | " + " | ".join(stats) + " |")
+        out.append(f"| {md(grade_id)} | {md(kind)} | {points(maximum)} | {len(scores)} | " + " | ".join(stats) + " |")
     findings = Counter(f.code for r in results for f in r.findings)
     students = {code: len({r.student for r in results if any(f.code == code for f in r.findings)}) for code in findings}
     out += ["", "## Findings", ""]
     if findings:
         out += ["| code | meaning | count | students |", "| --- | --- | ---: | ---: |"]
-        out += [f"| {code} | {meaning(code)} | {n} | {students[code]} |" for code, n in sorted(findings.items())]
+        out += [
+            f"| {md(code)} | {md(meaning(code))} | {n} | {students[code]} |" for code, n in sorted(findings.items())
+        ]
     else:
         out.append("No findings.")
     out += shortcut_section(results)
@@ -144,7 +152,7 @@ def summary_markdown(results: list[SubmissionResult], assignment: str | None = N
         ]
         ranked = sorted(tests.items(), key=lambda item: (sum(item[1]) / len(item[1]), item[0]))
         for (grade_id, name), passed in ranked[:15]:
-            out.append(f"| {grade_id} | {humanise_test(name)} | {sum(passed)} / {len(passed)} |")
+            out.append(f"| {md(grade_id)} | {md(humanise_test(name))} | {sum(passed)} / {len(passed)} |")
     return "\n".join(out) + "\n"
 
 
@@ -168,8 +176,9 @@ def shortcut_section(results: list[SubmissionResult]) -> list[str]:
         "| --- | ---: | ---: | --- |",
     ]
     for question in sorted(flagged):
-        who = ", ".join(sorted(flagged[question])[:10]) + (", …" if len(flagged[question]) > 10 else "")
-        out.append(f"| {question} | {len(flagged[question])} | {len(zeroed.get(question, ()))} | {who} |")
+        who = ", ".join(md(student) for student in sorted(flagged[question])[:10])
+        who += ", …" if len(flagged[question]) > 10 else ""
+        out.append(f"| {md(question)} | {len(flagged[question])} | {len(zeroed.get(question, ()))} | {who} |")
     return out
 
 
@@ -187,8 +196,8 @@ def evidence_section(results: list[SubmissionResult]) -> list[str]:
         return []
     out = ["", "## Written answers' evidence (outputs as the students submitted them)"]
     for question, entries in rows.items():
-        out += ["", f"### {question}", "", "| student | evidence (status: last lines of output) |", "| --- | --- |"]
-        out += [f"| {student} | {text} |" for student, text in entries]
+        out += ["", f"### {md(question)}", "", "| student | evidence (status: last lines of output) |", "| --- | --- |"]
+        out += [f"| {md(student)} | {text} |" for student, text in entries]
     return out
 
 

@@ -37,15 +37,39 @@ The steps live in their own modules: ``pipeline`` (the run and the commit), ``cl
 """
 
 from . import claims
-from .drift import (compare, drift, keep_other_environments_outputs, solution_notebooks, staged_folders,
-                    without_outputs)
+from .drift import compare, drift, keep_other_environments_outputs, solution_notebooks, staged_folders, without_outputs
 from .errors import Outcome, StepFailed
 from .leaks import leaks, secret_lines
 from .pipeline import available, hygiene_problems, label_problems, release
-from .solutions import (GRADING_RUN_NOTE, SOLUTION_ENV, executed_with, execution_environment,
-                        model_answers, solution_notebook)
+from .solutions import (
+    GRADING_RUN_NOTE,
+    SOLUTION_ENV,
+    executed_with,
+    execution_environment,
+    model_answers,
+    solution_notebook,
+)
 
-__all__ = ["release", "claims", "label_problems", "available", "hygiene_problems", "Outcome", "StepFailed", "leaks", "secret_lines",
-           "model_answers", "drift", "compare", "staged_folders", "without_outputs", "solution_notebook", "GRADING_RUN_NOTE",
-           "solution_notebooks", "keep_other_environments_outputs", "executed_with", "execution_environment",
-           "SOLUTION_ENV"]
+__all__ = [
+    "release",
+    "claims",
+    "label_problems",
+    "available",
+    "hygiene_problems",
+    "Outcome",
+    "StepFailed",
+    "leaks",
+    "secret_lines",
+    "model_answers",
+    "drift",
+    "compare",
+    "staged_folders",
+    "without_outputs",
+    "solution_notebook",
+    "GRADING_RUN_NOTE",
+    "solution_notebooks",
+    "keep_other_environments_outputs",
+    "executed_with",
+    "execution_environment",
+    "SOLUTION_ENV",
+]

@@ -8,7 +8,7 @@ import nbformat
 
 from .. import notebooks
 from ..course import Course
-from .solutions import execution_environment, executed_with, without_execution_record
+from .solutions import executed_with, execution_environment, without_execution_record
 
 
 def without_outputs(text: str) -> str:
@@ -24,9 +24,17 @@ def without_outputs(text: str) -> str:
 
 def compare(generated: Path, committed: Path, label: str, ignore_outputs: bool = False) -> list[str]:
     """Differences between a freshly generated folder and the committed one (empty: no drift)."""
+
     def files(folder):
-        return {p.relative_to(folder).as_posix(): p for p in Path(folder).rglob("*")
-                if p.is_file() and ".ipynb_checkpoints" not in p.parts} if Path(folder).is_dir() else {}
+        return (
+            {
+                p.relative_to(folder).as_posix(): p
+                for p in Path(folder).rglob("*")
+                if p.is_file() and ".ipynb_checkpoints" not in p.parts
+            }
+            if Path(folder).is_dir()
+            else {}
+        )
 
     new, old = files(generated), files(committed)
     problems = [f"{label}/{name}: missing from the committed folder" for name in sorted(set(new) - set(old))]
@@ -48,8 +56,9 @@ def compare(generated: Path, committed: Path, label: str, ignore_outputs: bool =
 def _differing_cells(generated, committed) -> str:
     """' (cells 3 (grade_id), ...)' naming where two notebooks differ, or '' if that cannot be told."""
     try:
-        new, old = (nbformat.reads(x.decode() if isinstance(x, bytes) else x, as_version=4)
-                    for x in (generated, committed))
+        new, old = (
+            nbformat.reads(x.decode() if isinstance(x, bytes) else x, as_version=4) for x in (generated, committed)
+        )
     except Exception:
         return ""
     if len(new.cells) != len(old.cells):
@@ -66,8 +75,9 @@ def drift(course: Course, area: Path, names: list[str]) -> list[str]:
     for name in names:
         stage_root = Path(area) / name / "course"
         problems += compare(stage_root / "release" / name, course.release_dir / name, f"release/{name}")
-        problems += compare(stage_root / "solutions" / name, course.solutions_dir / name, f"solutions/{name}",
-                            ignore_outputs=True)
+        problems += compare(
+            stage_root / "solutions" / name, course.solutions_dir / name, f"solutions/{name}", ignore_outputs=True
+        )
     return problems
 
 
@@ -101,8 +111,11 @@ def keep_other_environments_outputs(before: dict[Path, bytes]) -> list[str]:
         if not isinstance(then, dict) or then == here or not same_source:
             continue
         path.write_bytes(old)
-        differences = ", ".join(f"{key} {then.get(key)} there, {here.get(key)} here"
-                                for key in here if then.get(key) != here.get(key))
-        notes.append(f"{path.parent.name}/{path.name}: executed without errors; its committed outputs were kept "
-                     f"(executed with other versions: {differences}; `course release` rewrites them)")
+        differences = ", ".join(
+            f"{key} {then.get(key)} there, {here.get(key)} here" for key in here if then.get(key) != here.get(key)
+        )
+        notes.append(
+            f"{path.parent.name}/{path.name}: executed without errors; its committed outputs were kept "
+            f"(executed with other versions: {differences}; `course release` rewrites them)"
+        )
     return notes

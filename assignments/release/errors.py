@@ -9,12 +9,13 @@ from pathlib import Path
 @dataclass
 class Outcome:
     """What a release run did; ``ok`` only if everything was committed."""
+
     problems: list[str] = field(default_factory=list)
     released: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     bundles: list[Path] = field(default_factory=list)
     synced_sources: list[Path] = field(default_factory=list)
-    after_commit: list[str] = field(default_factory=list)   # problems after release/ was written (bundles)
+    after_commit: list[str] = field(default_factory=list)  # problems after release/ was written (bundles)
 
     @property
     def ok(self) -> bool:

@@ -47,7 +47,7 @@ def _secret_and_shipped(source_nb) -> tuple[set[str], str]:
             text = "\n".join(text)
             inside += region
         if meta.get("solution") and not notebooks.has_marker(cell.source, notebooks.SOLUTION):
-            inside += text.split("\n")       # a whole-cell solution (written answer): all of it is secret
+            inside += text.split("\n")  # a whole-cell solution (written answer): all of it is secret
         else:
             shipped += [line.strip() for line in text.split("\n")]
         secret |= {line.strip() for line in inside}
@@ -66,8 +66,11 @@ def _text_lines(path: Path, text: str) -> list[tuple[str, str]]:
     if path.suffix != ".ipynb":
         return [("", line) for line in text.split("\n")]
     nb = nbformat.reads(text, as_version=4)
-    return [(f"cell {index} ({notebooks.grade_id(cell)})", line)
-            for index, cell in enumerate(nb.cells) for line in cell.source.split("\n")]
+    return [
+        (f"cell {index} ({notebooks.grade_id(cell)})", line)
+        for index, cell in enumerate(nb.cells)
+        for line in cell.source.split("\n")
+    ]
 
 
 def leaks(folder: Path, source_nb, display: str | None = None) -> list[str]:
@@ -114,7 +117,9 @@ def check_release(stage: Stage) -> None:
     display = f"release/{stage.assignment}"
     problems = leaks(stage.release_folder, source_nb, display)
     nb = notebooks.read(stage.release_folder / stage.notebook)
-    problems += [f"{display}/{stage.notebook}: {p}" for p in
-                 lms.self_contained_problems(nb, stage.assignment, stage.notebook, stage.course.root)]
+    problems += [
+        f"{display}/{stage.notebook}: {p}"
+        for p in lms.self_contained_problems(nb, stage.assignment, stage.notebook, stage.course.root)
+    ]
     if problems:
         raise StepFailed("\n".join(problems))

@@ -14,10 +14,9 @@ from pathlib import Path
 
 import nbformat
 
-from .. import hygiene
-from .. import lms, notebooks
-from ..points import split_problems
+from .. import hygiene, lms, notebooks
 from ..course import Course
+from ..points import split_problems
 from . import claims
 from .errors import Outcome, StepFailed
 from .leaks import check_release
@@ -37,14 +36,17 @@ def available(course: Course) -> tuple[list[str], list[str]]:
 
 # --- hygiene ---------------------------------------------------------------------------------------------
 
+
 def label_problems(course: Course, name: str, path: Path) -> list[str]:
     """A title that numbers its assignment ("# Assignment 3: ...") gives the assignment's place in the catalog,
     which is the teaching order; a title without a number is left alone."""
     match = re.match(r"#\s+Assignment\s+(\d+)\b", notebooks.read(path).cells[0].source)
     if not match or name not in course.order or int(match.group(1)) == course.order.index(name) + 1:
         return []
-    return [f"{course.display(path)}: cell 0 (colab_badge): the title says Assignment {match.group(1)}, but "
-            f"{name} is number {course.order.index(name) + 1} of the catalog (assignments/course.py)"]
+    return [
+        f"{course.display(path)}: cell 0 (colab_badge): the title says Assignment {match.group(1)}, but "
+        f"{name} is number {course.order.index(name) + 1} of the catalog (assignments/course.py)"
+    ]
 
 
 def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
@@ -53,13 +55,17 @@ def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
         folder = course.source_dir / name
         found = sorted(folder.glob("*.ipynb")) if folder.is_dir() else []
         if len(found) != 1:
-            problems.append(f"{course.display(folder)}: expected exactly one notebook, found "
-                            f"{len(found)}" + (f" ({', '.join(p.name for p in found)})" if found else ""))
+            problems.append(
+                f"{course.display(folder)}: expected exactly one notebook, found "
+                f"{len(found)}" + (f" ({', '.join(p.name for p in found)})" if found else "")
+            )
             continue
         path = found[0]
         if path.stem != name:
-            problems.append(f"{course.display(path)}: notebook: the notebook must be named {name}.ipynb "
-                            "(the Colab link and the LMS bundle use that name)")
+            problems.append(
+                f"{course.display(path)}: notebook: the notebook must be named {name}.ipynb "
+                "(the Colab link and the LMS bundle use that name)"
+            )
         found = [str(p) for p in hygiene.check_notebook(path, course.display(path))]
         problems += found
         # Claims without a source (claims.py); a notebook that does not parse is reported above already.
@@ -68,7 +74,7 @@ def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
         # The points the hidden tests give each question, against the cell's (points.py).
         try:
             problems += split_problems(course.assignment(name))
-        except (OSError, ValueError) as error:   # an unreadable notebook is already reported above
+        except (OSError, ValueError) as error:  # an unreadable notebook is already reported above
             problems.append(f"{name}: points not checked: {error}")
     return problems
 
@@ -79,8 +85,10 @@ def commit(course: Course, stages: list[Stage], area: Path) -> None:
     done = []  # (target, backup or None)
     try:
         for stage in stages:
-            for staged, target_root in ((stage.release_folder, course.release_dir),
-                                        (stage.solutions_folder, course.solutions_dir)):
+            for staged, target_root in (
+                (stage.release_folder, course.release_dir),
+                (stage.solutions_folder, course.solutions_dir),
+            ):
                 target = target_root / stage.assignment
                 target_root.mkdir(parents=True, exist_ok=True)
                 backup = None
@@ -122,6 +130,7 @@ def _assignment_steps(stage: Stage, validate: bool, run: bool) -> list:
 
 def _parallel(tasks: list, jobs: int) -> list[str]:
     """Run callables (each may raise StepFailed); return the failure messages in task order."""
+
     def attempt(task):
         try:
             task()
@@ -139,10 +148,20 @@ def _parallel(tasks: list, jobs: int) -> list[str]:
     return [r for r in results if r]
 
 
-def release(assignments: list[str] | None = None, course: Course | None = None, *, validate: bool = True,
-            execute_solutions: bool = True, jobs: int | None = None, sync: bool = True, bundles: bool = True,
-            commit_output: bool = True, keep_stage: bool = False, stage_into: Path | None = None,
-            log=print) -> Outcome:
+def release(
+    assignments: list[str] | None = None,
+    course: Course | None = None,
+    *,
+    validate: bool = True,
+    execute_solutions: bool = True,
+    jobs: int | None = None,
+    sync: bool = True,
+    bundles: bool = True,
+    commit_output: bool = True,
+    keep_stage: bool = False,
+    stage_into: Path | None = None,
+    log=print,
+) -> Outcome:
     """Run the pipeline; see the module docstring. ``commit_output=False`` stops after staging (the staged
     release/ and solutions/ folders stay in ``stage_into``, which must then be given)."""
     course = course or Course()
@@ -180,8 +199,9 @@ def release(assignments: list[str] | None = None, course: Course | None = None, 
             try:
                 stages.append(replace(prepare(course, name, area), threads=threads))
             except (StepFailed, OSError, ValueError) as error:
-                outcome.problems.append(f"{name}: staging failed: {error}" if not isinstance(error, StepFailed)
-                                        else str(error))
+                outcome.problems.append(
+                    f"{name}: staging failed: {error}" if not isinstance(error, StepFailed) else str(error)
+                )
         if outcome.problems:
             return outcome
         log(f"generating {', '.join(names)} with nbgrader generate_assignment")
@@ -190,18 +210,22 @@ def release(assignments: list[str] | None = None, course: Course | None = None, 
             outcome.problems += _parallel([lambda s=s: check_release(s) for s in stages], 1)
         if outcome.problems:
             return outcome
-        what = (["validating (source: all pass; release: none pass)"] if validate else []) + \
-            (["executing solutions"] if execute_solutions else ["writing solutions (not executed)"])
+        what = (["validating (source: all pass; release: none pass)"] if validate else []) + (
+            ["executing solutions"] if execute_solutions else ["writing solutions (not executed)"]
+        )
         log(f"{' and '.join(what)} with {jobs} job(s)")
-        outcome.problems += _parallel([step for s in stages for step in _assignment_steps(s, validate,
-                                                                                       execute_solutions)], jobs)
+        outcome.problems += _parallel(
+            [step for s in stages for step in _assignment_steps(s, validate, execute_solutions)], jobs
+        )
         if outcome.problems or not commit_output:
             return outcome
         commit(course, stages, area)
         outcome.released = names
         for stage in stages:
-            log(f"{stage.assignment}: wrote {course.display(course.release_dir / stage.assignment)} and "
-                f"{course.display(course.solutions_dir / stage.assignment)}")
+            log(
+                f"{stage.assignment}: wrote {course.display(course.release_dir / stage.assignment)} and "
+                f"{course.display(course.solutions_dir / stage.assignment)}"
+            )
             if sync:
                 path = sync_source(stage)
                 if path:

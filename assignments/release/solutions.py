@@ -10,8 +10,10 @@ from pathlib import Path
 
 import nbformat
 
-from .. import notebooks
 from assignments.grading.environment import GRADING_ENV
+
+from .. import notebooks
+from . import claims
 from .errors import StepFailed
 from .staging import Stage
 from .tools import CELL_TIMEOUT, run_tool, tool_env
@@ -31,12 +33,15 @@ def without_hidden_tests(source_nb):
 # x86-64: identical with torch's AVX2 and AVX-512 kernels and MKL's compatible code path; torch's unvectorized
 # kernels (ATEN_CPU_CAPABILITY=default) changed one printed digit. What would otherwise vary from run to run:
 SOLUTION_ENV = {
-    **GRADING_ENV,   # grading mode, offline, no progress bars, no accelerator (graded runs are on the CPU)
+    **GRADING_ENV,  # grading mode, offline, no progress bars, no accelerator (graded runs are on the CPU)
     # One thread in every pool: how a float sum is split between threads decides its last bits, which training
     # then carries into printed numbers (and the machine's core count would decide the split).
-    "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "RAYON_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "RAYON_NUM_THREADS": "1",
     "TOKENIZERS_PARALLELISM": "false",
-    "PYTHONHASHSEED": "0",   # the iteration order of sets and dicts of strings
+    "PYTHONHASHSEED": "0",  # the iteration order of sets and dicts of strings
 }
 # Elapsed times in printed text ("epoch 1: 0.2 s", "1.5 s per epoch", "12 ms"): the number becomes N.
 _DURATION = re.compile(r"(?<![\w.])\d+(?:\.(\d+))?(?= (?:s|ms|sec|secs|seconds?|min|minutes?)\b|ms\b)")
@@ -46,8 +51,17 @@ _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # The libraries whose versions decide the printed numbers and the figures (with the Python version and the
 # machine's architecture): a solution notebook records them (metadata course.executed_with); where they
 # differ, the same outputs cannot be expected (a new library version may initialise or compute differently).
-OUTPUT_LIBRARIES = ("torch", "transformers", "tokenizers", "datasets", "numpy", "matplotlib", "pillow",
-                    "ipykernel", "ipython")
+OUTPUT_LIBRARIES = (
+    "torch",
+    "transformers",
+    "tokenizers",
+    "datasets",
+    "numpy",
+    "matplotlib",
+    "pillow",
+    "ipykernel",
+    "ipython",
+)
 
 
 def execution_environment() -> dict:
@@ -55,7 +69,7 @@ def execution_environment() -> dict:
     import importlib.metadata
     import platform
 
-    found = {"python": "%d.%d" % sys.version_info[:2], "machine": platform.machine()}
+    found = {"python": "{}.{}".format(*sys.version_info[:2]), "machine": platform.machine()}
     for name in OUTPUT_LIBRARIES:
         try:
             found[name] = importlib.metadata.version(name)
@@ -85,8 +99,12 @@ def _coalesced(outputs: list) -> list:
     merged = []
     for output in outputs:
         previous = merged[-1] if merged else None
-        if (output.get("output_type") == "stream" and previous is not None
-                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
             previous["text"] += output["text"]
         else:
             merged.append(output)
@@ -103,8 +121,8 @@ def _png_without_software(data: str) -> str:
         return data
     kept, at = [raw[:8]], 8
     while at + 8 <= len(raw):
-        length, kind = struct.unpack(">I4s", raw[at:at + 8])
-        chunk = raw[at:at + 12 + length]
+        length, kind = struct.unpack(">I4s", raw[at : at + 8])
+        chunk = raw[at : at + 12 + length]
         if not (kind == b"tEXt" and chunk[8:].startswith(b"Software\x00")):
             kept.append(chunk)
         at += 12 + length
@@ -120,8 +138,14 @@ def _normalized(nb, metadata) -> None:
         cell.metadata.pop("execution", None)
         if cell.cell_type != "code":
             continue
-        outputs = [o for o in cell.outputs if not (o.get("output_type") == "display_data"
-                                                    and "application/vnd.jupyter.widget-view+json" in o.get("data", {}))]
+        outputs = [
+            o
+            for o in cell.outputs
+            if not (
+                o.get("output_type") == "display_data"
+                and "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+            )
+        ]
         cell.outputs = _coalesced(outputs)
         for output in cell.outputs:
             if output.get("output_type") == "stream":
@@ -140,10 +164,23 @@ def execute(nb, workdir: Path, assignment: str):
     notebook_in = workdir / f"{assignment}.ipynb"
     with open(notebook_in, "w", encoding="utf-8") as handle:
         nbformat.write(nb, handle)
-    command = [sys.executable, "-m", "nbconvert", "--to", "notebook", "--execute", "--log-level=WARN",
-               f"--ExecutePreprocessor.timeout={CELL_TIMEOUT}", "--ExecutePreprocessor.record_timing=False",
-               "--ExecutePreprocessor.kernel_name=python3", "--output", "executed.ipynb",
-               "--output-dir", str(workdir), str(notebook_in)]
+    command = [
+        sys.executable,
+        "-m",
+        "nbconvert",
+        "--to",
+        "notebook",
+        "--execute",
+        "--log-level=WARN",
+        f"--ExecutePreprocessor.timeout={CELL_TIMEOUT}",
+        "--ExecutePreprocessor.record_timing=False",
+        "--ExecutePreprocessor.kernel_name=python3",
+        "--output",
+        "executed.ipynb",
+        "--output-dir",
+        str(workdir),
+        str(notebook_in),
+    ]
     env = tool_env(SOLUTION_ENV, package_on_path=False)
     run_tool(command, workdir, env, f"{assignment}: executing the solution notebook in grading mode")
     return notebooks.read(workdir / "executed.ipynb")
@@ -167,8 +204,10 @@ def optional_sections(text: str, source_nb) -> list[tuple[str, str, str]]:
     for cell_id, body in sections:
         index = cells.get(cell_id)
         if index is None or notebooks.nbgrader(source_nb.cells[index]).get("grade"):
-            raise ValueError(f"optional answers: '## {cell_id}' names no ungraded cell of the source notebook "
-                             "(a section's heading is the id of the optional question's answer cell)")
+            raise ValueError(
+                f"optional answers: '## {cell_id}' names no ungraded cell of the source notebook "
+                "(a section's heading is the id of the optional question's answer cell)"
+            )
         prompt = next((c.source.strip() for c in reversed(source_nb.cells[:index]) if c.cell_type == "markdown"), "")
         found.append((cell_id, prompt, "\n".join(body).strip()))
     return found
@@ -177,34 +216,85 @@ def optional_sections(text: str, source_nb) -> list[tuple[str, str, str]]:
 def model_answers(source_nb, assignment: str, title: str, optional: str = "") -> str:
     """Markdown: each written question's prompt, model answer and mark scheme; then, from ``optional`` (the
     text of the staff-only optional-answers file), each optional question's prompt and model answer."""
-    out = [f"# {title}: model answers for the written questions", "",
-           f"Generated by `course release` from `source/{assignment}/`; do not edit.", "",
-           "> " + GRADING_RUN_NOTE.replace("Staff copy: every output below", "The solution notebook beside this "
-                                           "file is a staff copy: every output in it"), ""]
+    out = [
+        f"# {title}: model answers for the written questions",
+        "",
+        f"Generated by `course release` from `source/{assignment}/`; do not edit.",
+        "",
+        "> "
+        + GRADING_RUN_NOTE.replace(
+            "Staff copy: every output below",
+            "The solution notebook beside this file is a staff copy: every output in it",
+        ),
+        "",
+    ]
     written = 0
     for index, cell in enumerate(source_nb.cells):
         if not notebooks.is_manually_graded(cell):
             continue
         written += 1
         meta = notebooks.nbgrader(cell)
-        prompt = next((c.source.strip() for c in reversed(source_nb.cells[:index])
-                       if c.cell_type == "markdown" and not notebooks.is_manually_graded(c)), "")
+        prompt = next(
+            (
+                c.source.strip()
+                for c in reversed(source_nb.cells[:index])
+                if c.cell_type == "markdown" and not notebooks.is_manually_graded(c)
+            ),
+            "",
+        )
         scheme, rest = notebooks.split_regions(cell.source, *notebooks.MARK_SCHEME)
         rest = "\n".join(rest)
         if notebooks.has_marker(rest, notebooks.SOLUTION):
             rest = "\n".join(notebooks.split_regions(rest, *notebooks.SOLUTION)[0])
         points = float(meta.get("points", 0))
-        out += [f"## {meta.get('grade_id')} ({points:g} point{'' if points == 1 else 's'})", "",
-                "### Prompt", "", prompt or "(no prompt cell before the answer)", "",
-                "### Model answer", "", rest.strip() or "(none)", "",
-                "### Mark scheme", "", "\n".join(scheme).strip() or "(none)", ""]
+        out += [
+            f"## {meta.get('grade_id')} ({points:g} point{'' if points == 1 else 's'})",
+            "",
+            "### Prompt",
+            "",
+            prompt or "(no prompt cell before the answer)",
+            "",
+            "### Model answer",
+            "",
+            rest.strip() or "(none)",
+            "",
+            "### Mark scheme",
+            "",
+            "\n".join(scheme).strip() or "(none)",
+            "",
+        ]
     if not written:
         out += ["This assignment has no written questions.", ""]
     for cell_id, prompt, body in optional_sections(optional, source_nb):
-        out += [f"## {cell_id} (optional, no points)", "",
-                "### Prompt", "", prompt or "(no prompt cell before the answer)", "",
-                body or "(none)", ""]
-    return "\n".join(out)
+        out += [
+            f"## {cell_id} (optional, no points)",
+            "",
+            "### Prompt",
+            "",
+            prompt or "(no prompt cell before the answer)",
+            "",
+            body or "(none)",
+            "",
+        ]
+    return "\n".join(out + cited_elsewhere(source_nb, "\n".join(out)))
+
+
+def cited_elsewhere(source_nb, answers: str) -> list[str]:
+    """Lines that end model_answers.md with the footnotes it uses but does not define: those a prompt or an
+    answer cites from a cell students see (a notebook's Sources cell), so that every footnote resolves where
+    a TA reads it. Empty when every footnote is defined in the answers themselves."""
+    defined = {d.key for d in claims.definitions_in(claims.Text("answers", answers, True))}
+    wanted = [key for key in dict.fromkeys(claims.MARKER.findall(answers)) if key not in defined]
+    found = {
+        d.key: d.text
+        for cell in source_nb.cells
+        if cell.cell_type == "markdown" and not notebooks.is_manually_graded(cell)
+        for d in claims.definitions_in(claims.Text("cell", cell.source, False))
+    }
+    lines = [f"[^{key}]: {found[key]}" for key in wanted if key in found]
+    if not lines:
+        return []
+    return ["## Sources cited above", "", "From the notebook's cells that students see.", "", *lines, ""]
 
 
 # What a TA must know before reading a solution notebook's outputs (the notebook's first cell after the
@@ -216,14 +306,15 @@ GRADING_RUN_NOTE = (
     "and a few training steps. The accuracies, losses, timings, samples and plots it printed say nothing "
     "about a student's Colab run. The written questions' model answers give the figures of real runs and "
     "where each comes from; grade a student's written answer against the evidence outputs they submitted "
-    "(`course written`, or formgrader, shows them).")
+    "(`course written`, or formgrader, shows them)."
+)
 
 
 def with_grading_run_note(nb):
     """``nb`` with ``GRADING_RUN_NOTE`` as a markdown cell right after its first (title) cell."""
     note = nbformat.v4.new_markdown_cell(GRADING_RUN_NOTE)
     if "id" in note:
-        note["id"] = "grading-run-note"      # fixed, so regenerating gives the same bytes
+        note["id"] = "grading-run-note"  # fixed, so regenerating gives the same bytes
     nb.cells.insert(1, note)
     return nb
 
@@ -238,7 +329,7 @@ def solution_notebook(source_nb, workdir: Path, assignment: str, run: bool = Tru
     _normalized(nb, source_nb.metadata)
     if run:
         nb.metadata.setdefault("course", {})["executed_with"] = execution_environment()
-    return with_grading_run_note(nb)   # also unexecuted: a quick regeneration must compare equal
+    return with_grading_run_note(nb)  # also unexecuted: a quick regeneration must compare equal
 
 
 def build_solutions(stage: Stage, run: bool) -> None:

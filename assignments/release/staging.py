@@ -4,10 +4,10 @@ repository's gradebook is never touched), and ``nbgrader generate_assignment`` t
 from __future__ import annotations
 
 import shutil
-
-import nbformat
 from dataclasses import dataclass
 from pathlib import Path
+
+import nbformat
 
 from .. import lms, notebooks
 from ..course import Course
@@ -24,13 +24,14 @@ def source_path(course: Course, assignment: str) -> Path:
 @dataclass
 class Stage:
     """One assignment's private nbgrader course folder inside the run's staging area."""
+
     course: Course
     assignment: str
-    notebook: str              # file name, e.g. transformers.ipynb
-    root: Path                 # nbgrader course root for this assignment
-    scratch: Path              # copies that nbgrader validate / execution may write into
+    notebook: str  # file name, e.g. transformers.ipynb
+    root: Path  # nbgrader course root for this assignment
+    scratch: Path  # copies that nbgrader validate / execution may write into
     source_changed: bool = False
-    threads: int | None = None # OMP/MKL threads for notebook kernels when several run at once
+    threads: int | None = None  # OMP/MKL threads for notebook kernels when several run at once
 
     @property
     def source_nb_path(self) -> Path:
@@ -64,8 +65,12 @@ def prepare(course: Course, assignment: str, area: Path) -> Stage:
 
 def generate(stage: Stage) -> None:
     """Real ``nbgrader generate_assignment`` in the stage's course root."""
-    run_tool(nbgrader_command("generate_assignment", stage.assignment, "--force", "--no-db"), stage.root, tool_env(),
-         f"{stage.assignment}: nbgrader generate_assignment")
+    run_tool(
+        nbgrader_command("generate_assignment", stage.assignment, "--force", "--no-db"),
+        stage.root,
+        tool_env(),
+        f"{stage.assignment}: nbgrader generate_assignment",
+    )
     made = stage.release_folder / stage.notebook
     if not made.exists():
         raise StepFailed(f"{stage.assignment}: nbgrader generate_assignment wrote no {made.name}")

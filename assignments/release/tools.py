@@ -8,12 +8,12 @@ import textwrap
 from pathlib import Path
 
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
+
 from .errors import StepFailed
 
-SUBPROCESS_TIMEOUT = 1800        # seconds for one nbgrader / nbconvert run (cells have their own limits)
-CELL_TIMEOUT = 300               # seconds per cell when executing solutions
-OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-               "TQDM_DISABLE": "1"}
+SUBPROCESS_TIMEOUT = 1800  # seconds for one nbgrader / nbconvert run (cells have their own limits)
+CELL_TIMEOUT = 300  # seconds per cell when executing solutions
+OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TQDM_DISABLE": "1"}
 
 
 def tool_env(extra: dict | None = None, package_on_path: bool = True, threads: int | None = None) -> dict:
@@ -33,10 +33,17 @@ def tool_env(extra: dict | None = None, package_on_path: bool = True, threads: i
 
 def run_tool(command: list[str], cwd: Path, env: dict, what: str) -> str:
     try:
-        done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, timeout=SUBPROCESS_TIMEOUT)
+        done = subprocess.run(
+            command,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=SUBPROCESS_TIMEOUT,
+        )
     except subprocess.TimeoutExpired:
-        raise StepFailed(f"{what}: still running after {SUBPROCESS_TIMEOUT} s; stopped")
+        raise StepFailed(f"{what}: still running after {SUBPROCESS_TIMEOUT} s; stopped") from None
     if done.returncode != 0:
         raise StepFailed(f"{what} failed (exit {done.returncode}):\n{tail(done.stdout)}")
     return done.stdout
@@ -48,5 +55,5 @@ def tail(text: str, lines: int = 40) -> str:
 
 
 def nbgrader_command(*args: str) -> list[str]:
-    quiet = ["--log-level=WARN"] if args[0] != "validate" else []   # validate has no --log-level
+    quiet = ["--log-level=WARN"] if args[0] != "validate" else []  # validate has no --log-level
     return nbgrader_cli.command(*args, *quiet)

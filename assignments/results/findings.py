@@ -66,6 +66,7 @@ CATALOGUE = _kinds(
     ("shortcut-check-failed", "warning", "staff", "the shortcut check itself failed; no score changed"),
     # running (grading/sandbox/)
     ("kernel-start-failed", "error", "internal", "the sandboxed kernel could not start"),
+    ("sandbox-refused", "error", "internal", "the machine cannot run students' code in the sandbox: not graded"),
     ("sandbox-degraded", "info", "staff", "the grading machine gave less isolation than it should"),
     ("cell-error", "warning", "student", "a cell raised an exception"),
     ("cell-timeout", "error", "student", "a cell ran past its time budget"),
@@ -97,6 +98,10 @@ CATALOGUE = _kinds(
     ("evidence-missing", "warning", "student", "an evidence cell of a written answer is missing or was not run"),
     ("evidence-edited", "warning", "student", "an evidence cell was edited after it ran"),
     ("evidence-unread", "warning", "student", "the evidence cells could not be read"),
+    # course written's PDFs (written.py): one student's answers never stop or reshape another's PDF
+    ("written-too-large", "warning", "staff", "written answers and evidence too large to print; left out of the PDFs"),
+    ("written-render-failed", "warning", "staff", "the written answers' PDF was not printed (in time); HTML only"),
+    ("written-pages-cut", "info", "staff", "a written answer ran past the pages a question takes; the PDF notes it"),
     # intake (intake.py; workflow.py adds the prefix)
     ("intake-duplicate", "warning", "student", "several notebooks from one student; the latest was kept"),
     ("intake-late", "info", "student", "submitted after the due date"),
@@ -107,6 +112,12 @@ CATALOGUE = _kinds(
     ("intake-unreadable-entry", "error", "student", "an archive entry could not be read"),
     ("intake-ignored", "warning", "student", "a file in the submission was ignored"),
     ("intake-unsafe-path", "error", "student", "an archive entry with an unsafe path or a link, skipped"),
+    # a name that could read as a path or as someone else's: refused where it says who (error), else kept
+    ("intake-unsafe-name", ("error", "warning"), "student", "a file name with a backslash, NUL or the like"),
+    # staff: the message names the other students involved
+    ("intake-name-collision", "warning", "staff", "two students' names would share a key; kept apart"),
+    ("intake-group-submission", "info", "student", "one submission for a group; each member graded on it"),
+    ("intake-unattributed", "error", "student", "a file of a Gradescope export that names no student"),
 )
 
 SHORTCUT = "shortcut"

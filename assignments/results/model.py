@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from ..escaping import one_line
 from .findings import SHORTCUT, TEST_BUDGET, Severity
 
 BUDGET_FINDING = TEST_BUDGET  # a hidden test ran past its budget in the grader
@@ -24,11 +25,9 @@ MESSAGE_CHARS = 600
 
 
 def bounded_message(text: str) -> str:
-    """``text`` as every export may show it: line breaks and tabs become spaces, other characters that do
-    not print (escape sequences, bidirectional overrides) become "?", and at most MESSAGE_CHARS remain.
-    Applying it twice changes nothing."""
-    text = "".join(c if c.isprintable() else " " if c in "\t\n\r" else "?" for c in str(text)).strip()
-    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1].rstrip() + "…"
+    """``text`` as every export may show it: one printable line (``escaping.one_line``: escape sequences and
+    bidirectional overrides become "?") of at most MESSAGE_CHARS. Applying it twice changes nothing."""
+    return one_line(text, MESSAGE_CHARS)
 
 
 @dataclass
@@ -88,9 +87,15 @@ class SubmissionResult:
     questions: list[QuestionResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     timings: dict = field(default_factory=dict)
-    late_penalty: float = 0.0  # points taken off by the course's late policy (exports/adjust.py)
-    late_note: str = ""  # how the penalty was worked out, for feedback
+    # Percent of the points possible an export reports, taken off by the course's late policy: a share,
+    # not points, because each export reports its own points possible (exports/adjust.py).
+    late_percent: float = 0.0
+    late_note: str = ""  # how lateness was counted, for feedback
     evidence: list[Evidence] = field(default_factory=list)  # written answers' evidence, as submitted
+    # What the record was graded from and by what (assignments/batches.py): a later batch over the same run
+    # keeps a record whose two are unchanged instead of grading the student again.
+    submission_sha256: str = ""  # SHA-256 of the notebook file as graded
+    grader_version: str = ""  # batches.grader_version(): the package version and a hash of the grader's files
 
     def question(self, grade_id: str) -> QuestionResult:
         for entry in self.questions:
@@ -122,7 +127,9 @@ class SubmissionResult:
         ]
         findings = [Finding(**f) for f in data.get("findings", [])]
         evidence = [Evidence(**e) for e in data.get("evidence", [])]
-        rest = {k: v for k, v in data.items() if k not in ("questions", "findings", "evidence")}
+        # ``late_penalty`` (points) came before ``late_percent``; stored records only ever held 0 there,
+        # since the course's decisions are applied to copies at export time.
+        rest = {k: v for k, v in data.items() if k not in ("questions", "findings", "evidence", "late_penalty")}
         return cls(questions=questions, findings=findings, evidence=evidence, **rest)
 
 

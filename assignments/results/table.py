@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..escaping import one_line
 from .findings import SHORTCUT
 from .model import SubmissionResult
 
@@ -37,7 +38,9 @@ def score_table(results: list[SubmissionResult], title: str = "") -> str:
 
 
 def aligned(header: list[str], rows: list[list], title: str = "") -> str:
-    """Rows under a header, each column as wide as its widest entry, for the terminal."""
+    """Rows under a header, each column as wide as its widest entry, for the terminal (every entry on one
+    printable line: a student key carries no escape sequence to the instructor's terminal)."""
+    rows = [[one_line(value, 120) for value in row] for row in rows]
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
     lines = [title] if title else []
     lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())

@@ -7,7 +7,7 @@ same state dict. The GRU oracle is ``nn.GRU`` over packed sequences with the stu
 import torch
 import torch.nn as nn
 
-from assignments.grading.testkit import expect, expect_close, kernel_value, question
+from assignments.grading.testkit import expect, expect_close, expect_shape, kernel_value, question
 
 TINY = dict(
     vocab_size=99,
@@ -24,7 +24,7 @@ BUILD = (
     "from transformers import BertConfig, BertModel\n"
     "bert = BertModel(BertConfig(**config))\n"
     "bert.load_state_dict(bert_state)\n"
-    "model = BERTGRUSentiment(bert, hidden, 1, layers, bidirectional, 0.5)\n"
+    "model = BERTGRUSentiment(bert, hidden, out_dim, layers, bidirectional, dropout)\n"
 )
 
 
@@ -69,11 +69,11 @@ def with_head(body):
     return BUILD + LOAD_HEAD + "if loaded:\n" + indented + "else:\n    result = {'loaded': False}\n"
 
 
-def oracle_head(seed, input_size, hidden, layers, bidirectional):
+def oracle_head(seed, input_size, hidden, layers, bidirectional, out_dim=1):
     """The grader's choice of GRU and output-layer weights (spread wider than the default init)."""
     torch.manual_seed(seed)
     gru = nn.GRU(input_size, hidden, num_layers=layers, bidirectional=bidirectional, batch_first=True)
-    out = nn.Linear(hidden * (2 if bidirectional else 1), 1)
+    out = nn.Linear(hidden * (2 if bidirectional else 1), out_dim)
     with torch.no_grad():
         for p in list(gru.parameters()) + list(out.parameters()):
             p.copy_(torch.randn(p.shape) * 0.4)
@@ -129,8 +129,10 @@ def test_bert_frozen_head_learns(student):
         config=config,
         bert_state=state,
         hidden=8,
+        out_dim=1,
         layers=2,
         bidirectional=True,
+        dropout=0.5,
         ids=ids,
         mask=mask,
         gru_state=gru_state,
@@ -159,18 +161,25 @@ def test_bert_frozen_head_learns(student):
     )
 
 
-@question("bert_gru_sentiment_tests", points=2)
+@question("bert_gru_sentiment_tests", points=1)
 def test_matches_gru_oracle(student):
-    cases = [(8, 2, True, [9, 4, 6, 2]), (6, 1, False, [5, 9, 3])]
-    for index, (hidden, layers, bidirectional, lengths) in enumerate(cases):
-        bert, config, state = tiny_bert(10 + index)
-        ids, mask = ids_and_mask(20 + index, lengths, 9)
-        gru, out_layer = oracle_head(40 + index, 32, hidden, layers, bidirectional)
+    # hidden, layers, bidirectional, lengths (None: no attention_mask, every token real), output_dim, BERT's
+    # hidden size. The third case is a batch of one sentence with three logits.
+    cases = [
+        (8, 2, True, [9, 4, 6, 2], 1, 32),
+        (6, 1, False, [5, 9, 3], 1, 32),
+        (5, 2, False, [6], 3, 32),
+        (4, 1, True, None, 2, 24),
+    ]
+    for index, (hidden, layers, bidirectional, lengths, out_dim, width) in enumerate(cases):
+        bert, config, state = tiny_bert(10 + index, hidden_size=width)
+        ids, mask = ids_and_mask(20 + index, lengths or [9, 9], 9)
+        gru, out_layer = oracle_head(40 + index, width, hidden, layers, bidirectional, out_dim)
         gru_state, out_state = head_states(gru, out_layer)
         body = (
             "model.eval()\n"
             "with torch.no_grad():\n"
-            "    logits = model(input_ids=ids, attention_mask=mask)\n"
+            "    logits = model(input_ids=ids, attention_mask=mask) if mask is not None else model(input_ids=ids)\n"
             "result = {'loaded': True, 'logits': logits}"
         )
         out = student.run(
@@ -178,17 +187,20 @@ def test_matches_gru_oracle(student):
             config=config,
             bert_state=state,
             hidden=hidden,
+            out_dim=out_dim,
             layers=layers,
             bidirectional=bidirectional,
+            dropout=0.5,
             ids=ids,
-            mask=mask,
+            mask=mask if lengths else None,
             gru_state=gru_state,
             out_state=out_state,
         )
         expect(out["loaded"] is True, CONTRACT)
         what = (
-            f"logits ({layers}-layer {'bidirectional' if bidirectional else 'unidirectional'} GRU, "
-            f"hidden {hidden}, padded batch of lengths {lengths})"
+            f"logits ({layers}-layer {'bidirectional' if bidirectional else 'unidirectional'} GRU, hidden {hidden}, "
+            f"output_dim {out_dim}, eval mode, "
+            + (f"padded batch of lengths {lengths})" if lengths else "attention_mask=None: every token real)")
         )
         expected = oracle_logits(bert, gru, out_layer, ids, mask)
         expect_close(
@@ -201,7 +213,7 @@ def test_matches_gru_oracle(student):
         )
 
 
-@question("bert_gru_sentiment_tests", points=1)
+@question("bert_gru_sentiment_tests", points=0.5)
 def test_cached_features_path(student):
     bert, config, state = tiny_bert(30)
     ids, mask = ids_and_mask(31, [6, 8, 3], 8)
@@ -221,8 +233,10 @@ def test_cached_features_path(student):
         config=config,
         bert_state=state,
         hidden=8,
+        out_dim=1,
         layers=1,
         bidirectional=True,
+        dropout=0.5,
         ids=ids,
         mask=mask,
         gru_state=gru_state,
@@ -247,3 +261,104 @@ def test_cached_features_path(student):
         rtol=1e-4,
         atol=1e-5,
     )
+
+
+@question("bert_gru_sentiment_tests", points=0.5)
+def test_encode_puts_bert_in_eval_mode(student):
+    # The model arrives in training mode, as it does in the notebook's caching cell (a freshly built model):
+    # encode itself must switch BERT (dropout 0.1 in this config) to eval mode, so its features are
+    # deterministic and equal BERT's in eval mode.
+    bert, config, state = tiny_bert(33)
+    ids, mask = ids_and_mask(34, [7, 3, 5], 7)
+    gru, out_layer = oracle_head(35, 32, 4, 1, False)
+    gru_state, out_state = head_states(gru, out_layer)
+    body = (
+        "model.train()\n"
+        "first, second = model.encode(ids, mask), model.encode(ids, mask)\n"
+        "result = {'loaded': True, 'first': first, 'second': second}"
+    )
+    out = student.run(
+        with_head(body),
+        config=config,
+        bert_state=state,
+        hidden=4,
+        out_dim=1,
+        layers=1,
+        bidirectional=False,
+        dropout=0.5,
+        ids=ids,
+        mask=mask,
+        gru_state=gru_state,
+        out_state=out_state,
+    )
+    expect(out["loaded"] is True, CONTRACT)
+    with torch.no_grad():
+        expected = bert(input_ids=ids, attention_mask=mask).last_hidden_state
+    for key in ("first", "second"):
+        expect_close(
+            out[key],
+            expected,
+            f"the {key} encode(input_ids, attention_mask) of a model in training mode: encode must put BERT in "
+            "eval mode itself (self.bert.eval()), so that its features carry no dropout noise",
+            rtol=1e-4,
+            atol=1e-5,
+        )
+
+
+@question("bert_gru_sentiment_tests", points=1)
+def test_head_dropout_in_training(student):
+    # Under the grader's output layer, the identity (output_dim = 2 x hidden_dim, no bias), the logits in
+    # training mode are the dropped-out final states themselves: each entry is 0 or the oracle's final state
+    # divided by 1 - p, whatever order the dropout draws in. A one-layer GRU has no dropout of its own.
+    # 128 sentences x 8 entries = 1,024 per rate: sigma of the dropped fraction is sqrt(p (1 - p) / 1024),
+    # 0.0156 at p = 0.5 and 0.0125 at p = 0.2; the bound 0.08 is over 5 sigma for both.
+    g = torch.Generator().manual_seed(36)
+    hidden, out_dim = 4, 8
+    features = torch.randn(128, 5, 32, generator=g)
+    lengths = torch.randint(1, 6, (128,), generator=g)
+    mask = (torch.arange(5)[None, :] < lengths[:, None]).long()
+    bert, config, state = tiny_bert(37)
+    gru, _ = oracle_head(38, 32, hidden, 1, True)
+    identity = nn.Linear(2 * hidden, out_dim)
+    with torch.no_grad():
+        identity.weight.copy_(torch.eye(out_dim))
+        identity.bias.zero_()
+    gru_state, out_state = head_states(gru, identity)
+    with torch.no_grad():
+        packed = nn.utils.rnn.pack_padded_sequence(features, lengths, batch_first=True, enforce_sorted=False)
+        _, h = gru(packed)
+        final = torch.cat([h[-2], h[-1]], dim=-1)
+    for rate in (0.5, 0.2):
+        body = (
+            "model.train()\n"
+            "with torch.no_grad():\n"
+            "    logits = model(features=features, attention_mask=mask)\n"
+            "result = {'loaded': True, 'logits': logits}"
+        )
+        out = student.run(
+            with_head(body),
+            config=config,
+            bert_state=state,
+            hidden=hidden,
+            out_dim=out_dim,
+            layers=1,
+            bidirectional=True,
+            dropout=rate,
+            features=features,
+            mask=mask,
+            ids=None,
+            gru_state=gru_state,
+            out_state=out_state,
+        )
+        expect(out["loaded"] is True, CONTRACT)
+        logits = expect_shape(out["logits"], (128, out_dim), f"logits with output_dim={out_dim}")
+        dropped = logits == 0
+        fraction = dropped.float().mean().item()
+        kept_right = torch.allclose(logits[~dropped], final[~dropped] / (1 - rate), rtol=1e-4, atol=1e-5)
+        expect(
+            abs(fraction - rate) < 0.08 and kept_right,
+            f"in training mode with dropout={rate}, {100 * fraction:.1f}% of the final GRU state's entries were "
+            f"dropped before the output layer (expected about {100 * rate:.0f}%)"
+            + ("" if kept_right else ", and the kept ones differ from the final state scaled by 1/(1-p)")
+            + ": apply self.dropout to the final hidden state (both directions), then self.out",
+        )

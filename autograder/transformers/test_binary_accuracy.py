@@ -8,7 +8,7 @@ from assignments.grading.testkit import expect, question
 @question("binary_accuracy_tests", points=2)
 def test_binary_accuracy(student):
     g = torch.Generator().manual_seed(70)
-    for n in (7, 50, 333):
+    for n in (1, 7, 50, 333):  # 1: a batch of one
         logits = torch.randn(n, generator=g) * 0.8  # many logits in (-0.5, 0.5)
         y = torch.randint(0, 2, (n,), generator=g).float()
         got = student.run("result = binary_accuracy(logits, y)", logits=logits, y=y)
@@ -19,7 +19,7 @@ def test_binary_accuracy(student):
         expected = ((torch.sigmoid(logits) > 0.5).float() == y).float().mean().item()
         expect(
             abs(got - expected) < 1e-6,
-            f"accuracy of {n} logits: got {got:.4f}, expected {expected:.4f} "
+            f"accuracy over a batch of {n}: got {got:.4f}, expected {expected:.4f} "
             f"(the inputs are logits: apply a sigmoid, round at 0.5, and return "
             f"the fraction correct)",
         )

@@ -8,6 +8,18 @@ reference fails a bound with probability below 1e-6 per check (three seeds, a fe
   changed at all       p = 0.135  sigma = 0.00134  bound 0.0067 (0.12 + 0.015 * 998/999 with V = 1000)
   among ~9,830 selected: random p = 0.0999, kept p = 0.1001, sigma = 0.0030, bound 0.015
   [MASK] among the ~980 selected tokens of one tenth of the positions: p = 0.8, sigma = 0.0128, bound 0.07
+Independence of the selection: with each token selected on its own, the 64 row counts (1,024 tokens each)
+and the 1,024 column counts (64 tokens each) are binomial, so D = sum (count - n p)^2 / (n p (1 - p)) is
+about chi-square with 64 and 1,024 degrees of freedom. Wilson-Hilferty puts 5.3 sigma (probability 1e-7 on
+each side) at [20.5, 143.5] for the rows and [801.8, 1282.3] for the columns. Exactly 15% of every row
+gives D close to 0 for the rows; the same positions in every row give column counts of 0 or 64, D near
+65,000.
+Other rates (mask_rate 0.4 and 0.05 over 65,536 tokens): sigma 0.0019 and 0.00085, bounds 0.01 and 0.0045;
+[MASK] among the ~26,000 and ~3,300 selected: sigma 0.0025 and 0.0070, bounds 0.0125 and 0.035.
+Small vocabulary (6 ids, pad 3, [MASK] 9; every real token is id 1; rate 0.5 over 16,384 tokens): among
+the ~1,640 selected tokens that are not [MASK], each of the ids 0, 2, 4, 5 is p = 0.1 (sigma 0.0074, bound
+0.04) and id 1 p = 0.6 (kept, or drawn again; sigma 0.0121, bound 0.06); [MASK] among the ~8,190 selected
+p = 0.8, sigma 0.0044, bound 0.025.
 """
 
 import torch
@@ -15,6 +27,7 @@ import torch
 from assignments.grading.testkit import expect, question
 
 V, MASK_ID, PAD = 1000, 1000, 0
+SMALL_V, SMALL_MASK, SMALL_PAD = 6, 9, 3
 ROWS, REAL, PADS = 64, 1024, 256
 SEEDS = (11, 12, 13)
 
@@ -46,6 +59,11 @@ def corrupt(student, tokens, seed, vocab=V, mask_id=MASK_ID, pad=PAD, rate=0.15,
     return out
 
 
+def dispersion(counts, n, p):
+    """sum (count - n p)^2 / (n p (1 - p)): about chi-square with len(counts) degrees of freedom."""
+    return (((counts.double() - n * p) ** 2).sum() / (n * p * (1 - p))).item()
+
+
 @question("mask_inputs_tests", points=1)
 def test_rates(student):
     for seed in SEEDS:
@@ -53,7 +71,16 @@ def test_rates(student):
         out = corrupt(student, tokens, seed)
         real = tokens != PAD
         n = real.sum().item()
-        selected = ((out["labels"] != -100) & real).sum().item() / n
+        chosen = (out["labels"] != -100) & real
+        rows, columns = dispersion(chosen.sum(1), REAL, 0.15), dispersion(chosen[:, :REAL].sum(0), ROWS, 0.15)
+        expect(
+            20.5 <= rows <= 143.5 and 801.8 <= columns <= 1282.3,
+            "the selection is not independent from token to token: the number of selected tokens varies "
+            f"{'too little' if rows < 20.5 or columns < 801.8 else 'too much'} across the rows or the columns of "
+            "a 64 x 1024 batch (each token must be selected on its own, with probability mask_rate: one random "
+            "number per token, not a fixed count per row or the same positions in every row)",
+        )
+        selected = chosen.sum().item() / n
         masked = ((out["masked"] == MASK_ID) & real).sum().item() / n
         changed = ((out["masked"] != tokens) & real).sum().item() / n
         expect(
@@ -111,6 +138,43 @@ def test_invariants(student):
 
 
 @question("mask_inputs_tests", points=1)
+def test_mask_rate_is_followed(student):
+    for rate, seed, bound, mask_bound in ((0.4, 61, 0.01, 0.0125), (0.05, 62, 0.0045, 0.035)):
+        tokens = batch(seed)
+        out = corrupt(student, tokens, seed, rate=rate)
+        real = tokens != PAD
+        chosen = (out["labels"] != -100) & real
+        selected = chosen.sum().item() / real.sum().item()
+        expect(
+            abs(selected - rate) < bound,
+            f"with mask_rate={rate} about {100 * rate:g}% of the real tokens should be selected (labelled); got "
+            f"{100 * selected:.2f}%",
+        )
+        share = ((out["masked"] == MASK_ID) & chosen).sum().item() / max(chosen.sum().item(), 1)
+        expect(
+            abs(share - 0.8) < mask_bound,
+            f"with mask_rate={rate}, {100 * share:.1f}% of the selected tokens became [MASK]; mask_rate sets "
+            "how many are selected, and 80% of those become [MASK] whatever it is",
+        )
+    # The ends of the range, on the edge shapes (one sentence; one-token sentences): rate 1 selects every
+    # real token, rate 0 none, whatever the random numbers.
+    one = torch.tensor([[5, 9, 2, 7, 4, PAD, PAD]])
+    out = corrupt(student, one, 63, rate=1.0, only_mask=True)
+    real = one != PAD
+    expect(
+        bool((out["labels"][real] == one[real]).all()) and bool((out["masked"][real] == MASK_ID).all()),
+        "with mask_rate=1.0 and only_mask=True every real token must be selected and become [MASK] "
+        "(checked on a batch of one sentence)",
+    )
+    column = torch.tensor([[3], [8], [1], [6], [2]])
+    out = corrupt(student, column, 64, rate=0.0)
+    expect(
+        bool((out["labels"] == -100).all()) and torch.equal(out["masked"], column),
+        "with mask_rate=0.0 no token may be selected or changed (checked on five sentences of one token)",
+    )
+
+
+@question("mask_inputs_tests", points=0.5)
 def test_choices_independent_of_position(student):
     # Each selected token picks [MASK]/random/keep on its own; so [MASK] is ~80% of the selected tokens
     # in any region of the batch, for example the last rows and the last columns.
@@ -166,9 +230,35 @@ def test_random_replacements(student):
             f"random replacements should be drawn uniformly from the whole vocabulary; only "
             f"{100 * outside:.1f}% were outside the ids that occur in the batch",
         )
+    # A small vocabulary whose pad id is in the middle and whose [MASK] id is not vocab_size: the random ids
+    # must be exactly the real ones, 0, 1, 2, 4 and 5, each as likely, and [MASK] must be mask_token_id.
+    tokens = torch.ones(32, 640, dtype=torch.long)
+    tokens[:, 512:] = SMALL_PAD
+    out = corrupt(student, tokens, 44, vocab=SMALL_V, mask_id=SMALL_MASK, pad=SMALL_PAD, rate=0.5)
+    selected = out["labels"] != -100
+    share = ((out["masked"] == SMALL_MASK) & selected).sum().item() / max(selected.sum().item(), 1)
+    expect(
+        abs(share - 0.8) < 0.025,
+        f"with mask_token_id={SMALL_MASK} and vocab_size={SMALL_V}, {100 * share:.1f}% of the selected tokens "
+        f"became id {SMALL_MASK}; [MASK] is mask_token_id (80% of the selected tokens), which need not be vocab_size",
+    )
+    values = out["masked"][selected & (out["masked"] != SMALL_MASK)]
+    expect(
+        bool(((values >= 0) & (values < SMALL_V) & (values != SMALL_PAD)).all()),
+        f"with vocab_size={SMALL_V} and pad_token_id={SMALL_PAD} a random replacement must be one of the real ids "
+        "0, 1, 2, 4, 5: in [0, vocab_size) and never the pad id, wherever the pad id lies",
+    )
+    n = max(values.numel(), 1)
+    shares = {i: (values == i).sum().item() / n for i in (0, 2, 4, 5)}
+    expect(
+        all(abs(x - 0.1) < 0.04 for x in shares.values()) and abs((values == 1).sum().item() / n - 0.6) < 0.06,
+        f"with vocab_size={SMALL_V} and pad_token_id={SMALL_PAD} the random replacements should be uniform over "
+        f"the five real ids (each about 10% of the selected tokens that are not [MASK]); ids 0, 2, 4, 5 got "
+        + ", ".join(f"{100 * x:.1f}%" for x in shares.values()),
+    )
 
 
-@question("mask_inputs_tests", points=1)
+@question("mask_inputs_tests", points=0.5)
 def test_seeds(student):
     tokens = batch(50)[:8]
     code = (

@@ -8,6 +8,11 @@ from autograder.transformers.inputs import grader_weights
 from autograder.transformers.oracles import reference
 
 MODEL = ("scaled_dot_product", "MultiHeadAttention", "TransformerBlock")
+NOT_LOADED = (
+    "the grader could not load its weights into MiniBERT({args}) by name: it needs embedding = "
+    "nn.Embedding(vocab_size + 1, embed_dim) (the last id is [MASK]), blocks = nn.Sequential of n_layers "
+    "TransformerBlocks and head = nn.Linear(embed_dim, vocab_size) as parameters (buffers are fine)"
+)
 
 
 @question("mini_bert_tests", points=1)
@@ -30,12 +35,7 @@ def test_mini_bert_structure_and_shape(student):
         "result = {'loaded': loaded, 'logits': logits}"
     )
     out = student.run(code, stand_ins=MODEL, tokens=tokens, state=state)
-    expect(
-        out["loaded"] is True,
-        "the grader could not load its weights into MiniBERT(2, 23, 12, 3, 0.1, 0.1) by "
-        "name: it needs embedding = nn.Embedding(vocab_size + 1, embed_dim) (the last id is [MASK]), "
-        "blocks = nn.Sequential of n_layers TransformerBlocks and head = nn.Linear(embed_dim, vocab_size)",
-    )
+    expect(out["loaded"] is True, NOT_LOADED.format(args="2, 23, 12, 3, 0.1, 0.1"))
     logits = expect_shape(out["logits"], (3, 9, 23), "MiniBERT logits for tokens of shape (3, 9) and vocab 23")
     model.eval()
     with torch.no_grad():
@@ -48,10 +48,10 @@ def test_mini_bert_structure_and_shape(student):
     )
 
 
-@question("mini_bert_tests", points=2)
+@question("mini_bert_tests", points=1)
 def test_mini_bert_matches_reference(student):
     g = torch.Generator().manual_seed(909)
-    V, E, H, L, B, S = 31, 16, 4, 2, 3, 10
+    V, E, H, L, B, S = 31, 16, 4, 3, 3, 10
     ref = reference()
     torch.manual_seed(909)
     model = ref.MiniBERT(L, V, E, H, 0.0, 0.0)
@@ -65,21 +65,65 @@ def test_mini_bert_matches_reference(student):
     pad_mask = torch.arange(S)[None, :] >= lengths[:, None]
     tokens = tokens.masked_fill(pad_mask, 0)
     code = (
-        "model = MiniBERT(L, V, E, H, 0.2, 0.2)\n"
-        "model.load_state_dict(state)\n"
-        "model.eval()\n"
+        "model = MiniBERT(L, V, E, H, 0.2, 0.2)\n" + LOAD.format(name="model") + "model.eval()\n"
         "with torch.no_grad():\n"
-        "    result = model(tokens, pad_mask=pad_mask)\n"
+        "    result = {'loaded': loaded, 'logits': model(tokens, pad_mask=pad_mask) if loaded else None}\n"
     )
     out = student.run(code, stand_ins=MODEL, L=L, V=V, E=E, H=H, state=state, tokens=tokens, pad_mask=pad_mask)
+    expect(out["loaded"] is True, NOT_LOADED.format(args=f"{L}, {V}, {E}, {H}, 0.2, 0.2"))
     with torch.no_grad():
         expected = model(tokens, pad_mask=pad_mask)
-    out = expect_shape(out, (B, S, V), "MiniBERT logits")
+    out = expect_shape(out["logits"], (B, S, V), f"MiniBERT logits ({L} blocks)")
     real = ~pad_mask
     expect_close(
         out[real],
         expected[real],
-        "MiniBERT logits at real (non-pad) positions: embedding, then "
-        "positional encoding, then the blocks with the pad mask, then the head",
+        f"MiniBERT logits at real (non-pad) positions with {L} blocks, each with its own weights: embedding, "
+        "then positional encoding, then the blocks with the pad mask, then the head",
         atol=1e-4,
     )
+
+
+@question("mini_bert_tests", points=1)
+def test_dropout_rates_reach_positional_encoding_and_blocks(student):
+    # In training mode, with each rate at an end of its range (0 keeps everything, 1 drops everything), the
+    # model is deterministic whatever order its dropouts draw in, so it must equal the grader's reference.
+    # layer_drop_rate 1 zeroes the positional encoding's output (the blocks then see zeros): an encoding
+    # built with its default dropout 0.1, or with attn_drop_rate, lets the embeddings through. The
+    # rates given to the blocks in the wrong order change both settings. The batches are the edges: one
+    # sentence of 7 tokens, and sentences of one token.
+    ref = reference()
+    g = torch.Generator().manual_seed(919)
+    V, E, H, L = 19, 12, 2, 1
+    torch.manual_seed(919)
+    state = grader_weights(ref.MiniBERT(L, V, E, H, 0.0, 0.0), g)
+    cases = [
+        ((0.0, 1.0), torch.randint(1, V + 1, (1, 7), generator=g)),
+        ((1.0, 0.0), torch.randint(1, V, (4, 1), generator=g)),
+    ]
+    code = (
+        "result = []\n"
+        "for (attn_rate, layer_rate), tokens in cases:\n"
+        "    model = MiniBERT(L, V, E, H, attn_rate, layer_rate)\n"
+        + "".join("    " + line + "\n" for line in LOAD.format(name="model").splitlines())
+        + "    model.train()\n"
+        "    with torch.no_grad():\n"
+        "        result.append({'loaded': loaded, 'logits': model(tokens) if loaded else None})\n"
+    )
+    outs = student.run(code, stand_ins=MODEL, L=L, V=V, E=E, H=H, state=state, cases=cases)
+    for ((attn_rate, layer_rate), tokens), out in zip(cases, outs):
+        expect(out["loaded"] is True, NOT_LOADED.format(args=f"{L}, {V}, {E}, {H}, {attn_rate:g}, {layer_rate:g}"))
+        model = ref.MiniBERT(L, V, E, H, attn_rate, layer_rate)
+        model.load_state_dict(state)
+        model.train()
+        with torch.no_grad():
+            expected = model(tokens)
+        expect_close(
+            out["logits"],
+            expected,
+            f"MiniBERT logits in training mode for tokens of shape {tuple(tokens.shape)} with attn_drop_rate "
+            f"{attn_rate:g} and layer_drop_rate {layer_rate:g} (a rate of 1 drops everything): "
+            "pos_encoding = PositionalEncoding(embed_dim, layer_drop_rate), and each block gets "
+            "(embed_dim, n_heads, attn_drop_rate, layer_drop_rate)",
+            atol=1e-4,
+        )

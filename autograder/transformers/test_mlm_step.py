@@ -8,11 +8,13 @@ from autograder.transformers.oracles import reference
 MODEL = ("scaled_dot_product", "MultiHeadAttention", "TransformerBlock", "MiniBERT", "mask_inputs")
 
 
-def mlm_tokens(seed, vocab, rows=16, cols=24):
+def mlm_tokens(seed, vocab, rows=16, cols=24, pad=0):
+    """Token ids in [0, vocab) other than pad, each row padded with pad after a random length."""
     g = torch.Generator().manual_seed(seed)
-    tokens = torch.randint(1, vocab, (rows, cols), generator=g)
+    tokens = torch.randint(0, vocab - 1, (rows, cols), generator=g)
+    tokens = tokens + (tokens >= pad).long()  # every id but the pad id
     lengths = torch.randint(cols // 2, cols + 1, (rows,), generator=g)
-    return tokens.masked_fill(torch.arange(cols)[None, :] >= lengths[:, None], 0)
+    return tokens.masked_fill(torch.arange(cols)[None, :] >= lengths[:, None], pad)
 
 
 @question("mlm_step_tests", points=1)
@@ -21,10 +23,12 @@ def test_initial_loss_and_update(student):
     # the generator; the kernel loads them, runs one mlm_step with Adam, and reports the loss and the
     # logits of a grader-chosen probe batch after the step (eval mode). Both are compared with the same
     # step taken here, so "the parameters changed" is checked by behaviour, not by the kernel's word. A
-    # forging kernel can pass only by reporting what a correct mlm_step would produce.
+    # forging kernel can pass only by reporting what a correct mlm_step would produce. The pad id is 5 here
+    # (0 in the other test): it must reach both mask_inputs and the pad mask.
     ref = reference()
-    tokens = mlm_tokens(60, 100)
-    probe = mlm_tokens(62, 100, rows=4, cols=10)
+    pad = 5
+    tokens = mlm_tokens(60, 100, pad=pad)
+    probe = mlm_tokens(62, 100, rows=4, cols=10, pad=pad)
     torch.manual_seed(60)
     model = ref.MiniBERT(2, 100, 32, 4, 0.0, 0.0)
     state = {k: v.clone() for k, v in model.state_dict().items()}
@@ -32,32 +36,33 @@ def test_initial_loss_and_update(student):
         "model = MiniBERT(2, 100, 32, 4, 0.0, 0.0)\n"
         "model.load_state_dict(state)\n"
         "optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
-        "loss = mlm_step(model, optimizer, tokens, 100, 100, 0, 0.15, torch.Generator().manual_seed(3))\n"
+        "loss = mlm_step(model, optimizer, tokens, 100, 100, pad, 0.15, torch.Generator().manual_seed(3))\n"
         "model.eval()\n"
         "with torch.no_grad():\n"
-        "    logits = model(probe, pad_mask=probe == 0)\n"
+        "    logits = model(probe, pad_mask=probe == pad)\n"
         "result = {'loss': loss, 'logits': logits}"
     )
-    out = student.run(code, stand_ins=MODEL, tokens=tokens, state=state, probe=probe)
+    out = student.run(code, stand_ins=MODEL, tokens=tokens, state=state, probe=probe, pad=pad)
     expect(
         isinstance(out["loss"], float),
         f"mlm_step must return the loss as a Python float; got {type(out['loss']).__name__}",
     )
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    masked, labels = ref.mask_inputs(tokens, 100, 100, 0, 0.15, generator=torch.Generator().manual_seed(3))
+    masked, labels = ref.mask_inputs(tokens, 100, 100, pad, 0.15, generator=torch.Generator().manual_seed(3))
     loss = torch.nn.functional.cross_entropy(
-        model(masked, pad_mask=tokens == 0).reshape(-1, 100), labels.reshape(-1), ignore_index=-100
+        model(masked, pad_mask=tokens == pad).reshape(-1, 100), labels.reshape(-1), ignore_index=-100
     )
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
     model.eval()
     with torch.no_grad():
-        expected = model(probe, pad_mask=probe == 0)
+        expected = model(probe, pad_mask=probe == pad)
     expect(
         abs(out["loss"] - loss.item()) <= 1e-4 * loss.item(),
         f"the first masked-LM loss differs from the reference by {abs(out['loss'] - loss.item()):.3g} (mask "
-        f"with mask_inputs and the generator, cross-entropy over the selected tokens only)",
+        f"with mask_inputs, the generator and pad_token_id={pad}, pad_mask = tokens == pad_token_id, "
+        "cross-entropy over the selected tokens only)",
     )
     expect_close(
         out["logits"],

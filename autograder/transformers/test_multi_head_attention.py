@@ -8,9 +8,15 @@ import torch
 import torch.nn as nn
 
 from assignments.grading.testkit import expect, expect_close, kernel_value, question
+from autograder.transformers.checks import LOAD
 from autograder.transformers.inputs import padding_mask
 
-MHA_CASES = [(2, 5, 12, 3), (3, 7, 16, 4), (1, 6, 8, 1)]  # batch, seq, embed_dim, heads
+MHA_CASES = [(2, 5, 12, 3), (3, 7, 16, 4), (1, 6, 8, 1), (1, 1, 4, 2)]  # batch, seq, embed_dim, heads
+NOT_LOADED = (
+    "the grader could not load its weights into MultiHeadAttention by name: it needs qkv_proj = "
+    "nn.Linear(embed_dim, 3 * embed_dim) and o_proj = nn.Linear(embed_dim, embed_dim) and no other parameters "
+    "(buffers are fine)"
+)
 
 
 def oracle_mha(E, H, generator):
@@ -29,11 +35,9 @@ def oracle_mha(E, H, generator):
 
 
 MHA_CALL = (
-    "mha = MultiHeadAttention(E, H, rate)\n"
-    "mha.load_state_dict(state)\n"
-    "mha.eval()\n"
+    "mha = MultiHeadAttention(E, H, rate)\n" + LOAD.format(name="mha") + "mha.eval()\n"
     "with torch.no_grad():\n"
-    "    result = mha(x, mask)\n"
+    "    result = {'loaded': loaded, 'out': mha(x, mask) if loaded else None}\n"
 )
 
 
@@ -43,15 +47,33 @@ def test_mha_matches_pytorch(student):
     for B, S, E, H in MHA_CASES:
         oracle, state = oracle_mha(E, H, g)
         x = torch.randn(B, S, E, generator=g)
-        mask = padding_mask(B, S, g)
-        for m in (None, mask):
+        masks = [None]
+        if S > 1:  # a single token has no padding
+            masks.append(padding_mask(B, S, g))
+            masks[-1][0, 1:] = True  # the edge: a sentence of one real token
+        for m in masks:
             out = student.run(MHA_CALL, stand_ins=("scaled_dot_product",), E=E, H=H, rate=0.0, state=state, x=x, mask=m)
+            expect(out["loaded"] is True, NOT_LOADED)
             with torch.no_grad():
                 expected, _ = oracle(x, x, x, key_padding_mask=m, need_weights=False)
             what = f"output for batch={B}, seq={S}, embed_dim={E}, heads={H}, " + (
                 "with padding" if m is not None else "no mask"
             )
-            expect_close(out, expected, what, rtol=1e-4, atol=1e-5)
+            expect_close(out["out"], expected, what, rtol=1e-4, atol=1e-5)
+
+
+def revealing_state(E):
+    """Weights under which the output is the dropped-out attention itself: queries and keys are 0, so each
+    query attends uniformly, values and o_proj are the identity. With the input row of position j equal to
+    e_j in every head's slice, output[b, i, h * head_dim + j] is head h's attention of query i to key j."""
+    qkv = torch.zeros(3 * E, E)
+    qkv[2 * E :] = torch.eye(E)
+    return {
+        "qkv_proj.weight": qkv,
+        "qkv_proj.bias": torch.zeros(3 * E),
+        "o_proj.weight": torch.eye(E),
+        "o_proj.bias": torch.zeros(E),
+    }
 
 
 @question("multi_head_attention_tests", points=1)
@@ -61,17 +83,20 @@ def test_mha_dropout_only_in_training(student):
     oracle, state = oracle_mha(E, H, g)
     x = torch.randn(B, S, E, generator=g)
     code = (
-        "mha = MultiHeadAttention(E, H, 0.5)\n"
-        "mha.load_state_dict(state)\n"
-        "mha.eval()\n"
-        "with torch.no_grad():\n"
-        "    eval_a, eval_b = mha(x, None), mha(x, None)\n"
-        "mha.train()\n"
-        "with torch.no_grad():\n"
-        "    train_a, train_b = mha(x, None), mha(x, None)\n"
-        "result = [eval_a, eval_b, train_a, train_b]"
+        "mha = MultiHeadAttention(E, H, 0.5)\n" + LOAD.format(name="mha") + "if loaded:\n"
+        "    mha.eval()\n"
+        "    with torch.no_grad():\n"
+        "        eval_a, eval_b = mha(x, None), mha(x, None)\n"
+        "    mha.train()\n"
+        "    with torch.no_grad():\n"
+        "        train_a, train_b = mha(x, None), mha(x, None)\n"
+        "    result = [eval_a, eval_b, train_a, train_b]\n"
+        "else:\n"
+        "    result = None\n"
     )
-    eval_a, eval_b, train_a, train_b = student.run(code, stand_ins=("scaled_dot_product",), E=E, H=H, state=state, x=x)
+    out = student.run(code, stand_ins=("scaled_dot_product",), E=E, H=H, state=state, x=x)
+    expect(out is not None, NOT_LOADED)
+    eval_a, eval_b, train_a, train_b = out
     with torch.no_grad():
         expected, _ = oracle(x, x, x, need_weights=False)
     expect_close(eval_a, expected, "output in eval mode with attn_drop_rate=0.5 (dropout must be off)")
@@ -80,6 +105,42 @@ def test_mha_dropout_only_in_training(student):
         not torch.allclose(train_a, train_b),
         "in training mode with attn_drop_rate=0.5 two calls should differ (attention dropout is on)",
     )
+    # The rate itself, read off the output whatever order the dropout draws in: under revealing_state each
+    # output entry is one attention weight, 1/S before dropout, so a kept weight is exactly 1/(S (1 - p)).
+    # 32 sentences x 8 queries x 8 keys x 2 heads = 4,096 weights: sigma of the dropped fraction is
+    # sqrt(p (1 - p) / 4096), 0.0078 at p = 0.5 and 0.0063 at p = 0.2; the bound 0.04 is over 5 sigma.
+    B, S, E, H = 32, 8, 16, 2
+    x = torch.zeros(B, S, E)
+    for j in range(S):
+        x[:, j, j] = x[:, j, 8 + j] = 1.0  # e_j in both heads' slices (head_dim 8)
+    rates = (0.5, 0.2)
+    code = (
+        "result = []\n"
+        "for rate in rates:\n"
+        "    mha = MultiHeadAttention(E, H, rate)\n"
+        + "".join("    " + line + "\n" for line in LOAD.format(name="mha").splitlines())
+        + "    mha.train()\n"
+        "    with torch.no_grad():\n"
+        "        result.append(mha(x, None) if loaded else None)\n"
+    )
+    outs = student.run(
+        code, stand_ins=("scaled_dot_product",), E=E, H=H, state=revealing_state(E), x=x, rates=list(rates)
+    )
+    for rate, out in zip(rates, outs):
+        expect(out is not None, NOT_LOADED)
+        expect(
+            isinstance(out, torch.Tensor) and out.shape == (B, S, E),
+            f"MultiHeadAttention's output for a (32, 8, 16) input should have shape (32, 8, 16) (rate {rate})",
+        )
+        kept_value = 1 / (S * (1 - rate))
+        dropped = (out == 0).float().mean().item()
+        off = ((out - kept_value).abs() > 1e-5) & (out != 0)
+        expect(
+            not bool(off.any()) and abs(dropped - rate) < 0.04,
+            f"in training mode with attn_drop_rate={rate}, {100 * dropped:.1f}% of the attention weights were "
+            f"dropped (expected about {100 * rate:.0f}%) and {int(off.sum())} kept weights were not rescaled "
+            f"by 1/(1-{rate}): pass self.attn_drop_rate to scaled_dot_product while training",
+        )
 
 
 @question("multi_head_attention_tests", points=1)

@@ -11,8 +11,9 @@ from autograder.transformers.oracles import reference
 # vocabulary (real `tokenizers`/`transformers` classes, built from the same source text in both processes),
 # BERT's weights and the head's weights. The kernel reports only probabilities.
 # The tokenizer behaves like the BERT tokenizer the notebook gives students: its special tokens ([PAD],
-# [UNK], [CLS], [SEP], [MASK]) have ids and names, calling it wraps a sentence in [CLS] ... [SEP], and
-# tokenize / convert_tokens_to_ids / cls_token_id / sep_token_id work as they do on BertTokenizerFast.
+# [UNK], [CLS], [SEP], [MASK]) have ids and names, calling it wraps a sentence in [CLS] ... [SEP] and returns
+# input_ids, token_type_ids and attention_mask, and tokenize / convert_tokens_to_ids / cls_token_id /
+# sep_token_id work as they do on BertTokenizerFast.
 TOKENIZER = (
     "from tokenizers import Tokenizer, models, pre_tokenizers, processors\n"
     "from transformers import PreTrainedTokenizerFast\n"
@@ -22,7 +23,8 @@ TOKENIZER = (
     "    single='[CLS] $A [SEP]', pair='[CLS] $A [SEP] $B:1 [SEP]:1',\n"
     "    special_tokens=[('[CLS]', vocab['[CLS]']), ('[SEP]', vocab['[SEP]'])])\n"
     "tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token='[UNK]', pad_token='[PAD]',\n"
-    "                                    cls_token='[CLS]', sep_token='[SEP]', mask_token='[MASK]')\n"
+    "                                    cls_token='[CLS]', sep_token='[SEP]', mask_token='[MASK]',\n"
+    "                                    model_input_names=['input_ids', 'token_type_ids', 'attention_mask'])\n"
 )
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 PREDICT_BERT = dict(
@@ -42,13 +44,15 @@ PREDICT = (
 SENTENCES = ["this film is great", "a dull and boring movie with a weak plot", "the acting"]
 
 
-def predict_problem(bias):
-    """(inputs for PREDICT, expected probabilities), every weight and token id chosen here."""
+def predict_problem(bias, specials_first=True):
+    """(inputs for PREDICT, expected probabilities), every weight and token id chosen here. The special tokens
+    take the first ids, as in BERT's vocabularies, or the last ones, so no id may be taken for granted."""
     from transformers import BertConfig, BertModel
 
     ref = reference()
     words = sorted({w for s in SENTENCES for w in s.split()})
-    vocab = {**{token: i for i, token in enumerate(SPECIAL)}, **{w: i + len(SPECIAL) for i, w in enumerate(words)}}
+    order = SPECIAL + words if specials_first else words + SPECIAL
+    vocab = {token: i for i, token in enumerate(order)}
     namespace = {"vocab": vocab}
     exec(TOKENIZER, namespace)
     config = dict(PREDICT_BERT, vocab_size=len(vocab))
@@ -98,7 +102,7 @@ def test_eval_mode(student):
     # do not, nor do the answers repeat. A tokenization mistake is test_returns_probability's to charge.
     runs = []
     for bias in (0.3, -0.9):
-        inputs, _ = predict_problem(bias)
+        inputs, _ = predict_problem(bias, specials_first=False)
         runs.append(student.run(PREDICT, stand_ins=("BERTGRUSentiment",), **inputs))
     values = [p for out in runs for p in out["p"] + [out["again"]]]
     expect(

@@ -13,6 +13,8 @@ from assignments.grading.testkit import expect, expect_close, expect_shape, ques
 from autograder.transformers.inputs import padding_mask
 
 SHAPES = [(2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8)]  # batch, heads, seq, head_dim
+# The edge: one sentence, one head, one token (its only key gets all the attention), unmasked.
+EDGE = (1, 1, 1, 3)
 
 
 def reference_attention(q, k, v, mask=None):
@@ -40,7 +42,7 @@ CALL_UNCHANGED = (
 @question("scaled_dot_product_tests", points=2)
 def test_matches_reference_without_mask(student):
     g = torch.Generator().manual_seed(101)
-    for shape in SHAPES:
+    for shape in [*SHAPES, EDGE]:
         q, k, v = (torch.randn(*shape, generator=g) for _ in range(3))
         out = student.run(CALL_UNCHANGED, q=q, k=k, v=v, mask=None)
         expected_values, expected_weights = reference_attention(q, k, v)
@@ -68,6 +70,7 @@ def test_padding_mask(student):
         B, H, S, D = shape
         q, k, v = (torch.randn(*shape, generator=g) for _ in range(3))
         mask = padding_mask(B, S, g)
+        mask[0, 1:] = True  # the edge: a sentence of one real token (no sentence is all padding)
         changed_v = torch.where(mask[:, None, :, None], torch.randn(*shape, generator=g) * 100, v)
         out = student.run(CALL, q=q, k=k, v=v, mask=mask)
         again = student.run(CALL, q=q, k=k, v=changed_v, mask=mask)
@@ -97,30 +100,40 @@ def test_padding_mask(student):
 
 @question("scaled_dot_product_tests", points=1)
 def test_dropout_on_weights(student):
-    # 2*2*64*64 = 16,384 weights, each dropped with p = 0.3: sigma of the dropped fraction is
-    # sqrt(0.3 * 0.7 / 16384) = 0.0036, so 5 sigma is 0.018; the bound below is 0.02.
+    # 2*2*64*64 = 16,384 weights per rate, each dropped with probability p: sigma of the dropped fraction is
+    # sqrt(p (1 - p) / 16384), 0.0036 at p = 0.3 and 0.0038 at p = 0.6, so 5 sigma is under 0.02, the bound.
     g = torch.Generator().manual_seed(303)
     q, k, v = (torch.randn(2, 2, 64, 8, generator=g) for _ in range(3))
     code = (
-        "values, attention = scaled_dot_product(q, k, v, attn_drop_rate=0.3, mask=None)\n"
-        "result = {'values': values, 'attention': attention}"
+        "result = []\n"
+        "for rate in rates:\n"
+        "    values, attention = scaled_dot_product(q, k, v, attn_drop_rate=rate, mask=None)\n"
+        "    result.append({'values': values, 'attention': attention})"
     )
-    out = student.run(code, q=q, k=k, v=v)
-    attention = expect_shape(out["attention"], (2, 2, 64, 64), "attention with dropout")
+    rates = (0.3, 0.6)
+    outs = student.run(code, q=q, k=k, v=v, rates=list(rates))
+    expect(isinstance(outs, list) and len(outs) == len(rates), "scaled_dot_product must return (values, attention)")
     _, weights = reference_attention(q, k, v)
-    dropped = (attention == 0).float().mean().item()
-    expect(
-        abs(dropped - 0.3) < 0.02,
-        f"with attn_drop_rate=0.3 about 30% of the attention weights should be zeroed; got {100 * dropped:.1f}%",
-    )
-    kept = attention != 0
-    expect_close(
-        attention[kept],
-        weights[kept] / 0.7,
-        "kept attention weights (dropout must rescale them by 1/(1-p))",
-        rtol=1e-4,
-        atol=1e-6,
-    )
-    expect_close(
-        out["values"], attention @ v, "values (they must be the dropped-out attention times v)", rtol=1e-4, atol=1e-5
-    )
+    for rate, out in zip(rates, outs):
+        attention = expect_shape(out["attention"], (2, 2, 64, 64), f"attention with attn_drop_rate={rate}")
+        dropped = (attention == 0).float().mean().item()
+        expect(
+            abs(dropped - rate) < 0.02,
+            f"with attn_drop_rate={rate} about {100 * rate:.0f}% of the attention weights should be zeroed; "
+            f"got {100 * dropped:.1f}%",
+        )
+        kept = attention != 0
+        expect_close(
+            attention[kept],
+            weights[kept] / (1 - rate),
+            f"kept attention weights at attn_drop_rate={rate} (dropout must rescale them by 1/(1-p))",
+            rtol=1e-4,
+            atol=1e-6,
+        )
+        expect_close(
+            out["values"],
+            attention @ v,
+            f"values at attn_drop_rate={rate} (they must be the dropped-out attention times v)",
+            rtol=1e-4,
+            atol=1e-5,
+        )

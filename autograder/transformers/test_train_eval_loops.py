@@ -16,16 +16,21 @@ LOADER = (
     "items = [{'features': f, 'attention_mask': m, 'labels': y} for f, m, y in zip(features, masks, labels)]\n"
     "loader = torch.utils.data.DataLoader(items, batch_size=batch_size, shuffle=shuffle)\n"
 )
+# The head's BERT: tiny, with the grader's weights, so that batches of token ids give the same features on
+# both sides. The loop tests send 25 examples in batches of 8, so the last batch holds one example.
 SMALL = (
     "from transformers import BertConfig, BertModel\n"
-    "bert = BertModel(BertConfig(vocab_size=8, hidden_size=width, num_hidden_layers=1, num_attention_heads=2,\n"
-    "                            intermediate_size=8, max_position_embeddings=8))\n"
+    "bert = BertModel(BertConfig(**config))\n"
+    "bert.load_state_dict(bert_state)\n"
     "model = BERTGRUSentiment(bert, hidden, 1, 1, True, dropout)\n"
     "model.load_state_dict(head_state, strict=False)\n"
+    "criterion = nn.BCEWithLogitsLoss(pos_weight=torch.tensor(pos_weight))\n"
 )
+N, BATCH = 25, 8
 
 
-def head_problem(seed, n=24, seq=6, width=12, hidden=5):
+def head_problem(seed, n=N, seq=6, width=12, hidden=5):
+    """The reference head on a tiny BERT (every weight chosen here), features, token ids, masks, labels."""
     ref = reference()
     from transformers import BertConfig, BertModel
 
@@ -33,138 +38,153 @@ def head_problem(seed, n=24, seq=6, width=12, hidden=5):
     features = torch.randn(n, seq, width, generator=g)
     lengths = torch.randint(2, seq + 1, (n,), generator=g)
     masks = (torch.arange(seq)[None, :] < lengths[:, None]).long()
+    ids = torch.randint(1, 8, (n, seq), generator=g) * masks
     labels = torch.randint(0, 2, (n,), generator=g).float()
-    torch.manual_seed(seed)
-    bert = BertModel(
-        BertConfig(
-            vocab_size=8,
-            hidden_size=width,
-            num_hidden_layers=1,
-            num_attention_heads=2,
-            intermediate_size=8,
-            max_position_embeddings=8,
-        )
+    config = dict(
+        vocab_size=8,
+        hidden_size=width,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=8,
+        max_position_embeddings=8,
     )
+    torch.manual_seed(seed)
+    bert = BertModel(BertConfig(**config)).eval()
     model = ref.BERTGRUSentiment(bert, hidden, 1, 1, True, 0.0)
-    head_state = {k: v.clone() for k, v in model.state_dict().items() if not k.startswith("bert.")}
-    return ref, model, head_state, features, masks, labels
+    problem = dict(
+        config=config,
+        bert_state={k: v.clone() for k, v in bert.state_dict().items()},
+        head_state={k: v.clone() for k, v in model.state_dict().items() if not k.startswith("bert.")},
+        hidden=hidden,
+        features=features,
+        input_ids=ids,
+        masks=masks,
+        labels=labels,
+        batch_size=BATCH,
+        shuffle=False,
+    )
+    return ref, model, problem
+
+
+def fresh(model, problem, dropout):
+    """The reference model reset to the problem's head weights, with the given dropout."""
+    model.load_state_dict(problem["head_state"], strict=False)
+    model.dropout.p = dropout
+    return model
+
+
+def floats(out, name):
+    for key in ("loss", "acc"):
+        expect(
+            isinstance(out[key], float),
+            f"{name} must return its mean loss and accuracy as Python floats (.item()); the {key} came back as a "
+            f"{type(out[key]).__name__}",
+        )
 
 
 @question("train_eval_loops_tests", points=1)
 def test_train_epoch_matches_reference(student):
-    # Training mode under the same seeded randomness: the head (dropout 0.5) is handed to train_epoch in
-    # eval mode, and both processes seed torch with the same number just before the epoch, so a correct
-    # train_epoch (model.train(), then the loop over the same DataLoader) draws the same dropout masks as
-    # the reference train_epoch run here. One that never calls model.train() trains without dropout.
-    ref, model, head_state, features, masks, labels = head_problem(80)
-    seed = 82
+    # One epoch of SGD, compared with the reference train_epoch run here on the same weights, loader and
+    # criterion (BCE with a pos_weight, so a loop that builds its own loss differs; the last batch holds one
+    # example, where a squeeze() without its dimension turns the logits into a scalar). The head is handed
+    # over in eval mode. Its dropout is at an end of its range, so the epoch is deterministic whatever order
+    # the loop draws random numbers in: at 0 the whole head trains; at 1 a loop that puts the model in
+    # training mode drops the final state entirely (only the output bias learns), and one that leaves the
+    # model in eval mode trains every weight instead.
+    ref, model, problem = head_problem(80)
     code = (
         SMALL
         + LOADER
         + (
             "optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.3)\n"
             "model.eval()\n"
-            "torch.manual_seed(seed)\n"
-            "loss, acc = train_epoch(model, loader, optimizer, nn.BCEWithLogitsLoss())\n"
-            "result = {'loss': float(loss), 'acc': float(acc),\n"
+            "loss, acc = train_epoch(model, loader, optimizer, criterion)\n"
+            "result = {'loss': loss, 'acc': acc,\n"
             "          'state': {k: v for k, v in model.state_dict().items() if not k.startswith('bert.')}}"
         )
     )
-    out = student.run(
-        code,
-        stand_ins=HEAD,
-        width=12,
-        hidden=5,
-        dropout=0.5,
-        head_state=head_state,
-        features=features,
-        masks=masks,
-        labels=labels,
-        batch_size=8,
-        shuffle=False,
-        seed=seed,
-    )
-    model.dropout.p = 0.5
-    items = [{"features": f, "attention_mask": m, "labels": y} for f, m, y in zip(features, masks, labels)]
-    loader = torch.utils.data.DataLoader(items, batch_size=8, shuffle=False)
-    optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.3)
-    model.eval()
-    torch.manual_seed(seed)
-    loss, acc = ref.train_epoch(model, loader, optimizer, nn.BCEWithLogitsLoss())
-    expect(
-        abs(out["loss"] - loss) < 1e-4,
-        f"train_epoch's loss differs from the reference by {abs(out['loss'] - loss):.3g}: it should be the "
-        f"mean of the batch losses, with the model in training mode (dropout on)",
-    )
-    expect(
-        abs(out["acc"] - acc) < 1e-4,
-        f"train_epoch's accuracy differs from the reference by {abs(out['acc'] - acc):.3g}: it should be the "
-        f"mean of the batch accuracies",
-    )
-    for name, tensor in model.state_dict().items():
-        if not name.startswith("bert."):
-            expect_close(
-                out["state"][name],
-                tensor,
-                f"head parameter {name} after one epoch of SGD in training "
-                "mode (model.train(); for each batch: zero the gradients, forward, loss, backward, step)",
-                rtol=1e-4,
-                atol=1e-5,
-            )
+    for dropout, pos_weight in ((0.0, 2.0), (1.0, 0.5)):
+        out = student.run(code, stand_ins=HEAD, dropout=dropout, pos_weight=pos_weight, **problem)
+        floats(out, "train_epoch")
+        fresh(model, problem, dropout)
+        items = [
+            {"features": f, "attention_mask": m, "labels": y}
+            for f, m, y in zip(problem["features"], problem["masks"], problem["labels"])
+        ]
+        loader = torch.utils.data.DataLoader(items, batch_size=BATCH, shuffle=False)
+        optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.3)
+        model.eval()
+        criterion = nn.BCEWithLogitsLoss(pos_weight=torch.tensor(pos_weight))
+        loss, acc = ref.train_epoch(model, loader, optimizer, criterion)
+        setting = f"dropout {dropout:g}, BCEWithLogitsLoss(pos_weight={pos_weight:g}), 25 examples in batches of 8"
+        expect(
+            abs(out["loss"] - loss) < 1e-4,
+            f"train_epoch's loss differs from the reference by {abs(out['loss'] - loss):.3g} ({setting}): it "
+            f"should be the mean of criterion(logits, labels) over the batches, with the model in training mode",
+        )
+        expect(
+            abs(out["acc"] - acc) < 1e-4,
+            f"train_epoch's accuracy differs from the reference by {abs(out['acc'] - acc):.3g} ({setting}): it "
+            f"should be the mean of the batch accuracies",
+        )
+        for name, tensor in model.state_dict().items():
+            if not name.startswith("bert."):
+                expect_close(
+                    out["state"][name],
+                    tensor,
+                    f"head parameter {name} after one epoch of SGD ({setting}; model.train(); for each batch: "
+                    "zero the gradients, forward, criterion, backward, step)",
+                    rtol=1e-4,
+                    atol=1e-5,
+                )
 
 
 @question("train_eval_loops_tests", points=1)
 def test_evaluate_matches_reference(student):
-    ref, model, head_state, features, masks, labels = head_problem(81)
-    # "evaluate must not change the parameters" is checked by behaviour: after evaluate, the logits of the
-    # first batch (eval mode, grader's features) must still be those of the grader's head_state.
-    code = (
-        SMALL
-        + LOADER
-        + (
+    # Two loaders, each ending with a batch of one: token ids (BERT runs inside the model, as with the
+    # notebook's test loader) under a criterion with a pos_weight, and cached features under the plain one.
+    # The model arrives in training mode (head dropout 0.7, then 0.3), so evaluate must switch it. "evaluate must not
+    # change the parameters" is checked by behaviour: after evaluate, the logits of a probe batch (eval mode,
+    # grader's features) must still be those of the grader's head_state.
+    ref, model, problem = head_problem(81)
+    for key, pos_weight, dropout in (("input_ids", 3.0, 0.7), ("features", 1.0, 0.3)):
+        code = (
+            SMALL
+            + f"items = [{{{key!r}: i, 'attention_mask': m, 'labels': y}} for i, m, y in zip({key}, masks, labels)]\n"
+            "loader = torch.utils.data.DataLoader(items, batch_size=batch_size, shuffle=shuffle)\n"
             "model.train()\n"
-            "loss, acc = evaluate(model, loader, nn.BCEWithLogitsLoss())\n"
+            "loss, acc = evaluate(model, loader, criterion)\n"
             "model.eval()\n"
             "with torch.no_grad():\n"
             "    probe = model(features=features[:8], attention_mask=masks[:8])\n"
-            "result = {'loss': float(loss), 'acc': float(acc), 'probe': probe}"
+            "result = {'loss': loss, 'acc': acc, 'probe': probe}"
         )
-    )
-    out = student.run(
-        code,
-        stand_ins=HEAD,
-        width=12,
-        hidden=5,
-        dropout=0.7,
-        head_state=head_state,
-        features=features,
-        masks=masks,
-        labels=labels,
-        batch_size=8,
-        shuffle=False,
-    )
-    model.eval()
-    criterion = nn.BCEWithLogitsLoss()
-    with torch.no_grad():
-        batches = [
-            (model(features=features[s : s + 8], attention_mask=masks[s : s + 8]).squeeze(1), labels[s : s + 8])
-            for s in range(0, len(labels), 8)
+        out = student.run(code, stand_ins=HEAD, dropout=dropout, pos_weight=pos_weight, **problem)
+        floats(out, "evaluate")
+        fresh(model, problem, dropout)
+        source = problem[key]
+        items = [
+            {key: i, "attention_mask": m, "labels": y} for i, m, y in zip(source, problem["masks"], problem["labels"])
         ]
-        probe = model(features=features[:8], attention_mask=masks[:8])
-    loss = sum(criterion(lg, y).item() for lg, y in batches) / len(batches)
-    acc = sum(ref.binary_accuracy(lg, y).item() for lg, y in batches) / len(batches)
-    expect_close(
-        out["probe"],
-        probe,
-        "the model's logits after evaluate: evaluate must not change the model's parameters",
-        rtol=1e-4,
-        atol=1e-5,
-    )
-    expect(
-        abs(out["loss"] - loss) < 1e-4 and abs(out["acc"] - acc) < 1e-4,
-        f"evaluate returned loss {out['loss']:.4f} and accuracy {out['acc']:.4f}; expected {loss:.4f} and "
-        f"{acc:.4f} (the model in eval mode, dropout off, means over batches)",
-    )
+        loader = torch.utils.data.DataLoader(items, batch_size=BATCH, shuffle=False)
+        model.train()
+        loss, acc = ref.evaluate(model, loader, nn.BCEWithLogitsLoss(pos_weight=torch.tensor(pos_weight)))
+        model.eval()
+        with torch.no_grad():
+            probe = model(features=problem["features"][:8], attention_mask=problem["masks"][:8])
+        expect_close(
+            out["probe"],
+            probe,
+            "the model's logits after evaluate: evaluate must not change the model's parameters",
+            rtol=1e-4,
+            atol=1e-5,
+        )
+        expect(
+            abs(out["loss"] - loss) < 1e-4 and abs(out["acc"] - acc) < 1e-4,
+            f"evaluate returned loss {out['loss']:.4f} and accuracy {out['acc']:.4f}; expected {loss:.4f} and "
+            f"{acc:.4f} (batches of {key.replace('_', ' ')}, BCEWithLogitsLoss(pos_weight={pos_weight:g}) as the "
+            "criterion, the model in eval mode with dropout off, means over the batches)",
+        )
 
 
 @question("train_eval_loops_tests", points=2)

@@ -15,7 +15,12 @@ from autograder.transformers.inputs import grader_weights, padding_mask
 from autograder.transformers.oracles import reference
 
 ATTENTION = ("scaled_dot_product", "MultiHeadAttention")
-BLOCK_CASES = [(2, 6, 12, 3), (3, 5, 16, 4)]  # batch, seq, embed_dim, heads
+BLOCK_CASES = [(2, 6, 12, 3), (3, 5, 16, 4), (1, 4, 8, 2)]  # batch, seq, embed_dim, heads
+NOT_LOADED = (
+    "the grader could not load its weights into TransformerBlock by name: it needs exactly self_attn "
+    "(qkv_proj, o_proj), norm1, norm2 (nn.LayerNorm) and linear_net = nn.Sequential(nn.Linear(E, 4E), nn.GELU(), "
+    "nn.Linear(4E, E), nn.Dropout(layer_drop_rate)) as parameters (buffers are fine)"
+)
 
 
 def oracle_layer(E, H, generator):
@@ -52,11 +57,9 @@ def block_state(layer, prefix=""):
 def test_block_matches_pytorch(student):
     g = torch.Generator().manual_seed(606)
     code = (
-        "block = TransformerBlock(E, H, 0.3, 0.3)\n"
-        "block.load_state_dict(state)\n"
-        "block.eval()\n"
+        "block = TransformerBlock(E, H, 0.3, 0.3)\n" + LOAD.format(name="block") + "block.eval()\n"
         "with torch.no_grad():\n"
-        "    result = block((x, mask))[0]\n"
+        "    result = {'loaded': loaded, 'out': block((x, mask))[0] if loaded else None}\n"
     )
     for B, S, E, H in BLOCK_CASES:
         layer = oracle_layer(E, H, g)
@@ -64,10 +67,11 @@ def test_block_matches_pytorch(student):
         mask = padding_mask(B, S, g)
         for m in (None, mask):
             out = student.run(code, stand_ins=ATTENTION, E=E, H=H, state=block_state(layer), x=x, mask=m)
+            expect(out["loaded"] is True, NOT_LOADED)
             with torch.no_grad():
                 expected = layer(x, src_key_padding_mask=m)
             expect_close(
-                out,
+                out["out"],
                 expected,
                 f"block output (batch={B}, seq={S}, embed_dim={E}, heads={H}, "
                 f"{'with padding' if m is not None else 'no mask'}; eval mode)",
@@ -86,15 +90,16 @@ def test_blocks_chain_in_sequential(student):
     mask = padding_mask(B, S, g)
     code = (
         "stack = nn.Sequential(TransformerBlock(E, H, 0.0, 0.0), TransformerBlock(E, H, 0.0, 0.0))\n"
-        "stack.load_state_dict(state)\n"
-        "stack.eval()\n"
+        + LOAD.format(name="stack")
+        + "stack.eval()\n"
         "with torch.no_grad():\n"
         "    out = stack((x, mask))\n"
         "expect_pair = isinstance(out, (tuple, list)) and len(out) == 2\n"
-        "result = {'pair': expect_pair, 'embedding': out[0] if expect_pair else None,\n"
+        "result = {'loaded': loaded, 'pair': expect_pair, 'embedding': out[0] if expect_pair else None,\n"
         "          'mask': out[1] if expect_pair else None}"
     )
     out = student.run(code, stand_ins=ATTENTION, E=E, H=H, state=state, x=x, mask=mask)
+    expect(out["loaded"] is True, NOT_LOADED)
     expect(out["pair"], "TransformerBlock.forward((embedding, mask)) must return the pair (embedding, mask)")
     expect(
         isinstance(out["mask"], torch.Tensor) and torch.equal(out["mask"], mask),
@@ -108,58 +113,59 @@ def test_blocks_chain_in_sequential(student):
 @question("transformer_block_tests", points=1)
 def test_block_structure(student):
     # The structure is checked through the weights path the grader controls, never through what the kernel
-    # reports: the grader's weights go in by name with a strict load_state_dict (every attribute name and
-    # shape the skeleton fixes), the block runs in training mode with both dropout rates on, and its output
-    # must equal the grader's reference block run in training mode from the same torch seed. Dropout draws
-    # its masks from the global generator in the order the data flows (attention weights, attention
-    # output, feed-forward output), so a correct block draws the same masks as the reference; one that
-    # drops another tensor (the residual sum, the GELU output), skips a dropout or uses the other rate
-    # does not. A forging kernel earns this point only by reporting what a correct block computes.
+    # reports: the grader's weights go in by name (every parameter name and shape the skeleton fixes), and
+    # the block runs in training mode with each dropout rate at an end of its range, 0 (keep everything) or
+    # 1 (drop everything). Both ends make dropout deterministic, so the output must equal the grader's
+    # reference block's whatever order a correct block draws its random numbers in (any layout), and the
+    # two settings tell the dropouts apart: attn_drop_rate 1 zeroes the attention weights (the attention
+    # output is then o_proj's bias), layer_drop_rate 1 zeroes the attention output before the residual sum
+    # and the feed-forward output. A block that drops another tensor (the residual sum), skips a dropout,
+    # or gives one the other rate computes something else in one of the two settings; a block that never
+    # enters training mode does too. A forging kernel earns this point only by reporting what a correct
+    # block computes.
     ref = reference()
     g = torch.Generator().manual_seed(717)
-    B, S, E, H, seed = 3, 6, 12, 3, 718
+    B, S, E, H = 3, 6, 12, 3
     torch.manual_seed(717)
-    oracle = ref.TransformerBlock(E, H, 0.25, 0.2)
-    state = grader_weights(oracle, g)
+    state = grader_weights(ref.TransformerBlock(E, H, 0.0, 0.0), g)
     x = torch.randn(B, S, E, generator=g)
     mask = padding_mask(B, S, g)
     code = (
-        "block = TransformerBlock(E, H, 0.25, 0.2)\n" + LOAD.format(name="block") + "with torch.no_grad():\n"
-        "    eval_out = block.eval()((x, mask))[0] if loaded else None\n"
-        "    block.train()\n"
-        "    torch.manual_seed(seed)\n"
-        "    out = block((x, mask))[0] if loaded else None\n"
-        "result = {'loaded': loaded, 'eval': eval_out, 'out': out}"
+        "result = []\n"
+        "for attn_rate, layer_rate in rates:\n"
+        "    block = TransformerBlock(E, H, attn_rate, layer_rate)\n"
+        + "".join("    " + line + "\n" for line in LOAD.format(name="block").splitlines())
+        + "    with torch.no_grad():\n"
+        "        eval_out = block.eval()((x, mask))[0] if loaded else None\n"
+        "        train_out = block.train()((x, mask))[0] if loaded else None\n"
+        "    result.append({'loaded': loaded, 'eval': eval_out, 'train': train_out})\n"
     )
-    out = student.run(code, stand_ins=ATTENTION, E=E, H=H, state=state, x=x, mask=mask, seed=seed)
-    expect(
-        out["loaded"] is True,
-        "the grader could not load its weights into TransformerBlock(12, 3, 0.25, 0.2) "
-        "by name: it needs exactly self_attn (qkv_proj, o_proj), norm1, norm2 (nn.LayerNorm) and linear_net = "
-        "nn.Sequential(nn.Linear(E, 4E), nn.GELU(), nn.Linear(4E, E), nn.Dropout(layer_drop_rate))",
-    )
-    with torch.no_grad():
-        expected_eval = oracle.eval()((x, mask))[0]
-        oracle.train()
-        torch.manual_seed(seed)
-        expected = oracle((x, mask))[0]
-    # A block already wrong in eval mode fails here too; say so, rather than point at the dropouts.
-    eval_right = (
-        isinstance(out["eval"], torch.Tensor)
-        and out["eval"].shape == expected_eval.shape
-        and bool(torch.allclose(out["eval"], expected_eval, rtol=1e-4, atol=1e-4))
-    )
-    expect(
-        eval_right,
-        "the block's output is already wrong in eval mode (the comparison with "
-        "nn.TransformerEncoderLayer says how), so its training-mode output cannot match either",
-    )
-    expect_close(
-        out["out"],
-        expected,
-        "block output in training mode (attn_drop_rate 0.25, layer_drop_rate 0.2, "
-        "same torch seed as the reference): dropout goes on the attention output before it is added to "
-        "the input, and linear_net's Dropout(layer_drop_rate) ends the feed-forward part",
-        rtol=1e-4,
-        atol=1e-5,
-    )
+    rates = [(0.0, 1.0), (1.0, 0.0)]
+    outs = student.run(code, stand_ins=ATTENTION, E=E, H=H, state=state, x=x, mask=mask, rates=rates)
+    for (attn_rate, layer_rate), out in zip(rates, outs):
+        expect(out["loaded"] is True, NOT_LOADED)
+        oracle = ref.TransformerBlock(E, H, attn_rate, layer_rate)
+        oracle.load_state_dict(state)
+        with torch.no_grad():
+            expected_eval = oracle.eval()((x, mask))[0]
+            expected = oracle.train()((x, mask))[0]
+        # A block already wrong in eval mode fails here too; say so, rather than point at the dropouts.
+        eval_right = (
+            isinstance(out["eval"], torch.Tensor)
+            and out["eval"].shape == expected_eval.shape
+            and bool(torch.allclose(out["eval"], expected_eval, rtol=1e-4, atol=1e-4))
+        )
+        expect(
+            eval_right,
+            "the block's output is already wrong in eval mode (the comparison with "
+            "nn.TransformerEncoderLayer says how), so its training-mode output cannot match either",
+        )
+        expect_close(
+            out["train"],
+            expected,
+            f"block output in training mode with attn_drop_rate {attn_rate:g} and layer_drop_rate {layer_rate:g} "
+            "(a rate of 1 drops everything, 0 nothing): dropout(layer_drop_rate) goes on the attention output "
+            "before it is added to the input, and linear_net's Dropout(layer_drop_rate) ends the feed-forward part",
+            rtol=1e-4,
+            atol=1e-5,
+        )

@@ -5,13 +5,20 @@ written here in our own code): the header row names the columns; Student, ID, SI
 Section (and Canvas' read-only score columns) identify or describe the student; every other column is an
 assignment, matched to an existing one by the id in ``Name (id)``, else it becomes a new assignment; a
 first data row whose Student is ``Points Possible`` is skipped; each row is matched to a student by ID,
-then SIS User ID, then SIS Login ID; an empty cell leaves a grade unchanged. The course is a Canvas
-gradebook export (what an instructor downloads from Grades > Export), which also serves as the roster.
+then SIS User ID, then SIS Login ID; an empty cell leaves a grade unchanged; "EX" excuses. The course is a
+Canvas gradebook export (what an instructor downloads from Grades > Export), which also serves as the
+roster. Sources: instructure/canvas-lms, app/models/gradebook_importer.rb (``check_for_non_student_row``
+reads the "Points Possible" row into the columns' assignments, ``no_change_to_value?`` compares "EX"),
+and the upload's front end (``ProcessGradebookUpload``), which sends points possible only when it
+creates an assignment, so an existing assignment keeps its own. Canvas' Late Policy: Canvas Guides, "How
+do I apply a Late Submission policy in the Gradebook?" (``canvas_late_policy`` below).
 """
 
 from __future__ import annotations
 
 import csv
+import json
+import math
 import re
 from pathlib import Path
 
@@ -85,8 +92,17 @@ def run(tmp_path) -> Path:
 
 
 def export_canvas(run: Path, roster: Path, **choices) -> str:
+    """The Canvas CSV of ``run``, with the course's late policy at 10% per started day."""
     opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), **choices)
-    written = exports.export("transformers", run / "results", run / "exports", ("canvas",), roster, canvas_options=opts)
+    written = exports.export(
+        "transformers",
+        run / "results",
+        run / "exports",
+        ("canvas",),
+        roster,
+        canvas_options=opts,
+        late_policy=adjust.LatePolicy(per_day=10),
+    )
     return written["canvas"][0].read_text(encoding="utf-8")
 
 
@@ -132,13 +148,128 @@ def test_penalty_and_excused_questions_change_every_total_the_same_way():
     policy = adjust.LatePolicy(per_day=10)
     adjusted = adjust.apply(results, roster, policy, ["mha_tests", "222:attention_written"])
     late, on_time = adjusted
-    assert late.late_penalty == 0.6 and "1 day(s) late: 10% of 6 points off" in late.late_note
-    assert adjust.final_score(late) == adjust.Score(5.4, 6.0, False), "3 + 3 of 6 (mha excused), less 10%"
-    assert adjust.final_score(on_time) == adjust.Score(3.0, 3.0, False), "only attention is left for 222"
-    assert results[0].late_penalty == 0 and not results[0].questions[1].excused, "inputs stay as they were"
+    assert late.late_percent == 10 and "1 day(s) late: 10% of the points off" in late.late_note
+    assert adjust.reported_score(late) == adjust.Score(5.4, 6.0, 0.6, 6.0, False), "3 + 3 of 6 (mha excused), less 10%"
+    assert adjust.reported_score(on_time).points == 3.0, "only attention is left for 222, at full marks"
+    assert adjust.reported_score(late, "all", 8.0) == adjust.Score(7.2, 8.0, 0.8, 8.0, False), (
+        "on Canvas' 8 points possible, a perfect student with mha excused and a day late keeps 90%"
+    )
+    assert results[0].late_percent == 0 and not results[0].questions[1].excused, "inputs stay as they were"
     from assignments.exports import feedback
 
     md = feedback.feedback_markdown(late)
     assert "## MHA: excused" in md and "Late penalty: −0.6 points (1 day(s) late" in md and "Score: 5.4 / 6" in md
     with pytest.raises(ValueError, match="not questions"):
         adjust.apply(results, roster, policy, ["no_such_question"])
+
+
+def test_an_excused_question_costs_nothing_on_the_canvas_assignments_own_points_possible(run):
+    """Canvas keeps an existing assignment's points possible (8 here, every question's points): a perfect
+    student with a question excused must import as 8, not as the 6 points left; a student with every
+    question excused imports as "EX"."""
+    perfect = record("111", padded_ok=True)
+    perfect.questions[2].points = 3.0
+    store.save_result(perfect, run / "results")
+    opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"))
+    excused = ["111:mha_tests", "222:attention_tests", "222:mha_tests", "222:attention_written"]
+    written = exports.export(
+        "transformers",
+        run / "results",
+        run / "exports",
+        ("canvas",),
+        run.parent / "export.csv",
+        canvas_options=opts,
+        excused=excused,
+    )
+    text = written["canvas"][0].read_text(encoding="utf-8")
+    assert canvas_import(text, GRADEBOOK_EXPORT)["grades"] == {"111": {"4821": "8"}, "222": {"4821": "EX"}}
+    assert list(csv.DictReader(text.splitlines()))[0]["Homework 1 (4821)"] == "8", "Canvas' own points possible"
+    scaled = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), points_possible=100)
+    written = exports.export(
+        "transformers",
+        run / "results",
+        run / "exports",
+        ("canvas",),
+        run.parent / "export.csv",
+        canvas_options=scaled,
+        excused=["111:mha_tests"],
+    )
+    imported = canvas_import(written["canvas"][0].read_text(encoding="utf-8"), GRADEBOOK_EXPORT)
+    assert imported["grades"]["111"] == {"4821": "100"}, "a Canvas assignment worth 100 gets the same 100%"
+    assert imported["grades"]["222"] == {"4821": "93.75"}, "222 earned 7.5 of 8: 93.75%"
+
+
+# ---------------------------------------------------------------- Canvas' own Late Policy
+
+
+def canvas_late_policy(imported: str, points_possible: float, days_late: float, percent_per_day: float) -> float:
+    """The grade Canvas keeps after its Late Policy, for an imported grade of a submission Canvas marks
+    late (Canvas Guides, "How do I apply a Late Submission policy in the Gradebook?": the policy applies
+    when a submission is graded, an imported grade included; it deducts a percentage of the assignment's
+    points possible per day or hour late, the days rounded up; no lowest-grade floor here)."""
+    return max(0.0, float(imported) - points_possible * percent_per_day / 100 * math.ceil(days_late))
+
+
+def late_run(run: Path) -> Path:
+    """The run with 111 perfect and late (Canvas' file name flag: one started day)."""
+    perfect = record("111", padded_ok=True)
+    perfect.questions[2].points = 3.0
+    store.save_result(perfect, run / "results")
+    manifest = {
+        "assignment": "transformers",
+        "source": "x.zip",
+        "findings": [],
+        "missing": [],
+        "submissions": [
+            {
+                "student": "111",
+                "path": None,
+                "original_name": "t.ipynb",
+                "name": "doejane",
+                "lms": "canvas",
+                "user_id": "111",
+                "late": True,
+            }
+        ],
+    }
+    (run / "intake.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return run
+
+
+def test_export_warns_when_the_course_penalty_would_stack_with_canvas_late_policy(run, capsys):
+    late_run(run)
+    text = export_canvas(run, run.parent / "export.csv")
+    printed = capsys.readouterr().out
+    assert (
+        "Late Policy is on" in printed and 'late_policy = "canvas"' in printed and "--canvas-late-policy" in printed
+    ), f"course export must warn that Canvas' Late Policy could deduct again and say how to choose; printed:\n{printed}"
+    imported = canvas_import(text, GRADEBOOK_EXPORT)["grades"]["111"]["4821"]
+    assert imported == "7.2", "8 of 8, less the course's 10% for a day late"
+    assert canvas_late_policy(imported, 8, 1, 10) == pytest.approx(6.4), (
+        "with Canvas' 10% per day on too, the late student would lose 20%: the stacking the warning is about"
+    )
+    export_canvas(run, run.parent / "export.csv", late_policy="course")
+    assert "Late Policy is on" not in capsys.readouterr().out, "no warning once the instructor said Canvas' is off"
+
+
+def test_canvas_late_policy_choice_exports_scores_before_lateness_for_canvas_to_deduct(run, capsys):
+    late_run(run)
+    text = export_canvas(run, run.parent / "export.csv", late_policy="canvas")
+    printed = capsys.readouterr().out
+    assert "Late Policy is on" not in printed and "[tool.course.late_policy] is not applied" in printed
+    imported = canvas_import(text, GRADEBOOK_EXPORT)["grades"]["111"]["4821"]
+    assert imported == "8", "the CSV holds the score before lateness: Canvas deducts from its own submission times"
+    assert canvas_late_policy(imported, 8, 1, 10) == pytest.approx(7.2), (
+        "Canvas' own 10% per day then gives what the course's policy gives"
+    )
+    copy = adjust.apply([record("111")], {"111": {"late": True}}, adjust.LatePolicy(per_day=10), canvas_deducts=True)[0]
+    assert copy.late_percent == 0 and "Canvas' own Late Policy" in copy.late_note, (
+        "every other export leaves the deduction to Canvas too, and says so"
+    )
+
+
+def test_canvas_late_policy_setting_is_checked():
+    assert adjust.canvas_late_policy({"canvas": {"late_policy": "canvas"}}) == "canvas"
+    assert adjust.canvas_late_policy({}) is None
+    with pytest.raises(ValueError, match="late_policy"):
+        adjust.canvas_late_policy({"canvas": {"late_policy": "both"}})

@@ -163,13 +163,13 @@ def test_gradescope_run_path(tmp_path, results):
         "hours_late": 30.0,
     }
     late = gradescope_runner.course_decisions(record("bea"), {"hours_late": 30.0})
-    assert late.late_penalty == 0 and json.loads(json.dumps(gradescope.results_json(late)))["score"] == 3.0
+    assert late.late_percent == 0 and json.loads(json.dumps(gradescope.results_json(late)))["score"] == 3.0
     from assignments.exports import adjust
 
     penalised = adjust.apply([record("bea")], {"bea": {"hours_late": 30.0}}, adjust.LatePolicy(per_day=10))[0]
     shown = gradescope.results_json(penalised)
-    assert shown["score"] == 1.4 and "Late penalty: -1.6 points (2 day(s) late" in shown["output"], (
-        "3 autograded less 2 started days x 10% of 8 points, as the Canvas total counts it"
+    assert shown["score"] == 2.0 and "Late penalty: -1 points (2 day(s) late" in shown["output"], (
+        "3 of 5 autograded points less 2 started days x 10% of the 5 points Gradescope grades, not of all 8"
     )
 
     gradescope_runner.run(A, submission, out, grade=broken_grade)
@@ -392,9 +392,10 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
     grade_by_hand(db, "222", "attention_written", 2.5, "Good intuition; say why the scale is sqrt(d_k).")
     out = tmp_path / "exports"
     folder = tmp_path / "results"
+    submitted = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("My answer <script>go()</script>")])
     for r in results:
         r.source_file = str(tmp_path / f"{r.student}.ipynb")
-        Path(r.source_file).write_text("{}")
+        Path(r.source_file).write_text(nbformat.writes(submitted))
         store.save_result(r, folder)
     for _ in range(2):  # the second run is a regrade: the hand grade and comment must survive it
         written = exports.export("toy", folder, out, course_root=root, db_url=db)
@@ -419,7 +420,9 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
     assert all("(written)" not in test.get("name", "") for test in scored["tests"])
     assert scored["score"] == 5.0, "Gradescope grades written answers itself"
     shown = root / "autograded" / "222" / "toy" / "toy.ipynb"
-    assert shown.read_text() == "{}", "formgrader needs the student's notebook to show beside the grades"
+    assert "My answer &lt;script&gt;go()" in shown.read_text(), (
+        "formgrader needs the student's notebook, made inert, to show beside the grades"
+    )
     stored = store.load_results(folder, "toy")[1]
     assert stored.question("attention_written").points is None, "exports must not rewrite the records"
     with nbgrader_gradebook.open_gradebook(db) as gb:

@@ -27,7 +27,7 @@ from tests.helpers import isolation_unavailable
 
 # One worker grades both modes' classes: with the tests spread over two workers, each would build the
 # module's fixture again (about 40 s a mode).
-pytestmark = pytest.mark.xdist_group("key_echo")
+pytestmark = [pytest.mark.course, pytest.mark.xdist_group("key_echo")]
 
 A = "transformers"
 RUN = 20

@@ -99,6 +99,10 @@ def problems(*texts: tuple[str, bool]) -> list[str]:
             ["names benchmarks/no_such_script.py, which is not a file of the repository"],
         ),
         ("[^a]: Measured: cell transfer_run.", ["a Measured: source states its conditions"]),
+        (  # "cell" as a plain word names no cell
+            "[^a]: Measured: benchmarks/student_cpu.py, every cell of the notebook in student mode, seed 0, CPU.",
+            [],
+        ),
         (
             "[^a]: Measured: on my laptop, seed 0, last week, in student mode.",
             ["a Measured: source names what measured it"],

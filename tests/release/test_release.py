@@ -28,12 +28,14 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from assignments.course import REPO, CatalogEntry, Course, default
-from assignments import cli, hygiene, lms, notebooks, release
+from assignments import cli, lms, notebooks, release
+from assignments.course import REPO, CatalogEntry, Course, default, points_report
+from assignments.points import split_problems
 from assignments.release import solutions
 from tests.helpers import nbgrader_meta as meta
-from assignments.course import points_report
-from assignments.points import split_problems
+
+pytestmark = pytest.mark.course
+
 RELEASE_DIR = default().release_dir
 SOLUTIONS_DIR = default().solutions_dir
 SOURCE_DIR = default().source_dir
@@ -51,6 +53,7 @@ def committed_or_fail(folder: Path, assignment: str) -> Path:
 
 # --- the real assignments ------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="session")
 def regenerated(tmp_path_factory):
     """The full pipeline from the real sources into a scratch folder, once per session (and per xdist run)."""
@@ -67,8 +70,9 @@ def regenerated(tmp_path_factory):
                 shutil.rmtree(area)
             # Solutions are executed, as `course release` does: test_solution_outputs_reproduce compares them
             # with the committed ones byte for byte.
-            outcome = release.release(names, default(), commit_output=False, stage_into=area,
-                                      sync=False, bundles=False, log=lambda *_: None)
+            outcome = release.release(
+                names, default(), commit_output=False, stage_into=area, sync=False, bundles=False, log=lambda *_: None
+            )
             record.write_text(json.dumps({"names": names, "problems": outcome.problems}))
         data = json.loads(record.read_text())
     return area, data
@@ -91,8 +95,9 @@ def test_pipeline_succeeds_on_the_source(assignment, regenerated):
     mine = problems_of(assignment, data["problems"])
     assert not mine, "\n".join(mine)
     staged_release, staged_solutions = release.staged_folders(area, assignment)
-    assert staged_release.is_dir() and staged_solutions.is_dir(), \
+    assert staged_release.is_dir() and staged_solutions.is_dir(), (
         "the pipeline stopped before this assignment was done:\n" + "\n".join(data["problems"])
+    )
 
 
 @RELEASE_GROUP
@@ -128,22 +133,29 @@ def test_solution_outputs_reproduce(assignment, regenerated, tmp_path):
     if then == here:
         assert staged.read_bytes() == committed.read_bytes(), (
             f"solutions/{assignment}: a new execution differs from the committed one, in the same environment "
-            f"({differing_outputs(staged, committed)}): something in the solution run is not deterministic")
+            f"({differing_outputs(staged, committed)}): something in the solution run is not deterministic"
+        )
         return
     changed = ", ".join(f"{key} {then.get(key)} -> {here.get(key)}" for key in here if then.get(key) != here.get(key))
-    warnings.warn(f"solutions/{assignment} was executed with other versions ({changed}); run `course release` "
-                  "to refresh its outputs")
+    warnings.warn(
+        f"solutions/{assignment} was executed with other versions ({changed}); run `course release` "
+        "to refresh its outputs",
+        stacklevel=2,
+    )
     if assignment != REEXECUTED:
-        pytest.skip(f"other versions than the committed outputs' ({changed}); the determinism is checked on {REEXECUTED}")
+        pytest.skip(
+            f"other versions than the committed outputs' ({changed}); the determinism is checked on {REEXECUTED}"
+        )
     source = notebooks.read(Path(area) / assignment / "course" / "source" / assignment / f"{assignment}.ipynb")
     again = release.solution_notebook(source, tmp_path / "work", assignment)
     with open(tmp_path / "again.ipynb", "w", encoding="utf-8") as handle:
         nbformat.write(again, handle)
     assert (tmp_path / "again.ipynb").read_bytes() == staged.read_bytes(), (
-        f"solutions/{assignment}: two executions here differ ({differing_outputs(tmp_path / 'again.ipynb', staged)})")
+        f"solutions/{assignment}: two executions here differ ({differing_outputs(tmp_path / 'again.ipynb', staged)})"
+    )
 
 
-REEXECUTED = "transformers"   # executed twice where the versions differ: the run that had a real nondeterminism
+REEXECUTED = "transformers"  # executed twice where the versions differ: the run that had a real nondeterminism
 
 
 def differing_outputs(path_a: Path, path_b: Path) -> str:
@@ -154,9 +166,18 @@ def differing_outputs(path_a: Path, path_b: Path) -> str:
         return "notebook metadata or formatting"
     i, x, y = cells[0]
     outputs_a, outputs_b = x.get("outputs", []), y.get("outputs", [])
-    first = next((((p.get("text") or p.get("data")), (q.get("text") or q.get("data")))
-                  for p, q in zip(outputs_a, outputs_b) if p != q), ("source or metadata", "source or metadata")) \
-        if len(outputs_a) == len(outputs_b) else (f"{len(outputs_a)} outputs", f"{len(outputs_b)} outputs")
+    first = (
+        next(
+            (
+                ((p.get("text") or p.get("data")), (q.get("text") or q.get("data")))
+                for p, q in zip(outputs_a, outputs_b)
+                if p != q
+            ),
+            ("source or metadata", "source or metadata"),
+        )
+        if len(outputs_a) == len(outputs_b)
+        else (f"{len(outputs_a)} outputs", f"{len(outputs_b)} outputs")
+    )
     where = ", ".join(f"{j} ({notebooks.grade_id(c)})" for j, c, _ in cells[:5])
     return f"cells {where}; first: {str(first[0])[:300]!r} vs {str(first[1])[:300]!r}"
 
@@ -167,8 +188,9 @@ def test_release_folders_have_sources():
         for path in folder.iterdir():
             if path.name.startswith(".") or path.name == "README.md":
                 continue
-            assert path.is_dir() and (SOURCE_DIR / path.name).is_dir(), \
+            assert path.is_dir() and (SOURCE_DIR / path.name).is_dir(), (
                 f"{path.relative_to(REPO)} has no source/{path.name}/: remove it"
+            )
 
 
 @pytest.mark.parametrize("assignment", default().order)
@@ -184,10 +206,14 @@ def test_release_has_no_leaks(assignment):
 def test_leak_scan_finds_planted_leaks(tmp_path):
     source = new_notebook(cells=toy_cells())
     planted = new_notebook(cells=toy_cells())
-    planted.cells[3].source = 'def double(x):\n    """Return 2 * x."""\n    doubled = x + x\n    raise NotImplementedError()'
-    planted.cells[4].source = 'assert double(2) == 4\nassert double(-7) == -14'
+    planted.cells[
+        3
+    ].source = 'def double(x):\n    """Return 2 * x."""\n    doubled = x + x\n    raise NotImplementedError()'
+    planted.cells[4].source = "assert double(2) == 4\nassert double(-7) == -14"
     planted.cells[6].source = "One point for linearity."
-    planted.cells[5].source = "## Question (hint: Multiplication by 2 is linear, so it commutes with multiplying by -1.)"
+    planted.cells[
+        5
+    ].source = "## Question (hint: Multiplication by 2 is linear, so it commutes with multiplying by -1.)"
     planted.cells[2].source = "## Task 1\n\n```python\nfrom autograder.toy import checks\n```"
     (tmp_path / "toy").mkdir()
     (tmp_path / "toy" / "toy.ipynb").write_text(nbformat.writes(planted))
@@ -197,8 +223,10 @@ def test_leak_scan_finds_planted_leaks(tmp_path):
     assert "release/toy/toy.ipynb: cell 4 (double_tests): reference solution line 'assert double(-7) == -14'" in found
     assert "cell 6 (why_written): reference solution line 'One point for linearity.'" in found
     assert "cell 2 (double_prose): contains an import of autograder" in found
-    assert ("cell 5 (why_prose): contains the reference solution line 'Multiplication by 2 is linear, so it "
-            "commutes with multiplying by -1.'") in found
+    assert (
+        "cell 5 (why_prose): contains the reference solution line 'Multiplication by 2 is linear, so it "
+        "commutes with multiplying by -1.'"
+    ) in found
     assert "release/toy/notes.txt: contains a mark-scheme marker ('BEGIN MARK SCHEME')" in found
     # lines the release legitimately shares with the source (skeleton, visible checks, stubs) are not leaks
     assert "Return 2 * x" not in found and "assert double(2) == 4" not in found and "NotImplementedError" not in found
@@ -220,8 +248,11 @@ def test_committed_solutions(assignment):
     assert "BEGIN HIDDEN TESTS" not in text and "hidden_tests(" not in text
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0].outputs, "the solution notebook was not executed (run `course release` without --no-execute)"
-    errors = [f"cell {i} ({notebooks.grade_id(c)})" for i, c in enumerate(nb.cells) if c.cell_type == "code"
-              and any(o.output_type == "error" for o in c.outputs)]
+    errors = [
+        f"cell {i} ({notebooks.grade_id(c)})"
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and any(o.output_type == "error" for o in c.outputs)
+    ]
     assert not errors, f"cells raised in the solution run: {errors}"
     assert any(notebooks.has_marker(c.source, notebooks.SOLUTION) for c in nb.cells), "solutions were removed"
     answers = (SOLUTIONS_DIR / assignment / "model_answers.md").read_text(encoding="utf-8")
@@ -248,7 +279,7 @@ def test_catalog_command_prints_questions_and_totals(capsys):
 
 # --- a toy course --------------------------------------------------------------------------------------
 
-TOY_SETUP = '''import importlib.util, os, subprocess, sys
+TOY_SETUP = """import importlib.util, os, subprocess, sys
 # Install only what this runtime lacks.
 _missing = [pkg for pkg in ("tqdm",) if importlib.util.find_spec(pkg) is None]
 if _missing:
@@ -256,25 +287,34 @@ if _missing:
 GRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
 def cuda_is_available():  # a stand-in for torch.cuda.is_available() that keeps this toy fast
     return os.path.exists("/dev/nvidia0")
-print("GPU:", "present" if cuda_is_available() else "none (CPU only)")'''
+print("GPU:", "present" if cuda_is_available() else "none (CPU only)")"""
 
 
 def toy_cells():
     return [
-        new_markdown_cell("# Toy\n\n[Open in Colab](https://example.invalid/stale)",
-                          metadata=meta("colab_badge", locked=True)),
+        new_markdown_cell(
+            "# Toy\n\n[Open in Colab](https://example.invalid/stale)", metadata=meta("colab_badge", locked=True)
+        ),
         new_code_cell(TOY_SETUP, metadata=meta("setup", locked=True)),
         new_markdown_cell("## Task 1: double a number", metadata=meta("double_prose", locked=True)),
-        new_code_cell('def double(x):\n    """Return 2 * x."""\n    ### BEGIN SOLUTION\n    doubled = x + x\n'
-                      '    return doubled\n    ### END SOLUTION', metadata=meta("double", solution=True)),
-        new_code_cell('assert double(2) == 4, "double(2) should be 4"\nprint("visible checks passed")\n'
-                      '### BEGIN HIDDEN TESTS\nassert double(-7) == -14\n### END HIDDEN TESTS',
-                      metadata=meta("double_tests", grade=True, locked=True, points=2)),
-        new_markdown_cell("## Question: why does doubling commute with negation?",
-                          metadata=meta("why_prose", locked=True)),
-        new_markdown_cell("Multiplication by 2 is linear, so it commutes with multiplying by -1.\n\n"
-                          "=== BEGIN MARK SCHEME ===\nOne point for linearity.\n=== END MARK SCHEME ===",
-                          metadata=meta("why_written", grade=True, solution=True, points=1)),
+        new_code_cell(
+            'def double(x):\n    """Return 2 * x."""\n    ### BEGIN SOLUTION\n    doubled = x + x\n'
+            "    return doubled\n    ### END SOLUTION",
+            metadata=meta("double", solution=True),
+        ),
+        new_code_cell(
+            'assert double(2) == 4, "double(2) should be 4"\nprint("visible checks passed")\n'
+            "### BEGIN HIDDEN TESTS\nassert double(-7) == -14\n### END HIDDEN TESTS",
+            metadata=meta("double_tests", grade=True, locked=True, points=2),
+        ),
+        new_markdown_cell(
+            "## Question: why does doubling commute with negation?", metadata=meta("why_prose", locked=True)
+        ),
+        new_markdown_cell(
+            "Multiplication by 2 is linear, so it commutes with multiplying by -1.\n\n"
+            "=== BEGIN MARK SCHEME ===\nOne point for linearity.\n=== END MARK SCHEME ===",
+            metadata=meta("why_written", grade=True, solution=True, points=1),
+        ),
     ]
 
 
@@ -285,8 +325,10 @@ def write_toy(root: Path, cells=None, text: str | None = None, name: str = "toy"
             shutil.copy(REPO / config, root / config)
     path = root / "source" / name / f"{name}.ipynb"
     if text is None:
-        nb = new_notebook(cells=cells or toy_cells(), metadata={
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}})
+        nb = new_notebook(
+            cells=cells or toy_cells(),
+            metadata={"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+        )
         for index, cell in enumerate(nb.cells):
             cell.id = f"cell-{index}"  # stable ids: the toy's release is then reproducible too
         text = nbformat.writes(nb)
@@ -325,26 +367,35 @@ def _cell(index: int, edit):
     def apply(cells):
         edit(cells[index])
         return cells
+
     return apply
 
 
 def _drop_line(marker):
     def edit(cell):
         cell.source = "\n".join(line for line in cell.source.split("\n") if marker not in line)
+
     return edit
 
 
 BAD_INPUT = {
-    "duplicate grade_id": (_cell(4, lambda c: c.metadata["nbgrader"].update(grade_id="double")),
-                           "cell 4 (double): duplicate grade_id 'double' (first used by cell 3)"),
-    "graded cell without points": (_cell(4, lambda c: c.metadata["nbgrader"].pop("points")),
-                                   "cell 4 (double_tests): graded cell has no points"),
-    "solution marker without end": (_cell(3, _drop_line("END SOLUTION")),
-                                    "cell 3 (double): solution markers: 'BEGIN SOLUTION' on line 3 has no "
-                                    "matching 'END SOLUTION'"),
-    "hidden-test marker without end": (_cell(4, _drop_line("END HIDDEN TESTS")),
-                                       "cell 4 (double_tests): hidden tests markers: 'BEGIN HIDDEN TESTS' on "
-                                       "line 3 has no matching 'END HIDDEN TESTS'"),
+    "duplicate grade_id": (
+        _cell(4, lambda c: c.metadata["nbgrader"].update(grade_id="double")),
+        "cell 4 (double): duplicate grade_id 'double' (first used by cell 3)",
+    ),
+    "graded cell without points": (
+        _cell(4, lambda c: c.metadata["nbgrader"].pop("points")),
+        "cell 4 (double_tests): graded cell has no points",
+    ),
+    "solution marker without end": (
+        _cell(3, _drop_line("END SOLUTION")),
+        "cell 3 (double): solution markers: 'BEGIN SOLUTION' on line 3 has no matching 'END SOLUTION'",
+    ),
+    "hidden-test marker without end": (
+        _cell(4, _drop_line("END HIDDEN TESTS")),
+        "cell 4 (double_tests): hidden tests markers: 'BEGIN HIDDEN TESTS' on "
+        "line 3 has no matching 'END HIDDEN TESTS'",
+    ),
 }
 
 
@@ -363,7 +414,7 @@ def test_release_rejects_bad_input(case, tmp_path, capsys):
 
 def test_release_rejects_unparseable_json(tmp_path, capsys):
     good = write_toy(tmp_path).read_text()
-    broken = good.replace('"## Task 1: double a number"', '"## Task 1: double a number',  1)
+    broken = good.replace('"## Task 1: double a number"', '"## Task 1: double a number', 1)
     assert broken != good
     write_toy(tmp_path, text=broken)
     before = with_previous_release(tmp_path)
@@ -392,8 +443,13 @@ def test_validation_failures_refuse_the_release(tmp_path, capsys):
     """Real nbgrader validate: a source test that fails, and a test the blank release passes."""
     cells = toy_cells()
     cells[4].source = cells[4].source.replace("double(-7) == -14", "double(-7) == 14")
-    cells.insert(5, new_code_cell('assert len("abc") == 3\nprint("this test does not look at the answer")',
-                                  metadata=meta("trivial_tests", grade=True, locked=True, points=1)))
+    cells.insert(
+        5,
+        new_code_cell(
+            'assert len("abc") == 3\nprint("this test does not look at the answer")',
+            metadata=meta("trivial_tests", grade=True, locked=True, points=1),
+        ),
+    )
     write_toy(tmp_path, cells)
     before = with_previous_release(tmp_path)
     status, out = run_release(tmp_path, capsys, "--no-execute")
@@ -416,7 +472,7 @@ def test_toy_release_end_to_end_and_deterministic(tmp_path, capsys):
     assert "raise NotImplementedError()" in released.cells[3].source and "x + x" not in released.cells[3].source
     assert release.leaks(tmp_path / "release" / "toy", notebooks.read(source)) == []
     solution = notebooks.read(tmp_path / "solutions" / "toy" / "toy.ipynb")
-    assert solution.cells[1].source == release.GRADING_RUN_NOTE       # says what its outputs are, at the top
+    assert solution.cells[1].source == release.GRADING_RUN_NOTE  # says what its outputs are, at the top
     assert "doubled = x + x" in solution.cells[4].source
     assert "BEGIN HIDDEN TESTS" not in solution.cells[5].source
     assert solution.cells[5].outputs[0].text == "visible checks passed\n"
@@ -446,11 +502,13 @@ def test_toy_release_end_to_end_and_deterministic(tmp_path, capsys):
     second = committed_state(tmp_path)
     assert second["release/toy/toy.ipynb"] == first["release/toy/toy.ipynb"]
     assert second["solutions/toy/model_answers.md"] == first["solutions/toy/model_answers.md"]
-    assert release.without_outputs(second["solutions/toy/toy.ipynb"].decode()) == \
-        release.without_outputs(first["solutions/toy/toy.ipynb"].decode())
+    assert release.without_outputs(second["solutions/toy/toy.ipynb"].decode()) == release.without_outputs(
+        first["solutions/toy/toy.ipynb"].decode()
+    )
 
 
 # --- reproducible solutions: what varies from run to run is held still or normalized --------------------
+
 
 def png(*chunks: tuple[bytes, bytes]) -> bytes:
     import struct
@@ -468,18 +526,26 @@ def test_normalized_solutions_hold_nothing_that_varies_by_run():
 
     from nbformat.v4 import new_output
 
-    image = png((b"tEXt", b"Software\x00Matplotlib version3.11.2, https://matplotlib.org/"),
-                (b"tEXt", b"Title\x00curves"), (b"IDAT", zlib_pixel()))
-    cell = new_code_cell("train()", outputs=[
-        new_output("stream", name="stdout", text="epoch 1: 0.2 s | train loss 0.725\n"),
-        new_output("stream", name="stdout", text="done in 12 ms, 3 steps, 45 words, the 1990s, v1.2 s\n"),
-        new_output("stream", name="stderr", text="a warning\n"),
-        new_output("stream", name="stdout", text=" no attention: 0.1 s per epoch; total 3 seconds\n"),
-        new_output("display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": "x"},
-                                          "text/plain": "widget"}),
-        new_output("display_data", data={"image/png": base64.b64encode(image).decode(), "text/plain": "<Figure>"}),
-        new_output("execute_result", data={"text/plain": "'took 1.5 s'"}, execution_count=1),
-    ])
+    image = png(
+        (b"tEXt", b"Software\x00Matplotlib version3.11.2, https://matplotlib.org/"),
+        (b"tEXt", b"Title\x00curves"),
+        (b"IDAT", zlib_pixel()),
+    )
+    cell = new_code_cell(
+        "train()",
+        outputs=[
+            new_output("stream", name="stdout", text="epoch 1: 0.2 s | train loss 0.725\n"),
+            new_output("stream", name="stdout", text="done in 12 ms, 3 steps, 45 words, the 1990s, v1.2 s\n"),
+            new_output("stream", name="stderr", text="a warning\n"),
+            new_output("stream", name="stdout", text=" no attention: 0.1 s per epoch; total 3 seconds\n"),
+            new_output(
+                "display_data",
+                data={"application/vnd.jupyter.widget-view+json": {"model_id": "x"}, "text/plain": "widget"},
+            ),
+            new_output("display_data", data={"image/png": base64.b64encode(image).decode(), "text/plain": "<Figure>"}),
+            new_output("execute_result", data={"text/plain": "'took 1.5 s'"}, execution_count=1),
+        ],
+    )
     cell.metadata["execution"] = {"iopub.execute_input": "2026-01-01T00:00:00"}
     nb = new_notebook(cells=[cell], metadata={"language_info": {"name": "python", "version": "3.0.0"}})
     solutions._normalized(nb, {"kernelspec": {"name": "python3"}})
@@ -487,10 +553,15 @@ def test_normalized_solutions_hold_nothing_that_varies_by_run():
     assert "execution" not in nb.cells[0].metadata
     outputs = nb.cells[0].outputs
     assert [(o.output_type, o.get("name")) for o in outputs] == [
-        ("stream", "stdout"), ("stream", "stderr"), ("stream", "stdout"), ("display_data", None),
-        ("execute_result", None)]
-    assert outputs[0].text == ("epoch 1: N.N s | train loss 0.725\n"
-                               "done in N ms, 3 steps, 45 words, the 1990s, v1.2 s\n")
+        ("stream", "stdout"),
+        ("stream", "stderr"),
+        ("stream", "stdout"),
+        ("display_data", None),
+        ("execute_result", None),
+    ]
+    assert outputs[0].text == (
+        "epoch 1: N.N s | train loss 0.725\ndone in N ms, 3 steps, 45 words, the 1990s, v1.2 s\n"
+    )
     assert outputs[2].text == " no attention: N.N s per epoch; total N seconds\n"
     assert outputs[4].data["text/plain"] == "'took N.N s'"
     kept = base64.b64decode(outputs[3].data["image/png"])
@@ -506,8 +577,9 @@ def zlib_pixel() -> bytes:
 def executed_solution(root: Path, outputs_text: str, environment: dict, source: str = "print(1)") -> Path:
     from nbformat.v4 import new_output
 
-    nb = new_notebook(cells=[new_code_cell(source, id="cell-0",
-                                           outputs=[new_output("stream", name="stdout", text=outputs_text)])])
+    nb = new_notebook(
+        cells=[new_code_cell(source, id="cell-0", outputs=[new_output("stream", name="stdout", text=outputs_text)])]
+    )
     nb.metadata["course"] = {"executed_with": environment}
     path = root / "solutions" / "toy" / "toy.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -541,7 +613,8 @@ def test_release_refuses_a_placeholder_colab_url(tmp_path):
     """A template value would put a dead link at the top of every student's notebook (issue 24)."""
     (tmp_path / "pyproject.toml").write_text(
         '[tool.course]\ncolab_url = "https://colab.research.google.com/github/YOUR-ORG/YOUR-REPO/blob/main/'
-        'release/{assignment}/{notebook}"\n')
+        'release/{assignment}/{notebook}"\n'
+    )
     problems = release.hygiene_problems(Course(tmp_path), ["toy"])
     assert "[tool.course] colab_url in pyproject.toml is still a placeholder" in problems[0]
     assert lms.colab_problems(REPO) == [], "the course's own colab_url is not a placeholder"
@@ -560,6 +633,32 @@ def test_a_numbered_title_gives_the_assignments_place_in_the_catalog(tmp_path):
     ]
     two = Course(tmp_path, catalog=(CatalogEntry("other", "Other"), CatalogEntry("toy", "Toy")))
     assert release.label_problems(two, "toy", path) == []
-    for name in default().order:   # the real notebooks: numbered as the catalog orders them, or not numbered
+    for name in default().order:  # the real notebooks: numbered as the catalog orders them, or not numbered
         assert release.label_problems(default(), name, source_path(name)) == []
 
+
+def test_model_answers_end_with_the_sources_their_footnotes_cite_from_cells_students_see():
+    """A prompt or answer may cite a footnote the notebook defines in a cell students see (its Sources cell);
+    model_answers.md copies that definition, so every footnote resolves where a TA reads it (#34)."""
+    nb = new_notebook(
+        cells=[
+            new_markdown_cell("**Q (1 point).** Why 52%[^bar]?", metadata=meta("q", locked=True)),
+            new_markdown_cell(
+                "Because of the noise[^bar], see [^own].\n\n[^own]: Estimate: the staff's, from nothing in particular.",
+                metadata=meta("q_written", grade=True, solution=True, points=1),
+            ),
+            new_markdown_cell(
+                "## Sources\n\n[^bar]: Derived: 50 + 3 × 0.7 = 52.1.\n[^unused]: Derived: 1 + 1 = 2.",
+                metadata=meta("sources", locked=True),
+            ),
+        ]
+    )
+    answers = solutions.model_answers(nb, "toy", "Toy")
+    tail = answers[answers.index("## Sources cited above") :]
+    assert "[^bar]: Derived: 50 + 3 × 0.7 = 52.1." in tail, "the prompt's footnote should be copied from Sources"
+    assert "[^own]" not in tail, "a footnote the answer defines itself should not be copied again"
+    assert "[^unused]" not in tail, "a Sources footnote no answer cites should not be copied"
+    nb.cells[0].source = nb.cells[1].source = "No footnotes."
+    assert "## Sources cited above" not in solutions.model_answers(nb, "toy", "Toy"), (
+        "without a footnote from elsewhere, model_answers.md should end as before"
+    )

@@ -51,6 +51,7 @@ class Job:
     path: str
     seed: int = 0
     hide: tuple = ()  # folders the student's kernel must not see (the class's submissions, the results)
+    sha256: str = ""  # of the notebook's bytes, stamped on the record (batches.py: resuming a batch)
 
 
 @dataclass(frozen=True)
@@ -365,6 +366,17 @@ def _death(exitcode) -> str:
     return f"the grader process ended without a result (exit code {exitcode})"
 
 
+def _refuse_where_the_sandbox_cannot_run() -> None:
+    """SandboxRefused, before any submission is graded, where the sandbox cannot run students' code
+    correctly on this machine (every test would fail correct code): the message says what to change."""
+    from assignments.grading.sandbox.preflight import refusal
+    from assignments.grading.testkit.errors import SandboxRefused
+
+    why = refusal()
+    if why:
+        raise SandboxRefused(why)
+
+
 def _one_at_a_time_if_kernels_share_a_uid(workers: int) -> int:
     """1 (with a line saying why) where concurrent kernels would share a uid and see each other's files."""
     from assignments.grading.sandbox.process import shared_kernel_uid
@@ -389,10 +401,12 @@ def grade_batch(
     grader=grade_one,
     findings: dict[str, list[Finding]] | None = None,
     warm_kernels: bool = True,
+    grader_version: str = "",
 ) -> list[SubmissionResult]:
     """Grade every job (``workers`` at a time, with a progress bar and ETA); results come back in job order.
     Each record is written to ``out_dir/results`` once, as its grading ends, with ``findings[student]``
-    (what the intake found about that student) added first.
+    (what the intake found about that student) added first, and stamped with the job's ``sha256`` and
+    ``grader_version`` (what a later batch checks before it keeps the record: ``batches.py``).
 
     ``grader(assignment, job, skip_tests, test_log)`` grades one job in a grader process; it must be
     picklable (a module-level function or a partial of one). With ``warm_kernels`` the students' kernels
@@ -400,6 +414,7 @@ def grade_batch(
     machine gives kernels namespaces; each is still a fresh process in its own sandbox."""
     from tqdm.auto import tqdm
 
+    _refuse_where_the_sandbox_cannot_run()
     workers = workers or default_workers()
     if workers > 1 and len(jobs) > 1:
         workers = _one_at_a_time_if_kernels_share_a_uid(workers)
@@ -432,6 +447,7 @@ def grade_batch(
                         waiting.appendleft(sub)  # its remaining tests, in a fresh grader process
                         continue
                     result.findings += (findings or {}).get(sub.job.student, [])
+                    result.submission_sha256, result.grader_version = sub.job.sha256, grader_version
                     results[sub.job.student] = result
                     save(result, out_dir)
                     bar.update(1)

@@ -28,7 +28,8 @@ class Limits:
     total_wall_factor: float = 1.5
     startup_timeout: float = 60.0  # kernel start until it answers (wall time: the grader's own work)
     interrupt_grace: float = 2.0  # after SIGINT, how long before the kernel is killed
-    memory_bytes: int = 2 * 1024**3  # RSS of the kernel's whole process tree
+    # the kernel's whole process tree (resident memory) and its files in temporary folders (tmpfs)
+    memory_bytes: int = 2 * 1024**3
     max_result_bytes: int = 256 * MB  # one snippet's result file
     max_output_chars: int = 10_000  # printed output kept per cell
     max_restarts: int = 3
@@ -45,3 +46,11 @@ class Limits:
     @property
     def total_wall_timeout(self) -> float:
         return self.total_timeout * self.total_wall_factor
+
+    @property
+    def tmp_bytes(self) -> int:
+        """Room in the kernel's private temporary folders (``/tmp``, ``/var/tmp``, ``/dev/shm``, one tmpfs
+        for all three): a quarter of ``memory_bytes`` (at least 64 MB, and never more than all of it).
+        A tmpfs holds its files in memory, so they count against ``memory_bytes`` with the kernel's
+        resident memory; this size only stops the files alone from growing past the budget."""
+        return min(self.memory_bytes, max(64 * MB, self.memory_bytes // 4))

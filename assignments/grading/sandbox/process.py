@@ -14,6 +14,7 @@ import functools
 import importlib.util
 import json
 import os
+import resource
 import secrets
 import signal
 import subprocess
@@ -29,6 +30,7 @@ from assignments.course import REPO
 from assignments.grading.environment import GRADING_ENV
 from assignments.grading.sandbox.cgroups import SandboxCgroup
 from assignments.grading.sandbox.scratch import python_roots, tree_usage
+from assignments.grading.sandbox.tmpfiles import private_tmpfs_bytes, shared_tmp_usage
 from assignments.grading.sandbox.warm_kernels import ForkedLauncher, warm_scratch, zygote_socket
 from assignments.results.model import Finding
 
@@ -45,16 +47,23 @@ NO_NAMESPACES_ENV = "COURSE_SANDBOX_NO_NAMESPACES"
 SANDBOX_UIDS = range(0x60000000, 0x60000000 + 2**20)
 LAUNCHER = Path(__file__).parent / "programs" / "launch.py"
 NPROC = 512  # processes and threads of one sandbox's uid (RLIMIT_NPROC counts threads too)
+# Open files of one kernel process: each may hold a deleted temporary file, which the watchdog finds by
+# looking through them all (tmpfiles.held_deleted); a kernel needs a few dozen.
+NOFILE = 4096
+# The oom_score_adj of every process of a sandbox (the launcher sets it, the watchdog keeps it): the most
+# the kernel allows, so the OOM killer ends a sandbox's process before any grader's.
+OOM_SCORE_ADJ_MAX = 1000
 # pids.max of a sandbox's cgroup: NPROC for the kernel's uid, and its launcher and init (root) beside it
 CGROUP_PIDS = NPROC + 8
 MB = 1024 * 1024
 
 
 def cgroup_memory_cap(memory_bytes: int) -> int:
-    """The cgroup's hard memory cap: above the watchdog's (``Limits.memory_bytes``, RSS summed every 50 ms)
-    by half, so the watchdog still stops the usual blow-up with its own message, while the cgroup stops
-    what a fast allocator gains between two samples and what RSS does not count (the private /tmp's
-    tmpfs pages). Its OOM kills get the watchdog's message too (``KernelProcess.oom_message``)."""
+    """The cgroup's hard memory cap: above the watchdog's (``Limits.memory_bytes``, resident memory and
+    temporary files summed every 50 ms) by half, so the watchdog still stops the usual blow-up with its
+    own message, while the cgroup stops what a fast allocator gains between two samples and what the
+    watchdog cannot see (every page the kernel's processes allocate is charged to it, tmpfs pages
+    included). Its OOM kills get the watchdog's message too (``KernelProcess.oom_message``)."""
     return memory_bytes + memory_bytes // 2
 
 
@@ -83,24 +92,13 @@ def namespaces_available() -> bool:
     return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
 
 
-def unreachable_python() -> list[str]:
-    """Folders on the way to this Python that other uids cannot search: a dropped kernel could not start."""
-    targets = [os.path.realpath(sys.executable), *(os.path.realpath(r) for r in python_roots())]
-    folders = {str(parent) for target in targets for parent in Path(target).parents}
-    return sorted(f for f in folders if os.path.isdir(f) and not os.stat(f).st_mode & 0o001)
-
-
 def shared_kernel_uid() -> str | None:
     """Why the kernels of concurrent sandboxes would run as one uid with nothing hidden between them
-    (so one could read a classmate's scratch), or None where each gets a uid or a namespace of its own."""
-    if namespaces_available():
+    (so one could read a classmate's scratch), or None where each gets a uid or a namespace of its own.
+    (Where the kernels' uids cannot reach Python, no kernel starts: ``preflight.py`` says so.)"""
+    if namespaces_available() or os.geteuid() == 0:
         return None
-    if os.geteuid() != 0:
-        return "without namespaces and without root every kernel runs as the grader's uid"
-    blocked = unreachable_python()
-    if blocked:
-        return f"other uids cannot reach Python ({', '.join(blocked[:3])} lack o+x), so every kernel runs as root"
-    return None
+    return "without namespaces and without root every kernel runs as the grader's uid"
 
 
 def kernel_env(scratch: Path, limits) -> dict:
@@ -156,6 +154,12 @@ def mapped_library_bytes() -> int:
     return total
 
 
+def nofile_limit() -> int:
+    """``NOFILE``, or the grader's own hard limit where that is lower (only root may raise it)."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    return NOFILE if hard == resource.RLIM_INFINITY else min(NOFILE, hard)
+
+
 class KernelProcess:
     """The launcher (and under it the kernel) for one start of a sandbox; ``stop`` ends them all."""
 
@@ -165,6 +169,7 @@ class KernelProcess:
         self.status: dict = {}  # the isolation the launcher obtained
         self.killed: str | None = None  # why the watchdog stopped the kernel
         self.peak_rss = 0
+        self.tmp_bytes = 0  # what the kernel keeps in temporary folders (tmpfiles.py), as last measured
         self.cgroup: SandboxCgroup | None = None
         self._stderr_tail = b""
         self._watch_stop = threading.Event()
@@ -181,14 +186,17 @@ class KernelProcess:
             "scratch": str(self.scratch),
             "hide": sorted(h for h in hide if h and h != "/"),
             "private_tmp": sorted({tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"}),
-            "tmp_size": f"{max(64, cap // MB // 4)}m",
+            "tmp_bytes": self.limits.tmp_bytes,
+            "tmp_files": self.limits.scratch_files,
             "keep": python_roots() + [str(self.scratch)],
             "drop_to": self.owner,
+            "oom_score_adj": OOM_SCORE_ADJ_MAX,
             "cgroup_procs": self.cgroup.procs_files() if self.cgroup else [],
             "rlimits": {
                 "RLIMIT_AS": max(2 * cap, cap + 2 * 1024**3) + mapped_library_bytes(),
                 "RLIMIT_FSIZE": self.limits.max_result_bytes + 16 * MB,
                 "RLIMIT_CORE": 0,
+                "RLIMIT_NOFILE": nofile_limit(),
                 "RLIMIT_CPU": int(2 * self.limits.total_timeout) + 10,
                 # per user: only meaningful (and harmless) for the dedicated unprivileged user
                 # a few hundred: ipykernel needs about a dozen threads, and 4096 per sandbox let
@@ -207,14 +215,20 @@ class KernelProcess:
             "env": kernel_env(self.scratch, self.limits),
         }
 
-    def launch(self, conn_file: Path) -> None:
+    def launch(self, conn_file: Path, program: list[str] | None = None) -> None:
         """Start the launcher (forked from the batch's warm zygote where there is one and it can, else a
-        fresh interpreter), read its isolation report and start the watchdog."""
+        fresh interpreter), read its isolation report and start the watchdog. ``program``: the command
+        line of another program to run in the kernel's place, under the same protections (the preflight's
+        probe, ``preflight.py``); it starts cold."""
         if self.limits.isolate:
             self.cgroup = SandboxCgroup.create(CGROUP_PIDS, cgroup_memory_cap(self.limits.memory_bytes))
         config = self.config(conn_file)
-        zygote = zygote_socket()
-        if not (zygote and config["isolate"] and config["namespaces"] and self._start(config, zygote)):
+        zygote = None if program else zygote_socket()
+        if program:
+            config["argv"] = list(program)
+        # A zygote that binds scratch needs the kernel's mount namespace; one that names scratch itself does not.
+        warm = zygote and config["isolate"] and (config["namespaces"] or warm_scratch(zygote) is None)
+        if not (warm and self._start(config, zygote)):
             self._start(config, None)
         if self.cgroup is not None and not self.status.get("cgroup"):
             self.cgroup.remove()  # the launcher could not join it: it would count and hold nothing
@@ -226,7 +240,7 @@ class KernelProcess:
         read_fd, write_fd = os.pipe()
         config = dict(config, status_fd=write_fd)
         if zygote:
-            scratch = warm_scratch(zygote)
+            scratch = warm_scratch(zygote) or self.scratch
             config.update(env=kernel_env(scratch, self.limits), warm_scratch=str(scratch))
             try:
                 self.proc = ForkedLauncher.fork(zygote, config, write_fd)
@@ -347,9 +361,46 @@ class KernelProcess:
         ) + "and the kernel was stopped"
         return True
 
+    def _over_tmp_files(self, tree: list) -> bool:
+        """Measure what the kernel keeps in temporary folders (``tmpfiles.py``), which the memory check adds
+        to its processes' resident memory. True, with the reason, where it made more entries there than
+        ``Limits.scratch_files`` (the fallback's shared folders: a private tmpfs refuses them itself)."""
+        path = self.status.get("tmpfs")
+        if path:
+            self.tmp_bytes = private_tmpfs_bytes(self.proc.pid, path)
+            return False
+        uid, most = self.status.get("uid"), self.limits.scratch_files
+        if not (self.status.get("fallback") or {}).get("dropped") or uid not in SANDBOX_UIDS:
+            return False  # the kernel has no uid of its own that tells its files apart
+        self.tmp_bytes, entries = shared_tmp_usage(uid, [member.pid for member in tree], max_entries=most)
+        if entries <= most:
+            return False
+        self.killed = f"your code made more than {most} files in temporary folders and the kernel was stopped"
+        return True
+
+    def _keep_first_for_the_oom_killer(self, tree: list) -> None:
+        """Raise again the ``oom_score_adj`` of any process of the sandbox that lowered its own. Only a
+        launcher with ``CAP_SYS_RESOURCE`` sets a floor the kernel cannot go below, and a container's root
+        often lacks it (Docker's default set, this machine); raising another's score needs no privilege
+        beyond writing its file, which the grader may (its own uid, or root)."""
+        if not self.status.get("oom_score_adj"):
+            return
+        pids = {member.pid for member in tree} | (self.cgroup.pids() if self.cgroup else set())
+        for pid in pids:
+            path = f"/proc/{pid}/oom_score_adj"
+            try:
+                with open(path) as score:
+                    if int(score.read()) >= OOM_SCORE_ADJ_MAX:
+                        continue
+                with open(path, "w") as score:
+                    score.write(str(OOM_SCORE_ADJ_MAX))
+            except (OSError, ValueError):
+                continue
+
     def oom_message(self) -> str:
         return (
-            f"your code used more than {self.limits.memory_bytes / 1024**3:g} GB of memory and the kernel was stopped"
+            f"your code used more than {self.limits.memory_bytes / 1024**3:g} GB of memory (its processes and "
+            "its files in temporary folders together) and the kernel was stopped"
         )
 
     def _oom_killed(self) -> bool:
@@ -361,16 +412,18 @@ class KernelProcess:
         return True
 
     def _watch(self):
-        """Memory watchdog over the kernel's whole process tree, disk watchdog over its scratch, and (with no
-        cgroup to count it) the tree's CPU time."""
+        """Memory watchdog over the kernel's whole process tree and its temporary files, disk watchdog over
+        its scratch, and (with no cgroup to count it) the tree's CPU time."""
         proc, stop, ticks = self.proc, self._watch_stop, 0
         count_cpu = self.cgroup is None or self.cgroup.cpu_seconds() is None
         while not stop.is_set() and proc.poll() is None:
             ticks += 1
-            if ticks % 5 == 0 and (self._over_disk() or self._oom_killed()):
+            tree = self._tree()
+            if ticks % 5 == 0 and (self._over_disk() or self._over_tmp_files(tree) or self._oom_killed()):
                 self._kill_tree()
                 return
-            tree = self._tree()
+            if ticks % 5 == 0:
+                self._keep_first_for_the_oom_killer(tree)
             if count_cpu:
                 self._count_cpu(tree)
             total = 0
@@ -380,7 +433,7 @@ class KernelProcess:
                 except psutil.Error:
                     pass
             self.peak_rss = max(self.peak_rss, total)
-            if total > self.limits.memory_bytes:
+            if total + self.tmp_bytes > self.limits.memory_bytes:
                 self.killed = self.oom_message()
                 self._kill_tree()
                 return
@@ -446,6 +499,8 @@ class KernelProcess:
         return self.proc is not None and self.proc.poll() is None
 
     def death_reason(self) -> str:
+        if self.status.get("refused"):
+            return f"the sandbox would not start the kernel: {self.status['refused']}"
         if self.killed or self._oom_killed():
             return self.killed
         if self.proc is None or self.proc.poll() is None:
@@ -474,6 +529,8 @@ def isolation_finding(status: dict, isolate: bool) -> Finding | None:
             (status.get("pid"), "private process list"),
             (status.get("proc"), "private /proc"),
             (status.get("readonly_root"), "read-only file system"),
+            (status.get("uncounted_memory_refused"), "memfds and SysV IPC refused"),
+            (status.get("oom_score_adj"), "the OOM killer's first choice"),
         )
         if not held
     ]

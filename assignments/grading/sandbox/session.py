@@ -23,8 +23,8 @@ becomes a ``sandbox-degraded`` finding):
   no filter is guessed: the kernel keeps the network and the finding says so. Path sockets the kernel's
   uid may open (a world-connectable D-Bus socket under ``/run``) stay reachable there.
 - **files**: a new mount namespace in which the repository (source, solutions, autograder, grades,
-  everything), the grader's home, the submissions folder, ``/tmp``, ``/var/tmp`` and ``/dev/shm`` are
-  covered by empty tmpfs (the temporary ones writable and private); only the Python installation and
+  everything), the grader's home and the submissions folder are covered by empty tmpfs, and ``/tmp``,
+  ``/var/tmp`` and ``/dev/shm`` by one private writable tmpfs of bounded size; only the Python installation and
   scratch are bound back; every other mount is made read-only (``mount_setattr``, Linux >= 5.12), and a
   new PID namespace with its own ``/proc`` (mounted ``hidepid=invisible`` where the kernel has it, so
   the kernel's uid cannot even list the sandbox's root-owned init) hides the grader's processes (so
@@ -39,21 +39,31 @@ becomes a ``sandbox-degraded`` finding):
   ``hide=``, ``HIDDEN_SYSTEM_PATHS``) it can enter and which shared temporary folders it can write, and
   the ``sandbox-degraded`` finding names them, along with the visible process list and world-readable
   system files. It cannot write the grader's files or signal the grader (another uid). The drop needs the
-  Python installation reachable by others (every folder on the way ``o+x``); where it is not, the kernel
-  runs as root without capabilities and the finding says so. Without root nothing is hidden: the
-  student's code can read what the grader's user can read.
+  Python installation reachable by others (every folder on the way ``o+x``); where it is not, no kernel
+  starts (a root kernel would either fail every test on files handed to that uid, or read the hidden
+  tests), and ``preflight.py`` refuses to grade before any submission, saying what to change. Without
+  root nothing is hidden: the student's code can read what the grader's user can read.
 - **a cgroup per sandbox** (``cgroups.py``), where the host lets a root grader make one (cgroup v1, as
   here and in CI, or v2): equal CPU weight, ``pids.max``, a hard memory cap above the watchdog's, exact
   CPU accounting of every process the kernel ever ran, and a list of them to kill at teardown. The
   launcher joins it before it forks, so student code never runs outside. Where none can be made (a
   default Docker container, Gradescope, no root) the sandbox runs with what follows alone; the record's
   ``kernel_cgroup`` timing says which.
-- **memory**: a watchdog thread sums the RSS of the kernel's whole process tree every 50 ms and kills it
-  above the cap (default 2 GB); ``RLIMIT_AS`` (twice the cap) stops a single huge allocation at once,
-  ``RLIMIT_FSIZE`` caps any one file it writes, ``RLIMIT_CPU`` the kernel's CPU seconds (twice the total
-  budget) and, when kernels run as their own uid, ``RLIMIT_NPROC`` stops fork bombs. Fast allocators can
-  overshoot the watchdog by a few hundred MB between two samples; where there is a cgroup its hard cap
-  (half as much again) bounds that, and its OOM kills read as the watchdog's own message.
+- **memory**: a watchdog thread sums, every 50 ms, the RSS of the kernel's whole process tree and what
+  it keeps in temporary folders (files a tmpfs holds in memory, which no RSS shows; ``tmpfiles.py``,
+  measured every 250 ms), and kills it above the cap (default 2 GB). With a mount namespace those folders
+  are one private tmpfs of ``Limits.tmp_bytes`` (a quarter of the cap) and ``Limits.scratch_files``
+  inodes, which refuses more (ENOSPC); without one they are the host's, and the watchdog counts the files
+  the kernel's uid owns there and the deleted ones its processes hold (a teardown removes the rest).
+  memfds and SysV IPC, which only a cgroup would count, are refused (ENOSYS, seccomp). ``RLIMIT_AS``
+  (twice the cap) stops a single huge allocation at once, ``RLIMIT_FSIZE`` caps any one file it writes,
+  ``RLIMIT_NOFILE`` the descriptors the watchdog looks through, ``RLIMIT_CPU`` the kernel's CPU seconds
+  (twice the total budget) and, when kernels run as their own uid, ``RLIMIT_NPROC`` stops fork bombs. Fast
+  allocators can overshoot the watchdog by a few hundred MB between two samples; where there is a cgroup
+  its hard cap (half as much again) bounds that, and its OOM kills read as the watchdog's own message.
+  Every process of the sandbox has ``oom_score_adj`` 1000 (the launcher sets it; the watchdog raises it
+  again where a kernel without a floor lowered it), so a machine that runs out of memory loses a
+  kernel, never a grader.
 - **time**: budgets are CPU time, user + system, of the kernel's processes (the cgroup's count, else
   summed over the process tree by the watchdog), so a host busy with other work (or a classmate's hog)
   slows a submission without costing it points: per cell, per call, and one total per submission counted

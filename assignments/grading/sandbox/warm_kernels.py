@@ -45,14 +45,53 @@ PRELOAD = [
 ]
 SCRIPT = Path(__file__).parent / "programs" / "zygote.py"
 START_TIMEOUT_S = 120.0
+SCRATCH_NAME = "scratch"  # a batch zygote's fixed scratch folder, beside its socket (warm_scratch)
+# A one-submission grader (``runner_command``) imports these before it forks its zygote, so that it and its
+# kernel share their pages: the two largest imports of both (about 200 MB of memory that cannot be
+# reclaimed, benchmarks/README.md), and neither reads a per-kernel setting (a path in scratch) when imported.
+SHARED = ["torch", "torch._dynamo"]
+# What a process reads once, when Python starts (the hash seed, the user site, bytecode writing) or when
+# OpenMP and MKL load (their thread counts): a kernel forked from the grader's process has the grader's,
+# so the grader starts with the kernel's (``runner_env``), and the zygote checks they agree.
+START_VARIABLES = [
+    "PYTHONHASHSEED",
+    "PYTHONNOUSERSITE",
+    "PYTHONDONTWRITEBYTECODE",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+]
 
 
-def warm_scratch(socket_path: str) -> Path:
+def runner_env(kernel_env: dict) -> dict:
+    """The ``START_VARIABLES`` of a grader started by ``runner_command``: its kernel's values."""
+    return {name: kernel_env[name] for name in START_VARIABLES}
+
+
+def runner_preload(notebook_imports: set[str]) -> list[str]:
+    """What a one-submission zygote imports for its kernel: ipykernel, and each of ``PRELOAD`` whose
+    package the notebook imports (``hygiene.imported_modules``). The zygote stays alive beside its
+    kernel, so a library the notebook never imports would only cost memory (transformers, for a notebook
+    without it: about 50 MB)."""
+    return ["ipykernel.kernelapp"] + [name for name in PRELOAD if name.split(".")[0] in notebook_imports]
+
+
+def runner_command(python: str, preload: list[str], script: str = str(SCRIPT)) -> list[str]:
+    """The start of the command line that runs one submission's grader with its kernels forked from a
+    zygote sharing its pages (``programs/zygote.py``, second form), the zygote importing ``preload``
+    (``runner_preload``) for them; ``-m MODULE ARGS`` or ``--script PATH ARGS`` completes it. Start it
+    with ``runner_env``'s variables."""
+    return [python, script, "--share", *SHARED, "--preload", *preload, "--same", *START_VARIABLES]
+
+
+def warm_scratch(socket_path: str) -> Path | None:
     """Where a warm kernel's scratch folder is bound inside its mount namespace: a path the zygote's
     environment names (libraries read it at import). On the host it is a folder of the zygote's own,
     0700 under the grader's /tmp, so what the libraries write there at import (matplotlib's font list)
-    stays the grader's; inside the namespace /tmp is private and the path leads to the student's scratch."""
-    return Path(socket_path).with_name("scratch")
+    stays the grader's; inside the namespace /tmp is private and the path leads to the student's scratch.
+    None for a one-submission zygote (``runner_command``), which has no such folder: it takes its kernel's
+    own environment, scratch included, so nothing is bound and no namespace is needed."""
+    folder = Path(socket_path).with_name(SCRATCH_NAME)
+    return folder if folder.is_dir() else None
 
 
 class Zygote:
@@ -70,10 +109,11 @@ class Zygote:
         # 0700, and always under /tmp, which every kernel's mount namespace covers with its own tmpfs
         folder = Path(tempfile.mkdtemp(prefix="course-zygote-", dir="/tmp"))
         socket_path = str(folder / "zygote.sock")
-        warm_scratch(socket_path).mkdir(mode=0o700)
+        scratch = Path(socket_path).with_name(SCRATCH_NAME)
+        scratch.mkdir(mode=0o700)
         proc = subprocess.Popen(
             [sys.executable, str(SCRIPT), socket_path, *PRELOAD],
-            env=kernel_env(warm_scratch(socket_path)),
+            env=kernel_env(scratch),
             cwd=str(folder),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -223,4 +263,13 @@ class ForkedLauncher:
         self.conn.close()
 
 
-__all__ = ["Zygote", "ForkedLauncher", "ZYGOTE_ENV", "warm_scratch", "zygote_socket"]
+__all__ = [
+    "Zygote",
+    "ForkedLauncher",
+    "ZYGOTE_ENV",
+    "warm_scratch",
+    "zygote_socket",
+    "runner_command",
+    "runner_env",
+    "runner_preload",
+]

@@ -67,6 +67,8 @@ def load_submission(submission) -> tuple[object | None, bytes | None, list[Findi
         findings.append(Finding("text-encoding", decoded.note, "warning" if decoded.guessed else "info"))
     try:
         data = json.loads(decoded.text)
+    except RecursionError:  # json's C decoder recurses once per nesting level
+        return None, None, [Finding("invalid-json", "the notebook file is nested too deeply to be a notebook", "error")]
     except ValueError as error:
         return (
             None,

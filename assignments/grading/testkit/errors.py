@@ -20,6 +20,11 @@ class SandboxError(Exception):
     """The sandboxed kernel died, ran out of memory, or returned something unreadable."""
 
 
+class SandboxRefused(Exception):
+    """This machine cannot run students' code correctly in the sandbox (``sandbox/preflight.py``), so
+    nothing is graded; the message says why and what to change."""
+
+
 class StandInRefused(Exception):
     """A test asked for a stand-in before every test of the question it answers had finished."""
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import re
 
-from assignments.grading.testkit import runtime
-
 # Text that student code can choose (exception messages, type names, anything the kernel reports) may
 # reach feedback and exports. Once a stand-in has been sent into a kernel, such text could carry the
 # answer key out, so it is cut to KERNEL_TEXT_CHARS in all: too short to carry a useful piece of a
@@ -31,5 +29,9 @@ def untrusted_text(kind: object, message: object = "") -> str:
 
 def describe_exception(error: BaseException) -> str:
     """An exception as untrusted text: it may have been raised by student code, or carry its values."""
+    # Imported here: runtime imports torch (it runs inside kernels too), and the readers of submitted files
+    # (intake, submission.load) describe their errors without needing it.
+    from assignments.grading.testkit import runtime
+
     name, _, message = runtime.describe_error(error).partition(": ")
     return untrusted_text(name, message)

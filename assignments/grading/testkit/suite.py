@@ -20,7 +20,7 @@ from typing import Literal
 
 import pytest
 
-from assignments.course import REPO, resolve
+from assignments.course import resolve
 from assignments.grading.testkit.errors import (
     ReplyRefused,
     SandboxError,
@@ -268,8 +268,9 @@ def run_suite(
     ``skip``: node ids not to run; ``log``: an open text file that gets a JSON line as each test starts
     and ends (the batch's supervisor reads it when it had to kill this process)."""
     plugin = GradingPlugin(handle, question_order, selected, skip, log)
-    if str(REPO) not in sys.path:  # suites import their helpers as autograder.<assignment>.<module>
-        sys.path.insert(0, str(REPO))
+    root = str(resolve(assignment).course.root)  # the suite's course (the repository, or a job's copy of it)
+    if root not in sys.path:  # suites import their helpers as autograder.<assignment>.<module>
+        sys.path.insert(0, root)
     sink = io.StringIO()
     with (
         warnings.catch_warnings(),

@@ -3,6 +3,7 @@ attention output before it is added; identical in eval mode, different while tra
 
 question: transformer_block_tests
 replaces: transformer_block
+contract: the attention output's dropout acts before the residual sum
 """
 
 

@@ -3,6 +3,7 @@ easy to mix up when both are 0.1 in every example).
 
 question: transformer_block_tests
 replaces: transformer_block
+contract: linear_net ends with nn.Dropout(layer_drop_rate)
 """
 
 

@@ -12,7 +12,7 @@ from assignments.workflow import grade_class
 from tests.helpers import QUICKEST as ASSIGNMENT
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
-pytestmark = pytest.mark.xdist_group("batch")
+pytestmark = [pytest.mark.course, pytest.mark.xdist_group("batch")]
 
 
 def without_timings(path):

@@ -14,7 +14,7 @@ from assignments.results.model import SubmissionResult
 from tests.fixtures import batch, forged_reports
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
-pytestmark = pytest.mark.xdist_group("forged_reports")
+pytestmark = [pytest.mark.course, pytest.mark.xdist_group("forged_reports")]
 
 # Test names whose answer is wrong in the forged submission: each must fail, and did pass before.
 MUST_FAIL = {

@@ -104,16 +104,17 @@ def test_what_a_kernel_leaves_in_shared_temporary_folders_is_removed_and_counted
 
 
 def test_where_kernels_would_share_a_uid_the_batch_grades_one_at_a_time(tmp_path, monkeypatch, capsys):
-    """No namespaces, and a Python other uids cannot reach: every kernel would run as root, so two at a
-    time could read each other's scratch. The batch says so and grades one at a time."""
+    """No namespaces and no root: every kernel runs as the grader's uid, so two at a time could read each
+    other's scratch. The batch says so and grades one at a time (the grader here is root, so the reason
+    is given as such a machine would give it)."""
     from assignments.grading.doors import batch
     from assignments.grading.sandbox import process as kernel_process
     from tests.fixtures.batch import grade_or_die
 
-    monkeypatch.setenv(kernel_process.NO_NAMESPACES_ENV, "1")
-    monkeypatch.setattr(kernel_process, "unreachable_python", lambda: ["/root"])
+    reason = "without namespaces and without root every kernel runs as the grader's uid"
+    monkeypatch.setattr(kernel_process, "shared_kernel_uid", lambda: reason)
     jobs = [batch.Job("a", "a.ipynb"), batch.Job("b", "b.ipynb")]
     batch.grade_batch("toy", jobs, tmp_path, workers=2, progress=True, grader=grade_or_die, warm_kernels=False)
     said = capsys.readouterr().out
-    assert "grading one submission at a time instead of 2" in said and "runs as root" in said, said
+    assert "grading one submission at a time instead of 2" in said and reason in said, said
     assert "with 1 worker(s)" in said, said

@@ -20,9 +20,11 @@ import psutil
 import pytest
 
 from assignments.course import REPO
+from assignments.grading.sandbox import preflight
 from assignments.grading.sandbox import process as kernel_process
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.session import KernelHandle, Sandbox
+from assignments.grading.testkit.errors import SandboxError, SandboxRefused
 from tests.fixtures import batch, fallback, payloads, toy
 from tests.helpers import needs_isolation
 
@@ -81,24 +83,86 @@ PROBE["kill_grader"] = attempt(lambda: os.kill(__GRADER__, signal.SIGTERM))
 """
 
 
-def test_an_interpreter_the_kernel_uid_cannot_reach_is_a_finding_not_silence(tmp_path, monkeypatch):
-    """Python under a folder others cannot search (as under a 0700 /root): the kernel cannot be dropped to
-    its uid, so it runs as root, and the finding says so. A 0700 folder among the installation's folders
-    stands in for such a Python, so the check runs whether or not this machine's own Python is reachable
-    (it is under /usr, or another test holds fallback.searchable's grant)."""
+# ------------------------------------------------------------------ where the kernel's uid cannot reach Python
+@pytest.fixture
+def python_out_of_reach(tmp_path, monkeypatch):
+    """The forced fallback with a Python installation the kernels' uids cannot reach, as under a 0700
+    ``/root`` (pyenv's and conda's default place). A 0700 folder joins the installation's folders, so the
+    case holds whether or not this machine's own Python is reachable (it is under /usr, or another test
+    holds fallback.searchable's grant); the preflight's verdicts of this process are set aside."""
     private = tmp_path / "python-installation"  # pytest's temporary root is 0700: no other uid gets in
     private.mkdir()
     installation = kernel_process.python_roots()
     monkeypatch.setattr(kernel_process, "python_roots", lambda: [*installation, str(private)])
+    monkeypatch.setattr(preflight, "_VERDICTS", {})
     with fallback.env_switch():
-        box = Sandbox(b"{}", limits=LIMITS)
+        yield private
+
+
+def test_where_the_kernels_uid_cannot_reach_python_no_kernel_starts(python_out_of_reach):
+    """Before, the kernel ran as root without capabilities, could open none of the files the grader handed
+    to its uid, and every hidden test failed correct code with PermissionError (0/36 for the transformers
+    reference)."""
+    box = Sandbox(b"{}", limits=LIMITS)
+    with pytest.raises(SandboxError) as refused:
         box.start()
-        try:
-            message = degraded(box.findings)
-        finally:
-            box.close()
-    assert "cannot reach the Python installation" in message and str(private) in message, message
-    assert "runs as root" in message, message
+    message = str(refused.value)
+    assert "cannot reach the Python installation" in message and str(python_out_of_reach) in message, message
+
+
+def test_the_preflight_refuses_naming_the_folder_and_what_to_change(python_out_of_reach):
+    why = preflight.refusal()
+    assert why is not None, "the preflight passed a machine whose kernels cannot reach Python"
+    assert str(python_out_of_reach) in why, f"the refusal should name the folder others cannot search: {why}"
+    assert "nothing is graded" in why and "outside /root" in why and "namespaces" in why, (
+        f"the refusal should say that nothing is graded and what to change: {why}"
+    )
+
+
+def test_a_batch_refuses_before_grading_anyone(python_out_of_reach, tmp_path):
+    from assignments.grading.doors import batch as batch_door
+    from tests.fixtures.batch import grade_or_die
+
+    jobs = [batch_door.Job("a", "a.ipynb"), batch_door.Job("b", "b.ipynb")]
+    with pytest.raises(SandboxRefused):
+        batch_door.grade_batch("toy", jobs, tmp_path / "out", workers=2, progress=False, grader=grade_or_die)
+    assert not (tmp_path / "out").exists(), "a refused batch wrote records"
+
+
+def test_course_grade_says_not_graded_and_why(python_out_of_reach, tmp_path, capsys):
+    from assignments import cli
+    from tests.helpers import QUICKEST
+
+    upload = tmp_path / "class"
+    upload.mkdir()
+    shutil.copy(next((REPO / "release" / QUICKEST).glob("*.ipynb")), upload / f"alice_{QUICKEST}.ipynb")
+    status = cli.main(["grade", QUICKEST, str(upload), "--out", str(tmp_path / "run"), "--workers", "1"])
+    said = capsys.readouterr().err
+    assert status == 1, "course grade should fail where the sandbox cannot run students' code"
+    assert "not graded" in said and str(python_out_of_reach) in said, said
+    assert not (tmp_path / "run" / "results").exists() or not any((tmp_path / "run" / "results").iterdir())
+
+
+def test_the_gradescope_runner_scores_nothing_and_blames_the_grader_not_the_student(
+    python_out_of_reach, tmp_path, capsys
+):
+    from assignments import gradescope_runner
+    from tests.helpers import QUICKEST
+
+    upload = tmp_path / "submission"
+    upload.mkdir()
+    shutil.copy(next((REPO / "source" / QUICKEST).glob("*.ipynb")), upload / f"{QUICKEST}.ipynb")
+    data = gradescope_runner.run(QUICKEST, upload, tmp_path / "results.json")
+    assert data["score"] == 0 and data["extra_data"]["status"] == "rejected", data["output"]
+    assert "internal problem" in data["output"] and "course staff" in data["output"], data["output"]
+    assert "raised" not in data["output"] and all(t["status"] == "failed" for t in data["tests"]), data["output"]
+    staff = capsys.readouterr().out
+    assert "sandbox-refused" in staff and str(python_out_of_reach) in staff, f"staff should read why:\n{staff}"
+
+
+def test_the_preflight_passes_in_the_fallback_where_the_uid_reaches_python():
+    with fallback.forced():
+        assert preflight.refusal() is None, "the preflight refused the fallback with a reachable Python"
 
 
 @pytest.fixture(scope="module")

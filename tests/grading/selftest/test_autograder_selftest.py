@@ -21,6 +21,8 @@ from assignments.grading.selftest import checks as selftest
 from assignments.grading.selftest.mutation import MutantError, apply_change
 from assignments.results.model import QuestionResult, SubmissionResult, TestResult
 
+pytestmark = pytest.mark.course
+
 ASSIGNMENTS = default().present()
 MUTANTS = [(a, m) for a in ASSIGNMENTS for m in selftest.mutants(a)]
 REPEATS = 10
@@ -280,7 +282,7 @@ def test_mutant_files_declare_contract_and_source_lines():
     mutant = selftest.mutants("transformers")
     scaled = next(m for m in mutant if m.name == "mini_bert_scales_embeddings")
     assert scaled.contract == "the embeddings enter the positional encoding unscaled"
-    assert next(m for m in mutant if m.name == "block_dropout_on_residual_sum").contract == ""
+    assert next(m for m in mutant if m.name == "block_pre_layernorm").contract == ""
     bentrevett = next(v for v in selftest.variants("transformers") if v.name == "predict_bentrevett_tutorial")
     assert bentrevett.source.startswith("bentrevett/pytorch-sentiment-analysis")
 

@@ -13,6 +13,7 @@ import safetensors.torch  # noqa: F401 - in sys.modules, as in a grader that has
 
 from assignments import demo_class, hygiene, notebooks
 from assignments.course import default
+from assignments.escaping import markdown_inline
 from assignments.exports.feedback import feedback_html, feedback_markdown
 from assignments.exports.report import summary_markdown
 from assignments.exports.text import question_title
@@ -321,7 +322,8 @@ def test_feedback_and_class_report_show_the_finding():
         student("transfer_lm", {shortcut.replaces: shortcut.code}), owners("transfer_lm"), rules("transfer_lm")
     )
     markdown = feedback_markdown(result)
-    title = question_title("transfer_lm", "square_mask_tests")  # the notebook's heading above the cell
+    # The notebook's heading above the cell, as the feedback writes any text: escaped to read literally.
+    title = markdown_inline(question_title("transfer_lm", "square_mask_tests"))
     section = markdown.split(f"## {title}:")[1].split("\n## ")[0]
     assert "**Shortcut**" in section and "generate_square_subsequent_mask" in section, (
         f"the finding belongs under its question in the feedback; got:\n{section}"
@@ -334,6 +336,7 @@ def test_feedback_and_class_report_show_the_finding():
 # --- end to end ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.course
 def test_standalone_door_flags_a_helper_and_applies_the_zero_penalty(tmp_path):
     """One real grading: the answer calls a helper in an added cell that returns PyTorch's own mask. The
     hidden tests pass it; the zero penalty takes the question's points and nothing else's."""

@@ -114,6 +114,12 @@ def test_unreadable_files_are_reported(toy_assignment, name):
     assert nb is None and structural.EXPECTED[name] <= codes(findings)
 
 
+def test_deeply_nested_json_is_refused_not_a_crash():
+    """json's decoder recurses per level; the reader intake and the doors share must say so, not raise."""
+    nb, _, findings = load_submission(b'{"cells": ' + b"[" * 200_000 + b"]" * 200_000 + b"}")
+    assert nb is None and [f.code for f in findings] == ["invalid-json"]
+
+
 def test_nbformat3_is_converted_and_keeps_its_cells(toy_assignment):
     nb, raw, findings = load_submission(structural.nbformat3(toy_assignment.reference()))
     assert "old-nbformat" in codes(findings) and nb.nbformat == 4

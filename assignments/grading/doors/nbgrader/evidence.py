@@ -10,6 +10,9 @@ mode, so formgrader would show the TA grading-mode numbers under a student's "my
   code cell holding those outputs, labelled as the student's own run (or flagged), and it marks the
   re-executed evidence cells' own outputs as the grading-mode run. It removes the kept metadata.
 
+``show_evidence`` is that step on its own: the standalone door's notebook for formgrader
+(``exports.nbgrader_gradebook.place_notebook``) gets the same cells and labels from the record.
+
 Formgrader and ``nbgrader generate_feedback`` render the autograded notebook, so both show the evidence
 under the answer. The inserted cell has no nbgrader metadata: it is neither graded nor executed.
 """
@@ -62,26 +65,35 @@ def evidence_cell(question: str, items: list[Evidence]):
     return cell
 
 
+def show_evidence(nb, evidence: list[Evidence], rerun: bool) -> None:
+    """Under each written answer of ``nb``, a cell with its evidence as submitted, labelled; and a first
+    line in each evidence cell itself saying what its outputs are. ``rerun``: they are nbgrader's
+    grading-mode re-run (the nbgrader door), else the outputs as submitted, labelled like the copy
+    under the answer (the standalone door shows the submitted notebook)."""
+    grouped = by_question(evidence)
+    shown_under: dict[str, list[str]] = {}
+    labels: dict[str, str] = {}
+    for question, items in grouped.items():
+        for item in items:
+            shown_under.setdefault(item.cell, []).append(question)
+            labels.setdefault(item.cell, f"=== {label(item)} ===\n")
+    cells = []
+    for cell in nb.cells:
+        gid = notebooks.grade_id(cell)
+        if gid in shown_under and cell.get("cell_type") == "code":
+            note = GRADING_RUN_NOTE.format(questions=", ".join(shown_under[gid])) if rerun else labels[gid]
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=note)] + list(cell.outputs)
+        cells.append(cell)
+        if gid in grouped and notebooks.is_manually_graded(cell):
+            cells.append(evidence_cell(gid, grouped[gid]))
+    nb.cells = cells
+
+
 class ShowEvidence(NbGraderPreprocessor):
     """Autograde pass, after execution: the kept evidence under each written answer, the re-run marked."""
 
     def preprocess(self, nb, resources):
         kept = nb.metadata.pop(KEPT_KEY, None)
-        if not isinstance(kept, list):
-            return nb, resources
-        grouped = by_question([Evidence(**item) for item in kept if isinstance(item, dict)])
-        shown_under: dict[str, list[str]] = {}
-        for question, items in grouped.items():
-            for item in items:
-                shown_under.setdefault(item.cell, []).append(question)
-        cells = []
-        for cell in nb.cells:
-            gid = notebooks.grade_id(cell)
-            if gid in shown_under and cell.get("cell_type") == "code":
-                note = GRADING_RUN_NOTE.format(questions=", ".join(shown_under[gid]))
-                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=note)] + list(cell.outputs)
-            cells.append(cell)
-            if gid in grouped and notebooks.is_manually_graded(cell):
-                cells.append(evidence_cell(gid, grouped[gid]))
-        nb.cells = cells
+        if isinstance(kept, list):
+            show_evidence(nb, [Evidence(**item) for item in kept if isinstance(item, dict)], rerun=True)
         return nb, resources

@@ -4,12 +4,13 @@
 
 Standard library only, because it runs before (and around) the student's kernel. Three processes:
 
-- **launcher** (this script): joins the sandbox's cgroup where the grader made one (before it forks
+- **launcher** (this script): makes itself and so every process of the sandbox the OOM killer's first
+  choice (``oom_score_adj``), joins the sandbox's cgroup where the grader made one (before it forks
   anything, so every process of the sandbox starts there), enters new Linux namespaces (mount, network,
-  PID, IPC; plus a user namespace when not root), hides the repository, the grader's home, the
-  submissions folder and the system's temporary folders under empty tmpfs mounts, binds back only what
-  the kernel needs (the Python installation and the scratch folder), makes every other mount read-only,
-  then forks
+  PID, IPC; plus a user namespace when not root), hides the repository, the grader's home and the
+  submissions folder under empty tmpfs mounts and the system's temporary folders behind one private
+  tmpfs of a bounded size, binds back only what the kernel needs (the Python installation and the
+  scratch folder), makes every other mount read-only, then forks
 - **init** (PID 1 of the new PID namespace): mounts a fresh ``/proc`` that shows only the sandbox's own
   processes (with ``hidepid`` where the kernel has it, which hides even init from the kernel's uid),
   forwards SIGINT to the kernel, reaps orphans; when it exits the kernel dies with it
@@ -25,15 +26,17 @@ already imported ipykernel, torch and the notebooks' libraries, so ``launch`` is
 kernel then starts ipykernel in its own process instead of exec'ing Python, its scratch folder is bound
 again at the fixed path ``cfg["warm_scratch"]`` that the zygote's environment named before those
 libraries read it, and the launcher dies when the grader closes ``lifeline`` (its parent is the zygote).
-A warm start needs the mount namespace; without one the launcher reports ``warm: false`` and exits, and
-the grader starts a cold kernel instead.
+A warm start needs the mount namespace (except from a zygote whose environment names the kernel's own
+scratch); without one the launcher reports ``warm: false`` and exits, and the grader starts a cold kernel
+instead.
 
 **Fallback without namespaces** (a default Docker container run as root, Gradescope; forced with the
 grader's ``NO_NAMESPACES_ENV`` switch): the kernel still drops to the sandbox's own unprivileged uid, so
 permissions keep it out of the grader's 0700 folders, other kernels' scratch folders and the grader's
 processes, and a seccomp filter refuses every socket but ``AF_UNIX`` (ZMQ's ipc transport) and
 ``io_uring_setup``. What permissions cannot give (world-readable or world-writable paths, the process
-list) is measured for that uid and reported in the status.
+list) is measured for that uid and reported in the status. Where that uid cannot reach the Python
+installation, the kernel is not started at all (``fallback``), and the status says why.
 
 Why one file of this length: it runs as a program with the standard library only (no import from the
 package may reach the kernel's side), so everything the launcher does before ``execve`` is here.
@@ -56,6 +59,7 @@ MOUNT_ATTR_RDONLY, AT_RECURSIVE, AT_FDCWD = 0x1, 0x8000, -100
 SYS_MOUNT_SETATTR = 442  # the same number on every architecture (generic syscall table)
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 # Seccomp, per architecture: the audit arch value the kernel reports, and the syscall numbers refused.
 # x86_64 also refuses every x32 syscall (numbers with bit 30 set), which would reach socket() by another
@@ -68,6 +72,7 @@ SECCOMP_ARCHES = {
         "x32_bit": 0x40000000,
         "setsid": 112,
         "setpgid": 109,
+        "unaccounted": (319, 447, 29, 64, 68),  # memfd_create, memfd_secret, shmget, semget, msgget
     },
     "aarch64": {
         "audit_arch": 0xC00000B7,
@@ -76,6 +81,7 @@ SECCOMP_ARCHES = {
         "x32_bit": None,
         "setsid": 157,
         "setpgid": 154,
+        "unaccounted": (279, 447, 194, 190, 186),  # memfd_create, memfd_secret, shmget, semget, msgget
     },
 }
 AF_UNIX = 1
@@ -93,6 +99,14 @@ class MountAttr(ctypes.Structure):
         ("propagation", ctypes.c_uint64),
         ("userns_fd", ctypes.c_uint64),
     ]
+
+
+class CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
 def _check(result, what):
@@ -135,12 +149,18 @@ class SockFprog(ctypes.Structure):
 
 
 def network_filter(machine, network=True):
-    """BPF program: no new session or process group (EPERM) and, with ``network``, AF_UNIX sockets only
-    and no io_uring; None for an architecture we do not know.
+    """BPF program: no new session or process group (EPERM), no memory outside every count (ENOSYS) and,
+    with ``network``, AF_UNIX sockets only and no io_uring; None for an architecture we do not know.
 
     Sessions: the scheduler's autogroups give each session an equal share of the CPU, and every sandbox
     is one session (its launcher's), so a kernel whose busy children each called setsid() took a share
-    per child and starved a classmate's kernel; kept in one session, a sandbox gets one share."""
+    per child and starved a classmate's kernel; kept in one session, a sandbox gets one share.
+
+    Memory: a memfd's pages (``memfd_create``, ``memfd_secret``) are in no file system the grader can
+    measure and in no process's resident memory until mapped, and SysV shared memory, semaphores and
+    message queues outlive the kernel in the host's IPC namespace (the fallback's); only a cgroup would
+    charge them. ENOSYS is what a kernel built without them answers, which libraries that use them
+    already expect (torch's asmjit keeps a fallback for a memfd_create that is not supported)."""
     arch = SECCOMP_ARCHES.get(machine)
     if arch is None:
         return None
@@ -157,6 +177,7 @@ def network_filter(machine, network=True):
     if arch["x32_bit"]:
         program.append(("jge", "refuse", None, arch["x32_bit"]))
     program += [("jeq", "session", None, arch["setsid"]), ("jeq", "session", None, arch["setpgid"])]
+    program += [("jeq", "nosys", None, number) for number in arch["unaccounted"]]
     if network:
         program += [("jeq", "family", None, arch["socket"]), ("jeq", "refuse", None, arch["io_uring_setup"])]
     program.append(("ret", None, None, SECCOMP_RET_ALLOW))
@@ -165,7 +186,11 @@ def network_filter(machine, network=True):
             ("family:ld", None, None, SECCOMP_DATA_ARG0),  # low 32 bits of the int argument
             ("jeq", "unix", "refuse", AF_UNIX),
         ]
-    program += [("refuse:ret", None, None, refuse), ("session:ret", None, None, SECCOMP_RET_ERRNO | errno.EPERM)]
+    program += [
+        ("refuse:ret", None, None, refuse),
+        ("session:ret", None, None, SECCOMP_RET_ERRNO | errno.EPERM),
+        ("nosys:ret", None, None, SECCOMP_RET_ERRNO | errno.ENOSYS),
+    ]
     if network:
         program.append(("unix:ret", None, None, SECCOMP_RET_ALLOW))  # BPF jumps only forward
     labels = {op.split(":")[0]: i for i, (op, *_) in enumerate(program) if ":" in op}
@@ -181,10 +206,12 @@ def network_filter(machine, network=True):
 
 def install_filter(status, network):
     """Install the filter in this process (inherited across exec); record what holds: ``sessions`` (one
-    session for the whole sandbox) and, when ``network`` is asked for, ``seccomp`` (no network)."""
+    session for the whole sandbox), ``uncounted_memory_refused`` (memfds and SysV IPC) and, when
+    ``network`` is asked for, ``seccomp`` (no network)."""
     machine = os.uname().machine
     program = network_filter(machine, network)
-    lost = "the kernel has the network and may start sessions" if network else "the kernel may start sessions"
+    lost = "the kernel may start sessions and use memfds and SysV IPC, which only a cgroup counts"
+    lost = f"{lost}, and it has the network" if network else lost
     if program is None:
         status["notes"].append(f"no seccomp filter for architecture {machine!r}: {lost}")
         return
@@ -194,6 +221,7 @@ def install_filter(status, network):
         status["notes"].append(f"seccomp refused ({os.strerror(ctypes.get_errno())}): {lost}")
         return
     status["sessions"] = True
+    status["uncounted_memory_refused"] = True
     if network:
         status["seccomp"] = True
 
@@ -256,19 +284,43 @@ def enter_namespaces(status):
     return set()
 
 
+def share_tmpfs(paths, size, files):
+    """One tmpfs of ``size`` bytes and ``files`` inodes behind every writable temporary folder (``/tmp``,
+    ``/var/tmp``, ``/dev/shm``): its pages are memory, so the kernel's memory limit counts them (the grader
+    measures this one file system, ``status["tmpfs"]``), and together they never hold more than ``size``,
+    however the kernel spreads its files (nor more inodes, which cost memory that no block count shows).
+    Mounted on the first path with a folder per path inside; each folder is bound on its path, the first
+    one over the file system's own root, which hides the other folders."""
+    first = paths[0]
+    mount("tmpfs", first, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0755,size={size},nr_inodes={files}")
+    folders = [os.path.join(first, str(i)) for i in range(len(paths))]
+    for folder in folders:
+        os.mkdir(folder)
+        os.chmod(folder, 0o1777)
+    for folder, path in list(zip(folders, paths))[1:] + [(folders[0], first)]:
+        mount(folder, path, None, MS_BIND)
+
+
 def hide_and_keep(cfg, status):
-    """Empty tmpfs over everything hidden; bind back what the kernel needs; the rest read-only."""
+    """Empty tmpfs over everything hidden, one private tmpfs behind the temporary folders; bind back what
+    the kernel needs; the rest read-only."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     keeps = [p for p in cfg["keep"] if os.path.isdir(p)]
     fds = {path: os.open(path, os.O_RDONLY | os.O_DIRECTORY) for path in keeps}
-    hidden = []
-    for path in sorted(set(cfg["hide"]) | set(cfg["private_tmp"]), key=len):
+    # real paths: a temporary folder that is a link to another (/var/tmp -> /tmp) is one folder
+    private = {os.path.realpath(p) for p in cfg["private_tmp"] if os.path.isdir(p)}
+    hidden, writable = [], []
+    for path in sorted(set(cfg["hide"]) | private, key=len):
         if any(inside(path, done) for done in hidden) or not os.path.isdir(path):
             continue
-        writable = path in cfg["private_tmp"]
-        options = f"mode={'1777' if writable else '0755'},size={cfg['tmp_size'] if writable else '1m'}"
-        mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options)
+        if path in private:
+            writable.append(path)
+        else:
+            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
         hidden.append(path)
+    if writable:
+        share_tmpfs(writable, cfg["tmp_bytes"], cfg["tmp_files"])
+        status["tmpfs"] = writable[0]
     for path, fd in fds.items():
         os.makedirs(path, exist_ok=True)
         mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
@@ -280,7 +332,7 @@ def hide_and_keep(cfg, status):
     status["hidden"] = hidden
     try:
         set_readonly("/", True)
-        for path in [cfg["scratch"]] + [p for p in cfg["private_tmp"] if p in hidden]:
+        for path in [cfg["scratch"]] + writable:
             set_readonly(path, False)
         status["readonly_root"] = True
     except OSError as error:
@@ -303,7 +355,7 @@ def become_kernel(cfg, status, status_fd, start_kernel=None):
             status["notes"].append(f"{name} not set ({error})")
     drop = cfg.get("drop_to")
     if drop and os.geteuid() == 0 and cfg["isolate"] and not status.get("mount"):
-        fallback(cfg, status, drop)
+        fallback(cfg, status, status_fd, drop)
     elif drop and os.geteuid() == 0 and status.get("mount") and not status.get("user_namespace"):
         os.setgroups([])
         os.setgid(drop[1])
@@ -313,6 +365,7 @@ def become_kernel(cfg, status, status_fd, start_kernel=None):
         for cap in range(64):
             if prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EINVAL:
                 break
+        clear_capabilities()
         status["uid"] = os.geteuid()
         status["capabilities_dropped"] = True
     prctl(PR_SET_NO_NEW_PRIVS, 1)  # also what lets an unprivileged process install a seccomp filter
@@ -327,22 +380,52 @@ def become_kernel(cfg, status, status_fd, start_kernel=None):
     os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
 
 
-def fallback(cfg, status, drop):
-    """No mount namespace: drop to the sandbox's uid if its Python is reachable; report what is not held."""
+def clear_capabilities():
+    """Empty this process's capability sets now. An empty bounding set only takes effect at the next exec;
+    a warm kernel never execs, and in a user namespace it would keep every capability there, enough to
+    mount a tmpfs of any size or to unmount what hides the grader's files."""
+    header = CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
+    _check(libc.capset(ctypes.byref(header), ctypes.byref((CapData * 2)())), "capset")
+
+
+def first_for_the_oom_killer(cfg, status):
+    """``oom_score_adj`` at the grader's chosen value (the maximum) for the launcher, so for every process
+    of the sandbox: when the machine runs out of memory, the kernel's OOM killer ends one of a sandbox's
+    processes before any process with a lower score (a grader, the zygote, the rest of the host), whatever
+    their sizes. Raising it needs no privilege. Where the launcher has ``CAP_SYS_RESOURCE`` its write also
+    sets the floor the kernel's processes cannot go below; elsewhere they may lower it again, and the
+    grader's watchdog raises it back (``process.KernelProcess``)."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write(str(cfg["oom_score_adj"]))
+    except OSError as error:
+        status["notes"].append(f"oom_score_adj not raised ({error.strerror})")
+        return
+    status["oom_score_adj"] = cfg["oom_score_adj"]
+
+
+REFUSED = 77  # exit status of a kernel the launcher would not start (EX_NOPERM); the status says why
+
+
+def fallback(cfg, status, status_fd, drop):
+    """No mount namespace: drop to the sandbox's uid if its Python is reachable; report what is not held.
+
+    Where that uid cannot reach Python, the kernel does not start: the grader hands the kernel's files
+    (the notebook, every test's request) to that uid, so a kernel left as root without capabilities could
+    open none of them and every hidden test would fail on correct code, while a root kernel with them
+    could read the hidden tests. The status names the folders; the grader refuses to grade
+    (``preflight.py``)."""
     uid, gid = drop
     seen = measure_permissions(cfg, uid, gid)
     status["fallback"] = {**seen, "dropped": False}
     if seen["interpreter"]:
-        status["notes"].append(
-            f"uid {uid} cannot reach the Python installation ({', '.join(seen['interpreter'])}; "
-            "every folder on the way needs search permission for others): the kernel runs "
-            "as root and can read everything the grader can"
+        status["refused"] = (
+            f"without namespaces the kernel runs as a uid of its own, and uid {uid} cannot reach the Python "
+            f"installation ({', '.join(seen['interpreter'])}: every folder on the way needs search "
+            "permission for others)"
         )
-        # the grader gave scratch to that uid; a root without capabilities could not open its own files
-        for folder, subfolders, files in os.walk(cfg["scratch"]):
-            for name in [folder] + [os.path.join(folder, n) for n in subfolders + files]:
-                os.lchown(name, 0, 0)
-        return
+        os.write(status_fd, json.dumps(status).encode())
+        os._exit(REFUSED)
     os.umask(0o077)  # what it writes in shared temporary folders stays its own
     os.setgroups([])
     os.setgid(gid)
@@ -406,8 +489,12 @@ def run_init(cfg, status, status_fd, start_kernel=None):
 
 
 def bind_warm_scratch(cfg, status):
-    """Scratch again at the fixed path the zygote's environment names (a warm start only)."""
+    """Scratch again at the fixed path the zygote's environment names (a warm start only). A zygote that
+    took its kernel's own environment (one submission's, ``zygote.adopt``) names scratch itself: nothing
+    to bind, with or without a mount namespace."""
     target = cfg["warm_scratch"]
+    if target == cfg["scratch"]:
+        return True
     if not status["mount"] or not any(inside(target, p) for p in status["hidden"]):
         status["notes"].append("a warm kernel needs a mount namespace with a private /tmp")
         return False
@@ -467,6 +554,7 @@ def launch(cfg, lifeline=None, start_kernel=None):
         "user_namespace": False,
         "cgroup": False,
     }
+    first_for_the_oom_killer(cfg, status)
     join_cgroup(cfg, status)
     got = enter_namespaces(status) if cfg["isolate"] and cfg["namespaces"] else set()
     if not cfg["isolate"]:

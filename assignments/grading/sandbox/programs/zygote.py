@@ -1,6 +1,7 @@
 """A warm start for sandboxed kernels: run as a script by ``warm_kernels.py``, never imported by the grader.
 
     python zygote.py SOCKET MODULE [MODULE ...]
+    python zygote.py --share MODULE ... --preload MODULE ... --same NAME ... (-m MODULE | --script PATH) ARGS
 
 The zygote imports ipykernel and the libraries the notebooks import (MODULE ...), then forks one
 launcher per request that arrives on the Unix socket SOCKET. Each forked child runs
@@ -21,11 +22,28 @@ points into one fixed folder (``warm_kernels.warm_scratch``), which each launche
 scratch in its own mount namespace. A request whose environment differs from the zygote's would run with libraries
 configured for another environment, so it is refused, and so is any machine without a mount namespace.
 The grader then starts a cold kernel.
+
+**One submission** (the second form; Gradescope's ``run_autograder``, ``warm_kernels.runner_command``):
+there the grader and its one kernel each imported torch and ``torch._dynamo``, about 200 MB of memory
+that cannot be reclaimed, twice, in a container of 768 MB. So this script first imports the ``--share``
+libraries (ones that read no per-kernel setting when imported), then forks the zygote, and then runs the
+grader in itself (``-m MODULE`` or ``--script PATH``, with ``ARGS``), whose kernels the zygote forks
+(``ZYGOTE_ENV`` names its socket): grader and kernel hold one copy of those pages. The zygote's memory
+is this process's before the grader ran: the shared libraries and this script, nothing of the grader's
+package, no submission, no grader file. It binds no scratch (``warm_kernels.warm_scratch`` is None for
+it): it takes its first kernel's environment as its own, scratch included, imports the ``--preload``
+libraries under it, and refuses any later kernel with another environment. It also refuses a kernel
+whose ``--same`` variables differ from this process's own, which a fork cannot change (the hash seed,
+read when Python starts; thread counts, read when OpenMP loads): that kernel starts cold. The zygote
+ends when the grader's process does.
 """
 
+import gc
 import json
 import os
+import runpy
 import select
+import shutil
 import socket
 import sys
 import tempfile
@@ -33,6 +51,9 @@ import tempfile
 import launch
 
 MAX_REQUEST = 1 << 20
+ZYGOTE_ENV = "COURSE_KERNEL_ZYGOTE"  # warm_kernels.ZYGOTE_ENV: the grader's kernels ask the zygote it names
+WARM_ENV = None  # the environment of every kernel this zygote forks (None: the first kernel's, see adopt)
+ADOPTING = None  # for a one-submission zygote, until it has adopted: what ``adopt`` needs
 
 
 def forget_zygote(sockets, pidfds, fds):
@@ -92,7 +113,12 @@ def serve_one(conn, sockets, children):
             pass
         conn.close()
         return
-    refused = cfg["env"] != WARM_ENV
+    refused = not adopt(cfg["env"])
+    # What is imported so far stays out of every later collection, here and in the child: a collection
+    # writes into each object it visits, and would copy into the child every page it shares with the
+    # zygote (measured: a fork of a process holding torch and transformers copied 85 MB at its first
+    # collection, 6 MB with this).
+    gc.freeze()
     pid = os.fork()
     if pid == 0:
         try:
@@ -119,6 +145,30 @@ def serve_one(conn, sockets, children):
         pass  # its grader is gone: the launcher sees its lifeline closed and ends; reap() collects it
 
 
+def adopt(env):
+    """Whether a kernel with environment ``env`` may be forked from here. A one-submission zygote first
+    takes ``env`` as its own and imports its ``--preload`` libraries under it (in itself, so that a
+    restarted kernel is warm too); where a ``--same`` variable differs, or an import fails, it never
+    adopts, and every kernel starts cold."""
+    global WARM_ENV, ADOPTING
+    if WARM_ENV is None and ADOPTING is not None:
+        plan, ADOPTING = ADOPTING, None
+        if any(env.get(name) != plan["same"].get(name) for name in plan["same"]):
+            return False
+        os.environ.clear()
+        os.environ.update(env)
+        sys.path[:] = [path for path in sys.path if path not in plan["grader_paths"]]
+        sys.dont_write_bytecode = bool(env.get("PYTHONDONTWRITEBYTECODE"))
+        try:
+            for name in plan["preload"]:
+                __import__(name)
+        except BaseException as error:  # noqa: BLE001 - a cold kernel imports for itself
+            os.write(2, f"warm zygote: importing {name} failed ({error!r}); kernels start cold\n".encode())
+            return False
+        WARM_ENV = dict(env)
+    return WARM_ENV is not None and env == WARM_ENV
+
+
 def reap(pidfd, children):
     pid, conn = children.pop(pidfd)
     os.close(pidfd)
@@ -130,11 +180,13 @@ def reap(pidfd, children):
     conn.close()
 
 
-def serve(path):
+def serve(path, announce=True):
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
+    os.chmod(path, 0o600)  # the grader's alone (its folder is 0700 too): a kernel must never ask for a launch
     listener.listen(64)
-    os.write(1, b"ready\n")
+    if announce:
+        os.write(1, b"ready\n")
     children = {}
     while True:
         ready, _, _ = select.select([listener, 0, *children], [], [])
@@ -150,7 +202,65 @@ def serve(path):
             serve_one(conn, [listener] + [c for _, c in children.values()], children)
 
 
+def parse_runner(argv):
+    """(share, preload, same, kind, target, args) of the second form's command line."""
+    lists, key = {"--share": [], "--preload": [], "--same": []}, None
+    for index, arg in enumerate(argv):
+        if arg in lists:
+            key = arg
+        elif arg in ("-m", "--script"):
+            if index + 1 >= len(argv):
+                break
+            return (*lists.values(), arg, argv[index + 1], argv[index + 2 :])
+        elif key is None:
+            break
+        else:
+            lists[key].append(arg)
+    raise SystemExit("usage: zygote.py --share M ... --preload M ... --same NAME ... (-m MODULE | --script PATH) ARGS")
+
+
+def run_with_zygote(argv):
+    """The second form: import ``--share``, fork the one-submission zygote, then run the grader here."""
+    global ADOPTING
+    share, preload, same, kind, target, args = parse_runner(argv)
+    for name in share:
+        __import__(name)
+    folder = tempfile.mkdtemp(prefix="course-zygote-", dir="/tmp")  # 0700: the grader's alone
+    path = os.path.join(folder, "zygote.sock")
+    keep_read, keep_write = os.pipe()  # the zygote ends when this process, which holds keep_write, does
+    script_dir = os.path.dirname(os.path.abspath(__file__))
+    grader_paths = {script_dir, *os.environ.get("PYTHONPATH", "").split(os.pathsep)} - {""}
+    gc.freeze()  # as in serve_one: the grader's collections leave the pages it shares with the zygote alone
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(keep_write)
+            os.dup2(keep_read, 0)
+            os.close(keep_read)
+            same_values = {name: os.environ.get(name) for name in same}
+            ADOPTING = {"preload": preload, "same": same_values, "grader_paths": grader_paths}
+            serve(path, announce=False)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+            os._exit(0)
+    os.close(keep_read)
+    with open(os.path.join(folder, "pid"), "w") as handle:  # warm_kernels waits on it while it lives
+        handle.write(str(pid))
+    os.environ[ZYGOTE_ENV] = path
+    sys.path[:] = [entry for entry in sys.path if entry != script_dir]
+    if kind == "-m":
+        sys.argv = [target, *args]
+        runpy.run_module(target, run_name="__main__", alter_sys=True)
+    else:
+        sys.argv = [target, *args]
+        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
+        runpy.run_path(target, run_name="__main__")
+
+
 def main():
+    if sys.argv[1:2] and sys.argv[1].startswith("-"):
+        run_with_zygote(sys.argv[1:])
+        return
     path, modules = sys.argv[1], sys.argv[2:]
     global WARM_ENV
     WARM_ENV = dict(os.environ)

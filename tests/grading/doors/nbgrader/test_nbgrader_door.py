@@ -18,7 +18,7 @@ from tests.fixtures.nbgrader_class import ASSIGNMENT, BUGGY, DAEMON
 from tests.helpers import alive
 
 # One worker runs this module and test_repair.py (`--dist loadgroup`): the class is graded once.
-pytestmark = pytest.mark.xdist_group("nbgrader_class")
+pytestmark = [pytest.mark.course, pytest.mark.xdist_group("nbgrader_class")]
 
 
 @pytest.fixture(scope="module")

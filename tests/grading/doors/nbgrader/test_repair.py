@@ -32,7 +32,7 @@ OTHER = "rnn_attention"
 
 # One worker runs this module and test_nbgrader_door.py (`--dist loadgroup`): their shared nbgrader
 # class is graded once.
-pytestmark = pytest.mark.xdist_group("nbgrader_class")
+pytestmark = [pytest.mark.course, pytest.mark.xdist_group("nbgrader_class")]
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,53 @@
+"""The grader image's build context (``course image <assignment>``): one folder that ``podman build`` or
+``docker build`` turns into the image that grades that assignment on Gradescope, PrairieLearn, any
+container host and Kubernetes (README, "The grader image").
+
+The folder holds ``Containerfile`` and ``course`` from the repository's ``image/`` and, under ``source/``,
+the assignment's Gradescope bundle unpacked (``gradescope_bundle.build_autograder_zip``): what the image
+grades with is exactly what the zip ships, the locks included, and never a solution notebook. Its
+``engine`` target leaves the assignment out (a public registry may hold it); ``prairielearn/`` beside
+holds the assignment for a PrairieLearn question's ``tests/`` folder, from which ``course prairielearn``
+grades with that image (``prairielearn_runner.QUESTION_COURSE``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+from .course import REPO
+from .gradescope_bundle import build_autograder_zip
+from .prairielearn_runner import QUESTION_COURSE
+
+IMAGE_DIR = REPO / "image"
+CONTEXT_FILES = ("Containerfile", "course")  # from image/, beside source/
+PRAIRIELEARN = "prairielearn"  # beside source/: the files a question's tests/ folder holds
+# The bundle's parts that make it one assignment's grader (the rest is the grader and the locks).
+ASSIGNMENT_PARTS = ("autograder", "release", "source")
+
+
+def write_context(assignment: str, out: Path, repo: Path = REPO) -> Path:
+    """Write the build context of ``assignment``'s grader image to ``out`` (replacing what was there);
+    returns ``out``."""
+    out = Path(out)
+    source, question = out / "source", out / PRAIRIELEARN
+    for folder in (source, question):
+        if folder.exists():
+            shutil.rmtree(folder)
+    source.mkdir(parents=True)
+    with tempfile.TemporaryDirectory(prefix="course-image-") as folder:
+        archive = build_autograder_zip(assignment, Path(folder) / f"{assignment}.zip", repo=repo)
+        with zipfile.ZipFile(archive) as zipped:
+            for info in zipped.infolist():
+                targets = [source / info.filename]
+                if info.filename.split("/")[0] in ASSIGNMENT_PARTS:
+                    targets.append(question / QUESTION_COURSE / info.filename)
+                for target in targets:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(zipped.read(info))
+                    target.chmod((info.external_attr >> 16) & 0o777 or 0o644)
+    for name in CONTEXT_FILES:
+        shutil.copy2(IMAGE_DIR / name, out / name)
+    return out

@@ -1,0 +1,19 @@
+"""Applies the dropout with F.dropout(final, self.dropout.p), whose training flag defaults to True, so the
+head keeps dropping in eval mode.
+
+question: bert_gru_sentiment_tests
+replaces: bert_gru_sentiment
+"""
+
+
+class BERTGRUSentiment(nn.Module):
+    def head(self, features, attention_mask=None):
+        B, S, _ = features.shape
+        if attention_mask is None:
+            lengths = torch.full((B,), S, dtype=torch.long)
+        else:
+            lengths = attention_mask.sum(dim=1).long().cpu()
+        packed = nn.utils.rnn.pack_padded_sequence(features, lengths, batch_first=True, enforce_sorted=False)
+        _, hidden = self.rnn(packed)
+        final = torch.cat([hidden[-2], hidden[-1]], dim=-1) if self.rnn.bidirectional else hidden[-1]
+        return self.out(F.dropout(final, self.dropout.p))
