@@ -49,6 +49,7 @@ def test_the_source_names_evidence_for_every_run_dependent_question():
         "attention_speed_written",
         "scaling_written",
         "bert_frozen_written",
+        "lora_written",
         "clip_prompting_written",
     }
     assert wanted["transfer_lm"] == {QUESTION: (CELL,)}
