@@ -7,7 +7,9 @@ the definitions and the experiments they need and leaves out the visible checks 
 * ``--part pig_latin``: Parts 1 to 3, whose data the notebook builds itself (the evidence of more_data_written,
   failure_modes_written, attention_speed_written and scaling_written);
 * ``--part bert_offline``: Part 4 on its offline fallback with the optional corpus comparison switched on (the
-  fallback's figures in optional_answers.md; they say nothing about the real checkpoints).
+  fallback's figures in optional_answers.md; they say nothing about the real checkpoints);
+* ``--part lora_offline``: Part 4's fine-tuned, frozen and LoRA runs on its offline fallback (the reference
+  figures of lora_written, issue #35).
 
 Everything else is ``reference_runs.py``'s: the source with its solutions, hidden tests removed,
 ``seed_everything(0)`` replaced by the run's seed, student mode, CPU only, an empty hub cache offline.
@@ -55,9 +57,11 @@ PIG_LATIN = (
     "transformer_scaling",
 )
 BERT_OFFLINE = ("setup", "bert_classifier", "freeze_encoder", "bert_data", "bert_training", "corpus_comparison")
+LORA_OFFLINE = ("setup", "bert_classifier", "freeze_encoder", "bert_data", "bert_training", "lora", "lora_experiment")
 PARTS = {
     "pig_latin": (PIG_LATIN, ("rnn_experiment", "rnn_translations", "attention_experiment", "transformer_scaling")),
     "bert_offline": (BERT_OFFLINE, ("bert_data", "bert_training", "corpus_comparison")),
+    "lora_offline": (LORA_OFFLINE, ("bert_training", "lora_experiment")),
 }
 # The optional comparison runs only when its switch is on; the switch cell has no grade_id, so it is set here.
 SWITCH_ON = "RUN_CORPUS_COMPARISON = True"
@@ -122,6 +126,7 @@ def main(argv=None) -> int:
             "data": {
                 "pig_latin": "the notebook's own Pig Latin pairs (no download)",
                 "bert_offline": "no hub (empty caches, offline): the notebook's synthetic sentiment task and corpora",
+                "lora_offline": "no hub (empty caches, offline): the notebook's synthetic sentiment task",
             }[args.part],
             "seeds": "every seed_everything(0) of the notebook replaced by seed_everything(<seed>)",
             "python": platform.python_version(),
