@@ -6,6 +6,8 @@ the definitions and the experiments they need and leaves out the visible checks 
 
 * ``--part pig_latin``: Parts 1 to 3, whose data the notebook builds itself (the evidence of more_data_written,
   failure_modes_written, attention_speed_written and scaling_written);
+* ``--part kv_cache``: the attention experiment (whose transformer it decodes) and cell cached_decoding, the
+  evidence of kv_cache_written;
 * ``--part bert_offline``: Part 4 on its offline fallback with the optional corpus comparison switched on (the
   fallback's figures in optional_answers.md; they say nothing about the real checkpoints);
 * ``--part lora_offline``: Part 4's fine-tuned, frozen and LoRA runs on its offline fallback (the reference
@@ -56,10 +58,16 @@ PIG_LATIN = (
     "attention_experiment",
     "transformer_scaling",
 )
+# The key/value cache decodes the attention experiment's transformer; the other Pig Latin experiments are not needed.
+KV_CACHE = tuple(
+    name for name in PIG_LATIN if name not in ("rnn_experiment", "rnn_translations", "transformer_scaling")
+)
+KV_CACHE += ("kv_cache_attention", "decoder_step", "cached_decoding")
 BERT_OFFLINE = ("setup", "bert_classifier", "freeze_encoder", "bert_data", "bert_training", "corpus_comparison")
 LORA_OFFLINE = ("setup", "bert_classifier", "freeze_encoder", "bert_data", "bert_training", "lora", "lora_experiment")
 PARTS = {
     "pig_latin": (PIG_LATIN, ("rnn_experiment", "rnn_translations", "attention_experiment", "transformer_scaling")),
+    "kv_cache": (KV_CACHE, ("attention_experiment", "cached_decoding")),
     "bert_offline": (BERT_OFFLINE, ("bert_data", "bert_training", "corpus_comparison")),
     "lora_offline": (LORA_OFFLINE, ("bert_training", "lora_experiment")),
 }
@@ -125,6 +133,7 @@ def main(argv=None) -> int:
             f"{reference_runs.THREADS} torch thread (train_seq2seq sets one thread itself)",
             "data": {
                 "pig_latin": "the notebook's own Pig Latin pairs (no download)",
+                "kv_cache": "the notebook's own Pig Latin pairs (no download); random weights for the long continuation",
                 "bert_offline": "no hub (empty caches, offline): the notebook's synthetic sentiment task and corpora",
                 "lora_offline": "no hub (empty caches, offline): the notebook's synthetic sentiment task",
             }[args.part],

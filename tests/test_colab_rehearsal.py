@@ -294,6 +294,9 @@ def test_notebook_runs_its_online_branch_end_to_end_in_student_mode(assignment, 
     )
     if assignment == "transfer_lm":
         assert_sampled_across_the_corpus(result["text"])
+    if assignment == "rnn_attention":  # cell cached_decoding: the key/value cache decodes as the full prefix does
+        agree = re.search(r"cached and full decoding agree on (\d+) of (\d+) validation words", result["text"])
+        assert agree and agree[1] == agree[2], "rnn_attention: cached decoding should give every word's translation"
     slowest = sorted(result["seconds"].items(), key=lambda item: -item[1])[:5]
     print(
         f"{assignment}: {sum(result['seconds'].values()):.0f} s in all; slowest cells {slowest}; "

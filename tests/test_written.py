@@ -99,9 +99,15 @@ def test_course_written_on_a_class_with_one_hostile_notebook_writes_everyone_els
         assert links(out / "students" / f"{student}.pdf") == [], f"{student}'s PDF has something to click"
     assert "The rest of this answer is left out of the PDF" in text["mallory"][pages[LONG_QUESTION][-1] - 1]
     assert "javascript:alert(1)" in " ".join(text["mallory"]), "the link should be shown as its text and address"
+
+    # A question may take more than one page (a long prompt, then the answer, then the evidence): the run
+    # must be on one of its own pages, never on another question's.
+    def on_question_pages(student):
+        return " ".join(text[student][number - 1] for number in pages[QUESTION])
+
     for student, figure in (("ada", RUN_FIGURE), ("bob", EDITED_FIGURE)):
-        assert figure in text[student][pages[QUESTION][0] - 1], f"{student}'s own run is not on {QUESTION}'s page"
-    assert "FLAGGED" in text["bob"][pages[QUESTION][0] - 1]
+        assert figure in on_question_pages(student), f"{student}'s own run is not on {QUESTION}'s pages"
+    assert "FLAGGED" in on_question_pages("bob")
     across = (out / "questions" / f"{QUESTION}.html").read_text(encoding="utf-8")
     assert across.index('id="ada"') < across.index('id="bob"') and RUN_FIGURE in across and EDITED_FIGURE in across
 

@@ -84,3 +84,26 @@ def sentence_pairs(mask, first=3):
     types = torch.zeros_like(mask)
     types[:, first:] = 1
     return types * mask
+
+
+def decoder_state(vocab, hidden, num_layers, max_len, generator, positions=True):
+    """The grader's weights for a TransformerDecoder, under the notebook's parameter names. Layer norms get
+    weights away from 1 and 0, so that a norm skipped or applied twice shows."""
+    H = hidden
+    state = {"embedding.weight": seeded((vocab, H), generator)}
+    if positions:
+        state["positions.weight"] = seeded((max_len, H), generator)
+    for i in range(num_layers):
+        for block in ("self_attention", "source_attention"):
+            for name, value in random_dot_state(H, generator).items():
+                state[f"{block}.{i}.{name}"] = value
+        state[f"feed_forward.{i}.0.weight"] = seeded((2 * H, H), generator, 1 / math.sqrt(H))
+        state[f"feed_forward.{i}.0.bias"] = seeded((2 * H,), generator, 0.1)
+        state[f"feed_forward.{i}.2.weight"] = seeded((H, 2 * H), generator, 1 / math.sqrt(2 * H))
+        state[f"feed_forward.{i}.2.bias"] = seeded((H,), generator, 0.1)
+    for j in range(3 * num_layers):
+        state[f"norms.{j}.weight"] = 1 + seeded((H,), generator, 0.2)
+        state[f"norms.{j}.bias"] = seeded((H,), generator, 0.2)
+    state["out.weight"] = seeded((vocab, H), generator, 1 / math.sqrt(H))
+    state["out.bias"] = seeded((vocab,), generator, 0.1)
+    return state

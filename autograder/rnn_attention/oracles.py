@@ -125,3 +125,32 @@ def bert_classifier_logits(state, ids, mask, config):
     with torch.no_grad():
         pooled = encoder(input_ids=ids, attention_mask=mask).pooler_output
     return F.linear(pooled, state["classifier.weight"], state["classifier.bias"])
+
+
+def decoder_logits(state, inputs, annotations, num_layers):
+    """The TransformerDecoder's forward on whole sequences, from its state dict: embedding plus learned
+    positions (when the state has them), then per layer causal self-attention, attention over the
+    annotations and a ReLU feed-forward network, each added back and layer-normalised. The full-prefix
+    computation that cached decoding must reproduce at every position; written with torch's functional
+    calls, independently of the notebook."""
+    T = inputs.shape[1]
+    x = F.embedding(inputs, state["embedding.weight"])  # (B, T, H)
+    if "positions.weight" in state:
+        x = x + state["positions.weight"][:T]
+
+    def norm(x, j):
+        return F.layer_norm(x, x.shape[-1:], state[f"norms.{j}.weight"], state[f"norms.{j}.bias"])
+
+    def sub(prefix):
+        return {name[len(prefix) :]: value for name, value in state.items() if name.startswith(prefix)}
+
+    for i in range(num_layers):
+        context, _ = dot_attention(sub(f"self_attention.{i}."), x, x, x, causal=True)
+        x = norm(x + context, 3 * i)
+        context, _ = dot_attention(sub(f"source_attention.{i}."), x, annotations, annotations)
+        x = norm(x + context, 3 * i + 1)
+        hidden = F.relu(F.linear(x, state[f"feed_forward.{i}.0.weight"], state[f"feed_forward.{i}.0.bias"]))
+        x = norm(
+            x + F.linear(hidden, state[f"feed_forward.{i}.2.weight"], state[f"feed_forward.{i}.2.bias"]), 3 * i + 2
+        )
+    return F.linear(x, state["out.weight"], state["out.bias"])  # (B, T, V)

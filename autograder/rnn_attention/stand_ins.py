@@ -99,6 +99,20 @@ class CausalScaledDotAttention(nn.Module):
         return weights @ v, weights  # (B, T, H), (B, T, T)
 
 
+def cached_causal_attention(attention, x_new, cache=None):
+    q = attention.Wq(x_new)  # (B, new, H)
+    keys, values = attention.Wk(x_new), attention.Wv(x_new)  # (B, new, H) each
+    if cache is not None:
+        keys = torch.cat([cache[0], keys], dim=1)  # (B, past + new, H)
+        values = torch.cat([cache[1], values], dim=1)  # (B, past + new, H)
+    scores = q @ keys.transpose(1, 2) / math.sqrt(attention.hidden_size)  # (B, new, past + new)
+    new, total = scores.shape[-2:]
+    # query i is position total - new + i: it may see keys j <= total - new + i
+    future = torch.ones(new, total, dtype=torch.bool, device=scores.device).triu(diagonal=total - new + 1)
+    weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)  # (B, new, past + new)
+    return weights @ values, (keys, values)  # (B, new, H), cache
+
+
 class BertForSentenceClassification(BertModel):
     def __init__(self, config):
         super().__init__(config)

@@ -1,5 +1,6 @@
-"""sample_next_tests: greedy, temperature and top-k decoding against the softmax they should draw from, with
-the given generator and nothing else.
+"""sample_next_tests: greedy, temperature, top-k and top-p decoding against the distribution they should draw
+from, with the given generator and nothing else. Top-p is compared with a plain-Python oracle
+(oracles.decoding_distribution): sort, running sum, renormalise.
 
 The sampling checks compare frequencies with the oracle's probabilities over many independent rows. Each
 run draws N = 20,000 rows from one score row, for three generator seeds; a frequency's standard deviation
@@ -12,6 +13,7 @@ by 0.1 or more.
 import torch
 
 from assignments.grading.testkit import expect, expect_shape, question
+from autograder.transfer_lm.oracles import decoding_distribution, nucleus_margin
 
 N = 20_000
 SEEDS = (11, 12, 13)
@@ -46,7 +48,7 @@ def _draw(student, scores, seed, **options):
 def test_greedy_takes_each_rows_argmax(student):
     g = torch.Generator().manual_seed(3)
     scores = torch.randn(6, 31, generator=g)  # batch 6, ntoken 31: rows differ
-    for options in ({"temperature": 0}, {"temperature": 0, "top_k": 4}):
+    for options in ({"temperature": 0}, {"temperature": 0, "top_k": 4}, {"temperature": 0, "top_p": 0.3}):
         out = student.run("result = sample_next(scores, **options)", scores=scores, options=options)
         ids = expect_shape(out, (6,), "the greedy ids")
         expect(
@@ -139,3 +141,94 @@ def test_top_k_draws_only_the_k_best_in_their_softmax_proportions(student):
         f"top_k=2 on rows with different scores: {int((~inside).sum())} of 4,000 draws fall outside their own "
         f"row's 2 best ids (keep the k largest of each row, over the vocabulary)",
     )
+
+
+# Top-p cases on ROW: (temperature, top_k, top_p). The oracle's kept sets are {0, 1}, {0}, {0, 1, 2},
+# {0, 1, 2, 8}, {0, 1, 2} and every id. Applying top-p before the temperature would keep {0, 1, 2, 3, 4, 8}
+# at temperature 0.5 and {0, 1, 2} at 2.0. p lies at least 0.014 from every running sum of these rows, far
+# beyond float32 rounding, so every correct order of operations gives the same sets.
+TOP_P_CASES = ((1.0, None, 0.5), (1.0, None, 0.3), (0.5, None, 0.9), (2.0, None, 0.6), (0.7, 6, 0.8), (1.0, None, 1.0))
+# Ties at the boundary: ids 1, 3 and 4 share the largest probability (0.186 each), ids 2 and 8 the next
+# (0.113 each). With the smaller id first, p = 0.25 keeps {1, 3} and p = 0.6 keeps {1, 2, 3, 4}.
+TIE_ROW = torch.tensor([0.0, 1.0, 0.5, 1.0, 1.0, -0.5, 0.2, -1.0, 0.5])
+
+
+def _kept(row, temperature=1.0, top_k=None, top_p=None):
+    return {i for i, q in enumerate(decoding_distribution(row.tolist(), temperature, top_k, top_p)) if q > 0}
+
+
+@question("sample_next_tests", points=1)
+def test_top_p_keeps_the_smallest_set_reaching_p(student):
+    # Exact support: every draw lies in the oracle's kept set, and every kept id is drawn. The least likely
+    # kept id of these cases has probability 0.0044 (p = 1, id 7), so it is missed in N = 20,000 draws with
+    # probability (1 - 0.0044)^20000 < 1e-38; the others have 0.05 or more.
+    for seed, (temperature, top_k, top_p) in enumerate(TOP_P_CASES, start=31):
+        options = {"temperature": temperature, "top_k": top_k, "top_p": top_p}
+        ids = _draw(student, ROW.expand(N, -1).clone(), seed, **options)
+        want = _kept(ROW, temperature, top_k, top_p)
+        drawn = set(ids.tolist())
+        rule = f"top_p={top_p:g} at temperature {temperature:g}" + (f" after top_k={top_k}" if top_k else "")
+        expect(
+            drawn <= want,
+            f"{rule}: some draws are ids outside the smallest set whose probabilities (after the temperature"
+            f"{' and top-k' if top_k else ''}) reach p; keep ids in decreasing probability only until the running "
+            f"sum reaches p",
+        )
+        expect(
+            drawn >= want,
+            f"{rule}: some ids of the smallest set reaching p were never drawn in {N:,} rows; the id whose "
+            f"probability makes the running sum reach p belongs to the set"
+            + (" (p = 1 keeps every id)" if top_p == 1 else ""),
+        )
+    for seed, (top_p, want) in enumerate(((0.25, {1, 3}), (0.6, {1, 2, 3, 4})), start=41):
+        ids = _draw(student, TIE_ROW.expand(N, -1).clone(), seed, top_p=top_p)
+        expect(
+            set(ids.tolist()) == want,
+            f"top_p={top_p:g} on a row with equal probabilities at the boundary: the kept ids should be "
+            f"{sorted(want)}, taking the smaller id first among equal probabilities",
+        )
+    # Rows whose kept sets differ: top-p is taken per row. Rows where p lies within 1e-3 of a running sum
+    # are left out of the verdict (float32 rounding could move their set by one id).
+    mixed = torch.randn(4000, 13, generator=torch.Generator().manual_seed(6))
+    ids = _draw(student, mixed, 22, top_p=0.6).tolist()
+    clear = [r for r in range(len(mixed)) if nucleus_margin(mixed[r].tolist(), 0.6) > 1e-3]
+    outside = sum(ids[r] not in _kept(mixed[r], top_p=0.6) for r in clear)
+    expect(
+        outside == 0,
+        "top_p=0.6 on 4,000 rows with different scores: some draws fall outside their own row's smallest set "
+        "reaching p (rank and sum each row on its own)",
+    )
+    for bad in (1.01, 0.0, -0.2):
+        out = student.run(
+            "try:\n"
+            "    sample_next(scores, top_p=bad, generator=torch.Generator().manual_seed(0))\n"
+            "    result = False\n"
+            "except ValueError:\n"
+            "    result = True",
+            scores=ROW.expand(3, -1).clone(),
+            bad=bad,
+        )
+        expect(out is True, f"top_p={bad:g} is outside (0, 1]: sample_next should raise ValueError")
+
+
+@question("sample_next_tests", points=1)
+def test_top_p_draws_the_kept_ids_in_renormalised_proportions(student):
+    # The frequencies against the oracle's renormalised probabilities, with the module's bound: N = 20,000
+    # rows per seed, a frequency's standard deviation at most 0.0035, and BOUND = 0.02 beyond 5.6 sigma.
+    # Kept sets {0, 1, 2, 3, 4, 8} (temperature 1, p = 0.9) and {0, 1, 2, 3, 4, 5, 6, 8} (temperature 2,
+    # p = 0.95); p = 1 must be plain sampling. The mistakes' largest shifts of an id's share, at
+    # temperatures 1 and 2: a second softmax over the kept probabilities instead of dividing by their sum
+    # 0.21 and 0.11; cutting the id that reaches p 0.058 and 0.055; keeping one id more 0.037 and 0.025;
+    # choosing the set before the temperature 0 and 0.055 (it cuts an id of probability 0.054 at 2).
+    scores = ROW.expand(N, -1).clone()
+    for temperature, top_p, seeds in ((1.0, 0.9, SEEDS), (2.0, 0.95, SEEDS), (1.0, 1.0, SEEDS[:1])):
+        expected = torch.tensor(decoding_distribution(ROW.tolist(), temperature, None, top_p), dtype=torch.float64)
+        for seed in seeds:
+            ids = _draw(student, scores, seed, temperature=temperature, top_p=top_p)
+            gap = (_frequencies(ids, ROW.numel()) - expected).abs().max().item()
+            expect(
+                gap < BOUND,
+                f"top_p={top_p:g} at temperature {temperature:g}: over {N:,} rows with the same scores, the "
+                f"frequency of some id is further than {BOUND} from its probability divided by the kept ids' total "
+                f"(the softmax of the temperature-scaled scores with the cut ids at -inf)",
+            )

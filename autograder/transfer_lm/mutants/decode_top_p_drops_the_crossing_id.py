@@ -1,0 +1,26 @@
+"""Keeps the ids whose running sum, counting their own probability, stays below p (cumsum < p), so the id
+that makes the sum reach p is cut: one id too few, and none at all when the first id alone reaches p.
+
+question: sample_next_tests
+replaces: sample_next
+contract: top-p keeps the smallest set of ids whose probabilities reach p, the id that reaches it included
+"""
+
+
+def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None):
+    if temperature == 0:
+        return scores.argmax(dim=-1)
+    scaled = scores / temperature
+    if top_k is not None:
+        kth_best = scaled.topk(top_k, dim=-1).values[:, -1:]
+        scaled = scaled.masked_fill(scaled < kth_best, float("-inf"))
+    if top_p is not None:
+        if not 0 < top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1]; got {top_p}")
+        if top_p < 1:
+            ranked, order = torch.softmax(scaled, dim=-1).sort(dim=-1, descending=True, stable=True)
+            cut_ranked = ranked.cumsum(dim=-1) >= top_p
+            cut = torch.zeros_like(cut_ranked).scatter(-1, order, cut_ranked)
+            scaled = scaled.masked_fill(cut, float("-inf"))
+    probabilities = torch.softmax(scaled, dim=-1)
+    return torch.multinomial(probabilities, 1, generator=generator).squeeze(-1)
