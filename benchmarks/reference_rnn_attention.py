@@ -9,7 +9,9 @@ the definitions and the experiments they need and leaves out the visible checks 
 * ``--part kv_cache``: the attention experiment (whose transformer it decodes) and cell cached_decoding, the
   evidence of kv_cache_written;
 * ``--part bert_offline``: Part 4 on its offline fallback with the optional corpus comparison switched on (the
-  fallback's figures in optional_answers.md; they say nothing about the real checkpoints).
+  fallback's figures in optional_answers.md; they say nothing about the real checkpoints);
+* ``--part lora_offline``: Part 4's fine-tuned, frozen and LoRA runs on its offline fallback (the reference
+  figures of lora_written, issue #35).
 
 Everything else is ``reference_runs.py``'s: the source with its solutions, hidden tests removed,
 ``seed_everything(0)`` replaced by the run's seed, student mode, CPU only, an empty hub cache offline.
@@ -62,10 +64,12 @@ KV_CACHE = tuple(
 )
 KV_CACHE += ("kv_cache_attention", "decoder_step", "cached_decoding")
 BERT_OFFLINE = ("setup", "bert_classifier", "freeze_encoder", "bert_data", "bert_training", "corpus_comparison")
+LORA_OFFLINE = ("setup", "bert_classifier", "freeze_encoder", "bert_data", "bert_training", "lora", "lora_experiment")
 PARTS = {
     "pig_latin": (PIG_LATIN, ("rnn_experiment", "rnn_translations", "attention_experiment", "transformer_scaling")),
     "kv_cache": (KV_CACHE, ("attention_experiment", "cached_decoding")),
     "bert_offline": (BERT_OFFLINE, ("bert_data", "bert_training", "corpus_comparison")),
+    "lora_offline": (LORA_OFFLINE, ("bert_training", "lora_experiment")),
 }
 # The optional comparison runs only when its switch is on; the switch cell has no grade_id, so it is set here.
 SWITCH_ON = "RUN_CORPUS_COMPARISON = True"
@@ -131,6 +135,7 @@ def main(argv=None) -> int:
                 "pig_latin": "the notebook's own Pig Latin pairs (no download)",
                 "kv_cache": "the notebook's own Pig Latin pairs (no download); random weights for the long continuation",
                 "bert_offline": "no hub (empty caches, offline): the notebook's synthetic sentiment task and corpora",
+                "lora_offline": "no hub (empty caches, offline): the notebook's synthetic sentiment task",
             }[args.part],
             "seeds": "every seed_everything(0) of the notebook replaced by seed_everything(<seed>)",
             "python": platform.python_version(),

@@ -50,6 +50,7 @@ def test_the_source_names_evidence_for_every_run_dependent_question():
         "scaling_written",
         "kv_cache_written",
         "bert_frozen_written",
+        "lora_written",
         "clip_prompting_written",
     }
     assert wanted["transfer_lm"] == {QUESTION: (CELL,)}

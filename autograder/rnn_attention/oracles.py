@@ -70,6 +70,63 @@ def classifier_after_sgd_step(state, ids, mask, labels, lr, encoder_trainable):
         return F.linear(encoder(input_ids=ids, attention_mask=mask).pooler_output, weight, bias)
 
 
+def lora_linear(x, weight, bias, a, b, alpha):
+    """LoRA's adapted layer written out (Hu et al. 2022, section 4.1): x W^T + bias + (alpha / r) (x A^T) B^T, with r
+    the number of rows of A. Autograd through it gives the reference gradients of A and B."""
+    out = x @ weight.T + (alpha / a.shape[0]) * ((x @ a.T) @ b.T)
+    return out if bias is None else out + bias
+
+
+class _HandLoRA(torch.nn.Module):
+    """The oracle's adapter: frozen copies of a layer's weight and bias, the grader's A and B as parameters."""
+
+    def __init__(self, linear, a, b, alpha):
+        super().__init__()
+        self.weight, self.bias = linear.weight.detach().clone(), linear.bias.detach().clone()
+        self.a, self.b = torch.nn.Parameter(a.clone()), torch.nn.Parameter(b.clone())
+        self.alpha = alpha
+
+    def forward(self, x):
+        return lora_linear(x, self.weight, self.bias, self.a, self.b, self.alpha)
+
+
+def lora_classifier_after_sgd_step(state, adapters, alpha, ids, mask, labels, lr, config=TINY_BERT):
+    """Logits (eval mode) of BertModel + linear classifier on pooler_output, built from the grader's state, whose
+    modules named in ``adapters`` ({name: (A, B)}) compute lora_linear with that A and B, after one SGD step
+    on the mean cross-entropy in which only the adapters and the classifier train."""
+    from transformers import BertConfig, BertModel
+
+    encoder = BertModel(BertConfig(**config))
+    encoder.load_state_dict({k: v for k, v in state.items() if not k.startswith("classifier.")})
+    encoder.requires_grad_(False)
+    trained = []
+    for name, (a, b) in adapters.items():
+        parent, child = name.rsplit(".", 1)
+        hand = _HandLoRA(encoder.get_submodule(parent).get_submodule(child), a, b, alpha)
+        setattr(encoder.get_submodule(parent), child, hand)
+        trained += [hand.a, hand.b]
+    weight = state["classifier.weight"].clone().requires_grad_(True)
+    bias = state["classifier.bias"].clone().requires_grad_(True)
+    optimizer = torch.optim.SGD(trained + [weight, bias], lr=lr)
+    logits = F.linear(encoder(input_ids=ids, attention_mask=mask).pooler_output, weight, bias)
+    F.cross_entropy(logits, labels).backward()
+    optimizer.step()
+    encoder.eval()
+    with torch.no_grad():
+        return F.linear(encoder(input_ids=ids, attention_mask=mask).pooler_output, weight, bias)
+
+
+def bert_classifier_logits(state, ids, mask, config):
+    """Logits (eval mode) of the grader's BertModel + linear classifier on pooler_output, nothing adapted."""
+    from transformers import BertConfig, BertModel
+
+    encoder = BertModel(BertConfig(**config)).eval()
+    encoder.load_state_dict({k: v for k, v in state.items() if not k.startswith("classifier.")})
+    with torch.no_grad():
+        pooled = encoder(input_ids=ids, attention_mask=mask).pooler_output
+    return F.linear(pooled, state["classifier.weight"], state["classifier.bias"])
+
+
 def decoder_logits(state, inputs, annotations, num_layers):
     """The TransformerDecoder's forward on whole sequences, from its state dict: embedding plus learned
     positions (when the state has them), then per layer causal self-attention, attention over the
