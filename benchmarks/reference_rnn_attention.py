@@ -5,7 +5,7 @@ the cells those questions' evidence comes from, run as a student runs them, on t
 the definitions and the experiments they need and leaves out the visible checks and the plots of attention:
 
 * ``--part pig_latin``: Parts 1 to 3, whose data the notebook builds itself (the evidence of more_data_written,
-  failure_modes_written, attention_speed_written and scaling_written);
+  failure_modes_written, attention_speed_written and size_data_written);
 * ``--part kv_cache``: the attention experiment (whose transformer it decodes) and cell cached_decoding, the
   evidence of kv_cache_written;
 * ``--part bert_offline``: Part 4 on its offline fallback with the optional corpus comparison switched on (the

@@ -47,7 +47,7 @@ def test_the_source_names_evidence_for_every_run_dependent_question():
         "more_data_written",
         "failure_modes_written",
         "attention_speed_written",
-        "scaling_written",
+        "size_data_written",
         "kv_cache_written",
         "bert_frozen_written",
         "lora_written",
