@@ -49,7 +49,6 @@ def test_the_source_names_evidence_for_every_run_dependent_question():
         "attention_speed_written",
         "size_data_written",
         "kv_cache_written",
-        "bert_frozen_written",
         "lora_written",
         "clip_prompting_written",
     }
