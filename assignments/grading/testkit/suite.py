@@ -42,6 +42,13 @@ PYTEST_ARGS = [
     "no:warnings",  # warnings never turn into failures or output
     "-p",
     "no:randomly",
+    # These two only turn exceptions nobody can catch (in __del__, in a thread) into warnings, which
+    # no:warnings drops anyway; the first also runs gc.collect() at the end of every session, which in a
+    # process holding torch and transformers made each grading about twice as slow (benchmarks/README.md).
+    "-p",
+    "no:unraisableexception",
+    "-p",
+    "no:threadexception",
     "--assert=plain",  # a bare assert shows its message only, never the test's expressions
     "--import-mode=importlib",
     "--capture=sys",
