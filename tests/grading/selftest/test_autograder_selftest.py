@@ -3,8 +3,10 @@ question only, every hidden test failed by at least one mutant, and the stand-in
 notebook's solution and worth full marks when graded as a student.
 
 Grading here is in-process (``assignments.grading.doors.inprocess``): the notebooks are our own, and a kernel
-per mutant would cost minutes. The same suites run behind both real doors in grading/doors/test_standalone.py and
-grading/doors/nbgrader/test_nbgrader_door.py, which check that the doors agree with this path.
+per mutant would cost minutes. The same suites run behind the sandboxed standalone door on the reference in
+grading/doors/test_standalone_course.py, behind both real doors on every variant pack in
+``test_variants_keep_full_marks_in_both_doors`` (make rehearsal-previous), and `make demo` grades its class
+through both and compares them question by question.
 """
 
 import ast
