@@ -46,7 +46,7 @@ lint: $(VENV)/.ruff
 	$(BIN)/ruff format --check .
 
 # The engine's tests (toy course) and the course's checks (the real assignments: mutants, variants, release
-# drift, the nbgrader class) are two targets, so that `make test` stays within ten minutes on 2 cores; CI runs
+# drift, the real course through nbgrader and the CLI) are two targets, so that `make test` stays within ten minutes on 2 cores; CI runs
 # both. Tests marked previous_runtime run only in rehearsal-previous (tests/conftest.py says which and why).
 test: venv lint
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 --ignore=$(REHEARSAL) --ignore=$(IMAGE_TEST) \

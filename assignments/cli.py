@@ -87,14 +87,11 @@ def _selftest_variants(assignment, selftest) -> list[str]:
 def _selftest_mutants(assignment, selftest, rows, args) -> list[str]:
     """One line per mutant (caught on its own question only?) and the visible-check table."""
     problems, table, results = [], [], []
-    for mutant in selftest.mutants(assignment):
-        if args.mutant and mutant.name not in args.mutant:
-            continue
-        try:
-            result = selftest.grade_mutant(assignment, mutant)
-        except selftest.MutantError as error:
-            problems.append(str(error))
-            print(f"  {mutant.name}: PROBLEM (does not apply)", flush=True)
+    chosen = [m for m in selftest.mutants(assignment) if not args.mutant or m.name in args.mutant]
+    for mutant, result in selftest.grade_mutants(assignment, chosen):
+        if isinstance(result, selftest.MutantError):
+            problems.append(str(result))
+            print(f"  {mutant.name}: PROBLEM (not graded: {result})", flush=True)
             continue
         found = selftest.mutant_problems(mutant, result) + selftest.contract_problems(mutant, result)
         print(f"  {mutant.name}: {'PROBLEM' if found else f'caught on {mutant.question} only'}", flush=True)

@@ -71,16 +71,22 @@ def attach_intake(
 
 
 def grade_class(
-    assignment: str, source: Path, out: Path, workers: int | None = None, shard: batches.Shard | None = None
+    assignment: Assignment | str,
+    source: Path,
+    out: Path,
+    workers: int | None = None,
+    shard: batches.Shard | None = None,
+    grader=batch.grade_one,
 ) -> list[SubmissionResult]:
-    """Grade a class (``shard``: only its slice) into the run ``out`` (``grade_jobs``)."""
-    jobs, found = collect(assignment, source, out)
+    """Grade a class (``shard``: only its slice) into the run ``out`` (``grade_jobs``; ``grader`` as there)."""
+    assignment = resolve(assignment)
+    jobs, found = collect(assignment.name, source, out)
     missing = missing_records(found, "standalone")
     if shard is not None:
         jobs = [job for job in jobs if shard.owns(job.student)]
         missing = [record for record in missing if shard.owns(record.student)]
         print(f"shard {shard}: {len(jobs)} of the class's notebooks, {len(missing)} student(s) without one")
-    return grade_jobs(assignment, jobs, out, workers, intake_findings(found), missing)
+    return grade_jobs(assignment, jobs, out, workers, intake_findings(found), missing, grader)
 
 
 def grade_jobs(

@@ -8,14 +8,15 @@
   in the grading venv, like every other grading test).
 - ``course``: tests that grade or release the real course (its three assignments), which `make test` leaves
   to `make check-course` so that it stays within ten minutes on 2 cores: the self-test of every mutant and
-  variant, the release's drift, the nbgrader class, and the engine tests that still grade a real
-  assignment (formgrader, the term, Gradescope's bundle, the batch, forged reports, key echoes, the
-  `autograde` command). Engine tests that need a question use the toy course and stay in `make test`.
+  variant, the release's drift, and the engine tests that still grade a real
+  assignment (formgrader, the term, Gradescope's bundle, the standalone door on the reference, forged
+  reports, key echoes, the `autograde` command). Engine tests that need a question use the toy course and stay in `make test`.
   CI runs both.
-- ``nbgrader_class``: one real ``nbgrader autograde`` run shared by
+- ``nbgrader_class``: one real ``nbgrader autograde`` run of the toy assignment shared by
   grading/doors/nbgrader/test_nbgrader_door.py and test_repair.py (both in the xdist group ``nbgrader_class``,
   so one worker grades it once).
-- ``toy_assignment``: the toy assignment (fixtures/toy.py), built once per worker.
+- ``toy_assignment``: the toy assignment (fixtures/toy.py), built once per worker; ``toy_with_mutant``: another
+  with one mutant.
 - ``gradescope_images``: the Gradescope bundle installed for real into a venv of each supported Python
   (tests/test_gradescope_images.py): several GB and minutes per Python, so only ``make gradescope-images``
   (which sets ``COURSE_GRADESCOPE_IMAGES=1``) runs it; every other run deselects it.
@@ -58,11 +59,11 @@ def pytest_runtest_setup(item):
 
 
 @pytest.fixture(scope="session")
-def nbgrader_class(tmp_path_factory):
+def nbgrader_class(toy_with_mutant, tmp_path_factory):
     """The class of fixtures/nbgrader_class.py, graded once by real nbgrader (a GradedClass)."""
     from tests.fixtures import nbgrader_class
 
-    return nbgrader_class.grade(tmp_path_factory.mktemp("nbgrader-class"))
+    return nbgrader_class.grade(toy_with_mutant.assignment, tmp_path_factory.mktemp("nbgrader-class"))
 
 
 @pytest.fixture(scope="session")
@@ -72,3 +73,12 @@ def toy_assignment(tmp_path_factory):
     from tests.fixtures import toy
 
     return toy.build(tmp_path_factory.mktemp("toy"))
+
+
+@pytest.fixture(scope="session")
+def toy_with_mutant(tmp_path_factory):
+    """The toy assignment with one mutant (``toy.SUBTRACTS``: a student with one known mistake), for the
+    nbgrader class and the repair tests."""
+    from tests.fixtures import toy
+
+    return toy.build(tmp_path_factory.mktemp("toy-with-mutant"), mutants={"subtracts": toy.SUBTRACTS})

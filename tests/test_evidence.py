@@ -3,7 +3,8 @@
 Statuses and findings (``assignments/evidence.py``), the hygiene rule for the metadata, the nbgrader
 preprocessors that put the evidence under the answer (run on a notebook here; the real ``nbgrader
 autograde`` and formgrader run in tests/test_formgrader.py), feedback and the class report, the
-standalone door's record on one real grading (``course written``'s PDFs: tests/test_written.py).
+standalone door's record on one grading of the toy course given an evidence cell (``course written``'s PDFs:
+tests/test_written.py).
 """
 
 from __future__ import annotations
@@ -166,16 +167,30 @@ def test_feedback_and_class_report_carry_the_evidence():
     assert "## Written answers' evidence" in report and EDITED_FIGURE in report and "(edited)" in report
 
 
+def toy_with_evidence(folder):
+    """The toy course whose written question names the locked ``setup`` cell as its evidence (the real
+    assignments' run cells take minutes to grade; the door's reading of evidence is the same)."""
+    from tests.fixtures import toy
+
+    the_toy = toy.build(folder)
+    for kind, nb in (("source", the_toy.source), ("release", the_toy.release)):
+        written = next(c for c in nb.cells if notebooks.grade_id(c) == "scale_written")
+        written.metadata["course"] = {"evidence": ["setup"]}
+        (folder / kind / toy.NAME / f"{toy.NAME}.ipynb").write_text(nbformat.writes(nb))
+    return the_toy
+
+
 def test_the_standalone_door_records_the_submitted_evidence(tmp_path):
     from assignments.grading.doors.standalone import grade_submission
 
-    path = tmp_path / "ada.ipynb"
-    path.write_text(nbformat.writes(demo_class.hand_edited(ran_on_colab("ada"))), encoding="utf-8")
-    result = grade_submission(ASSIGNMENT, path, "ada")
+    the_toy = toy_with_evidence(tmp_path / "toy")
+    ran = demo_class.colab_run(the_toy.reference(), the_toy.assignment, "ada")
+    path = the_toy.write(demo_class.hand_edited(ran), "ada.ipynb")
+    result = grade_submission(the_toy.assignment, path, "ada", **the_toy.overrides())
     assert result.status == "graded"
-    assert [(e.cell, e.status) for e in result.evidence] == [(CELL, "edited")]
+    assert [(e.cell, e.status) for e in result.evidence] == [("setup", "edited")]
     assert EDITED_FIGURE in result.evidence[0].outputs[0]["text"]
-    assert [f.cell for f in result.findings if f.code == evidence.EDITED] == [QUESTION]
+    assert [f.cell for f in result.findings if f.code == evidence.EDITED] == ["scale_written"]
 
 
 def test_course_repair_keeps_evidence_cells_as_submitted(tmp_path):

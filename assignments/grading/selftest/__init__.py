@@ -1,6 +1,7 @@
 """The autograder's own tests: the reference keeps full marks, the blank release scores zero, each
 mutant (``mutation``: one known mistake applied to the reference) loses points on its own question only,
-each variant keeps full marks, and every hidden test catches a mutant (``checks``)."""
+each variant keeps full marks, and every hidden test catches a mutant (``checks``); ``forking`` grades
+an assignment's mutants from one run of the reference."""
 
 from assignments.grading.public import public_names
 
@@ -24,6 +25,7 @@ PUBLIC = {
         "checks",
     ),
     **dict.fromkeys(["Mutant", "MutantError", "apply_change", "load_folder"], "mutation"),
+    "grade_mutants": "forking",
 }
 __all__ = sorted(PUBLIC)
 __getattr__ = public_names(__name__, PUBLIC)

@@ -16,6 +16,7 @@ import sys
 import time
 import warnings
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Literal
 
 import pytest
@@ -42,6 +43,13 @@ PYTEST_ARGS = [
     "no:warnings",  # warnings never turn into failures or output
     "-p",
     "no:randomly",
+    # These two only turn exceptions nobody can catch (in __del__, in a thread) into warnings, which
+    # no:warnings drops anyway; the first also runs gc.collect() at the end of every session, which in a
+    # process holding torch and transformers made each grading about twice as slow (benchmarks/README.md).
+    "-p",
+    "no:unraisableexception",
+    "-p",
+    "no:threadexception",
     "--assert=plain",  # a bare assert shows its message only, never the test's expressions
     "--import-mode=importlib",
     "--capture=sys",
@@ -259,6 +267,26 @@ def single_threaded_torch():
         torch.set_num_threads(previous)
 
 
+def forget_other_courses_suites(root: Path) -> None:
+    """Drop the cached modules that another course folder's ``autograder/`` made.
+
+    Suites, their helpers and their test files are imported under names such as ``autograder.toy.helpers``
+    or (pytest's importlib mode, in a suite folder that is not a package) ``test_toy``, and a name already in
+    ``sys.modules`` is reused, not imported again: after one course's grading, another course's suite with
+    the same names in the same process (a test's toy course, a job's copy of the repository) would run the
+    first one's tests."""
+    here = root.resolve()
+    for name, module in list(sys.modules.items()):
+        try:  # some modules answer oddly (torch's _classes has a __path__ that is not a list)
+            places = [getattr(module, "__file__", None), *list(getattr(module, "__path__", None) or [])]
+        except Exception:  # noqa: BLE001 - such a module is no suite's
+            continue
+        places = [Path(place).resolve() for place in places if isinstance(place, str) and "autograder" in place]
+        in_a_suite = [place for place in places if "autograder" in place.parts]
+        if in_a_suite and not any(place.is_relative_to(here) for place in in_a_suite):
+            del sys.modules[name]
+
+
 def run_suite(
     assignment, handle, question_order: list[str], selected: list[str] | None = None, skip=(), log=None
 ) -> tuple[list[TestResult], list[SuiteProblem]]:
@@ -269,8 +297,10 @@ def run_suite(
     and ends (the batch's supervisor reads it when it had to kill this process)."""
     plugin = GradingPlugin(handle, question_order, selected, skip, log)
     root = str(resolve(assignment).course.root)  # the suite's course (the repository, or a job's copy of it)
-    if root not in sys.path:  # suites import their helpers as autograder.<assignment>.<module>
-        sys.path.insert(0, root)
+    forget_other_courses_suites(Path(root))
+    if root in sys.path:  # suites import their helpers as autograder.<assignment>.<module>: this course's first
+        sys.path.remove(root)
+    sys.path.insert(0, root)
     sink = io.StringIO()
     with (
         warnings.catch_warnings(),

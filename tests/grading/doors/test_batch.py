@@ -1,18 +1,27 @@
-"""Class grading: parallel workers, one result file per student, idempotent, nothing lost."""
+"""Class grading: parallel workers, one result file per student, idempotent, nothing lost.
 
+The toy course's class (its reference, its blank release and a student with no notebook) goes through
+``workflow.grade_class`` as a Canvas download, with the toy's grader in the batch's worker processes.
+"""
+
+import functools
 import json
+import zipfile
 
 import pytest
 
 from assignments import demo_class
-from assignments.course import default
 from assignments.grading.doors import batch
+from assignments.grading.sandbox.limits import Limits
 from assignments.results import table
 from assignments.workflow import grade_class
-from tests.helpers import QUICKEST as ASSIGNMENT
+from tests.fixtures import toy
+from tests.fixtures.batch import grade_toy_job, limits_dict
 
 # One worker runs this module (`--dist loadgroup`): its module fixture grades the class once, not per worker.
-pytestmark = [pytest.mark.course, pytest.mark.xdist_group("batch")]
+pytestmark = pytest.mark.xdist_group("batch")
+
+LIMITS = limits_dict(Limits(cell_timeout=20, call_timeout=10, total_timeout=60, startup_timeout=60))
 
 
 def without_timings(path):
@@ -28,29 +37,33 @@ def without_timings(path):
 
 
 @pytest.fixture(scope="module")
-def class_folder(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("download")
-    students = {
-        "reference": demo_class.filled_release(ASSIGNMENT),
-        "blank": default().assignment(ASSIGNMENT).release_notebook(),
-    }
-    demo_class.write_canvas_zip(ASSIGNMENT, students, folder / "canvas.zip")
-    # A student who uploaded no notebook at all: only a PDF.
-    import zipfile
+def the_toy(tmp_path_factory):
+    the_toy = toy.build(tmp_path_factory.mktemp("batch") / "toy")
+    # a run's records name the grader's version, read from its course's project file
+    (the_toy.folder / "pyproject.toml").write_text('[project]\nname = "toy"\nversion = "1.0"\n')
+    return the_toy
 
+
+@pytest.fixture(scope="module")
+def class_folder(the_toy, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("download")
+    students = {"reference": the_toy.reference(), "blank": the_toy.release}
+    demo_class.write_canvas_zip(the_toy.assignment, students, folder / "canvas.zip")
+    # A student who uploaded no notebook at all: only a PDF.
     with zipfile.ZipFile(folder / "canvas.zip", "a") as archive:
         archive.writestr("lateperson_LATE_1099_50099_report.pdf", b"%PDF-1.4 not a notebook")
     return folder / "canvas.zip"
 
 
 @pytest.fixture(scope="module")
-def two_gradings(class_folder, tmp_path_factory):
+def two_gradings(the_toy, class_folder, tmp_path_factory):
     first = tmp_path_factory.mktemp("first")
     second = tmp_path_factory.mktemp("second")
+    grader = functools.partial(grade_toy_job, str(the_toy.folder), LIMITS)
     return (
-        grade_class(ASSIGNMENT, class_folder, first, workers=2),
+        grade_class(the_toy.assignment, class_folder, first, workers=2, grader=grader),
         first,
-        grade_class(ASSIGNMENT, class_folder, second, workers=1),
+        grade_class(the_toy.assignment, class_folder, second, workers=1, grader=grader),
         second,
     )
 

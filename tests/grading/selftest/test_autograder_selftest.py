@@ -3,8 +3,10 @@ question only, every hidden test failed by at least one mutant, and the stand-in
 notebook's solution and worth full marks when graded as a student.
 
 Grading here is in-process (``assignments.grading.doors.inprocess``): the notebooks are our own, and a kernel
-per mutant would cost minutes. The same suites run behind both real doors in grading/doors/test_standalone.py and
-grading/doors/nbgrader/test_nbgrader_door.py, which check that the doors agree with this path.
+per mutant would cost minutes. The same suites run behind the sandboxed standalone door on the reference in
+grading/doors/test_standalone_course.py, behind both real doors on every variant pack in
+``test_variants_keep_full_marks_in_both_doors`` (make rehearsal-previous), and `make demo` grades its class
+through both and compares them question by question.
 """
 
 import ast
@@ -18,6 +20,7 @@ import pytest
 from assignments import notebooks
 from assignments.course import default
 from assignments.grading.selftest import checks as selftest
+from assignments.grading.selftest import forking
 from assignments.grading.selftest.mutation import MutantError, apply_change
 from assignments.results.model import QuestionResult, SubmissionResult, TestResult
 
@@ -29,24 +32,34 @@ REPEATS = 10
 
 
 class Gradings:
-    """Each mutant is graded once per test session, by whichever test (and xdist worker) asks first: the
-    per-mutant test and the per-assignment coverage test share the result through files in the session's
-    folder, one lock per mutant, so no mutant is graded twice however the tests are distributed."""
+    """Each assignment's mutants are graded once per test session, all together (``forking.grade_mutants``:
+    one run of the reference, forked at each answer cell), by whichever test asks first; the tests that
+    read them share the records through files in the session's folder, one lock per assignment. The tests
+    that read an assignment's mutants are one xdist group (``on_one_worker``), so no worker waits on that
+    lock while another grades."""
 
     def __init__(self, folder: Path):
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
 
     def result(self, assignment: str, mutant: selftest.Mutant) -> SubmissionResult:
-        stem = self.folder / f"{assignment}-{mutant.name}"
-        with open(f"{stem}.lock", "w") as lock:
+        with open(self.folder / f"{assignment}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            done = Path(f"{stem}.json")
-            if done.exists():
-                return SubmissionResult.from_dict(json.loads(done.read_text()))
-            result = selftest.grade_mutant(assignment, mutant)
-            done.write_text(result.to_json())
-            return result
+            if not self._path(assignment, mutant.name).exists():
+                for graded, outcome in forking.grade_mutants(assignment, selftest.mutants(assignment)):
+                    record = {"error": str(outcome)} if isinstance(outcome, MutantError) else outcome.to_dict()
+                    self._path(assignment, graded.name).write_text(json.dumps(record))
+            record = json.loads(self._path(assignment, mutant.name).read_text())
+        if "error" in record:
+            raise MutantError(record["error"])
+        return SubmissionResult.from_dict(record)
+
+    def _path(self, assignment: str, name: str) -> Path:
+        return self.folder / f"{assignment}-{name}.json"
+
+
+def on_one_worker(assignment: str):
+    return pytest.mark.xdist_group(f"mutants-{assignment}")
 
 
 @pytest.fixture(scope="session")
@@ -200,7 +213,9 @@ def test_every_mutant_and_shortcut_applies_to_the_current_solution():
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("assignment,mutant", MUTANTS, ids=[f"{a}-{m.name}" for a, m in MUTANTS])
+@pytest.mark.parametrize(
+    "assignment,mutant", [pytest.param(a, m, id=f"{a}-{m.name}", marks=on_one_worker(a)) for a, m in MUTANTS]
+)
 def test_mutant_loses_points_on_its_own_question_only(assignment, mutant, gradings):
     try:
         result = gradings.result(assignment, mutant)
@@ -236,7 +251,7 @@ def test_a_hidden_test_that_every_mutant_passes_is_uncaught():
 
 
 # Last in the module, so that under xdist the mutants are mostly graded (by the test above) when it runs.
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+@pytest.mark.parametrize("assignment", [pytest.param(a, marks=on_one_worker(a)) for a in ASSIGNMENTS])
 def test_every_hidden_test_fails_for_at_least_one_mutant(assignment, gradings):
     """A hidden test that no mutant fails may check nothing: add a realistic mutant it catches (on its own
     question only), or merge it into a test that does."""
@@ -251,7 +266,7 @@ def test_every_hidden_test_fails_for_at_least_one_mutant(assignment, gradings):
 # ------------------------------------------------------------------------- contracts and visible checks
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+@pytest.mark.parametrize("assignment", [pytest.param(a, marks=on_one_worker(a)) for a in ASSIGNMENTS])
 def test_contract_mutants_fail_their_visible_check(assignment, gradings):
     """A mutant marked `contract:` breaks a rule the skeleton states; the visible check below its TODO must
     flag it before the student submits (no surprise deductions). Reuses the per-mutant gradings."""

@@ -5,8 +5,8 @@ notebook gets damaged: cells pasted into a fresh Colab notebook (no nbgrader met
 or left over from an older release, answer cells pasted twice, the file saved in another encoding or by
 another editor. Most checks compare the notebook the standalone door would execute (``restore``) with
 the one it builds from the intact original: same cells, same sources, same metadata means the same
-score, and that is fast. One batch then grades the original and a notebook with all the damage at once
-through the sandbox and compares the scores question by question.
+score, and that is fast. One batch then grades the toy's (tests/fixtures/toy.py) original and its
+notebook with all the damage at once through the sandbox and compares the scores question by question.
 """
 
 from __future__ import annotations
@@ -21,16 +21,18 @@ import pytest
 from assignments import demo_class, notebooks
 from assignments.course import default
 from assignments.demo_class import pasted_into_colab
-from assignments.grading.doors import batch
 from assignments.grading.doors.standalone import grade_submission
+from assignments.grading.sandbox.limits import Limits
 from assignments.grading.submission.load import load_submission
 from assignments.grading.submission.recover import definitions, recover
 from assignments.grading.submission.restore import check_assignment, restore
-from tests.fixtures.damaged import answer_pasted_twice, renamed, saved_as, with_one_mistake
+from tests.fixtures import toy
+from tests.fixtures.damaged import ACCENTED, answer_pasted_twice, renamed, saved_as, with_one_mistake
 from tests.helpers import QUICKEST
 
 ASSIGNMENT = os.environ.get("COURSE_RECOVERY_ASSIGNMENT", QUICKEST)
 OTHERS = [a for a in ("transformers", "rnn_attention", "transfer_lm") if a != ASSIGNMENT]
+TOY_LIMITS = Limits(cell_timeout=20, call_timeout=10, total_timeout=60, startup_timeout=60)
 
 
 def codes(findings):
@@ -319,11 +321,27 @@ def all_the_damage(nb) -> bytes:
     return saved_as(colab, "latin-1", "\r\n")
 
 
-def test_a_damaged_notebook_scores_what_the_original_scores(original, tmp_path):
-    (tmp_path / "original.ipynb").write_text(nbformat.writes(original), encoding="utf-8")
-    (tmp_path / "damaged.ipynb").write_bytes(all_the_damage(original))
-    jobs = [batch.Job(name, str(tmp_path / f"{name}.ipynb")) for name in ("original", "damaged")]
-    before, after = batch.grade_batch(ASSIGNMENT, jobs, tmp_path / "out", workers=2, progress=False)
+# The toy's scale() answered wrongly: its two tests fail, add()'s pass, so the score is partial.
+WRONG_SCALE = 'def scale(x, k):\n    """x * k, using add() k times (k a small int)."""\n    return add(x, x)\n'
+
+
+def test_a_damaged_notebook_scores_what_the_original_scores(tmp_path):
+    """The toy (a grading in seconds) stands for the real assignments here: restore builds the same
+    notebook from the damaged file as from the intact one (the tests above, on a real assignment), and
+    this checks the door then scores it alike."""
+    the_toy = toy.build(tmp_path / "toy")
+    original = demo_class.filled_release(the_toy.assignment, {"scale": WRONG_SCALE})
+    first_answer = next(c for c in original.cells if notebooks.is_answer(c) and c.cell_type == "code")
+    first_answer.source = ACCENTED + first_answer.source
+    paths = {
+        "original": the_toy.write(original, "original.ipynb"),
+        "damaged": the_toy.folder / "submissions" / "damaged.ipynb",
+    }
+    paths["damaged"].write_bytes(all_the_damage(original))
+    before, after = (
+        grade_submission(the_toy.assignment, path, name, limits=TOY_LIMITS, **the_toy.overrides())
+        for name, path in paths.items()
+    )
     assert before.status == after.status == "graded", [f.message for f in before.findings + after.findings]
     assert 0 < before.autograded_points < before.autograded_max, (
         f"the original should lose points on its one mistake only; scored {before.scores()}"

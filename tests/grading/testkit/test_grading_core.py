@@ -84,6 +84,22 @@ def test_student_exceptions_become_readable_failures(toy_suite):
     assert results["test_twice_uses_add"].message.startswith("your code raised NameError")
 
 
+def test_two_courses_with_a_suite_file_of_the_same_name_each_run_their_own_tests(tmp_path):
+    """Suite modules are cached by name (``test_toy``, ``autograder.toy.<helper>``); grading another
+    course's suite of the same names in the same process must not reuse the first one's."""
+    ns = student_namespace("def add(a, b):\n    return a + b\ndef twice(x):\n    return add(x, x)\n")
+    names = []
+    for folder, tests in (("first", TOY_TESTS), ("second", TOY_TESTS.replace("test_twice_uses_add", "test_twice_2"))):
+        course = Course(tmp_path / folder).assignment("toy")
+        course.suite_dir.mkdir(parents=True)
+        (course.suite_dir / "test_toy.py").write_text(tests)
+        course.stand_ins_path.write_text("def add(a, b):\n    return a + b\n")
+        results, problems = suite.run_suite(course, LocalHandle(ns, course), ORDER)
+        assert problems == [], f"the {folder} course's suite reported problems"
+        names.append(sorted(r.name for r in results))
+    assert "test_twice_2" in names[1], "the second course ran the first course's cached test module"
+
+
 def test_selected_questions_only(toy_suite):
     ns = student_namespace("def add(a, b):\n    return a + b\ndef twice(x):\n    return 2 * x\n")
     results, _ = suite.run_suite(toy_suite, LocalHandle(ns, toy_suite), ORDER, ["twice_tests"])

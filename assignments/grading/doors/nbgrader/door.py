@@ -6,6 +6,12 @@ demo or a test never touches the committed release/ or an instructor's own grade
 ``nbgrader_config.py`` is loaded from there and only the root is moved. Everything else is nbgrader's
 own pipeline: generate_assignment, autograde (which restores locked and test cells from the source and
 runs the hidden-test regions in the student's kernel), and its gradebook.
+
+The grading functions take an ``Assignment`` of any course folder or a name of this repository's course
+(``cross_check``, which runs the standalone door's batch, a name only); nbgrader knows the assignment by its
+name. The hidden-test regions in the kernel know only that name, so ``nbgrader`` tells them the course
+folder to resolve it in (``hidden_region.COURSE_VARIABLE``): a test grades the toy course through real
+nbgrader exactly as the demo grades the real one.
 """
 
 from __future__ import annotations
@@ -18,8 +24,9 @@ import sys
 import time
 from pathlib import Path
 
-from assignments.course import REPO, resolve
+from assignments.course import REPO, Assignment, resolve
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
+from assignments.grading.doors.nbgrader.hidden_region import COURSE_VARIABLE
 from assignments.grading.doors.nbgrader.reaper import DEADLINE_EXIT
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, apply_penalties, rejected
 
@@ -40,9 +47,11 @@ c.CourseDirectory.root = {root!r}
 """
 
 
-def nbgrader(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+def nbgrader(args: list[str], cwd: Path, timeout: float, course: Path | None = None) -> subprocess.CompletedProcess:
     """Run the nbgrader CLI of this interpreter under the reaper: nothing it starts (the student's kernel
-    and whatever that kernel spawned) outlives it, and it ends within ``timeout`` seconds (exit 124)."""
+    and whatever that kernel spawned) outlives it, and it ends within ``timeout`` seconds (exit 124).
+    ``course``: the course folder whose assignment the kernels' hidden-test regions grade (default: this
+    repository's)."""
     command = [
         sys.executable,
         "-m",
@@ -51,7 +60,7 @@ def nbgrader(args: list[str], cwd: Path, timeout: float) -> subprocess.Completed
         *nbgrader_cli.command(*args),
     ]
     # The reaper module and the hidden-test regions' imports need the course package from any cwd.
-    env = nbgrader_cli.environment(package_on_path=True)
+    env = nbgrader_cli.environment({COURSE_VARIABLE: str(course or REPO)}, package_on_path=True)
     # Own session: if the reaper itself is stuck or killed, the caller can still end its process group.
     with subprocess.Popen(
         command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
@@ -65,23 +74,24 @@ def nbgrader(args: list[str], cwd: Path, timeout: float) -> subprocess.Completed
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
-def prepare_course(assignment: str, root: Path | None = None) -> Path:
+def prepare_course(assignment: Assignment | str, root: Path | None = None) -> Path:
     """An nbgrader course folder holding this assignment's current source, generated and in the gradebook.
 
     A folder that already has a gradebook is kept, with its submissions and the hand grades a TA entered
     in formgrader: nbgrader's autograde then rewrites only the automatic scores, so a regrade never
     loses a hand grade. Anything else in the way is removed and the folder starts fresh."""
-    root = Path(root or course_folder(resolve(assignment).nbgrader_door_dir))
+    assignment = resolve(assignment)
+    root = Path(root or course_folder(assignment.nbgrader_door_dir))
     kept = (root / "gradebook.db").is_file()
     if root.exists() and not kept:
         shutil.rmtree(root)
-    shutil.rmtree(root / "source" / assignment, ignore_errors=True)
+    shutil.rmtree(root / "source" / assignment.name, ignore_errors=True)
     (root / "source").mkdir(parents=True, exist_ok=True)
-    shutil.copytree(resolve(assignment).source_folder, root / "source" / assignment)
+    shutil.copytree(assignment.source_folder, root / "source" / assignment.name)
     (root / "nbgrader_config.py").write_text(
         CONFIG_TEMPLATE.format(config=str(REPO / "nbgrader_config.py"), root=str(root))
     )
-    done = nbgrader(["generate_assignment", assignment, "--force"], root, timeout=600)
+    done = nbgrader(["generate_assignment", assignment.name, "--force"], root, 600, assignment.course.root)
     if done.returncode != 0:
         advice = (
             f"\n{root} keeps the gradebook of an earlier run (hand grades included); nbgrader refuses to "
@@ -90,37 +100,39 @@ def prepare_course(assignment: str, root: Path | None = None) -> Path:
             if kept
             else ""
         )
-        raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{done.stderr[-2000:]}{advice}")
+        raise RuntimeError(f"nbgrader generate_assignment {assignment.name} failed:\n{done.stderr[-2000:]}{advice}")
     return root
 
 
-def submitted_path(root: Path, assignment: str, student: str) -> Path:
+def submitted_path(root: Path, assignment: Assignment | str, student: str) -> Path:
     """Where ``nbgrader autograde`` looks for a student's notebook in course folder ``root``:
     submitted/<student>/<assignment>/<the release's notebook name>."""
-    return Path(root) / "submitted" / student / assignment / resolve(assignment).source_path.name
+    assignment = resolve(assignment)
+    return Path(root) / "submitted" / student / assignment.name / assignment.source_path.name
 
 
-def stage(root: Path, assignment: str, student: str, notebook: Path) -> None:
+def stage(root: Path, assignment: Assignment | str, student: str, notebook: Path) -> None:
     """Put one submission where ``nbgrader autograde`` looks (``submitted_path``)."""
     target = submitted_path(root, assignment, student)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(notebook, target)
 
 
-def read_gradebook(root: Path, assignment: str, students: list[str]) -> list[SubmissionResult]:
+def read_gradebook(root: Path, assignment: Assignment | str, students: list[str]) -> list[SubmissionResult]:
     from nbgrader.api import Gradebook, MissingEntry
 
-    question_list = resolve(assignment).questions
+    assignment = resolve(assignment)
+    question_list, name = assignment.questions, assignment.name
     results = []
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         for student in students:
             try:
-                submission = gradebook.find_submission(assignment, student)
+                submission = gradebook.find_submission(name, student)
             except MissingEntry:
                 results.append(
                     rejected(
                         student,
-                        assignment,
+                        name,
                         "nbgrader",
                         Finding("not-autograded", "nbgrader autograde produced no submission record", "error"),
                     )
@@ -132,12 +144,12 @@ def read_gradebook(root: Path, assignment: str, students: list[str]) -> list[Sub
                 grade = grades.get(q.grade_id)
                 points = None if q.kind == "manual" or grade is None else float(grade.auto_score or 0.0)
                 entries.append(QuestionResult(q.grade_id, q.kind, q.points, points))
-            results.append(SubmissionResult(student, assignment, "nbgrader", questions=entries))
+            results.append(SubmissionResult(student, name, "nbgrader", questions=entries))
     return results
 
 
 def autograde(
-    assignment: str,
+    assignment: Assignment | str,
     submissions: dict[str, Path],
     root: Path | None = None,
     timeout: float = NOTEBOOK_TIMEOUT_S,
@@ -148,10 +160,14 @@ def autograde(
     from tqdm.auto import tqdm
 
     started = time.perf_counter()
+    assignment = resolve(assignment)
     root = prepare_course(assignment, root)
     results = []
     with tqdm(
-        total=len(submissions), desc=f"nbgrader autograde {assignment}", unit="submission", disable=not progress
+        total=len(submissions),
+        desc=f"nbgrader autograde {assignment.name}",
+        unit="submission",
+        disable=not progress,
     ) as bar:
         for student in sorted(submissions):
             result = autograde_one(assignment, root, student, Path(submissions[student]), timeout)
@@ -164,14 +180,14 @@ def autograde(
         result.timings["batch_total_s"] = round(time.perf_counter() - started, 1)
     if progress:
         print(
-            f"autograded {len(results)} submission(s) of {assignment} through nbgrader in "
+            f"autograded {len(results)} submission(s) of {assignment.name} through nbgrader in "
             f"{time.perf_counter() - started:.1f} s"
         )
     return results
 
 
 def autograde_repaired(
-    assignment: str,
+    assignment: Assignment | str,
     submissions: dict[str, Path],
     out: Path,
     root: Path | None = None,
@@ -198,10 +214,14 @@ def autograde_repaired(
     return results
 
 
-def autograde_one(assignment: str, root: Path, student: str, notebook: Path, timeout: float) -> SubmissionResult:
+def autograde_one(
+    assignment: Assignment | str, root: Path, student: str, notebook: Path, timeout: float
+) -> SubmissionResult:
+    assignment = resolve(assignment)
     started = time.perf_counter()
     stage(root, assignment, student, notebook)
-    done = nbgrader(["autograde", assignment, "--student", student, "--create", "--force"], root, timeout=timeout)
+    command = ["autograde", assignment.name, "--student", student, "--create", "--force"]
+    done = nbgrader(command, root, timeout, assignment.course.root)
     result = read_gradebook(root, assignment, [student])[0]
     log = root / "logs" / f"{student}.log"
     log.parent.mkdir(exist_ok=True)
@@ -234,7 +254,7 @@ def autograde_one(assignment: str, root: Path, student: str, notebook: Path, tim
     return result
 
 
-def prepare_quietly(assignment: str, notebook: Path, **steps):
+def prepare_quietly(assignment: Assignment | str, notebook: Path, **steps):
     """``submission.prepare`` on the notebook nbgrader graded, as the standalone door prepares it but without
     the audit (an nbgrader record never had one), or the exception that stopped it: nbgrader's own result
     stands whatever happens here, and each check below reports the error in its own words. ``steps``: more
@@ -247,7 +267,7 @@ def prepare_quietly(assignment: str, notebook: Path, **steps):
         return error
 
 
-def attach_evidence(result: SubmissionResult, assignment: str, notebook: Path, prepared=None) -> None:
+def attach_evidence(result: SubmissionResult, assignment: Assignment | str, notebook: Path, prepared=None) -> None:
     """The written answers' evidence as the notebook nbgrader graded holds it, read as the standalone door
     reads it (``evidence.collect``), into the record with its findings. ``course repair`` keeps evidence
     cells as submitted, so a repaired copy gives what the original gives. ``prepared``: what
@@ -268,7 +288,7 @@ def attach_evidence(result: SubmissionResult, assignment: str, notebook: Path, p
         result.findings += prepared.evidence_findings
 
 
-def shortcut_findings(assignment: str, notebook: Path, prepared=None) -> list[Finding]:
+def shortcut_findings(assignment: Assignment | str, notebook: Path, prepared=None) -> list[Finding]:
     """The shortcut check on the notebook nbgrader graded, read and rebuilt exactly as the standalone door
     does it (``submission.prepare``: same reading, same restore, same check), so both doors report the same
     findings. ``prepared``: what ``prepare_quietly`` gave for this notebook (prepared here when not given)."""

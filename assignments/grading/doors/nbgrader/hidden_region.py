@@ -16,17 +16,37 @@ Besides returning them, the call publishes its points as display data with a pri
 (``POINTS_MIME``). The autograde preprocessor ``HonestPoints`` scores the cell from that output only, so
 a float formatter that prints "checked" or ``ast_node_interactivity = "none"`` (which would make
 nbgrader read a non-numeric or missing value as full credit) cannot raise the score.
+
+The region names its assignment, and a name needs a course to mean something: by default this
+repository's (``course.default``). The nbgrader door grades an assignment of any course folder (a test's
+toy course, too): it names that folder in the kernel's environment (``COURSE_VARIABLE``, set by
+``door.nbgrader``), and the region resolves its name there. Only this kernel-side region reads the
+variable, so it adds nothing a student could use: under nbgrader the student's code already runs in this
+process (see above), and the standalone door never runs a hidden-test region; it grades the
+``Assignment`` its caller passes, whatever a kernel's environment says.
 """
 
 from __future__ import annotations
 
-from assignments.course import resolve
+import os
+from pathlib import Path
+
+from assignments.course import Assignment, Course, default
 from assignments.grading.testkit.handle import LocalHandle
 from assignments.grading.testkit.suite import run_suite
 
+COURSE_VARIABLE = "COURSE_NBGRADER_COURSE"  # the course folder whose assignment the nbgrader door grades
+
+
+def kernel_assignment(name: str) -> Assignment:
+    """The assignment ``name`` of the course the nbgrader door named (``COURSE_VARIABLE``), else of this
+    repository's course."""
+    folder = os.environ.get(COURSE_VARIABLE)
+    return (Course(Path(folder)) if folder else default()).assignment(name)
+
 
 def hidden_tests(assignment: str, grade_id: str, namespace: dict, seed: int = 0) -> float:
-    assignment = resolve(assignment)
+    assignment = kernel_assignment(assignment)
     maximum = assignment.max_points(grade_id)
     results, problems = run_suite(
         assignment, LocalHandle(namespace, assignment, seed), assignment.autograded_order, [grade_id]

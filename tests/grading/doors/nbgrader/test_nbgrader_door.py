@@ -1,9 +1,10 @@
 """Real `nbgrader autograde` over a small class gives the same per-question scores as the hidden suite.
 
-One assignment (the quickest to execute) stands for all three: the door's code is the same for each,
-and every assignment's source additionally passes `nbgrader validate` in the release tests. The class
-(tests/fixtures/nbgrader_class.py: a noisy reference, the blank release, a student with one mistake,
-display tricks, a daemon) is graded once, in one course with test_repair.py's repaired notebooks.
+The toy assignment stands for the course's: the door's code is the same for every assignment of every
+course folder, and every real assignment's source additionally passes `nbgrader validate` in the release
+tests. The class (tests/fixtures/nbgrader_class.py: a noisy reference, the blank release, a student with
+one mistake, display tricks, a daemon) is graded once, in one course with test_repair.py's repaired
+notebooks.
 """
 
 import hashlib
@@ -14,11 +15,11 @@ from assignments.grading.doors import inprocess
 from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.results import table
 from assignments.results.model import SubmissionResult
-from tests.fixtures.nbgrader_class import ASSIGNMENT, BUGGY, DAEMON
+from tests.fixtures.nbgrader_class import BUGGY, DAEMON
 from tests.helpers import alive
 
 # One worker runs this module and test_repair.py (`--dist loadgroup`): the class is graded once.
-pytestmark = [pytest.mark.course, pytest.mark.xdist_group("nbgrader_class")]
+pytestmark = pytest.mark.xdist_group("nbgrader_class")
 
 
 @pytest.fixture(scope="module")
@@ -50,10 +51,10 @@ def test_mutant_loses_points_on_its_own_question(graded):
     assert buggy.points < buggy.max_points
 
 
-def test_nbgrader_scores_equal_the_hidden_suite_on_the_same_notebooks(graded):
+def test_nbgrader_scores_equal_the_hidden_suite_on_the_same_notebooks(graded, nbgrader_class):
     results, students, _, _ = graded
     for student in ("blank", BUGGY):
-        direct = inprocess.grade_notebook(ASSIGNMENT, students[student], student)
+        direct = inprocess.grade_notebook(nbgrader_class.assignment, students[student], student)
         differences = table.compare_doors([direct], [results[student]])
         assert not differences, f"{student}: " + "; ".join(differences)
 

@@ -141,3 +141,15 @@ def test_kernels_started_by_nbgrader_see_no_accelerator_and_stay_offline():
     expected = kernel_environment_for_nbgrader()
     assert {key: seen.get(key) for key in expected} == expected
     assert seen["CUDA_VISIBLE_DEVICES"] == "" and "NBGRADER_EXECUTION" not in expected
+
+
+def test_a_hidden_test_region_resolves_its_name_in_the_course_the_door_names(monkeypatch, toy_assignment):
+    # The nbgrader door names the course folder in its kernels' environment; without it (nbgrader run by
+    # hand on the repository's course, `course release`'s validate) the name is the repository's.
+    from assignments.course import default
+    from assignments.grading.doors.nbgrader.hidden_region import COURSE_VARIABLE, kernel_assignment
+
+    monkeypatch.delenv(COURSE_VARIABLE, raising=False)
+    assert kernel_assignment("transformers") == default().assignment("transformers")
+    monkeypatch.setenv(COURSE_VARIABLE, str(toy_assignment.folder))
+    assert kernel_assignment("toy") == toy_assignment.assignment

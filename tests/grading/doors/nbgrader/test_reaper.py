@@ -11,14 +11,19 @@ from tests.helpers import alive
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_CHILD_SUBREAPER is Linux's")
 
 # A detached grandchild (double fork + setsid) that keeps the command's stdout and stderr open for
-# ten minutes: without the reaper the caller would wait for EOF that long.
+# ten minutes: without the reaper the caller would wait for EOF that long. The command prints the
+# grandchild's pid itself, once the grandchild has sent it: under load the command could otherwise exit,
+# and the reaper kill the grandchild, before the grandchild had printed anything.
 DAEMON = """import os, sys, time
+read_end, write_end = os.pipe()
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
-        print(os.getpid(), flush=True)
+        os.write(write_end, str(os.getpid()).encode())
         time.sleep(600)
     os._exit(0)
+os.close(write_end)
+print(os.read(read_end, 32).decode(), flush=True)
 """
 
 

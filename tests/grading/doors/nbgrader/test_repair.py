@@ -1,7 +1,9 @@
 """`course repair`: damaged but honest notebooks made gradable by plain `nbgrader autograde` (issue #11, 2).
 
-The damaged variants are built from one filled release with a known mistake
-(``tests/fixtures/damaged.py``, shared with tests/grading/submission/test_recovery.py). The fast tests compare
+The damaged variants are built from the toy assignment's filled release with one known mistake
+(``tests/fixtures/damaged.py``, shared with tests/grading/submission/test_recovery.py; the toy with its
+mutant is conftest's ``toy_with_mutant``): repair works on any assignment the same way. The command line
+(`course repair`, which takes an assignment of this repository's course) is checked on a real one. The fast tests compare
 each repaired copy with the repaired original, cell by cell (type, text, nbgrader metadata): the same cells
 mean nbgrader runs the same notebook. They also check the report, refusals and that every copy is a
 valid UTF-8 nbformat-4 file. One batch then grades the original as sent and two repaired copies that
@@ -21,28 +23,33 @@ import nbformat
 import pytest
 
 from assignments import cli, demo_class, notebooks
-from assignments.course import default
 from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.grading.doors.nbgrader import repair
 from tests.fixtures import damaged
-from tests.fixtures.nbgrader_class import ASSIGNMENT, BUGGY, DAMAGED
+from tests.fixtures.nbgrader_class import BUGGY, DAMAGED
+from tests.helpers import QUICKEST
 from tests.helpers import notebook_bytes as as_file
 
-OTHER = "rnn_attention"
+OTHER = "rnn_attention"  # a real assignment's notebook, sent to the toy by mistake
 
 # One worker runs this module and test_nbgrader_door.py (`--dist loadgroup`): their shared nbgrader
 # class is graded once.
-pytestmark = [pytest.mark.course, pytest.mark.xdist_group("nbgrader_class")]
+pytestmark = pytest.mark.xdist_group("nbgrader_class")
 
 
 @pytest.fixture(scope="module")
-def original():
-    return damaged.with_one_mistake(ASSIGNMENT)
+def assignment(toy_with_mutant):
+    return toy_with_mutant.assignment
 
 
 @pytest.fixture(scope="module")
-def template():
-    return default().assignment(ASSIGNMENT).release_notebook()
+def original(assignment):
+    return damaged.with_one_mistake(assignment)
+
+
+@pytest.fixture(scope="module")
+def template(assignment):
+    return assignment.release_notebook()
 
 
 # name -> the submitted file's bytes, from the original notebook
@@ -60,14 +67,14 @@ VARIANTS = {
 }
 
 
-def repaired(tmp_path, files: dict[str, bytes]) -> dict[str, repair.Repair]:
-    """Repair ``{student: file bytes}`` into tmp_path/out; one Repair per student."""
+def repaired(assignment, tmp_path, files: dict[str, bytes]) -> dict[str, repair.Repair]:
+    """Repair ``{student: file bytes}`` of ``assignment`` into tmp_path/out; one Repair per student."""
     paths = {}
     for student, raw in files.items():
         paths[student] = tmp_path / "in" / f"{student}.ipynb"
         paths[student].parent.mkdir(parents=True, exist_ok=True)
         paths[student].write_bytes(raw)
-    return {r.student: r for r in repair.repair_class(ASSIGNMENT, paths, tmp_path / "out")}
+    return {r.student: r for r in repair.repair_class(assignment, paths, tmp_path / "out")}
 
 
 def cells(path) -> list[tuple]:
@@ -76,10 +83,10 @@ def cells(path) -> list[tuple]:
 
 
 @pytest.fixture(scope="module")
-def class_repaired(tmp_path_factory, original):
+def class_repaired(assignment, tmp_path_factory, original):
     files = {"original": as_file(original)}
     files.update({name.replace(" ", "-"): build(original) for name, build in VARIANTS.items()})
-    return repaired(tmp_path_factory.mktemp("class"), files)
+    return repaired(assignment, tmp_path_factory.mktemp("class"), files)
 
 
 # --- the repaired copies ------------------------------------------------------------------------------------
@@ -110,7 +117,7 @@ def test_the_original_is_written_unchanged_with_nothing_to_report(class_repaired
 
 
 @pytest.mark.parametrize("variant", ["latin-1", "utf-16 with BOM", "windows-1252 with CRLF"])
-def test_a_repaired_copy_is_a_valid_utf8_notebook(class_repaired, variant):
+def test_a_repaired_copy_is_a_valid_utf8_notebook(class_repaired, variant, assignment):
     done = class_repaired[variant.replace(" ", "-")]
     raw = open(done.repaired, "rb").read()
     text = raw.decode("utf-8")  # raises if it is not UTF-8
@@ -121,9 +128,9 @@ def test_a_repaired_copy_is_a_valid_utf8_notebook(class_repaired, variant):
         "the accented letters should survive the repair"
     )
     assert damaged.ACCENTED.strip() in text, "the accented letters should be written as UTF-8, not escaped"
-    assert done.repaired.endswith(
-        f"submitted/{done.student}/{ASSIGNMENT}/{default().assignment(ASSIGNMENT).source_path.name}"
-    ), done.repaired
+    assert done.repaired.endswith(f"submitted/{done.student}/{assignment.name}/{assignment.source_path.name}"), (
+        done.repaired
+    )
 
 
 # --- the report ------------------------------------------------------------------------------------------
@@ -155,10 +162,11 @@ def test_the_report_says_what_changed(class_repaired):
         assert code in got, f"{student}: the report should say {code}; it says {got}"
 
 
-def test_repair_json_and_the_table_cover_every_student(class_repaired, tmp_path):
+def test_repair_json_and_the_table_cover_every_student(class_repaired, tmp_path, assignment):
     repairs = list(class_repaired.values())
-    path = repair.save_report(ASSIGNMENT, repairs, tmp_path / repair.REPORT)
+    path = repair.save_report(assignment, repairs, tmp_path / repair.REPORT)
     report = json.loads(path.read_text(encoding="utf-8"))
+    assert report["assignment"] == assignment.name
     by_student = {s["student"]: s for s in report["students"]}
     assert sorted(by_student) == sorted(class_repaired)
     colab = by_student["copied-into-a-new-notebook"]
@@ -170,12 +178,13 @@ def test_repair_json_and_the_table_cover_every_student(class_repaired, tmp_path)
     assert all(student in table for student in class_repaired)
 
 
-def test_another_assignments_notebook_is_reported_not_repaired(tmp_path, original):
-    target = nbgrader_door.submitted_path(tmp_path / "out", ASSIGNMENT, "other-colab")
+def test_another_assignments_notebook_is_reported_not_repaired(tmp_path, assignment):
+    target = nbgrader_door.submitted_path(tmp_path / "out", assignment, "other-colab")
     target.parent.mkdir(parents=True)
     target.write_text("a copy left by an earlier run")
     other = demo_class.filled_release(OTHER)
     done = repaired(
+        assignment,
         tmp_path,
         {
             "other": as_file(other),
@@ -193,22 +202,22 @@ def test_another_assignments_notebook_is_reported_not_repaired(tmp_path, origina
             f"{student}: expected refusal {code}, got {record.status} {record.refused}"
         )
         assert record.repaired is None
-        assert not nbgrader_door.submitted_path(tmp_path / "out", ASSIGNMENT, student).exists(), (
+        assert not nbgrader_door.submitted_path(tmp_path / "out", assignment, student).exists(), (
             f"{student}: no repaired copy (nor an earlier run's) may be left for nbgrader to grade"
         )
         assert [f.code for f in record.findings()] == ["not-repaired"] and record.refused.message in record.findings()[
             0
         ].message, "the nbgrader record should say why"
     table = repair.report_table(list(done.values()))
-    assert "other: not repaired: this looks like another assignment's notebook" in table, table
+    assert f"other: not repaired: {done['other'].refused.message}" in table, table
 
 
-def test_images_attached_to_a_written_answer_are_kept(tmp_path, original):
+def test_images_attached_to_a_written_answer_are_kept(tmp_path, original, assignment):
     nb = demo_class.pasted_into_colab(original)
     written = next(i for i, c in enumerate(original.cells) if notebooks.is_answer(c) and c.cell_type == "markdown")
     nb.cells[written].source += "\n![plot](attachment:plot.png)"
     nb.cells[written]["attachments"] = {"plot.png": {"image/png": "iVBORw0KGgo="}}
-    done = repaired(tmp_path, {"ada": as_file(nb)})["ada"]
+    done = repaired(assignment, tmp_path, {"ada": as_file(nb)})["ada"]
     answer = notebooks.read(done.repaired).cells[written]
     assert notebooks.grade_id(answer) == notebooks.grade_id(original.cells[written])
     assert answer.get("attachments") == {"plot.png": {"image/png": "iVBORw0KGgo="}}, (
@@ -216,7 +225,7 @@ def test_images_attached_to_a_written_answer_are_kept(tmp_path, original):
     )
 
 
-def test_cells_the_student_added_get_unique_ids(tmp_path, original, template):
+def test_cells_the_student_added_get_unique_ids(tmp_path, original, template, assignment):
     colab = demo_class.pasted_into_colab(original)  # a fresh notebook: its ids are not the release's
     colab.cells.insert(2, nbformat.v4.new_code_cell("helper = 1", id=template.cells[0].id))
     older = json.loads(nbformat.writes(original))  # nbformat 4.4 has no cell ids at all
@@ -225,7 +234,7 @@ def test_cells_the_student_added_get_unique_ids(tmp_path, original, template):
         cell.pop("id")
     older["cells"].insert(2, nbformat.v4.new_code_cell("other = 2"))
     older["cells"][2].pop("id")
-    done = repaired(tmp_path, {"colab": as_file(colab), "older": json.dumps(older).encode()})
+    done = repaired(assignment, tmp_path, {"colab": as_file(colab), "older": json.dumps(older).encode()})
     for student, added in (("colab", "helper = 1"), ("older", "other = 2")):
         written = nbformat.read(done[student].repaired, as_version=4)
         nbformat.validate(written)
@@ -234,22 +243,23 @@ def test_cells_the_student_added_get_unique_ids(tmp_path, original, template):
         assert added in [c.source for c in written.cells], f"{student}: the added cell was lost"
 
 
-def test_course_repair_reads_an_lms_zip_and_prints_the_table(tmp_path, original):
+def test_course_repair_reads_an_lms_zip_and_prints_the_table(tmp_path):
+    original = demo_class.filled_release(QUICKEST)
     students = {
         "ada": original,
         "grace": demo_class.pasted_into_colab(original),
         "linus": demo_class.filled_release(OTHER),
     }
-    files = demo_class.write_canvas_zip(ASSIGNMENT, students, tmp_path / "download.zip")
+    files = demo_class.write_canvas_zip(QUICKEST, students, tmp_path / "download.zip")
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        status = cli.main(["repair", ASSIGNMENT, str(tmp_path / "download.zip"), "--out", str(tmp_path / "out")])
+        status = cli.main(["repair", QUICKEST, str(tmp_path / "download.zip"), "--out", str(tmp_path / "out")])
     out = printed.getvalue()
     assert status == 0, out
     keys = {student: name.split("_")[1] for student, name in files.items()}  # Canvas user ids
     report = {s["student"]: s["status"] for s in json.loads((tmp_path / "out" / repair.REPORT).read_text())["students"]}
     assert report == {keys["ada"]: "unchanged", keys["grace"]: "repaired", keys["linus"]: "not repaired"}, report
-    assert nbgrader_door.submitted_path(tmp_path / "out", ASSIGNMENT, keys["grace"]).is_file()
+    assert nbgrader_door.submitted_path(tmp_path / "out", QUICKEST, keys["grace"]).is_file()
     assert "by definitions" in out and f"{keys['linus']}: not repaired" in out and "nbgrader autograde" in out, out
 
 
