@@ -14,7 +14,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import exports, formgrader, lms, release, similarity_report
+from assignments.handgrading import formgrader
+from assignments.release import lms
+from assignments.similarity import report as similarity_report
+
+from . import exports, release
 from .course import Course, default, points_report
 from .escaping import one_line
 from .exports import nbgrader_gradebook
@@ -221,13 +225,13 @@ def cmd_repair(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .workflow import demo
+    from assignments.demo.run import demo
 
     return demo(workers=args.workers, skip_release=args.skip_release, buggy=args.buggy)
 
 
 def cmd_stand_in_hub(args) -> int:
-    from .standin_hub import main as write_hub
+    from assignments.demo.standin_hub import main as write_hub
 
     return write_hub([str(args.directory)])
 
@@ -465,7 +469,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_gradescope_zip(args) -> int:
-    from .gradescope_bundle import build_autograder_zip
+    from assignments.gradescope.bundle import build_autograder_zip
 
     out = args.out or default().dist_dir / "gradescope" / f"{args.assignment}.zip"
     try:
@@ -515,7 +519,7 @@ def cmd_clean(args) -> int:
 
 
 def cmd_lock(args) -> int:
-    from . import lockfile
+    from assignments.gradescope import lock as lockfile
 
     if args.check:
         problems = lockfile.drift()
@@ -725,8 +729,9 @@ def _add_formgrader_command(sub) -> None:
 def cmd_written(args) -> int:
     """Every student's written answers with their evidence: HTML and PDF per student, outline.json, and one
     page per question across the class."""
+    from assignments.handgrading.written import written
+
     from .escaping import one_line
-    from .written import written
 
     out = Path(args.out or default().assignment(args.assignment).grades_dir / "written")
     try:

@@ -5,7 +5,7 @@ download folder, is looked through when what it holds is clearly a class: LMS na
 none of which is a notebook named after the assignment):
 
 - Gradescope's "Export Submissions": ``submission_metadata.yml`` at the top and one folder per submission
-  (``gradescope_export.py``). The metadata says who sent each folder (student id, else email; a group
+  (``gradescope/submission_metadata.py``). The metadata says who sent each folder (student id, else email; a group
   submission belongs to every member, each graded on it) and when.
 - Canvas:  ``doejane_12345_67890_transformers.ipynb`` and late ones ``doejane_LATE_12345_67890_...``
   (name lowercase without separators, Canvas user id, submission/attachment id, the uploaded name)
@@ -50,7 +50,7 @@ import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import gradescope_export
+from assignments.gradescope import submission_metadata as gradescope_export
 
 MAX_ENTRIES = 5000  # files in one archive
 MAX_ENTRY_BYTES = 64 * 2**20  # one uncompressed file (a notebook with outputs is a few MB)

@@ -33,8 +33,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from assignments import gradescope_bundle, lockfile
 from assignments.course import REPO
+from assignments.gradescope import bundle as gradescope_bundle
+from assignments.gradescope import lock as lockfile
 from tests.fixtures import fallback, gradescope_tree, payloads
 from tests.helpers import QUICKEST, notebook_bytes
 

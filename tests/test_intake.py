@@ -356,7 +356,7 @@ def test_a_malformed_notebook_is_its_senders_finding_and_the_class_goes_on(tmp_p
 
 # --- every layout intake is fed (issue 31): Gradescope's export, one folder per student, wrappers ------------
 
-# As Gradescope writes it (gradescope_export.py says where this layout was checked): Ruby-symbol keys, ids
+# As Gradescope writes it (assignments/gradescope/submission_metadata.py says where this layout was checked): Ruby-symbol keys, ids
 # quoted, a group with two submitters, one student without a student id, one submission with no files.
 GRADESCOPE_METADATA = """\
 ---

@@ -23,8 +23,8 @@ import nbformat
 from assignments.grading.selftest import checks as selftest
 from assignments.grading.selftest.checks import filled_release
 
-from . import notebooks
-from .course import resolve
+from .. import notebooks
+from ..course import resolve
 
 DAMAGED = "damaged-colab-copy"
 
