@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from assignments import intake
+from assignments.gradescope import submission_metadata
 from assignments.intake import IntakeError, IntakeResult, collect, parse_name
 
 FINGERPRINTS = {
@@ -464,7 +465,7 @@ def test_an_unreadable_gradescope_metadata_stops_the_intake(tmp_path, metadata, 
 
 
 def test_gradescope_metadata_is_read_within_a_size_cap(tmp_path, monkeypatch):
-    monkeypatch.setattr(intake.gradescope_export, "MAX_METADATA_BYTES", 100)
+    monkeypatch.setattr(submission_metadata, "MAX_METADATA_BYTES", 100)
     with pytest.raises(IntakeError, match="MiB read"):
         run(make_zip(tmp_path / "export.zip", gradescope_export()), tmp_path)
 

@@ -102,7 +102,7 @@ CATALOGUE = _kinds(
     ("written-too-large", "warning", "staff", "written answers and evidence too large to print; left out of the PDFs"),
     ("written-render-failed", "warning", "staff", "the written answers' PDF was not printed (in time); HTML only"),
     ("written-pages-cut", "info", "staff", "a written answer ran past the pages a question takes; the PDF notes it"),
-    # intake (intake.py; workflow.py adds the prefix)
+    # intake (intake/; workflow.py adds the prefix)
     ("intake-duplicate", "warning", "student", "several notebooks from one student; the latest was kept"),
     ("intake-late", "info", "student", "submitted after the due date"),
     ("intake-not-a-notebook", "warning", "student", "a file in the submission is not a notebook"),
