@@ -199,12 +199,15 @@ def test_no_import_cycle_between_the_folders():
 # The whole package, module by module (issue #36): no import cycle anywhere in ``assignments/``.
 
 
-def module_imports(path: Path, known: dict[str, Path], name: str | None = None) -> dict[str, int]:
+def module_imports(
+    path: Path, known: dict[str, Path], name: str | None = None, faces: dict[str, dict[str, str]] | None = None
+) -> dict[str, int]:
     """The package's modules this file's imports run (module -> first line), at any depth.
 
-    ``from X import Y`` runs X.Y where Y is a module, else X (whose ``__init__`` holds Y); importing a
-    module also runs every package above it, except the packages above this file (they are already running
-    when it runs, so they are no import of its own). Modules outside ``known`` are left out."""
+    ``from X import Y`` runs X.Y where Y is a module, the module X's lazy public face names for Y (``faces``:
+    package -> name -> module), else X (whose ``__init__`` holds Y); importing a module also runs every
+    package above it, except the packages above this file (they are already running when it runs, so they
+    are no import of its own). Modules outside ``known`` are left out."""
     name = name or module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     own = {".".join(name.split(".")[:depth]) for depth in range(1, name.count(".") + 1)}
@@ -229,7 +232,9 @@ def module_imports(path: Path, known: dict[str, Path], name: str | None = None) 
                 source = ".".join(base + ([node.module] if node.module else []))
             else:
                 source = node.module
+            face = (faces or {}).get(source, {})
             submodules = [f"{source}.{alias.name}" for alias in node.names if f"{source}.{alias.name}" in known]
+            submodules += [f"{source}.{face[alias.name]}" for alias in node.names if alias.name in face]
             if len(submodules) < len(node.names):  # a name its __init__ holds, not a module
                 add(source, node.lineno)
             for module in submodules:
@@ -237,9 +242,26 @@ def module_imports(path: Path, known: dict[str, Path], name: str | None = None) 
     return found
 
 
+def public_faces(known: dict[str, Path]) -> dict[str, dict[str, str]]:
+    """package -> {public name: module} for each package whose ``__init__`` is a lazy public face
+    (``PUBLIC``, read with ``public_names``): ``from package import name`` imports that module on first use."""
+    faces = {}
+    for name, path in known.items():
+        if path.name != "__init__.py":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["PUBLIC"]:
+                # The mapping is a dict display with ``**dict.fromkeys(...)``: evaluated with nothing but dict.
+                faces[name] = eval(
+                    compile(ast.Expression(node.value), str(path), "eval"), {"__builtins__": {}, "dict": dict}
+                )
+    return faces
+
+
 def import_graph() -> dict[str, dict[str, int]]:
     known = modules(PACKAGE)
-    return {name: module_imports(path, known) for name, path in known.items()}
+    faces = public_faces(known)
+    return {name: module_imports(path, known, faces=faces) for name, path in known.items()}
 
 
 def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
@@ -302,6 +324,12 @@ def test_the_module_reader_follows_python_imports(tmp_path):
         "assignments.grading.submission.load": 4,
         "assignments.release": 5,
     }
+    # A name of a lazy public face: the module that holds it runs when the name is first read.
+    faces = {"assignments.grading.submission": {"default_template": "load"}}
+    lazy = tmp_path / "lazy.py"
+    lazy.write_text("from assignments.grading.submission import default_template\n")
+    assert module_imports(lazy, known, "assignments.release.lazy", faces)["assignments.grading.submission.load"] == 1
+    assert public_faces(modules(PACKAGE))["assignments.grading.submission"]["prepare"] == "preparation"
     assert cycles({"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}) == [["a", "b", "c"]]
     assert len(import_graph()) > 100 and any(import_graph().values()), "the package's modules were not read"
 
