@@ -77,8 +77,9 @@ def grader_version(assignment: Assignment) -> str:
     release notebook) and the questions' points and shortcut rules. A fix to a hidden test, a stand-in,
     the grader or a question's points changes it; the course's settings (late policy, term) and the
     installed libraries do not."""
+    from assignments.gradescope.bundle import autograder_files
+
     from .config import tomllib  # tomli on Python 3.10
-    from .gradescope_bundle import autograder_files
 
     course_root = assignment.course.root
     digest = hashlib.sha256()

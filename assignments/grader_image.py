@@ -17,8 +17,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from assignments.gradescope.bundle import build_autograder_zip
+
 from .course import REPO
-from .gradescope_bundle import build_autograder_zip
 from .prairielearn_runner import QUESTION_COURSE
 
 IMAGE_DIR = REPO / "image"

@@ -149,7 +149,7 @@ def shortcut_rules(nb) -> dict[str, ShortcutRule]:
 #     "metadata": {"nbgrader": {"grade": true, "solution": true, "grade_id": "transfer_plot_written", ...},
 #                  "course": {"evidence": ["transfer_run"]}}
 #
-# Grading keeps those cells' outputs as the student submitted them (``assignments/evidence.py``), because
+# Grading keeps those cells' outputs as the student submitted them (``assignments/grading/submission/evidence.py``), because
 # the grader's own re-execution runs on tiny data and prints other numbers. ``course hygiene`` checks the
 # names. Like the shortcut rules, grading reads the list from the source only.
 

@@ -52,7 +52,7 @@ def grade_with(hw, path: Path, student: str):
 
 def run(assignment: str, job: Path = Path("/grade")) -> Path:
     """Grade the job in ``job`` and write ``job/results/results.json``; returns its path."""
-    from .gradescope_runner import grade_upload
+    from assignments.gradescope.runner import grade_upload
 
     job = Path(job)
     results = job / "results" / "results.json"

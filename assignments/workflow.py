@@ -1,15 +1,14 @@
-"""The instructor's jobs end to end: intake → grade → results → exports, and the demo that shows them."""
+"""The instructor's jobs end to end: intake → grade → results → exports (the demo runs them: ``demo.run``)."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from pathlib import Path
 
 from assignments.grading.doors import batch
 
 from . import batches, intake
-from .course import Assignment, default, resolve
+from .course import Assignment, resolve
 from .results.model import Finding, SubmissionResult, rejected
 
 
@@ -158,71 +157,3 @@ def export_all(assignment: str, out: Path, course_root: Path | None = None) -> N
             strict=False,
         )
     )
-
-
-def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3) -> int:
-    """Release, then grade a demo class of every assignment through both doors and export everything."""
-    from . import release
-
-    started = time.perf_counter()
-    if not skip_release:
-        # Executing the solutions is deterministic, but other library versions give other numbers: where the
-        # committed outputs were made with other versions than here, they are kept (the tree stays clean).
-        committed = release.solution_notebooks(default())
-        outcome = release.release()
-        if not outcome.ok:
-            print("\n".join(outcome.problems) + "\nrelease refused; the demo stops here")
-            return 1
-        for note in release.keep_other_environments_outputs(committed):
-            print(note)
-    disagreements = []
-    for assignment in default().present():
-        disagreements += demo_assignment(assignment, workers, buggy)
-    print(f"\ndemo finished in {time.perf_counter() - started:.0f} s")
-    return 1 if disagreements else 0
-
-
-def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3) -> list[str]:
-    """One assignment's demo class through both doors, exported; returns the doors' disagreements."""
-    from assignments.grading.doors.nbgrader import door as nbgrader_door
-    from assignments.grading.doors.nbgrader import repair
-
-    from . import demo_class
-    from .results import table
-
-    students = demo_class.demo_class(assignment, buggy)
-    download = default().build_dir / "demo" / assignment / "canvas_download.zip"
-    files = demo_class.write_canvas_zip(assignment, students, download)
-    # The demo's own folder: its students never appear in a term's runs (grades/<term>/).
-    out = default().demo_dir / assignment
-    standalone = grade_class(assignment, download, out, workers)
-    print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
-    # Canvas user ids key the records; say who is who (file name: login_userid_submissionid_name).
-    print(
-        "who is who: "
-        + ", ".join(
-            f"{name.split('_')[1]} = {student}"
-            for student, name in sorted(files.items(), key=lambda kv: kv[1].split("_")[1])
-        )
-    )
-
-    staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(out / "intake.json").submissions}
-    # Every notebook goes through nbgrader, the damaged one (no nbgrader metadata) repaired first.
-    door_dir = out / "nbgrader"
-    course = nbgrader_door.course_folder(door_dir)
-    through_nbgrader = nbgrader_door.autograde_repaired(assignment, staged, door_dir, root=course)
-    for result in through_nbgrader:
-        batch.save(result, door_dir)
-    print(table.score_table(through_nbgrader, f"{assignment}: nbgrader autograde"))
-    # The standalone records go into the same gradebook nbgrader just filled (formgrader, export).
-    export_all(assignment, out, course_root=course)
-    if demo_class.DAMAGED in files:
-        print(
-            f"{demo_class.DAMAGED} ({files[demo_class.DAMAGED].split('_')[1]}) has no nbgrader metadata: the "
-            "standalone door recovered its cells by content and nbgrader graded a repaired copy (see the "
-            f"cells-recovered findings and {repair.folder(door_dir) / repair.REPORT})"
-        )
-    differences = table.compare_doors(standalone, through_nbgrader)
-    print("both doors agree on every question" if not differences else "DOORS DISAGREE:\n  " + "\n  ".join(differences))
-    print(f"grade files: {out}/ (results/, exports/, nbgrader/results/, nbgrader/repair/, intake.json)")
-    return differences

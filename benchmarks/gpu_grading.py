@@ -186,8 +186,8 @@ def probe_all() -> dict:
 # ------------------------------------------------------------------------------------------ the class
 def demo_students(assignment: str, buggy: int) -> dict:
     """``course demo``'s class of ``assignment`` plus a hostile student; ``{student: notebook}``."""
-    from assignments import demo_class
     from assignments.course import REPO as GRADER_REPO
+    from assignments.demo import students as demo_class
     from tests.fixtures import payloads
 
     students = demo_class.demo_class(assignment, buggy)

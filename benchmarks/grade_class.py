@@ -56,7 +56,7 @@ import nbformat  # noqa: E402
 import tree_memory  # noqa: E402
 
 from assignments.course import default, resolve  # noqa: E402
-from assignments.gradescope_bundle import grader_start  # noqa: E402
+from assignments.gradescope.bundle import grader_start  # noqa: E402
 from assignments.grading.environment import GRADING_ENV  # noqa: E402
 
 TARGET_PER_CORE_S = 5.0
@@ -71,7 +71,7 @@ MB = 2**20
 def synthetic_class(assignment: str, size: int, folder: Path) -> None:
     """Write ``size`` notebooks into ``folder``, named ``student<i>-<variant>.ipynb``: the reference and
     the mutants in turn."""
-    from assignments import demo_class
+    from assignments.demo import students as demo_class
     from assignments.grading.selftest import checks as selftest
 
     variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in selftest.mutants(assignment)]

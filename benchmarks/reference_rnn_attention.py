@@ -38,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import reference_runs  # noqa: E402
 
-from assignments import notebooks, standin_hub  # noqa: E402
+from assignments import notebooks  # noqa: E402
+from assignments.demo import standin_hub  # noqa: E402
 
 # Per part: the cells run, in notebook order (definitions, data, experiments), and those whose printed lines
 # are recorded.

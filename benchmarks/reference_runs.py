@@ -3,7 +3,7 @@ seed, recording what its evidence cells print (issue #34, item 2).
 
 Student mode (no NBGRADER_EXECUTION), CPU only, offline. ``--hub offline`` gives the notebook no hub at all,
 so it takes its offline fallback (the synthetic data it builds itself), as a student without network gets
-it; ``--hub standin`` serves the stand-in hub (assignments/standin_hub.py: tiny models, small datasets under
+it; ``--hub standin`` serves the stand-in hub (assignments/demo/standin_hub.py: tiny models, small datasets under
 the real ids), which exercises the online branch but whose figures mean little. Each seed replaces every
 ``seed_everything(0)`` of the notebook. The JSON written names the conditions (notebook, mode, hub, seeds,
 library versions, machine) and, per seed, each evidence cell's printed text; the model answers cite it as
@@ -30,8 +30,9 @@ from pathlib import Path
 import nbclient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from assignments import notebooks, standin_hub  # noqa: E402
+from assignments import notebooks  # noqa: E402
 from assignments.course import default  # noqa: E402
+from assignments.demo import standin_hub  # noqa: E402
 
 # One torch thread: the figures do not depend on how busy a shared machine is (Colab's CPU runtime has 2).
 THREADS = 1
@@ -118,7 +119,7 @@ def main(argv=None) -> int:
             f"{THREADS} torch thread(s)",
             "hub": {
                 "offline": "none: the notebook's offline fallback (synthetic data it builds itself)",
-                "standin": "the stand-in hub (assignments/standin_hub.py)",
+                "standin": "the stand-in hub (assignments/demo/standin_hub.py)",
             }[args.hub],
             "seeds": "every seed_everything(0) of the notebook replaced by seed_everything(<seed>)",
             "replaced": [{"old": old, "new": new} for old, new in args.replace],

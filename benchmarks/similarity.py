@@ -21,9 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assignments import demo_class, notebooks, similarity, similarity_report  # noqa: E402
+from assignments import notebooks  # noqa: E402
 from assignments.course import default  # noqa: E402
+from assignments.demo import students as demo_class  # noqa: E402
 from assignments.grading.selftest import checks as selftest  # noqa: E402
+from assignments.similarity import compare as similarity  # noqa: E402
+from assignments.similarity import report as similarity_report  # noqa: E402
 from tests.fixtures.similarity import renamed  # noqa: E402
 
 

@@ -2,7 +2,7 @@
 
 Student mode means no NBGRADER_EXECUTION, so every notebook takes its online branch: the unchanged
 `from_pretrained("<id>")` / `load_dataset("<id>")` calls are answered offline by the stand-in hub
-(assignments/standin_hub.py). Sizes are the notebooks' own Colab settings; only the data the hub serves
+(assignments/demo/standin_hub.py). Sizes are the notebooks' own Colab settings; only the data the hub serves
 is small. CPU only. The notebooks run in Colab's kernel: COLAB_PYTHON names the interpreter of a venv
 built from one pins file in tests/colab_runtimes/ (Colab's IPython, ipykernel and libraries), while this
 harness runs from the grading venv. `make rehearsal` (the current runtime, every test here) and `make
@@ -26,8 +26,8 @@ import nbformat
 import psutil
 import pytest
 
-from assignments import standin_hub
 from assignments.course import REPO, default
+from assignments.demo import standin_hub
 from assignments.notebooks import grade_id
 from tests.test_colab_runtimes import normalize, pins
 
@@ -91,7 +91,7 @@ def hub(tmp_path_factory):
     if not COLAB_PYTHON:
         return standin_hub.build(root)
     subprocess.run(
-        [COLAB_PYTHON, "-m", "assignments.standin_hub", str(root)], cwd=REPO, check=True, capture_output=True
+        [COLAB_PYTHON, "-m", "assignments.demo.standin_hub", str(root)], cwd=REPO, check=True, capture_output=True
     )
     kernels = tmp_path_factory.mktemp("jupyter")
     spec = kernels / "kernels" / KERNEL_NAME

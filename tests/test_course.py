@@ -9,8 +9,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from assignments import hygiene, notebooks
+from assignments import notebooks
 from assignments.course import CATALOG, Course, default, points_report
+from assignments.release import hygiene
 
 
 def graded(grade_id: str, points: float, solution: bool = False) -> dict:

@@ -1,6 +1,6 @@
 """Written answers' evidence: the outputs a written answer relies on, kept as the student submitted them.
 
-Statuses and findings (``assignments/evidence.py``), the hygiene rule for the metadata, the nbgrader
+Statuses and findings (``assignments/grading/submission/evidence.py``), the hygiene rule for the metadata, the nbgrader
 preprocessors that put the evidence under the answer (run on a notebook here; the real ``nbgrader
 autograde`` and formgrader run in tests/test_formgrader.py), feedback and the class report, the
 standalone door's record on one grading of the toy course given an evidence cell (``course written``'s PDFs:
@@ -15,11 +15,14 @@ import json
 import nbformat
 import pytest
 
-from assignments import demo_class, evidence, hygiene, notebooks
+from assignments import notebooks
 from assignments.course import resolve
+from assignments.demo import students as demo_class
 from assignments.exports.feedback import feedback_html, feedback_markdown
 from assignments.exports.report import summary_markdown
 from assignments.grading.doors.nbgrader.evidence import KEPT_KEY, KeepEvidence, ShowEvidence
+from assignments.grading.submission import evidence
+from assignments.release import hygiene
 from tests.helpers import QUICKEST
 
 ASSIGNMENT = QUICKEST

@@ -35,12 +35,14 @@ from pathlib import Path
 
 import pytest
 
-from assignments import demo_class, formgrader, notebooks
+from assignments import notebooks
 from assignments.cli import main as course
 from assignments.course import default
+from assignments.demo import students as demo_class
 from assignments.exports import nbgrader_gradebook
 from assignments.exports.text import question_title
 from assignments.grading.doors.nbgrader import door as nbgrader_door
+from assignments.handgrading import formgrader
 from assignments.results import store
 from tests.fixtures import hostile_class
 from tests.helpers import QUICKEST

@@ -1,4 +1,4 @@
-"""formgrader's server extension without a server (assignments/formgrader_extension.py): the pages' inline
+"""formgrader's server extension without a server (assignments/handgrading/formgrader_extension.py): the pages' inline
 scripts and the Content-Security-Policy built from them. tests/test_formgrader.py runs it in a browser."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from assignments import formgrader_extension as extension
+from assignments.handgrading import formgrader_extension as extension
 
 
 @pytest.fixture(scope="module")

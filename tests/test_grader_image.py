@@ -32,8 +32,9 @@ from pathlib import Path
 
 import pytest
 
-from assignments import batches, demo_class
+from assignments import batches
 from assignments.course import default
+from assignments.demo import students as demo_class
 from assignments.grader_image import PRAIRIELEARN, write_context
 from tests.fixtures import payloads
 from tests.helpers import notebook_bytes, tool_unavailable

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from assignments import gradescope_bundle
 from assignments.course import REPO
 from assignments.exports import gradescope
+from assignments.gradescope import bundle as gradescope_bundle
 from tests.fixtures import gradescope_tree
 from tests.fixtures.gradescope_tree import FOLDER, Link, unpack
 
@@ -88,7 +88,7 @@ STUDENTS = ["one mutant", pytest.param("hostile os_exit", marks=pytest.mark.prev
 
 def buggy_and_hostile_notebooks() -> dict[str, tuple[str, bytes]]:
     """label -> (what the student did, notebook bytes)."""
-    from assignments import demo_class
+    from assignments.demo import students as demo_class
     from tests.fixtures import payloads
     from tests.helpers import notebook_bytes
 

@@ -33,8 +33,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from assignments import gradescope_bundle, lockfile
 from assignments.course import REPO
+from assignments.gradescope import bundle as gradescope_bundle
+from assignments.gradescope import lock as lockfile
 from tests.fixtures import fallback, gradescope_tree, payloads
 from tests.helpers import QUICKEST, notebook_bytes
 
@@ -163,7 +164,7 @@ def grade(image, upload: str) -> dict:
 def test_the_image_holds_exactly_its_pythons_lock(image):
     """Less the CUDA build's own libraries, which only PyPI's torch brings (Gradescope's CPU torch has none)."""
     root, python = image
-    probe = "import json; from pathlib import Path; from assignments import lockfile; print(json.dumps(lockfile.drift(Path('.'))))"
+    probe = "import json; from pathlib import Path; from assignments.gradescope import lock; print(json.dumps(lock.drift(Path('.'))))"
     done = subprocess.run(
         [str(root / "venv" / "bin" / "python"), "-c", probe],
         cwd=root / "source",

@@ -9,8 +9,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from assignments import hygiene, notebooks
+from assignments import notebooks
 from assignments.course import REPO, default
+from assignments.release import hygiene
 from tests.helpers import nbgrader_meta as meta
 
 SOURCE_DIR = default().source_dir

@@ -10,9 +10,10 @@ from html.parser import HTMLParser
 import nbformat
 import pytest
 
-from assignments import escaping, evidence, inert, notebooks
+from assignments import escaping, inert, notebooks
 from assignments.course import default
 from assignments.exports import nbgrader_gradebook
+from assignments.grading.submission import evidence
 from tests.fixtures import hostile_class
 from tests.helpers import QUICKEST
 

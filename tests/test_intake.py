@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from assignments import intake
+from assignments.gradescope import submission_metadata
 from assignments.intake import IntakeError, IntakeResult, collect, parse_name
 
 FINGERPRINTS = {
@@ -356,7 +357,7 @@ def test_a_malformed_notebook_is_its_senders_finding_and_the_class_goes_on(tmp_p
 
 # --- every layout intake is fed (issue 31): Gradescope's export, one folder per student, wrappers ------------
 
-# As Gradescope writes it (gradescope_export.py says where this layout was checked): Ruby-symbol keys, ids
+# As Gradescope writes it (assignments/gradescope/submission_metadata.py says where this layout was checked): Ruby-symbol keys, ids
 # quoted, a group with two submitters, one student without a student id, one submission with no files.
 GRADESCOPE_METADATA = """\
 ---
@@ -464,7 +465,7 @@ def test_an_unreadable_gradescope_metadata_stops_the_intake(tmp_path, metadata, 
 
 
 def test_gradescope_metadata_is_read_within_a_size_cap(tmp_path, monkeypatch):
-    monkeypatch.setattr(intake.gradescope_export, "MAX_METADATA_BYTES", 100)
+    monkeypatch.setattr(submission_metadata, "MAX_METADATA_BYTES", 100)
     with pytest.raises(IntakeError, match="MiB read"):
         run(make_zip(tmp_path / "export.zip", gradescope_export()), tmp_path)
 

@@ -13,8 +13,9 @@ import zipfile
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from assignments import lms, notebooks
+from assignments import notebooks
 from assignments.course import REPO, default
+from assignments.release import lms
 
 RELEASE_DIR = default().release_dir
 SOLUTIONS_DIR = default().solutions_dir

@@ -16,10 +16,13 @@ import zipfile
 import nbformat
 import pytest
 
-from assignments import cli, demo_class, notebooks, similarity, similarity_report
+from assignments import cli, notebooks
 from assignments.course import default
+from assignments.demo import students as demo_class
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace
 from assignments.grading.selftest import checks as selftest
+from assignments.similarity import compare as similarity
+from assignments.similarity import report as similarity_report
 from tests.fixtures.similarity import ASSIGNMENT, independent_answers, renamed
 
 SCRIPT = "<script>alert('copied')</script>"

@@ -23,7 +23,7 @@ import pytest
 from assignments import exports, notebooks
 from assignments.cli import main as course
 from assignments.course import resolve
-from assignments.demo_class import demo_class, filled_release, write_canvas_zip
+from assignments.demo.students import demo_class, filled_release, write_canvas_zip
 from assignments.exports import adjust, canvas, nbgrader_gradebook, text
 from assignments.grading.selftest import checks as selftest
 from assignments.workflow import grade_class

@@ -18,9 +18,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from assignments import demo_class, notebooks
+from assignments import notebooks
 from assignments.course import resolve
-from assignments.written import CHROMIUM, Limits, RenderError, WrittenAnswer, print_pdf, write_class
+from assignments.demo import students as demo_class
+from assignments.handgrading.written import CHROMIUM, Limits, RenderError, WrittenAnswer, print_pdf, write_class
 from tests.test_evidence import ASSIGNMENT, EDITED_FIGURE, QUESTION, RUN_FIGURE, ran_on_colab
 
 LONG_QUESTION = "head_replacement_written"
@@ -61,8 +62,8 @@ def links(path: Path) -> list[str]:
 
 def test_course_written_on_a_class_with_one_hostile_notebook_writes_everyone_elses_pdf(tmp_path, monkeypatch):
     needs_chromium()
-    from assignments import written
     from assignments.cli import main as course
+    from assignments.handgrading import written
 
     # zed's render fails (Chromium exits with an error on zed's page); everyone else's is the real one.
     wrapper = tmp_path / "chromium"

@@ -3,7 +3,7 @@
 Every exporter reads ``SubmissionResult`` records (``grades/<assignment>/results/<student>.json``,
 see ``results/store.py``); none re-parses logs or notebooks. Each format is one writer in ``WRITERS``
 (an ``ExportJob`` in, the files written out); a new format is one function and one entry there.
-``course export`` (in ``cli.py``) runs them.
+``course export`` (in ``cli/export.py``) runs them.
 """
 
 from __future__ import annotations

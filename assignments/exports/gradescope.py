@@ -1,5 +1,5 @@
 """Gradescope's ``results.json`` from a results record (the runner inside Gradescope's container is
-``assignments/gradescope_runner.py``; the autograder zip is built by ``assignments/gradescope_bundle.py``).
+``assignments/gradescope/runner.py``; the autograder zip is built by ``assignments/gradescope/bundle.py``).
 
 results.json follows Gradescope's autograder specification: a top-level ``score`` (the autograded
 points, which Gradescope uses instead of summing the tests), ``execution_time``, ``output`` for the

@@ -185,7 +185,8 @@ def shortcut_section(results: list[SubmissionResult]) -> list[str]:
 def evidence_section(results: list[SubmissionResult]) -> list[str]:
     """Markdown lines: per written question, each student's evidence as submitted (status and the last
     lines of output text), so numbers can be compared across the class."""
-    from ..evidence import by_question
+    from assignments.grading.submission.evidence import by_question
+
     from .evidence_view import report_lines
 
     rows: dict[str, list[tuple[str, str]]] = {}

@@ -2,7 +2,7 @@
 
 ``course release [ASSIGNMENT...]`` (default: every assignment with a source notebook), per assignment:
 
-1. hygiene checks on the source (``assignments/hygiene.py``) and its claims (``claims.py``: every figure
+1. hygiene checks on the source (``assignments/release/hygiene.py``) and its claims (``claims.py``: every figure
    or finding in prose, model answers and mark schemes carries a footnote that says it was measured,
    derived, estimated or cited); any problem stops the release before anything runs, each reported as
    ``<file>: cell <index> (<grade_id>): <problem>``;

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import nbformat
 
-from .. import lms, notebooks
+from assignments.release import lms
+
+from .. import notebooks
 from .errors import StepFailed
 from .staging import Stage
 

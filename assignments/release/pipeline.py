@@ -14,7 +14,9 @@ from pathlib import Path
 
 import nbformat
 
-from .. import hygiene, lms, notebooks
+from assignments.release import hygiene, lms
+
+from .. import notebooks
 from ..course import Course
 from ..points import split_problems
 from . import claims

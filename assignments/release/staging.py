@@ -9,7 +9,9 @@ from pathlib import Path
 
 import nbformat
 
-from .. import lms, notebooks
+from assignments.release import lms
+
+from .. import notebooks
 from ..course import Course
 from .errors import StepFailed
 from .tools import nbgrader_command, run_tool, tool_env

@@ -94,15 +94,15 @@ CATALOGUE = _kinds(
     ("nbgrader-timeout", "error", "student", "nbgrader's run of the notebook ran past its time"),
     ("not-autograded", "error", "student", "nbgrader left no grade for this notebook"),
     ("doors-disagree", "warning", "student", "the nbgrader and standalone doors gave different points"),
-    # written answers' evidence (evidence.py)
+    # written answers' evidence (grading/submission/evidence.py)
     ("evidence-missing", "warning", "student", "an evidence cell of a written answer is missing or was not run"),
     ("evidence-edited", "warning", "student", "an evidence cell was edited after it ran"),
     ("evidence-unread", "warning", "student", "the evidence cells could not be read"),
-    # course written's PDFs (written.py): one student's answers never stop or reshape another's PDF
+    # course written's PDFs (handgrading/written.py): one student's answers never stop or reshape another's PDF
     ("written-too-large", "warning", "staff", "written answers and evidence too large to print; left out of the PDFs"),
     ("written-render-failed", "warning", "staff", "the written answers' PDF was not printed (in time); HTML only"),
     ("written-pages-cut", "info", "staff", "a written answer ran past the pages a question takes; the PDF notes it"),
-    # intake (intake.py; workflow.py adds the prefix)
+    # intake (intake/; workflow.py adds the prefix)
     ("intake-duplicate", "warning", "student", "several notebooks from one student; the latest was kept"),
     ("intake-late", "info", "student", "submitted after the due date"),
     ("intake-not-a-notebook", "warning", "student", "a file in the submission is not a notebook"),

@@ -67,7 +67,7 @@ class Finding:
 
 @dataclass
 class Evidence:
-    """One evidence cell of one written question, as the student submitted it (``assignments/evidence.py``)."""
+    """One evidence cell of one written question, as the student submitted it (``assignments/grading/submission/evidence.py``)."""
 
     question: str  # grade_id of the written answer that relies on it
     cell: str  # grade_id of the evidence cell

@@ -15,10 +15,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from assignments import exports, gradescope_bundle, gradescope_runner, lockfile
+from assignments import exports
 from assignments.cli import main as course
 from assignments.course import REPO
 from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, text
+from assignments.gradescope import bundle as gradescope_bundle
+from assignments.gradescope import lock as lockfile
+from assignments.gradescope import runner as gradescope_runner
 from assignments.results import store
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
 
@@ -214,7 +217,7 @@ def test_gradescope_autograder_zip(tmp_path):
         assert modes[script] & stat.S_IXUSR and stat.S_ISREG(modes[script])
     assert {
         "assignments/__init__.py",
-        "assignments/gradescope_runner.py",
+        "assignments/gradescope/runner.py",
         "assignments/results/model.py",
         "autograder/__init__.py",
         "autograder/toy/__init__.py",
@@ -237,7 +240,7 @@ def test_gradescope_autograder_zip(tmp_path):
     assert subprocess.run(["bash", "-n", str(tmp_path / "unpacked" / "run_autograder")]).returncode == 0
     # The zip's own entry point starts from the unpacked files alone.
     done = subprocess.run(
-        [sys.executable, "-m", "assignments.gradescope_runner", "--help"],
+        [sys.executable, "-m", "assignments.gradescope.runner", "--help"],
         cwd=tmp_path / "unpacked",
         env={**os.environ, "PYTHONPATH": str(tmp_path / "unpacked")},
         capture_output=True,

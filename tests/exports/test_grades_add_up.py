@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from assignments import exports, gradescope_runner
+from assignments import exports
 from assignments.course import REPO
 from assignments.exports import adjust, canvas, feedback, gradescope, nbgrader_gradebook
+from assignments.gradescope import runner as gradescope_runner
 from assignments.results import store
 from tests.exports.test_exports import grade_by_hand, record, toy_course
 

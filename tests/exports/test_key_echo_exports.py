@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from assignments import demo_class
 from assignments.course import REPO, default
+from assignments.demo import students as demo_class
 from assignments.exports import FORMATS, export, nbgrader_gradebook
 from assignments.workflow import grade_class
 from tests.fixtures import fallback, key_echo

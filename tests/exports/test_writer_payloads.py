@@ -207,8 +207,8 @@ def test_csv_and_gradescope_fields_are_plain(record, tmp_path):
 
 
 def test_the_similarity_report_shows_every_payload_as_text(tmp_path):
-    from assignments import similarity_report
-    from assignments.similarity import Comparison, Pair, QuestionMatch, Student
+    from assignments.similarity import report as similarity_report
+    from assignments.similarity.compare import Comparison, Pair, QuestionMatch, Student
 
     code = "\n".join(f"x = {payload!r}" for payload in PAYLOADS)
     students = [
@@ -224,7 +224,7 @@ def test_the_similarity_report_shows_every_payload_as_text(tmp_path):
 
 
 def test_course_written_pages_show_every_payload_as_text(tmp_path):
-    from assignments.written import WrittenAnswer, write_class
+    from assignments.handgrading.written import WrittenAnswer, write_class
 
     pasted = 'a"onerror=alert(1).png'  # an attachment's name is the student's too
     answer = f"{NAME}\n\n![pasted](attachment:{pasted})\n\n{LONG}"

@@ -28,10 +28,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from assignments import cli, lms, notebooks, release
+from assignments import cli, notebooks, release
 from assignments.course import REPO, CatalogEntry, Course, default, points_report
 from assignments.points import split_problems
-from assignments.release import solutions
+from assignments.release import lms, solutions
 from tests.helpers import nbgrader_meta as meta
 
 pytestmark = pytest.mark.course

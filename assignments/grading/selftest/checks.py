@@ -273,10 +273,23 @@ def variant_packs(assignment: str) -> list[tuple[list[Mutant], object]]:
     return packs
 
 
+def filled_release(assignment: str, replacements: dict[str, str] | None = None):
+    """The release notebook with every answer cell filled from the source, except ``replacements``."""
+    answers = {
+        notebooks.grade_id(c): notebooks.student_text(c)
+        for c in resolve(assignment).source_notebook().cells
+        if notebooks.is_answer(c)
+    }
+    nb = copy.deepcopy(resolve(assignment).release_notebook())
+    for cell in nb.cells:
+        if notebooks.is_answer(cell):
+            gid = notebooks.grade_id(cell)
+            cell.source = (replacements or {}).get(gid, answers[gid])
+    return nb
+
+
 def as_submitted(assignment: str, nb):
     """The release notebook answered as ``nb`` answers it, typed as a student would (no solution markers)."""
-    from assignments.demo_class import filled_release
-
     return filled_release(
         assignment, {notebooks.grade_id(c): notebooks.student_text(c) for c in nb.cells if notebooks.is_answer(c)}
     )

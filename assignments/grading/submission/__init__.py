@@ -1,7 +1,8 @@
 """A submitted file made ready to grade: read defensively (``load``), checked to be this assignment's and
 given back the release's locked and test cells (``restore``, after ``recover`` found cells whose
 metadata was lost), audited (``audit``) and checked for forbidden shortcuts (``shortcuts``). ``prepare``
-(in ``preparation``) runs those steps in that order, recovering once, for every consumer."""
+(in ``preparation``) runs those steps in that order, recovering once, for every consumer, and reads the
+written answers' evidence cells as submitted (``evidence``)."""
 
 from assignments.grading.public import public_names
 

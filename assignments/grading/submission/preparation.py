@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from assignments.evidence import collect as collect_evidence
 from assignments.grading.submission.audit import audit as audit_cells
+from assignments.grading.submission.evidence import collect as collect_evidence
 from assignments.grading.submission.load import default_template, load_submission
 from assignments.grading.submission.recover import Recovery, recover
 from assignments.grading.submission.restore import check_assignment, restore

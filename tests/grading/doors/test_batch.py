@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from assignments import demo_class
+from assignments.demo import students as demo_class
 from assignments.grading.doors import batch
 from assignments.grading.sandbox.limits import Limits
 from assignments.results import table

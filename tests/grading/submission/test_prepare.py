@@ -10,8 +10,9 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from assignments import demo_class, notebooks, similarity, written
-from assignments.demo_class import pasted_into_colab
+from assignments import notebooks
+from assignments.demo import students as demo_class
+from assignments.demo.students import pasted_into_colab
 from assignments.grading.doors import standalone
 from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.grading.doors.nbgrader import repair
@@ -19,7 +20,9 @@ from assignments.grading.submission import Prepared, preparation, prepare
 from assignments.grading.submission import recover as recover_module
 from assignments.grading.submission import restore as restore_module
 from assignments.grading.submission.load import default_template
+from assignments.handgrading import written
 from assignments.results.model import SubmissionResult
+from assignments.similarity import compare as similarity
 from tests.fixtures.damaged import metadata_stripped, renamed, with_one_mistake
 from tests.helpers import QUICKEST
 

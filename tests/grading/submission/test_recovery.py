@@ -18,9 +18,10 @@ import os
 import nbformat
 import pytest
 
-from assignments import demo_class, notebooks
+from assignments import notebooks
 from assignments.course import default
-from assignments.demo_class import pasted_into_colab
+from assignments.demo import students as demo_class
+from assignments.demo.students import pasted_into_colab
 from assignments.grading.doors.standalone import grade_submission
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.submission.load import load_submission

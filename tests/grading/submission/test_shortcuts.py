@@ -11,8 +11,9 @@ import nbformat
 import pytest
 import safetensors.torch  # noqa: F401 - in sys.modules, as in a grader that has loaded weights
 
-from assignments import demo_class, hygiene, notebooks
+from assignments import notebooks
 from assignments.course import default
+from assignments.demo import students as demo_class
 from assignments.escaping import markdown_inline
 from assignments.exports.feedback import feedback_html, feedback_markdown
 from assignments.exports.report import summary_markdown
@@ -21,6 +22,7 @@ from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.grading.selftest import checks as selftest
 from assignments.grading.submission import shortcuts
 from assignments.grading.testkit.handle import answered_by
+from assignments.release import hygiene
 from assignments.results import model
 from assignments.results.model import SubmissionResult, TestResult, score_questions
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from assignments.course import REPO, Assignment, resolve
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 from assignments.grading.doors.nbgrader.hidden_region import COURSE_VARIABLE
+from assignments.grading.doors.nbgrader.layout import submitted_path
 from assignments.grading.doors.nbgrader.reaper import DEADLINE_EXIT
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, apply_penalties, rejected
 
@@ -102,13 +103,6 @@ def prepare_course(assignment: Assignment | str, root: Path | None = None) -> Pa
         )
         raise RuntimeError(f"nbgrader generate_assignment {assignment.name} failed:\n{done.stderr[-2000:]}{advice}")
     return root
-
-
-def submitted_path(root: Path, assignment: Assignment | str, student: str) -> Path:
-    """Where ``nbgrader autograde`` looks for a student's notebook in course folder ``root``:
-    submitted/<student>/<assignment>/<the release's notebook name>."""
-    assignment = resolve(assignment)
-    return Path(root) / "submitted" / student / assignment.name / assignment.source_path.name
 
 
 def stage(root: Path, assignment: Assignment | str, student: str, notebook: Path) -> None:

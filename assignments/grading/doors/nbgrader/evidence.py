@@ -3,7 +3,7 @@
 ``nbgrader autograde`` clears every output in its sanitize pass and re-executes the notebook in grading
 mode, so formgrader would show the TA grading-mode numbers under a student's "my accuracy was 87%".
 - ``KeepEvidence`` runs first in the sanitize pass (before ``ClearOutput``): it reads each written
-  question's evidence cells from the notebook as submitted (``assignments.evidence.collect``: outputs,
+  question's evidence cells from the notebook as submitted (``assignments.grading.submission.evidence.collect``: outputs,
   and whether they can be trusted as the student's run) and keeps them in the notebook's metadata for
   the second pass. Whatever the student put under that metadata key is dropped first.
 - ``ShowEvidence`` runs in the autograde pass, after execution: under each written answer it inserts a
@@ -23,7 +23,7 @@ import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from assignments import notebooks
-from assignments.evidence import by_question, collect, label
+from assignments.grading.submission.evidence import by_question, collect, label
 from assignments.results.model import Evidence
 
 KEPT_KEY = "course_submitted_evidence"

@@ -26,7 +26,7 @@ import nbformat
 
 from assignments import notebooks
 from assignments.course import Assignment, resolve
-from assignments.grading.doors.nbgrader.door import submitted_path
+from assignments.grading.doors.nbgrader.layout import submitted_path
 from assignments.grading.submission.load import default_template
 from assignments.grading.submission.preparation import prepare
 from assignments.grading.submission.recover import METHODS

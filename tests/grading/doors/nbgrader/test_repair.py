@@ -22,7 +22,8 @@ import json
 import nbformat
 import pytest
 
-from assignments import cli, demo_class, notebooks
+from assignments import cli, notebooks
+from assignments.demo import students as demo_class
 from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.grading.doors.nbgrader import repair
 from tests.fixtures import damaged

@@ -85,8 +85,8 @@ def start(
         "--ServerApp.port_retries=0",
         f"--ServerApp.root_dir={root}",
         f"--IdentityProvider.token={token}",
-        "--ServerApp.jpserver_extensions={'assignments.formgrader_extension': True}",
-        "--ServerApp.authorizer_class=assignments.formgrader_extension.FormgraderOnly",
+        "--ServerApp.jpserver_extensions={'assignments.handgrading.formgrader_extension': True}",
+        "--ServerApp.authorizer_class=assignments.handgrading.formgrader_extension.FormgraderOnly",
         "--ServerApp.terminals_enabled=False",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:

@@ -21,25 +21,10 @@ from pathlib import Path
 import nbformat
 
 from assignments.grading.selftest import checks as selftest
+from assignments.grading.selftest.checks import filled_release
 
-from . import notebooks
-from .course import resolve
-
-
-def filled_release(assignment: str, replacements: dict[str, str] | None = None):
-    """The release notebook with every answer cell filled from the source, except ``replacements``."""
-    answers = {
-        notebooks.grade_id(c): notebooks.student_text(c)
-        for c in resolve(assignment).source_notebook().cells
-        if notebooks.is_answer(c)
-    }
-    nb = copy.deepcopy(resolve(assignment).release_notebook())
-    for cell in nb.cells:
-        if notebooks.is_answer(cell):
-            gid = notebooks.grade_id(cell)
-            cell.source = (replacements or {}).get(gid, answers[gid])
-    return nb
-
+from .. import notebooks
+from ..course import resolve
 
 DAMAGED = "damaged-colab-copy"
 

@@ -1,6 +1,6 @@
 """``course similarity``: the similarity report of a class, as HTML, JSON and a terminal table.
 
-The method (tokens, fingerprints, scores) is ``similarity.py``; this module reads the class the way
+The method (tokens, fingerprints, scores) is ``compare.py``; this module reads the class the way
 ``course grade`` does, and writes what an instructor looks at:
 
 - ``similarity.html``: one self-contained page (no scripts, no outside files): the ranked pairs, then for
@@ -20,9 +20,10 @@ import json
 import time
 from pathlib import Path
 
-from . import similarity
-from .escaping import html_text, one_line, page_policy_meta
-from .similarity import Comparison, Pair
+from assignments.similarity import compare as similarity
+from assignments.similarity.compare import Comparison, Pair
+
+from ..escaping import html_text, one_line, page_policy_meta
 
 TOP = 20  # pairs explained in the report and the table by default
 
@@ -236,7 +237,7 @@ def similarity_report(
 ) -> Comparison:
     """Read an LMS download (or a folder, or one notebook) as ``course grade`` does, compare every pair
     and write the report into ``out``."""
-    from .workflow import collect
+    from ..workflow import collect
 
     clock = time.perf_counter()
     jobs, found = collect(assignment, Path(source), Path(out))

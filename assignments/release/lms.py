@@ -17,9 +17,10 @@ import sys
 import zipfile
 from pathlib import Path
 
-from .config import read_toml
-from .course import REPO, default
-from .hygiene import COLAB_BADGE_ID, REPO_MODULES, SETUP_ID, imported_modules
+from assignments.release.hygiene import COLAB_BADGE_ID, REPO_MODULES, SETUP_ID, imported_modules
+
+from ..config import read_toml
+from ..course import REPO, default
 
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 # A link whose text mentions Colab, in markdown ([![Open In Colab](badge.svg)](TARGET), [Open in Colab](TARGET))

@@ -2,7 +2,7 @@
 
 The zip holds ``setup.sh`` (CPU torch and this package's dependencies in a venv, at exactly the versions of
 the lock for the image's Python: it ships every supported Python's ``locks/python3.X.txt``), ``run_autograder``
-(runs ``python -m assignments.gradescope_runner`` on ``/autograder/submission``), and what grading needs:
+(runs ``python -m assignments.gradescope.runner`` on ``/autograder/submission``), and what grading needs:
 the ``assignments`` package, ``autograder/<assignment>`` (without mutants or shortcut answers), the release
 notebook of that assignment (the template the grader restores submissions from), its grading manifest
 (``source/<a>/grading.json``: the questions' points and the shortcut rules, which is all grading reads of
@@ -19,10 +19,12 @@ import shlex
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from . import lockfile, notebooks
-from .course import REPO, Course, resolve
+from assignments.gradescope import lock as lockfile
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+from .. import notebooks
+from ..course import REPO, Course, resolve
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the whole assignments package, not this wing
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same inputs give the same zip, byte for byte
 SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "mutants", "shortcuts", ".DS_Store"}
 
@@ -93,7 +95,7 @@ env -i PATH="${PATH:-/usr/local/bin:/usr/bin:/bin}" LANG=C.UTF-8 HOME="${HOME:-/
     PYTHONPATH="$ROOT/source" HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TQDM_DISABLE=1 \\
     {start_env} "${keep[@]}" \\
     "$ROOT/venv/bin/python" "$ROOT/source/{zygote}" {zygote_flags} \\
-    -m assignments.gradescope_runner \\
+    -m assignments.gradescope.runner \\
     --assignment {assignment} \\
     --submission-dir "$ROOT/submission" \\
     --metadata "$ROOT/submission_metadata.json" \\
@@ -116,10 +118,11 @@ def grader_start(assignment, python: str, script: str | None = None) -> tuple[li
     ``run_autograder`` starts it: its kernel forked from a zygote that shares its pages and has imported
     what the notebook of ``assignment`` (a name, or an ``Assignment``) imports (``warm_kernels``).
     ``-m MODULE ARGS`` completes the command."""
-    from .grading.sandbox import warm_kernels
-    from .grading.sandbox.limits import Limits
-    from .grading.sandbox.process import kernel_env
-    from .hygiene import imported_modules
+    from assignments.release.hygiene import imported_modules
+
+    from ..grading.sandbox import warm_kernels
+    from ..grading.sandbox.limits import Limits
+    from ..grading.sandbox.process import kernel_env
 
     hw = resolve(assignment)
     code = "\n".join(notebooks.cell_text(c) for c in hw.release_notebook().cells if c.cell_type == "code")
@@ -130,7 +133,7 @@ def grader_start(assignment, python: str, script: str | None = None) -> tuple[li
 
 def run_autograder(hw, package_dir: Path = PACKAGE_DIR) -> str:
     """``run_autograder`` for the assignment ``hw``: the grader started as ``grader_start`` says."""
-    from .grading.sandbox import warm_kernels
+    from ..grading.sandbox import warm_kernels
 
     script = Path(warm_kernels.SCRIPT).resolve().relative_to(Path(package_dir).resolve().parent).as_posix()
     command, start = grader_start(hw, "python", script)

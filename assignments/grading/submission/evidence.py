@@ -27,9 +27,9 @@ would have to trust; an output with nothing else keeps their source as text), wi
 
 from __future__ import annotations
 
-from . import notebooks
-from .course import Assignment, resolve
-from .results.model import Evidence, Finding
+from ... import notebooks
+from ...course import Assignment, resolve
+from ...results.model import Evidence, Finding
 
 MISSING, EDITED = "evidence-missing", "evidence-edited"
 MAX_TEXT = 20_000  # characters kept per output
@@ -113,7 +113,7 @@ def collect(
     from assignments.grading.submission.load import default_template
     from assignments.grading.submission.recover import recover
 
-    from . import notebooks
+    from ... import notebooks
 
     assignment = resolve(assignment)
     wanted = notebooks.evidence_cells(assignment.source_notebook())

@@ -40,12 +40,12 @@ import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import notebooks
-from .course import resolve
-from .escaping import IMAGE_TYPES, html_text, markdown_html, page_policy_meta
-from .exports.evidence_view import STYLE as EVIDENCE_STYLE
-from .exports.evidence_view import evidence_html
-from .results.model import Evidence, Finding
+from .. import notebooks
+from ..course import resolve
+from ..escaping import IMAGE_TYPES, html_text, markdown_html, page_policy_meta
+from ..exports.evidence_view import STYLE as EVIDENCE_STYLE
+from ..exports.evidence_view import evidence_html
+from ..results.model import Evidence, Finding
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Printed small on each question's first page and found there by pypdf. The nonce is drawn for each run
@@ -450,7 +450,7 @@ def written(
 ) -> tuple[dict, dict[str, str]]:
     """Read a class (an .ipynb, a folder or an LMS zip, as ``course grade`` reads it) and write everything.
     Returns (outline, {student: why their notebook was left out})."""
-    from .workflow import collect
+    from ..workflow import collect
 
     jobs, _ = collect(assignment, Path(submissions), Path(out))
     answers, refused = {}, {}

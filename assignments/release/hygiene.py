@@ -38,8 +38,8 @@ from pathlib import Path
 
 import nbformat
 
-from . import notebooks
-from .notebooks import (
+from .. import notebooks
+from ..notebooks import (
     HIDDEN_TESTS,
     MARK_SCHEME,
     MARKERS,
@@ -415,7 +415,7 @@ def check_shortcut_rules(cells: list, name: str) -> list[Problem]:
     """``metadata.course`` is well formed, on autograded test cells, and every forbidden name resolves."""
     from assignments.grading.submission.shortcuts import declared_resolves
 
-    from . import notebooks
+    from .. import notebooks
 
     problems, defined = [], None
     for index, cell in enumerate(cells):
@@ -466,7 +466,7 @@ def check_shortcut_rules(cells: list, name: str) -> list[Problem]:
 def check_evidence(cells: list, name: str) -> list[Problem]:
     """A written answer's ``metadata.course`` holds only ``evidence``: a non-empty list of grade_ids of
     locked code cells (not test cells) that come before the answer, each named once."""
-    from . import notebooks
+    from .. import notebooks
 
     problems, before = [], {}
     for index, cell in enumerate(cells):

@@ -3,7 +3,7 @@ standalone door, write ``/autograder/results/results.json``. Whatever goes wrong
 foreign or undecodable file, a grader error), a valid results.json with score 0 and a clear message is
 written: Gradescope shows "The autograder failed to execute correctly" for anything else.
 
-    python -m assignments.gradescope_runner --assignment transformers \
+    python -m assignments.gradescope.runner --assignment transformers \
         [--submission-dir /autograder/submission] [--out /autograder/results/results.json]
 """
 
@@ -19,10 +19,10 @@ import time
 import traceback
 from pathlib import Path
 
-from .exports.gradescope import results_json, write_results_json
-from .exports.text import points
-from .notebooks import MAX_NOTEBOOK_BYTES
-from .results.model import Finding, rejected
+from ..exports.gradescope import results_json, write_results_json
+from ..exports.text import points
+from ..notebooks import MAX_NOTEBOOK_BYTES
+from ..results.model import Finding, rejected
 
 # Folders an upload may carry that hold no submission: editor caches and macOS zip metadata.
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "__MACOSX"}
@@ -155,7 +155,7 @@ def submission_facts(metadata_path: Path) -> dict:
         if not users and default_due:
             members["submitter"] = max(0.0, (submitted - _moment(default_due)).total_seconds() / 3600)
         if members:
-            from .exports.adjust import group_lateness
+            from ..exports.adjust import group_lateness
 
             facts["hours_late"] = group_lateness(members)
             if len(members) > 1:
@@ -174,9 +174,9 @@ def _moment(text: str):
 def course_decisions(result, facts: dict):
     """``result`` with the course's late policy and excused questions applied (exports/adjust.py), as
     every other export applies them; a configuration error leaves it as graded and is printed for staff."""
-    from .config import settings
-    from .course import resolve
-    from .exports import adjust
+    from ..config import settings
+    from ..course import resolve
+    from ..exports import adjust
 
     try:
         config = settings(resolve(result.assignment).course.root)
@@ -198,7 +198,7 @@ def _unusable(name: str, data: bytes, assignment: str) -> str | None:
     except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
         return f"{name} is not a readable Jupyter notebook (it is not valid notebook JSON); {DOWNLOAD_HINT}"
     try:
-        from .course import resolve
+        from ..course import resolve
 
         expected = {q.grade_id for q in resolve(assignment).questions}
     except Exception:  # noqa: BLE001 - without the source we cannot tell; let the grader decide
@@ -222,7 +222,7 @@ def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
     """Grade the bytes that were read, from a private copy: the grader never opens the upload itself.
     Where the sandbox cannot run students' code on this machine, nothing is graded, and the record says
     it is the grader's problem (staff read why in Gradescope's stdout)."""
-    from .grading.sandbox.preflight import refusal
+    from ..grading.sandbox.preflight import refusal
 
     why = refusal()
     if why:
@@ -308,7 +308,7 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m assignments.gradescope_runner",
+        prog="python -m assignments.gradescope.runner",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

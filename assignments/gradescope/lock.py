@@ -26,8 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .config import read_toml
-from .course import REPO
+from ..config import read_toml
+from ..course import REPO
 
 LOCK_DIR = "locks"
 HEADER = (

@@ -1,0 +1,269 @@
+"""``course intake``, ``export``, ``gradescope-zip``, ``image``, ``clean`` and ``lock``: intake, exports and the
+things built from the course (bundles, the grader image, the locks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import exports
+from ..course import default
+from ..escaping import one_line
+from .options import course_of, root_option
+
+
+def _formats(text: str) -> list[str]:
+    chosen = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [name for name in chosen if name not in exports.FORMATS]
+    if unknown:
+        raise SystemExit(f"unknown export format(s): {', '.join(unknown)}; choose from {', '.join(exports.FORMATS)}")
+    return chosen
+
+
+def _canvas_options(args):
+    from ..exports import canvas
+
+    return canvas.options(
+        default().assignment(args.assignment),
+        args.canvas_assignment,
+        args.canvas_id,
+        args.ungraded_written,
+        args.per_question,
+        args.canvas_late_policy,
+    )
+
+
+def cmd_export(args) -> int:
+    problems: list[str] = []
+    formats = _formats(args.formats)
+    try:
+        written = exports.export(
+            args.assignment,
+            args.results,
+            args.out,
+            formats,
+            args.roster,
+            args.db,
+            strict=False,
+            problems=problems,
+            canvas_options=_canvas_options(args) if "canvas" in formats else None,
+            excused=args.excuse or [],
+        )
+    except (FileNotFoundError, LookupError, RuntimeError, ValueError) as error:
+        print(f"export failed: {error}")
+        return 1
+    exports.print_written(written)
+    for problem in problems:
+        print(problem)
+    return 1 if problems else 0
+
+
+def cmd_gradescope_zip(args) -> int:
+    from assignments.gradescope.bundle import build_autograder_zip
+
+    out = args.out or default().dist_dir / "gradescope" / f"{args.assignment}.zip"
+    try:
+        build_autograder_zip(args.assignment, out)
+    except FileNotFoundError as error:
+        print(f"cannot build the Gradescope zip: {error}")
+        return 1
+    print(f"wrote {out} (upload it as the autograder of a Gradescope programming assignment)")
+    return 0
+
+
+def cmd_image(args) -> int:
+    from ..grader_image import PRAIRIELEARN, write_context
+
+    out = Path(args.out or default().build_dir / "image" / args.assignment)
+    try:
+        write_context(args.assignment, out)
+    except FileNotFoundError as error:
+        print(f"cannot write the grader image's build context: {error}")
+        return 1
+    print(
+        f"wrote {out}: build it with `docker build -t course-grader:{args.assignment} {out}` (or podman; "
+        f"`make image` does it here), and `--target engine` for the image without the assignment, which "
+        f"PrairieLearn pulls with {out / PRAIRIELEARN} as the question's tests/ folder (README, The grader image)"
+    )
+    return 0
+
+
+def cmd_clean(args) -> int:
+    """Remove what can be made again (the demo's runs, release staging, bundles) and, only when named,
+    one term's runs: those hold hand grades that exist nowhere else."""
+    import shutil
+
+    course = course_of(args)
+    targets = [course.demo_dir, course.build_dir, course.dist_dir]
+    if args.term:
+        term = course.root / "grades" / args.term
+        if args.term in (".", "..", "") or "/" in args.term or not term.is_dir():
+            print(f"no term folder grades/{args.term}")
+            return 1
+        targets.append(term)
+    for target in targets:
+        if target.exists():
+            shutil.rmtree(target)
+            print(f"removed {course.display(target)}")
+    return 0
+
+
+def cmd_lock(args) -> int:
+    from assignments.gradescope import lock as lockfile
+
+    if args.check:
+        problems = lockfile.drift()
+        for line in problems:
+            print(line)
+        where = lockfile.lock_path().relative_to(lockfile.REPO)
+        print(f"{len(problems)} packages differ from {where}" if problems else f"this environment is exactly {where}")
+        return 1 if problems else 0
+    for path, moved in lockfile.write(pythons=args.python or None):
+        print(f"wrote {path.relative_to(lockfile.REPO)}: {len(lockfile.read(path))} packages, {len(moved)} moved")
+        for line in moved:
+            print(f"  {line}")
+    return 0
+
+
+def cmd_intake(args) -> int:
+    from .. import intake
+    from ..results import store
+
+    dest = args.dest or store.grades_dir(args.assignment) / "submissions"
+    try:
+        result = intake.collect(args.input, args.assignment, dest)
+    except intake.IntakeError as error:
+        print(f"intake failed: {error}")
+        return 1
+    manifest = result.save(args.manifest or store.intake_manifest(args.assignment))
+    for finding in result.findings:
+        # File names and LMS display names are the students' text: one printable line each, so none can
+        # carry an escape sequence to the instructor's terminal.
+        who = f"{one_line(finding.student)}: " if finding.student else ""
+        print(f"[{finding.severity}] {finding.code}: {who}{one_line(finding.message)}")
+    print(result.summary())
+    print(f"notebooks in {dest}; manifest {manifest}")
+    return 0
+
+
+def _canvas_arguments(parser) -> None:
+    parser.add_argument(
+        "--canvas-assignment",
+        default=None,
+        metavar="NAME",
+        help="the existing Canvas assignment's name; default: [tool.course.canvas.assignments] "
+        "in pyproject.toml, else the assignment's title",
+    )
+    parser.add_argument(
+        "--canvas-id",
+        default=None,
+        metavar="ID",
+        help="its Canvas assignment id (the number in its URL); default: from pyproject.toml",
+    )
+    parser.add_argument(
+        "--ungraded-written",
+        choices=("zero", "omit"),
+        default=None,
+        help="a written answer not graded yet counts 0, or leaves that student's Canvas cell "
+        "empty; default: [tool.course.canvas] ungraded_written, else zero",
+    )
+    parser.add_argument(
+        "--per-question",
+        action="store_true",
+        help="add one Canvas column per question (Canvas makes each a new assignment)",
+    )
+    parser.add_argument(
+        "--canvas-late-policy",
+        choices=("course", "canvas"),
+        default=None,
+        help="who deducts for lateness: course (this course's late policy, in every export; Canvas' own "
+        "Late Policy is off) or canvas (scores before lateness; Canvas' Late Policy deducts); "
+        "default: [tool.course.canvas] late_policy, else course, with a warning",
+    )
+    parser.add_argument(
+        "--excuse",
+        action="append",
+        metavar="QUESTION or STUDENT:QUESTION",
+        help="leave a question out of score and maximum, for everyone or one student "
+        "(repeatable; adds to [tool.course.excused])",
+    )
+
+
+def add_commands(sub) -> None:
+    intake = sub.add_parser(
+        "intake",
+        help="turn an LMS download (zip, folder or .ipynb) into one notebook "
+        "per student and report duplicates, late and wrong files",
+    )
+    intake.add_argument("assignment")
+    intake.add_argument(
+        "input", type=Path, help="a .ipynb, a folder, a Canvas/Moodle bulk-download zip or a Gradescope export"
+    )
+    intake.add_argument("--dest", type=Path, default=None, help="default: grades/<term>/<assignment>/submissions")
+    intake.add_argument("--manifest", type=Path, default=None, help="default: grades/<term>/<assignment>/intake.json")
+    intake.set_defaults(func=cmd_intake)
+
+    export_cmd = sub.add_parser(
+        "export", help="write Gradescope, Canvas, nbgrader, feedback and report exports from stored results"
+    )
+    export_cmd.add_argument("assignment")
+    export_cmd.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="a run's results folder; default: the term's, grades/<term>/<assignment>/results "
+        "(everything else is read from the same run folder)",
+    )
+    export_cmd.add_argument("--out", type=Path, default=None, help="default: exports/ beside the results folder")
+    export_cmd.add_argument(
+        "--formats",
+        default=",".join(exports.FORMATS),
+        help=f"comma-separated; default: all ({','.join(exports.FORMATS)})",
+    )
+    export_cmd.add_argument(
+        "--roster",
+        type=Path,
+        default=None,
+        help="an intake manifest, or a Canvas gradebook export (its names, SIS ids and sections); "
+        "default: intake.json beside the results folder",
+    )
+    export_cmd.add_argument(
+        "--db",
+        default=None,
+        help="nbgrader gradebook URL; default: the run's own (nbgrader/course/gradebook.db beside the results folder)",
+    )
+    _canvas_arguments(export_cmd)
+    export_cmd.set_defaults(func=cmd_export)
+
+    zip_cmd = sub.add_parser("gradescope-zip", help="build the Gradescope autograder zip for an assignment")
+    zip_cmd.add_argument("assignment")
+    zip_cmd.add_argument("--out", type=Path, default=None, help="default: dist/gradescope/<assignment>.zip")
+    zip_cmd.set_defaults(func=cmd_gradescope_zip)
+
+    image = sub.add_parser(
+        "image",
+        help="write the build context of the grader image of an assignment (Gradescope, PrairieLearn, "
+        "container hosts, Kubernetes)",
+    )
+    image.add_argument("assignment")
+    image.add_argument("--out", type=Path, default=None, help="default: build/image/<assignment>")
+    image.set_defaults(func=cmd_image)
+
+    clean = sub.add_parser(
+        "clean",
+        help="remove the demo's runs, release staging and bundles; with --term, "
+        "also that term's grades (hand grades included)",
+    )
+    clean.add_argument("--term", default=None, help="a term folder of grades/ to remove as well")
+    clean.set_defaults(func=cmd_clean)
+    root_option(clean)
+
+    lock = sub.add_parser(
+        "lock",
+        help="resolve the newest releases the requirements allow into locks/python3.X.txt, one per supported "
+        "Python (make venv and the Gradescope zip install exactly these); --check compares this environment",
+    )
+    lock.add_argument("--python", action="append", metavar="3.X", help="only this Python's lock (repeatable)")
+    lock.add_argument(
+        "--check", action="store_true", help="list what this environment has that its Python's lock does not say"
+    )
+    lock.set_defaults(func=cmd_lock)

@@ -1,0 +1,315 @@
+"""``course selftest``, ``grade``, ``merge``, ``prairielearn``, ``repair``, ``autograde``, ``demo`` and
+``stand-in-hub``: the grading commands (the self-test's report is printed here from ``grading.selftest``)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ..course import default
+
+
+def cmd_selftest(args) -> int:
+    """Per assignment: the behaviour map's coverage, the contract parameters the hidden tests vary and those
+    they hold fixed, the reference over seeds, the blank release, every variant through both real doors,
+    every mutant (caught on its own question only) and the visible-check table; ``--verbose`` adds each
+    mutant's failed tests and warnings about misleading ones."""
+    from assignments.grading.selftest import checks as selftest
+
+    problems = []
+    for assignment in args.assignment or default().present():
+        print(f"== {assignment}", flush=True)
+        rows = selftest.behaviour_map(assignment) or []
+        found = selftest.behaviour_map_problems(assignment)
+        print(f"  {selftest.coverage_line(rows)}" + (" (PROBLEM)" if found else ""), flush=True)
+        problems += found
+        found = selftest.contract_parameter_problems(assignment)
+        lines = selftest.parameter_lines(selftest.contract_parameters(assignment) or [])
+        lines[0] += " (PROBLEM)" if found else ""
+        print("\n".join(f"  {line}" for line in lines), flush=True)
+        problems += found
+        found = selftest.check_reference(assignment, range(args.repeats))
+        print(f"  reference over seeds 0..{args.repeats - 1}: {'PROBLEM' if found else 'full marks'}", flush=True)
+        problems += found
+        if not args.skip_blank:
+            found = selftest.check_blank(assignment)
+            print(f"  blank release: {'PROBLEM' if found else 'zero'}", flush=True)
+            problems += found
+        if not args.skip_variants:
+            problems += _selftest_variants(assignment, selftest)
+        problems += _selftest_mutants(assignment, selftest, rows, args)
+    for problem in problems:
+        print(problem)
+    print("self-test passed" if not problems else f"{len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+def _selftest_variants(assignment, selftest) -> list[str]:
+    """Every variant pack through both real doors; one line per pack and door."""
+    problems = []
+    with tempfile.TemporaryDirectory(prefix=f"selftest-{assignment}-") as folder:
+        graded = selftest.grade_variant_packs(assignment, Path(folder))
+    for chosen, result in graded:
+        found = selftest.variant_problems(chosen, result)
+        print(
+            f"  variants {', '.join(v.name for v in chosen)}: {result.door} door "
+            f"{'PROBLEM' if found else 'full marks'}",
+            flush=True,
+        )
+        problems += found
+    if not graded:
+        print("  variants: none", flush=True)
+    return problems
+
+
+def _selftest_mutants(assignment, selftest, rows, args) -> list[str]:
+    """One line per mutant (caught on its own question only?) and the visible-check table."""
+    problems, table, results = [], [], []
+    chosen = [m for m in selftest.mutants(assignment) if not args.mutant or m.name in args.mutant]
+    for mutant, result in selftest.grade_mutants(assignment, chosen):
+        if isinstance(result, selftest.MutantError):
+            problems.append(str(result))
+            print(f"  {mutant.name}: PROBLEM (not graded: {result})", flush=True)
+            continue
+        found = selftest.mutant_problems(mutant, result) + selftest.contract_problems(mutant, result)
+        print(f"  {mutant.name}: {'PROBLEM' if found else f'caught on {mutant.question} only'}", flush=True)
+        if args.verbose:
+            for test, message in selftest.failed_tests(mutant, result):
+                print(f"      fails {test}: {message.splitlines()[0] if message else ''}")
+            for warning in selftest.misleading_failures(mutant, result, rows):
+                print(f"      WARNING {warning}")
+        problems += found
+        results.append(result)
+        failed = selftest.visible_check_failed(result)
+        table.append((mutant.name, "fails" if failed else "passes", mutant.contract or "-"))
+    if results and not args.mutant:
+        uncaught = selftest.uncaught_tests(results)
+        print(f"  hidden tests no mutant fails: {', '.join(uncaught) if uncaught else 'none'}", flush=True)
+        problems += [f"{assignment}: hidden test {name} fails for no mutant" for name in uncaught]
+    if table:
+        width = max(len(name) for name, _, _ in table)
+        print(
+            f"  visible check below each mutant's TODO (a contract mutant must fail it):\n"
+            f"    {'mutant':<{width}}  visible check  contract rule"
+        )
+        for name, outcome, contract in table:
+            print(f"    {name:<{width}}  {outcome:<13}  {contract}")
+    return problems
+
+
+def cmd_grade(args) -> int:
+    """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
+    from ..batches import Shard
+    from ..results import table
+    from ..workflow import export_all, grade_class
+
+    out = Path(args.out or default().assignment(args.assignment).grades_dir)
+    try:
+        shard = Shard.parse(args.shard) if args.shard else None
+    except ValueError as error:
+        print(f"course grade: {error}")
+        return 2
+    results = grade_class(args.assignment, Path(args.submissions), out, workers=args.workers, shard=shard)
+    print(table.score_table(results, f"{args.assignment}: standalone grader" + (f", shard {shard}" if shard else "")))
+    if shard is None:
+        export_all(args.assignment, out)
+        print(f"results: {out / 'results'}\nexports: {out / 'exports'}")
+    else:
+        print(
+            f"results: {out / 'results'} (one shard: `course merge {args.assignment} <every shard's run>` "
+            "joins them and writes the exports)"
+        )
+    return 0
+
+
+def cmd_merge(args) -> int:
+    """The shards' runs joined into one run, exported as a whole-class run is."""
+    from ..batches import MergeRefused
+    from ..results import table
+    from ..workflow import merge
+
+    out = Path(args.out or default().assignment(args.assignment).grades_dir)
+    try:
+        results = merge(args.assignment, args.runs, out)
+    except MergeRefused as error:
+        print(f"course merge refused: {error}")
+        return 1
+    print(table.score_table(results, f"{args.assignment}: {len(args.runs)} shard(s) merged"))
+    print(f"results: {out / 'results'}\nexports: {out / 'exports'}")
+    return 0
+
+
+def cmd_prairielearn(args) -> int:
+    """PrairieLearn's external-grading entry point: the job in /grade, results in /grade/results/results.json."""
+    from ..prairielearn_runner import run
+
+    run(args.assignment, args.job)
+    return 0
+
+
+def cmd_autograde(args) -> int:
+    """nbgrader door: each notebook repaired (`course repair`), real `nbgrader autograde` per student, read
+    back from its gradebook, then (unless --no-cross-check) a second opinion from the standalone door on
+    every question (of the notebooks as sent)."""
+    from assignments.grading.doors.nbgrader import door as nbgrader_door
+
+    from ..results import table
+    from ..workflow import attach_intake, collect
+
+    out = Path(args.out or default().assignment(args.assignment).nbgrader_door_dir)
+    jobs, found = collect(args.assignment, Path(args.submissions), out)
+    submissions = {job.student: Path(job.path) for job in jobs}
+    course = nbgrader_door.course_folder(out)
+    results = nbgrader_door.autograde_repaired(
+        args.assignment, submissions, out, root=course, timeout=args.timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S
+    )
+    disagreements = (
+        []
+        if args.no_cross_check
+        else nbgrader_door.cross_check(args.assignment, results, submissions, out / "standalone", workers=args.workers)
+    )
+    results = attach_intake(results, found, out, door="nbgrader")
+    print(table.score_table(results, f"{args.assignment}: nbgrader autograde"))
+    if not args.no_cross_check:
+        print(
+            "the standalone door agrees on every question"
+            if not disagreements
+            else "DOORS DISAGREE (the standalone door is the trusted one):\n  " + "\n  ".join(disagreements)
+        )
+    print(f"results: {out / 'results'}\nnbgrader course folder: {course}")
+    return 0
+
+
+def cmd_repair(args) -> int:
+    """Repaired copies for nbgrader (the release's metadata restored, UTF-8) and a report of what was done."""
+    from assignments.grading.doors.nbgrader import repair
+
+    from ..workflow import collect
+
+    out = Path(args.out or repair.folder(default().assignment(args.assignment).grades_dir))
+    jobs, _ = collect(args.assignment, Path(args.submissions), out)
+    repairs = repair.repair_class(args.assignment, {job.student: Path(job.path) for job in jobs}, out)
+    print(repair.report_table(repairs, f"{args.assignment}: repaired for nbgrader (release cells found, per method)"))
+    print(
+        f"{repair.summary(repairs)}\nreport: {out / repair.REPORT}\nrepaired copies: {out / 'submitted'} "
+        f"(nbgrader's layout: copy its folders into your course's submitted/, then "
+        f"`nbgrader autograde {args.assignment}`)"
+    )
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from assignments.demo.run import demo
+
+    return demo(workers=args.workers, skip_release=args.skip_release, buggy=args.buggy)
+
+
+def cmd_stand_in_hub(args) -> int:
+    from assignments.demo.standin_hub import main as write_hub
+
+    return write_hub([str(args.directory)])
+
+
+def add_commands(sub) -> None:
+    from assignments.grading.doors.nbgrader.door import NOTEBOOK_TIMEOUT_S
+
+    selftest = sub.add_parser("selftest", help="mutation-test the hidden suites (reference, blank, mutants)")
+    selftest.add_argument("assignment", nargs="*", help="default: every assignment")
+    selftest.add_argument("--mutant", action="append", help="only this mutant (repeatable)")
+    selftest.add_argument("--repeats", type=int, default=1, help="grade the reference with seeds 0..N-1")
+    selftest.add_argument("--skip-blank", action="store_true")
+    selftest.add_argument(
+        "--skip-variants",
+        action="store_true",
+        help="do not grade the variants through the two real doors (the slow part)",
+    )
+    selftest.add_argument(
+        "--verbose",
+        action="store_true",
+        help="each mutant's failed tests, and a warning for a failed test that the behaviour "
+        "map does not pair with that mutant (its message may point at another mistake)",
+    )
+    selftest.set_defaults(func=cmd_selftest)
+
+    grade = sub.add_parser("grade", help="grade submissions with the standalone (sandboxed) grader")
+    grade.add_argument("assignment")
+    grade.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
+    grade.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPU cores)")
+    grade.add_argument("--out", help="output folder (default: grades/<term>/<assignment>)")
+    grade.add_argument(
+        "--shard",
+        metavar="i/N",
+        help="grade only shard i of N (0 <= i < N; by a hash of the student key, the same on every machine); "
+        "`course merge` joins the shards' runs",
+    )
+    grade.set_defaults(func=cmd_grade)
+
+    merge = sub.add_parser(
+        "merge", help="join the runs of a class graded as shards (`course grade --shard`) into one run, and export it"
+    )
+    merge.add_argument("assignment")
+    merge.add_argument("runs", nargs="+", type=Path, help="each shard's run folder (its --out)")
+    merge.add_argument("--out", help="the merged run's folder (default: grades/<term>/<assignment>)")
+    merge.set_defaults(func=cmd_merge)
+
+    prairielearn = sub.add_parser(
+        "prairielearn",
+        help="grade one PrairieLearn external-grading job (the grader image's entry point for PrairieLearn)",
+    )
+    prairielearn.add_argument("assignment")
+    prairielearn.add_argument("--job", type=Path, default=Path("/grade"), help="the job folder (default: /grade)")
+    prairielearn.set_defaults(func=cmd_prairielearn)
+
+    repair = sub.add_parser(
+        "repair",
+        help="repair damaged notebooks (lost nbgrader metadata, another encoding) "
+        "so that plain `nbgrader autograde` grades them",
+    )
+    repair.add_argument("assignment")
+    repair.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
+    repair.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/repair)")
+    repair.set_defaults(func=cmd_repair)
+
+    autograde = sub.add_parser(
+        "autograde",
+        help="grade the same inputs through real `nbgrader autograde`, "
+        "each notebook repaired first (as `course repair`)",
+    )
+    autograde.add_argument("assignment")
+    autograde.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
+    autograde.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/nbgrader)")
+    autograde.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help=f"seconds one student's nbgrader run may take (default: {NOTEBOOK_TIMEOUT_S:g})",
+    )
+    autograde.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="parallel workers of the standalone second opinion (default: CPU cores)",
+    )
+    autograde.add_argument(
+        "--no-cross-check",
+        action="store_true",
+        help="skip the standalone door's second opinion (faster; no disagreement check)",
+    )
+    autograde.set_defaults(func=cmd_autograde)
+
+    demo = sub.add_parser(
+        "demo",
+        help="the main job on bundled defaults: release, grade a demo class through both doors, export everything",
+    )
+    demo.add_argument("--workers", type=int, default=None)
+    demo.add_argument("--buggy", type=int, default=3, help="buggy students per assignment")
+    demo.add_argument("--skip-release", action="store_true", help="use the committed release/ as is")
+    demo.set_defaults(func=cmd_demo)
+
+    hub = sub.add_parser(
+        "stand-in-hub",
+        help="write tiny models and small datasets under the notebooks' hub ids "
+        "into a local Hugging Face cache (for offline rehearsals)",
+    )
+    hub.add_argument("directory")
+    hub.set_defaults(func=cmd_stand_in_hub)

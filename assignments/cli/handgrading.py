@@ -1,0 +1,95 @@
+"""``course formgrader`` and ``course written``: hand grading."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+
+from assignments.handgrading import formgrader
+
+from ..course import default
+from ..exports import nbgrader_gradebook
+
+
+def cmd_formgrader(args) -> int:
+    root = Path(args.root) if args.root else nbgrader_gradebook.course_folder(args.assignment)
+    try:
+        server = formgrader.start(root, args.port)
+    except (FileNotFoundError, RuntimeError, TimeoutError) as error:
+        print(f"formgrader did not start: {error}")
+        return 1
+    print(f"course folder: {server.root}")
+    print(f"formgrader: {server.url('formgrader')}")
+    print(
+        f"grade written answers under Manual Grading > {args.assignment}; then run "
+        f"`course export {args.assignment}`. Ctrl-C stops the server.",
+        flush=True,
+    )
+    # A service manager stops with SIGTERM: leave through `finally` so the server stops too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        server.process.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+def add_formgrader_command(sub) -> None:
+    parser = sub.add_parser(
+        "formgrader",
+        help="start nbgrader's formgrader (127.0.0.1, with a token) on the "
+        "course folder holding the assignment's gradebook",
+    )
+    parser.add_argument("assignment")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="nbgrader course folder; default: this term's run of the assignment "
+        "(grades/<term>/<assignment>/nbgrader/course, made by `course grade`)",
+    )
+    parser.add_argument("--port", type=int, default=None, help="default: a free port")
+    parser.set_defaults(func=cmd_formgrader)
+
+
+def cmd_written(args) -> int:
+    """Every student's written answers with their evidence: HTML and PDF per student, outline.json, and one
+    page per question across the class."""
+    from assignments.handgrading.written import written
+
+    from ..escaping import one_line
+
+    out = Path(args.out or default().assignment(args.assignment).grades_dir / "written")
+    try:
+        outline, refused = written(args.assignment, Path(args.submissions), out, pdf=not args.no_pdf)
+    except (FileNotFoundError, RuntimeError) as error:
+        print(f"course written: {error}")
+        return 1
+    for student, why in sorted(refused.items()):
+        print(f"left out {one_line(student)}: {one_line(why)}")
+    for student, found in outline["findings"].items():
+        for finding in found:
+            print(f"{one_line(student)}: {finding['code']}: {one_line(finding['message'])}")
+    for entry in outline["questions"]:
+        pages = entry["pages"]
+        print(f"{entry['question']:<32} {entry['points']:>4g} points  page(s) {pages[0]}-{pages[-1]}")
+    print(f"per student: {out / 'students'}\nper question: {out / 'questions'}\noutline: {out / 'outline.json'}")
+    return 0
+
+
+def add_written_command(sub) -> None:
+    parser = sub.add_parser(
+        "written",
+        help="one PDF (and HTML) per student of every written answer with its "
+        "evidence as submitted, outline.json, and one page per question",
+    )
+    parser.add_argument("assignment")
+    parser.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS zip (as for `course grade`)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="default: this term's run, grades/<term>/<assignment>/written"
+    )
+    parser.add_argument("--no-pdf", action="store_true", help="HTML only (no Chromium needed)")
+    parser.set_defaults(func=cmd_written)

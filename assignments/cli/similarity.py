@@ -1,0 +1,48 @@
+"""``course similarity``: the staff-only similarity report."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from assignments.similarity import report as similarity_report
+
+from ..course import default
+
+
+def cmd_similarity(args) -> int:
+    from ..escaping import one_line
+
+    out = Path(args.out) if args.out else default().assignment(args.assignment).similarity_dir
+    started = time.perf_counter()
+    comparison = similarity_report.similarity_report(
+        args.assignment, Path(args.submissions), out, args.top, args.workers
+    )
+    print(similarity_report.table(comparison, args.top))
+    for student in comparison.students:
+        if student.problem is not None:
+            print(f"not compared: {one_line(student.student)}: {one_line(student.problem)}")
+        for note in student.notes:
+            print(f"note: {one_line(student.student)}: {one_line(note)}")
+    print(
+        f"report: {out / 'similarity.html'}\ndata: {out / 'similarity.json'}\n({time.perf_counter() - started:.1f} s)"
+    )
+    return 0
+
+
+def add_commands(sub) -> None:
+    parser = sub.add_parser(
+        "similarity",
+        help="compare the class's answer cells pairwise and write a ranked HTML report of the most similar pairs",
+    )
+    parser.add_argument("assignment")
+    parser.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
+    parser.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/similarity)")
+    parser.add_argument(
+        "--top",
+        type=int,
+        default=similarity_report.TOP,
+        help=f"pairs shown side by side (default {similarity_report.TOP})",
+    )
+    parser.add_argument("--workers", type=int, default=None, help="processes reading notebooks (default: CPU cores)")
+    parser.set_defaults(func=cmd_similarity)
