@@ -37,8 +37,8 @@ from assignments.course import default
 from assignments.demo import students as demo_class
 from assignments.grader_image import PRAIRIELEARN, write_context
 from tests.fixtures import payloads
+from tests.fixtures.gradescope_tree import check_results_schema
 from tests.helpers import notebook_bytes, tool_unavailable
-from tests.test_gradescope_bundle import check_results_schema
 
 IMAGE = os.environ.get("COURSE_IMAGE", "")
 ENGINE = os.environ.get("COURSE_ENGINE_IMAGE", "")
