@@ -31,22 +31,40 @@ MUTANTS = [(a, m) for a in ASSIGNMENTS for m in selftest.mutants(a)]
 REPEATS = 10
 
 
+BATCHES_PER_ASSIGNMENT = 2
+
+
+def mutant_batches(assignment: str) -> dict[str, int]:
+    """{mutant: its batch}: an assignment's mutants in notebook order of the cells they replace, cut into
+    BATCHES_PER_ASSIGNMENT runs of about equal size. A batch is graded from one forked run of the
+    reference and is one xdist group: smaller than a whole assignment, so the two workers end together."""
+    positions = forking.answer_positions(selftest.reference_notebook(assignment))
+    ordered = sorted(selftest.mutants(assignment), key=lambda m: (positions.get(m.replaces, -1), m.name))
+    size = -(-len(ordered) // BATCHES_PER_ASSIGNMENT)
+    return {mutant.name: index // size for index, mutant in enumerate(ordered)}
+
+
+BATCHES = {assignment: mutant_batches(assignment) for assignment in ASSIGNMENTS}
+
+
 class Gradings:
-    """Each assignment's mutants are graded once per test session, all together (``forking.grade_mutants``:
-    one run of the reference, forked at each answer cell), by whichever test asks first; the tests that
-    read them share the records through files in the session's folder, one lock per assignment. The tests
-    that read an assignment's mutants are one xdist group (``on_one_worker``), so no worker waits on that
-    lock while another grades."""
+    """Each batch of mutants (``mutant_batches``) is graded once per test session, all together
+    (``forking.grade_mutants``: one run of the reference, forked at each answer cell), by whichever test
+    asks first; the tests share the records through files in the session's folder, one lock per batch.
+    The per-mutant tests of a batch are one xdist group (``in_batch``), so no worker waits on that lock
+    while another grades; the per-assignment tests come last and mostly find every batch graded."""
 
     def __init__(self, folder: Path):
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
 
     def result(self, assignment: str, mutant: selftest.Mutant) -> SubmissionResult:
-        with open(self.folder / f"{assignment}.lock", "w") as lock:
+        batch = BATCHES[assignment][mutant.name]
+        with open(self.folder / f"{assignment}-batch-{batch}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not self._path(assignment, mutant.name).exists():
-                for graded, outcome in forking.grade_mutants(assignment, selftest.mutants(assignment)):
+                chosen = [m for m in selftest.mutants(assignment) if BATCHES[assignment][m.name] == batch]
+                for graded, outcome in forking.grade_mutants(assignment, chosen):
                     record = {"error": str(outcome)} if isinstance(outcome, MutantError) else outcome.to_dict()
                     self._path(assignment, graded.name).write_text(json.dumps(record))
             record = json.loads(self._path(assignment, mutant.name).read_text())
@@ -58,8 +76,8 @@ class Gradings:
         return self.folder / f"{assignment}-{name}.json"
 
 
-def on_one_worker(assignment: str):
-    return pytest.mark.xdist_group(f"mutants-{assignment}")
+def in_batch(assignment: str, mutant: selftest.Mutant):
+    return pytest.mark.xdist_group(f"mutants-{assignment}-{BATCHES[assignment][mutant.name]}")
 
 
 @pytest.fixture(scope="session")
@@ -214,7 +232,7 @@ def test_every_mutant_and_shortcut_applies_to_the_current_solution():
 
 
 @pytest.mark.parametrize(
-    "assignment,mutant", [pytest.param(a, m, id=f"{a}-{m.name}", marks=on_one_worker(a)) for a, m in MUTANTS]
+    "assignment,mutant", [pytest.param(a, m, id=f"{a}-{m.name}", marks=in_batch(a, m)) for a, m in MUTANTS]
 )
 def test_mutant_loses_points_on_its_own_question_only(assignment, mutant, gradings):
     try:
@@ -251,7 +269,7 @@ def test_a_hidden_test_that_every_mutant_passes_is_uncaught():
 
 
 # Last in the module, so that under xdist the mutants are mostly graded (by the test above) when it runs.
-@pytest.mark.parametrize("assignment", [pytest.param(a, marks=on_one_worker(a)) for a in ASSIGNMENTS])
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_hidden_test_fails_for_at_least_one_mutant(assignment, gradings):
     """A hidden test that no mutant fails may check nothing: add a realistic mutant it catches (on its own
     question only), or merge it into a test that does."""
@@ -266,7 +284,7 @@ def test_every_hidden_test_fails_for_at_least_one_mutant(assignment, gradings):
 # ------------------------------------------------------------------------- contracts and visible checks
 
 
-@pytest.mark.parametrize("assignment", [pytest.param(a, marks=on_one_worker(a)) for a in ASSIGNMENTS])
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_contract_mutants_fail_their_visible_check(assignment, gradings):
     """A mutant marked `contract:` breaks a rule the skeleton states; the visible check below its TODO must
     flag it before the student submits (no surprise deductions). Reuses the per-mutant gradings."""
