@@ -14,7 +14,7 @@ def _inputs(seed, batch, k, seq, hidden):
     return seeded((batch, k, hidden), g), seeded((batch, seq, hidden), g), seeded((batch, seq, hidden), g), g
 
 
-@question("additive_attention_tests", points=1)
+@question("additive_attention_tests")
 def test_additive_shapes_and_weights_sum_to_one(student):
     # The last shape is an edge: a batch of one and a single key, whose weight must be exactly 1.
     for seed, (batch, k, seq, hidden) in enumerate([(2, 3, 6, 5), (4, 1, 9, 3), (1, 2, 1, 4)]):
@@ -22,7 +22,7 @@ def test_additive_shapes_and_weights_sum_to_one(student):
         expect_normalised(run_attention(student, "AdditiveAttention", q, keys, values), batch, k, seq, hidden)
 
 
-@question("additive_attention_tests", points=1)
+@question("additive_attention_tests")
 def test_additive_matches_the_formula(student):
     for seed, (batch, k, seq, hidden) in enumerate([(2, 3, 6, 5), (3, 1, 4, 7), (1, 2, 5, 4)]):
         q, keys, values, g = _inputs(50 + seed, batch, k, seq, hidden)
@@ -109,7 +109,7 @@ def final_overfit_loss(student, steps=STEPS):
     return student.run(OVERFIT, vocab=29, steps=steps, src=src, tgt_in=tgt_in, tgt_out=tgt_out)
 
 
-@question("additive_attention_tests", points=1)
+@question("additive_attention_tests")
 def test_decoder_with_additive_attention_overfits_tiny_word_set(student):
     loss = final_overfit_loss(student)
     expect(isinstance(loss, float) and loss == loss, "training a decoder with your attention gave a NaN loss")

@@ -87,7 +87,7 @@ def _run(student, config, state, batch, code=RUN_BOTH):
     return out
 
 
-@question("bert_classifier_tests", points=1)
+@question("bert_classifier_tests")
 def test_returns_logits_tuple_and_loss_only_with_labels(student):
     # The second case is a batch of one: logits stay (1, num_labels), with the batch axis kept.
     for config, batch, seq, pairs in ((TINY_BERT, 4, 7, False), (OTHER_BERT, 1, 5, True)):
@@ -114,7 +114,7 @@ def test_returns_logits_tuple_and_loss_only_with_labels(student):
         )
 
 
-@question("bert_classifier_tests", points=1)
+@question("bert_classifier_tests")
 def test_logits_from_pooler_output_and_cross_entropy_loss(student):
     for config, batch, seq, pairs, seed in ((TINY_BERT, 4, 7, False, 5), (OTHER_BERT, 3, 6, True, 6)):
         state, oracle, inputs = _case(config, batch, seq, pairs, seed)
@@ -158,7 +158,7 @@ def test_logits_from_pooler_output_and_cross_entropy_loss(student):
         )
 
 
-@question("bert_classifier_tests", points=1)
+@question("bert_classifier_tests")
 def test_gradients_reach_classifier_and_encoder(student):
     # The old version read gradient norms back from the kernel, which a forging kernel can report as any
     # positive number. Now a forging kernel passes only by reporting the logits that follow one SGD step in

@@ -23,7 +23,7 @@ result = {"first": first, "second": second, "load": load}
 )
 
 
-@question("causal_attention_tests", points=1)
+@question("causal_attention_tests")
 def test_causal_weights_are_exactly_zero_after_the_query(student):
     for seed, (batch, seq, hidden) in enumerate(SHAPES):
         x = seeded((batch, seq, hidden), torch.Generator().manual_seed(80 + seed))
@@ -42,7 +42,7 @@ def test_causal_weights_are_exactly_zero_after_the_query(student):
         )
 
 
-@question("causal_attention_tests", points=1)
+@question("causal_attention_tests")
 def test_causal_outputs_ignore_later_inputs(student):
     batch, seq, hidden = 2, 7, 5
     g = torch.Generator().manual_seed(90)
@@ -61,7 +61,7 @@ def test_causal_outputs_ignore_later_inputs(student):
         )
 
 
-@question("causal_attention_tests", points=1)
+@question("causal_attention_tests")
 def test_causal_matches_reference(student):
     for seed, (batch, seq, hidden) in enumerate(SHAPES):
         g = torch.Generator().manual_seed(100 + seed)

@@ -63,7 +63,7 @@ def _run(student, images, texts, scale):
     return student.run(RUN, image_embeds=images, text_embeds=texts, logit_scale=scale)
 
 
-@question("clip_similarity_tests", points=1)
+@question("clip_similarity_tests")
 def test_logits_match_clip_model_logits_per_text(student):
     # logit_scale at CLIP's initial log(1/0.07), and far from it (up to its cap of 100), so that using it
     # without exp() shows.
@@ -79,7 +79,7 @@ def test_logits_match_clip_model_logits_per_text(student):
         expect_close(out["logits"], expected, what, rtol=1e-4, atol=1e-4)
 
 
-@question("clip_similarity_tests", points=1)
+@question("clip_similarity_tests")
 def test_scores_ignore_embedding_length_and_leave_the_inputs_unchanged(student):
     images, texts, logit_scale, expected = _oracle(20, 4, 3, math.log(20.0))
     # Each embedding rescaled by its own positive factor: cosine similarities, hence logits, are unchanged.
@@ -106,7 +106,7 @@ def test_scores_ignore_embedding_length_and_leave_the_inputs_unchanged(student):
         )
 
 
-@question("clip_similarity_tests", points=1)
+@question("clip_similarity_tests")
 def test_probs_are_a_softmax_over_the_images_for_each_caption(student):
     for seed, (n_texts, n_images, dim) in enumerate(SIZES):  # counts swapped: a single caption last
         images, texts, logit_scale, expected = _oracle(30 + seed, n_images, n_texts, math.log(30.0), dim)

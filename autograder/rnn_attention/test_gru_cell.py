@@ -24,7 +24,7 @@ result = {"h_new": h_new, "inputs_unchanged": bool(torch.equal(x, x_before) and 
 )
 
 
-@question("gru_cell_tests", points=1)
+@question("gru_cell_tests")
 def test_gru_cell_has_the_six_linear_layers(student):
     out = student.run(
         "cell = MyGRUCell(7, 5)\n"
@@ -42,7 +42,7 @@ def test_gru_cell_has_the_six_linear_layers(student):
         expect(has_bias, f"{name} should have a bias")
 
 
-@question("gru_cell_tests", points=1)
+@question("gru_cell_tests")
 def test_gru_cell_matches_nn_grucell_on_random_shapes(student):
     for index, (batch, input_size, hidden_size) in enumerate(SHAPES):
         g = torch.Generator().manual_seed(100 + index)
@@ -74,7 +74,7 @@ result = {"x": x.grad, "h": h.grad, "load": load,
 )
 
 
-@question("gru_cell_tests", points=1)
+@question("gru_cell_tests")
 def test_gru_cell_gradients_match_nn_grucell(student):
     # Backpropagation through one step, with a random upstream gradient: what reaches x, h_prev and each of
     # the six layers must equal what nn.GRUCell sends back from the same weights. A detached state or an

@@ -31,7 +31,7 @@ result = {"grad": encoder.embedding.weight.grad, "load": load}
 )
 
 
-@question("gru_encoder_tests", points=1)
+@question("gru_encoder_tests")
 def test_encoder_returns_all_states_and_the_last(student):
     ids = torch.randint(0, 13, (3, 7), generator=torch.Generator().manual_seed(21))  # batch 3, seq 7
     out = student.run(RUN_ENCODER, stand_ins=("MyGRUCell",), vocab_size=13, hidden_size=6, ids=ids, state=None)
@@ -47,7 +47,7 @@ def test_encoder_returns_all_states_and_the_last(student):
     )
 
 
-@question("gru_encoder_tests", points=1)
+@question("gru_encoder_tests")
 def test_encoder_matches_nn_gru(student):
     # (seed, vocab, hidden, batch, seq): the first is the edge of one word of one character; the last
     # sizes also serve the backpropagation check below

@@ -68,7 +68,7 @@ def _expect_contexts(out, state, x, chunks, what):
         past += new
 
 
-@question("kv_cache_attention_tests", points=1)
+@question("kv_cache_attention_tests")
 def test_each_step_matches_the_full_computation(student):
     # (batch, hidden, chunks): one position at a time from the first; a single position (no cache at all)
     for seed, (batch, hidden, chunks) in enumerate([(2, 5, [1] * 6), (1, 4, [1]), (3, 7, [1] * 5)]):
@@ -76,7 +76,7 @@ def test_each_step_matches_the_full_computation(student):
         _expect_contexts(out, state, x, chunks, f"batch {batch}, hidden {hidden}, one position per call")
 
 
-@question("kv_cache_attention_tests", points=1)
+@question("kv_cache_attention_tests")
 def test_cache_grows_on_the_time_axis_and_holds_the_projections(student):
     for seed, (batch, hidden, chunks) in enumerate([(2, 6, [1, 1, 1, 1]), (1, 5, [3, 1, 2])]):
         state, x, out = _run(student, batch, hidden, chunks, 320 + seed)
@@ -104,7 +104,7 @@ def test_cache_grows_on_the_time_axis_and_holds_the_projections(student):
                 )
 
 
-@question("kv_cache_attention_tests", points=1)
+@question("kv_cache_attention_tests")
 def test_chunks_after_a_cache_see_the_cache_and_their_own_prefix(student):
     # a chunk of several positions after a cache needs the causal mask shifted by the cached length
     for seed, (batch, hidden, chunks) in enumerate([(2, 5, [3, 4, 1, 2]), (1, 6, [2, 2]), (3, 4, [1, 3])]):

@@ -61,7 +61,7 @@ def _layer_state(n_in, n_out, has_bias, dtype, generator):
     return {k: v.to(getattr(torch, dtype)) for k, v in state.items()}
 
 
-@question("lora_tests", points=1)
+@question("lora_tests")
 def test_lora_linear_starts_as_its_frozen_base(student):
     generator = torch.Generator().manual_seed(31)
     for n_in, n_out, has_bias, dtype, rank, alpha in START_CASES:
@@ -107,7 +107,7 @@ FORWARD_CASES = [
 ]
 
 
-@question("lora_tests", points=1)
+@question("lora_tests")
 def test_lora_linear_forward_and_gradients_match_the_formula(student):
     generator = torch.Generator().manual_seed(32)
     for n_in, n_out, rank, alpha, shape in FORWARD_CASES:

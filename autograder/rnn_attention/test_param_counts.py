@@ -23,11 +23,11 @@ def _check(student, function, layer):
         )
 
 
-@question("param_counts_tests", points=1)
+@question("param_counts_tests")
 def test_gru_param_count_matches_nn_gru(student):
     _check(student, "gru_param_count", nn.GRU)
 
 
-@question("param_counts_tests", points=1)
+@question("param_counts_tests")
 def test_lstm_param_count_matches_nn_lstm(student):
     _check(student, "lstm_param_count", nn.LSTM)

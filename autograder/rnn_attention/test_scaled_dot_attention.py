@@ -18,14 +18,14 @@ def _inputs(seed, batch, k, seq, hidden):
     return seeded((batch, k, hidden), g), seeded((batch, seq, hidden), g), seeded((batch, seq, hidden), g), g
 
 
-@question("scaled_dot_attention_tests", points=1)
+@question("scaled_dot_attention_tests")
 def test_scaled_dot_shapes_and_weights_sum_to_one_over_keys(student):
     for seed, (batch, k, seq, hidden) in enumerate(SHAPES):
         q, keys, values, _ = _inputs(60 + seed, batch, k, seq, hidden)
         expect_normalised(run_attention(student, "ScaledDotAttention", q, keys, values), batch, k, seq, hidden)
 
 
-@question("scaled_dot_attention_tests", points=1)
+@question("scaled_dot_attention_tests")
 def test_scaled_dot_matches_reference_with_scaling(student):
     for seed, (batch, k, seq, hidden) in enumerate(SHAPES):
         q, keys, values, g = _inputs(70 + seed, batch, k, seq, hidden)

@@ -4,7 +4,7 @@ from assignments.grading.testkit import expect, kernel_value, question
 from autograder.transfer_lm.oracles import reference_model
 
 
-@question("count_parameters_tests", points=1)
+@question("count_parameters_tests")
 def test_frozen_parameters_not_counted(student):
     # Linear(6, 4) frozen, Embedding(9, 4) trainable, Linear(4, 3) with only its bias frozen:
     # 36 + 12 = 48 trainable of 28 + 36 + 15 = 79.
@@ -18,7 +18,7 @@ def test_frozen_parameters_not_counted(student):
     expect(out == 48, f"a module with 79 parameters of which 31 are frozen should count 48; got {kernel_value(out)}")
 
 
-@question("count_parameters_tests", points=1)
+@question("count_parameters_tests")
 def test_buffers_not_counted_and_frozen_base(student):
     ref = reference_model(53, 2, 10, 2, 4)
     total = sum(p.numel() for p in ref.parameters())

@@ -17,7 +17,7 @@ from autograder.transfer_lm.oracles import causal_mask, reference_model
 STAND_INS = ("generate_square_subsequent_mask", "PositionalEncoding", "Model", "load_pretrained_base")
 
 
-@question("finetune_tests", points=1)
+@question("finetune_tests")
 def test_predict_classes_matches_reference(student):
     # Vocabulary 19, nhid 12, 2 heads, 1 layer, 3 classes, dropout 0.3; 11 rows of 8 in batches of 5 (5 + 5 + 1:
     # a batch of one review at the end).
@@ -106,7 +106,7 @@ def _check_call(call, inputs, lengths):
     return rows
 
 
-@question("finetune_tests", points=1)
+@question("finetune_tests")
 def test_train_classifier_shuffles_trains_and_averages_per_review(student):
     # 10 reviews, an epoch in batches of 4 (4 + 4 + 2) then one in batches of 3 (3 + 3 + 3 + 1). Row r starts
     # with token r + 1, so the first token of each row the model sees tells which review it is. The kernel
@@ -179,7 +179,7 @@ def test_train_classifier_shuffles_trains_and_averages_per_review(student):
     )
 
 
-@question("finetune_tests", points=1)
+@question("finetune_tests")
 def test_pretrained_classifier_accuracy(student):
     # The grader pre-trains a tiny language model on unlabelled synthetic reviews (vocabulary 30, nhid 32,
     # 2 heads, 1 layer) with the reference code; the student's train_classifier then fine-tunes a

@@ -34,13 +34,13 @@ def _check(student, ids, seq_len):
     expect(out["untouched"], "make_lm_chunks modified the ids it was given")
 
 
-@question("lm_batches_tests", points=1)
+@question("lm_batches_tests")
 def test_windows_and_shifted_targets(student):
     g = torch.Generator().manual_seed(4)
     _check(student, torch.randint(0, 50, (23,), generator=g), 5)  # 22 // 5 = 4 windows, 2 tokens dropped
 
 
-@question("lm_batches_tests", points=1)
+@question("lm_batches_tests")
 def test_exact_fit_and_single_window(student):
     g = torch.Generator().manual_seed(8)
     _check(student, torch.randint(0, 50, (22,), generator=g), 7)  # 21 // 7 = 3 windows, nothing dropped

@@ -81,7 +81,7 @@ def _run(student, config):
     return lm_state, start, out
 
 
-@question("load_pretrained_base_tests", points=1)
+@question("load_pretrained_base_tests")
 def test_every_base_tensor_copied(student):
     lm_state, _, out = _run(student, TWO_LAYERS)
     after = out["after"]
@@ -108,7 +108,7 @@ def test_every_base_tensor_copied(student):
     )
 
 
-@question("load_pretrained_base_tests", points=1)
+@question("load_pretrained_base_tests")
 def test_head_kept_new_and_language_model_untouched(student):
     # The reported lm_after is compared with the grader's own copy of the language model: a kernel that
     # forges it hides only an in-place modification of its own copy, which no other grade depends on.

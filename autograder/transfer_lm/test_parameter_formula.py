@@ -20,7 +20,7 @@ def _formula(student, configs):
     return student.run("result = [formula_parameter_count(*c) for c in configs]", configs=[list(c) for c in configs])
 
 
-@question("parameter_formula_tests", points=1)
+@question("parameter_formula_tests")
 def test_formula_matches_counted_models(student):
     answers = _formula(student, CONFIGS)
     for config, answer in zip(CONFIGS, answers):
@@ -37,7 +37,7 @@ def test_formula_matches_counted_models(student):
         )
 
 
-@question("parameter_formula_tests", points=1)
+@question("parameter_formula_tests")
 def test_formula_assignment_numbers(student):
     # The numbers of the written question: 50,001 words, nhid 200, 4 layers, 2 heads, feed-forward 200.
     configs = [(50001, 200, 4, 2, 50001), (50001, 200, 4, 2, 2), (50001, 200, 4, 8, 2)]

@@ -20,7 +20,7 @@ def _formula(seq: int, d: int) -> torch.Tensor:
     return table
 
 
-@question("positional_encoding_tests", points=1)
+@question("positional_encoding_tests")
 def test_adds_sinusoid_table_batch_first(student):
     # batch 3, seq 13, d_model 10, max_len 40; random input so the table must be ADDED to x. Dropout 0.3 in
     # evaluation mode: the module is built with a rate and then switched off, as evaluate_lm does it.
@@ -51,7 +51,7 @@ def test_adds_sinusoid_table_batch_first(student):
     )
 
 
-@question("positional_encoding_tests", points=1)
+@question("positional_encoding_tests")
 def test_table_is_a_buffer_and_dropout_applies(student):
     out = student.run(
         "result = {}\n"

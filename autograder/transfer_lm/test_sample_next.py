@@ -44,7 +44,7 @@ def _draw(student, scores, seed, **options):
     return ids
 
 
-@question("sample_next_tests", points=1)
+@question("sample_next_tests")
 def test_greedy_takes_each_rows_argmax(student):
     g = torch.Generator().manual_seed(3)
     scores = torch.randn(6, 31, generator=g)  # batch 6, ntoken 31: rows differ
@@ -58,7 +58,7 @@ def test_greedy_takes_each_rows_argmax(student):
         )
 
 
-@question("sample_next_tests", points=1)
+@question("sample_next_tests")
 def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
     scores = ROW.expand(N, -1).clone()
     for temperature in (0.5, 2.0):
@@ -110,7 +110,7 @@ def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
     )
 
 
-@question("sample_next_tests", points=1)
+@question("sample_next_tests")
 def test_top_k_draws_only_the_k_best_in_their_softmax_proportions(student):
     scores = ROW.expand(N, -1).clone()
     for k, temperature in ((3, 1.0), (1, 1.0), (5, 0.7)):
@@ -157,7 +157,7 @@ def _kept(row, temperature=1.0, top_k=None, top_p=None):
     return {i for i, q in enumerate(decoding_distribution(row.tolist(), temperature, top_k, top_p)) if q > 0}
 
 
-@question("sample_next_tests", points=1)
+@question("sample_next_tests")
 def test_top_p_keeps_the_smallest_set_reaching_p(student):
     # Exact support: every draw lies in the oracle's kept set, and every kept id is drawn. The least likely
     # kept id of these cases has probability 0.0044 (p = 1, id 7), so it is missed in N = 20,000 draws with
@@ -211,7 +211,7 @@ def test_top_p_keeps_the_smallest_set_reaching_p(student):
         expect(out is True, f"top_p={bad:g} is outside (0, 1]: sample_next should raise ValueError")
 
 
-@question("sample_next_tests", points=1)
+@question("sample_next_tests")
 def test_top_p_draws_the_kept_ids_in_renormalised_proportions(student):
     # The frequencies against the oracle's renormalised probabilities, with the module's bound: N = 20,000
     # rows per seed, a frequency's standard deviation at most 0.0035, and BOUND = 0.02 beyond 5.6 sigma.

@@ -30,7 +30,7 @@ def _additive(mask):
     return as_additive(mask)
 
 
-@question("square_mask_tests", points=1)
+@question("square_mask_tests")
 def test_mask_equals_pytorch_causal_mask(student):
     masks = _masks(student)
     for size, mask in zip(SIZES, masks):
@@ -50,7 +50,7 @@ def test_mask_equals_pytorch_causal_mask(student):
         )
 
 
-@question("square_mask_tests", points=1)
+@question("square_mask_tests")
 def test_mask_makes_attention_causal(student):
     # Use the student's mask in real attention (batch 2, heads 3, seq 9, head_dim 4): every row of the
     # attention weights must sum to 1 and put exactly zero weight on later positions.

@@ -16,7 +16,7 @@ STAND_INS = ("generate_square_subsequent_mask", "PositionalEncoding", "Model")
 CASES = ((9, 4), (5, 1))  # (window length, batch_size) of evaluate_lm's calls
 
 
-@question("train_lm_tests", points=1)
+@question("train_lm_tests")
 def test_evaluate_lm_loss_and_perplexity(student):
     # Vocabulary 31, nhid 16, 2 heads, 1 layer, dropout 0.3; 10 windows of 9 tokens in batches of 4 (the last
     # batch is short: the average must be over tokens), then the same windows cut to 5 tokens in batches of 1.
@@ -96,7 +96,7 @@ def _as_float(value):
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-@question("train_lm_tests", points=1)
+@question("train_lm_tests")
 def test_train_lm_epoch_matches_reference_in_training_mode(student):
     # 10 windows of 6 tokens, two epochs (EPOCHS): every call of the model in training mode with a causal mask.
     # Then both epochs are compared with the reference's from the same grader-chosen weights (SGD lr 0.5): a loop
@@ -163,7 +163,7 @@ def test_train_lm_epoch_matches_reference_in_training_mode(student):
         )
 
 
-@question("train_lm_tests", points=1)
+@question("train_lm_tests")
 def test_train_lm_lowers_held_out_loss(student):
     # A first-order Markov chain over 29 tokens, 2 successors each: best loss ln 2 = 0.69, uniform ln 29 = 3.37.
     # 149 training windows of 16 tokens; model vocabulary 29, nhid 32, 2 heads, 1 layer, no dropout;

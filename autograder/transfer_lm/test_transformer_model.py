@@ -129,7 +129,7 @@ def _reference_scores(nclasses):
         )
 
 
-@question("transformer_model_tests", points=1)
+@question("transformer_model_tests")
 def test_parameter_names_shapes_and_outputs(student):
     out = _run(student, NCLASSES)
     expected = reference_model(NTOKEN, NHEAD, NHID, NLAYERS, NCLASSES).state_dict()
@@ -159,7 +159,7 @@ def test_parameter_names_shapes_and_outputs(student):
     )
 
 
-@question("transformer_model_tests", points=1)
+@question("transformer_model_tests")
 def test_language_model_forward_matches_reference(student):
     # The grader's weights are loaded into the student's model and the reference; both run the same batch
     # in eval mode.
@@ -203,7 +203,7 @@ def test_language_model_forward_matches_reference(student):
     )
 
 
-@question("transformer_model_tests", points=1)
+@question("transformer_model_tests")
 def test_classifier_reads_last_real_position(student):
     # Independent of the rest of the model: with lengths, the scores must equal the per-position scores
     # of the same model taken at position lengths[b] - 1. The grader's weights are loaded so that the
@@ -230,7 +230,7 @@ def test_classifier_reads_last_real_position(student):
         )
 
 
-@question("transformer_model_tests", points=1)
+@question("transformer_model_tests")
 def test_causal_and_uncertain_at_initialization(student):
     # Causality: change tokens 4..6 and the scores at positions 0..3 must not move (tolerance 1e-5); the
     # grader's weights are loaded so that a model which ignores its input cannot pass. The loss at

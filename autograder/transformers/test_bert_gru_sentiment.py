@@ -100,7 +100,7 @@ def oracle_logits(bert, gru, out, ids, mask):
         return oracle_from_features(gru, out, features, mask)
 
 
-@question("bert_gru_sentiment_tests", points=1)
+@question("bert_gru_sentiment_tests")
 def test_bert_frozen_head_learns(student):
     # Checked by behaviour: the grader's BERT and head weights go in, one SGD step over *all* of
     # model.parameters() on logits.sum() runs in the kernel, and the logits after the step must equal an
@@ -161,7 +161,7 @@ def test_bert_frozen_head_learns(student):
     )
 
 
-@question("bert_gru_sentiment_tests", points=1)
+@question("bert_gru_sentiment_tests")
 def test_matches_gru_oracle(student):
     # hidden, layers, bidirectional, lengths (None: no attention_mask, every token real), output_dim, BERT's
     # hidden size. The third case is a batch of one sentence with three logits.
@@ -305,7 +305,7 @@ def test_encode_puts_bert_in_eval_mode(student):
         )
 
 
-@question("bert_gru_sentiment_tests", points=1)
+@question("bert_gru_sentiment_tests")
 def test_head_dropout_in_training(student):
     # Under the grader's output layer, the identity (output_dim = 2 x hidden_dim, no bias), the logits in
     # training mode are the dropped-out final states themselves: each entry is 0 or the oracle's final state

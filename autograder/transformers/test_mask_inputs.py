@@ -64,7 +64,7 @@ def dispersion(counts, n, p):
     return (((counts.double() - n * p) ** 2).sum() / (n * p * (1 - p))).item()
 
 
-@question("mask_inputs_tests", points=1)
+@question("mask_inputs_tests")
 def test_rates(student):
     for seed in SEEDS:
         tokens = batch(seed)
@@ -97,7 +97,7 @@ def test_rates(student):
         )
 
 
-@question("mask_inputs_tests", points=1)
+@question("mask_inputs_tests")
 def test_invariants(student):
     tokens = batch(21)
     out = corrupt(student, tokens, 21)
@@ -137,7 +137,7 @@ def test_invariants(student):
     )
 
 
-@question("mask_inputs_tests", points=1)
+@question("mask_inputs_tests")
 def test_mask_rate_is_followed(student):
     for rate, seed, bound, mask_bound in ((0.4, 61, 0.01, 0.0125), (0.05, 62, 0.0045, 0.035)):
         tokens = batch(seed)
@@ -200,7 +200,7 @@ def test_choices_independent_of_position(student):
             )
 
 
-@question("mask_inputs_tests", points=1)
+@question("mask_inputs_tests")
 def test_random_replacements(student):
     for seed in SEEDS:
         tokens = batch(seed + 40, low=1, high=11)  # the batch only uses ids 1..10 of a vocabulary of 1000

@@ -15,7 +15,7 @@ NOT_LOADED = (
 )
 
 
-@question("mini_bert_tests", points=1)
+@question("mini_bert_tests")
 def test_mini_bert_structure_and_shape(student):
     # Structure through the weights path: the grader's state dict for MiniBERT(2, 23, 12, 3) (a 24-row
     # embedding whose last row is [MASK], two blocks, a 23-way head) is loaded strictly, and the logits of
@@ -48,7 +48,7 @@ def test_mini_bert_structure_and_shape(student):
     )
 
 
-@question("mini_bert_tests", points=1)
+@question("mini_bert_tests")
 def test_mini_bert_matches_reference(student):
     g = torch.Generator().manual_seed(909)
     V, E, H, L, B, S = 31, 16, 4, 3, 3, 10
@@ -84,7 +84,7 @@ def test_mini_bert_matches_reference(student):
     )
 
 
-@question("mini_bert_tests", points=1)
+@question("mini_bert_tests")
 def test_dropout_rates_reach_positional_encoding_and_blocks(student):
     # In training mode, with each rate at an end of its range (0 keeps everything, 1 drops everything), the
     # model is deterministic whatever order its dropouts draw in, so it must equal the grader's reference.

@@ -17,7 +17,7 @@ def mlm_tokens(seed, vocab, rows=16, cols=24, pad=0):
     return tokens.masked_fill(torch.arange(cols)[None, :] >= lengths[:, None], pad)
 
 
-@question("mlm_step_tests", points=1)
+@question("mlm_step_tests")
 def test_initial_loss_and_update(student):
     # The grader chooses the initial weights (a fresh reference MiniBERT(2, 100, 32, 4), dropout off) and
     # the generator; the kernel loads them, runs one mlm_step with Adam, and reports the loss and the

@@ -76,7 +76,7 @@ def revealing_state(E):
     }
 
 
-@question("multi_head_attention_tests", points=1)
+@question("multi_head_attention_tests")
 def test_mha_dropout_only_in_training(student):
     g = torch.Generator().manual_seed(505)
     B, S, E, H = 2, 9, 16, 4
@@ -143,7 +143,7 @@ def test_mha_dropout_only_in_training(student):
         )
 
 
-@question("multi_head_attention_tests", points=1)
+@question("multi_head_attention_tests")
 def test_mha_parameters(student):
     code = (
         "mha = MultiHeadAttention(20, 5, 0.1)\n"

@@ -72,7 +72,7 @@ def predict_problem(bias, specials_first=True):
     return inputs, expected
 
 
-@question("predict_sentiment_tests", points=1)
+@question("predict_sentiment_tests")
 def test_returns_probability(student):
     for bias in (1.5, -2.0):
         inputs, expected = predict_problem(bias)
@@ -93,7 +93,7 @@ def test_returns_probability(student):
         )
 
 
-@question("predict_sentiment_tests", points=1)
+@question("predict_sentiment_tests")
 def test_eval_mode(student):
     # Only the mode, whatever the tokenization: the model arrives in training mode (dropout 0.5 before the
     # output layer), and the grader gives it two heads that differ only in the output bias (0.3 and -0.9).

@@ -39,7 +39,7 @@ CALL_UNCHANGED = (
 )
 
 
-@question("scaled_dot_product_tests", points=2)
+@question("scaled_dot_product_tests")
 def test_matches_reference_without_mask(student):
     g = torch.Generator().manual_seed(101)
     for shape in [*SHAPES, EDGE]:
@@ -63,7 +63,7 @@ def test_matches_reference_without_mask(student):
         expect_close(out["values"], expected_values, f"values for shape {shape}", rtol=1e-4, atol=1e-5)
 
 
-@question("scaled_dot_product_tests", points=2)
+@question("scaled_dot_product_tests")
 def test_padding_mask(student):
     g = torch.Generator().manual_seed(202)
     for shape in SHAPES:

@@ -82,7 +82,7 @@ def floats(out, name):
         )
 
 
-@question("train_eval_loops_tests", points=1)
+@question("train_eval_loops_tests")
 def test_train_epoch_matches_reference(student):
     # One epoch of SGD, compared with the reference train_epoch run here on the same weights, loader and
     # criterion (BCE with a pos_weight, so a loop that builds its own loss differs; the last batch holds one
@@ -139,7 +139,7 @@ def test_train_epoch_matches_reference(student):
                 )
 
 
-@question("train_eval_loops_tests", points=1)
+@question("train_eval_loops_tests")
 def test_evaluate_matches_reference(student):
     # Two loaders, each ending with a batch of one: token ids (BERT runs inside the model, as with the
     # notebook's test loader) under a criterion with a pos_weight, and cached features under the plain one.

@@ -80,7 +80,7 @@ def test_block_matches_pytorch(student):
             )
 
 
-@question("transformer_block_tests", points=1)
+@question("transformer_block_tests")
 def test_blocks_chain_in_sequential(student):
     g = torch.Generator().manual_seed(707)
     B, S, E, H = 2, 7, 8, 2
@@ -110,7 +110,7 @@ def test_blocks_chain_in_sequential(student):
     expect_close(out["embedding"], expected, "output of two blocks chained in nn.Sequential", atol=1e-4)
 
 
-@question("transformer_block_tests", points=1)
+@question("transformer_block_tests")
 def test_block_structure(student):
     # The structure is checked through the weights path the grader controls, never through what the kernel
     # reports: the grader's weights go in by name (every parameter name and shape the skeleton fixes), and
