@@ -25,6 +25,14 @@ def question(grade_id: str, points: float | None = None):
     return pytest.mark.question(grade_id) if points is None else pytest.mark.question(grade_id, points=points)
 
 
+def behaviour(definition: str, behaviour: str, mutant: str):
+    """A row of the assignment's behaviour map, on the test it describes: this test checks ``behaviour``
+    of the graded ``definition``, and the mutant ``mutant`` (a file stem in ``mutants/``) shows it can
+    fail. The self-test reads these statically (``selftest.checks.behaviour_map``); at run time the
+    decorator leaves the test as it is."""
+    return lambda test: test
+
+
 def kernel_value(value) -> str:
     """The only way a message may mention something the student's kernel returned (a name, a key, a
     string, a shape it reported): its type and a short printable prefix of its repr, never the whole."""
