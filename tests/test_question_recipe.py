@@ -237,6 +237,7 @@ def test_every_kind_of_question_edit_by_the_recipe(tmp_path):
     )
     for path in [tests_file, *hw.suite_dir.glob("*/negate_*.py")]:
         path.write_text(path.read_text().replace("negate_tests", "negation_tests"))
+    tests_file = tests_file.rename(hw.suite_dir / "test_negation.py")  # one file per question, named by it
     assert hygiene_problems(course, [toy.NAME]) == []
     assert {m.question for m in selftest.mutants(hw) if m.replaces == "negate"} == {"negation_tests"}
 
