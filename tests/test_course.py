@@ -108,6 +108,37 @@ def test_points_are_declared_once_and_a_split_that_disagrees_names_the_question_
     assert fine, text
 
 
+def test_tests_without_points_share_what_the_weighed_ones_leave_of_the_cell(tmp_path):
+    """A points change is one edit, the cell's: tests without ``points=`` share the cell equally (a
+    fraction is kept), weighed tests count first, and explicit points that leave the shared tests nothing
+    are named like any other split that does not add up."""
+    from assignments.points import points_per_test, shares, split_problems
+
+    assert shares(2, [None, None, None]) == [2 / 3] * 3
+    assert shares(5, [2.0, None, None]) == [2.0, 1.5, 1.5]
+    name = CATALOG[0].name
+    write_notebook(
+        tmp_path / "source" / name / f"{name}.ipynb", [new_code_cell("x = 1", metadata=graded("a_tests", 4))]
+    )
+    suite = tmp_path / "autograder" / name
+    suite.mkdir(parents=True)
+    plain = "@question('a_tests')\ndef test_{0}(student):\n    pass\n\n"
+    (suite / "test_a.py").write_text(
+        "from assignments.grading.testkit.checks import question\n\n"
+        + "@question('a_tests', points=1)\ndef test_weighed(student):\n    pass\n\n"
+        + "".join(plain.format(n) for n in ("one", "two", "three"))
+    )
+    hw = Course(tmp_path).assignment(name)
+    assert split_problems(hw) == []
+    assert points_per_test(hw) == {
+        ("a_tests", "test_weighed"): 1.0,
+        **{("a_tests", f"test_{n}"): 1.0 for n in ("one", "two", "three")},
+    }
+    (suite / "test_a.py").write_text((suite / "test_a.py").read_text().replace("points=1", "points=4"))
+    [problem] = split_problems(hw)
+    assert "add up to 4, which leaves nothing for its 3 test(s) without points" in problem, problem
+
+
 def test_every_catalog_total_matches_its_source_notebook():
     for name in default().order:
         text, fine = points_report(default().assignment(name))

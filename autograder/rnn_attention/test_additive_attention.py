@@ -3,7 +3,7 @@ around it that must overfit a tiny word set."""
 
 import torch
 
-from assignments.grading.testkit import expect, expect_close, question
+from assignments.grading.testkit import behaviour, expect, expect_close, question
 from autograder.rnn_attention.checks import expect_normalised, run_attention
 from autograder.rnn_attention.inputs import seeded
 from autograder.rnn_attention.oracles import additive_attention
@@ -14,7 +14,8 @@ def _inputs(seed, batch, k, seq, hidden):
     return seeded((batch, k, hidden), g), seeded((batch, seq, hidden), g), seeded((batch, seq, hidden), g), g
 
 
-@question("additive_attention_tests", points=1)
+@question("additive_attention_tests")
+@behaviour("AdditiveAttention", "weights are a softmax over the keys", mutant="additive_softmax_over_queries")
 def test_additive_shapes_and_weights_sum_to_one(student):
     # The last shape is an edge: a batch of one and a single key, whose weight must be exactly 1.
     for seed, (batch, k, seq, hidden) in enumerate([(2, 3, 6, 5), (4, 1, 9, 3), (1, 2, 1, 4)]):
@@ -22,7 +23,9 @@ def test_additive_shapes_and_weights_sum_to_one(student):
         expect_normalised(run_attention(student, "AdditiveAttention", q, keys, values), batch, k, seq, hidden)
 
 
-@question("additive_attention_tests", points=1)
+@question("additive_attention_tests")
+@behaviour("AdditiveAttention", "scores against the formula with grader-chosen weights", mutant="additive_relu")
+@behaviour("AdditiveAttention", "weights normalised at all", mutant="additive_no_softmax")
 def test_additive_matches_the_formula(student):
     for seed, (batch, k, seq, hidden) in enumerate([(2, 3, 6, 5), (3, 1, 4, 7), (1, 2, 5, 4)]):
         q, keys, values, g = _inputs(50 + seed, batch, k, seq, hidden)
@@ -109,7 +112,12 @@ def final_overfit_loss(student, steps=STEPS):
     return student.run(OVERFIT, vocab=29, steps=steps, src=src, tgt_in=tgt_in, tgt_out=tgt_out)
 
 
-@question("additive_attention_tests", points=1)
+@question("additive_attention_tests")
+@behaviour(
+    "AdditiveAttention",
+    "gradient flow: trains inside a decoder (no in-place softmax)",
+    mutant="additive_softmax_by_hand_in_place",
+)
 def test_decoder_with_additive_attention_overfits_tiny_word_set(student):
     loss = final_overfit_loss(student)
     expect(isinstance(loss, float) and loss == loss, "training a decoder with your attention gave a NaN loss")
@@ -118,3 +126,29 @@ def test_decoder_with_additive_attention_overfits_tiny_word_set(student):
         f"a small translator using your attention should fit 8 words to a loss below "
         f"{LOSS_BAR} in {STEPS} Adam steps; it reached {loss:.3f}",
     )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "AdditiveAttention",
+        "the bias on Wk or on Wq",
+        "Both give the same scores and the skeleton allows either; variant additive_bias_on_query keeps full marks.",
+    ),
+    (
+        "AdditiveAttention",
+        "train vs eval mode, randomness, inputs",
+        "No dropout, nothing sampled, and the inputs are only read through the projections.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("AdditiveAttention", "hidden_size", "3, 4, 5, 7, 32", None),
+    ("AdditiveAttention", "queries", "(batch, k, hidden) with batch 1, 2, 3, 4, 8 and k 1, 2, 3", None),
+    ("AdditiveAttention", "keys", "(batch, seq, hidden) with seq 1, 4, 5, 6, 9", None),
+    ("AdditiveAttention", "values", "the keys' shape, another tensor (the same one inside the decoder test)", None),
+]

@@ -7,6 +7,7 @@ import torch.nn.functional as F
 
 from assignments.grading.testkit import (
     GradingFailure,
+    behaviour,
     expect,
     expect_close,
     expect_shape,
@@ -87,7 +88,20 @@ def _run(student, config, state, batch, code=RUN_BOTH):
     return out
 
 
-@question("bert_classifier_tests", points=1)
+@question("bert_classifier_tests")
+@behaviour(
+    "BertForSentenceClassification",
+    "(logits,) without labels, (logits, loss) with them",
+    mutant="bert_loss_without_labels",
+)
+@behaviour(
+    "BertForSentenceClassification",
+    "the classifier sized from config.hidden_size and config.num_labels (two configurations)",
+    mutant="bert_head_sized_for_three_labels",
+)
+@behaviour(
+    "BertForSentenceClassification", "logits keep the batch axis for a batch of one", mutant="bert_logits_squeezed"
+)
 def test_returns_logits_tuple_and_loss_only_with_labels(student):
     # The second case is a batch of one: logits stay (1, num_labels), with the batch axis kept.
     for config, batch, seq, pairs in ((TINY_BERT, 4, 7, False), (OTHER_BERT, 1, 5, True)):
@@ -114,7 +128,28 @@ def test_returns_logits_tuple_and_loss_only_with_labels(student):
         )
 
 
-@question("bert_classifier_tests", points=1)
+@question("bert_classifier_tests")
+@behaviour(
+    "BertForSentenceClassification",
+    "logits from pooler_output, not the first hidden state",
+    mutant="bert_first_hidden_state",
+)
+@behaviour("BertForSentenceClassification", "loss is the batch mean of the cross-entropy", mutant="bert_loss_summed")
+@behaviour(
+    "BertForSentenceClassification",
+    "train vs eval mode: any dropout off after model.eval() (a configuration with dropout 0.3)",
+    mutant="bert_dropout_in_eval",
+)
+@behaviour(
+    "BertForSentenceClassification",
+    "the grader's classifier weights load at the second configuration's sizes",
+    mutant="bert_head_sized_for_three_labels",
+)
+@behaviour(
+    "BertForSentenceClassification",
+    "every keyword argument reaches BertModel (token_type_ids of sentence pairs)",
+    mutant="bert_drops_token_type_ids",
+)
 def test_logits_from_pooler_output_and_cross_entropy_loss(student):
     for config, batch, seq, pairs, seed in ((TINY_BERT, 4, 7, False, 5), (OTHER_BERT, 3, 6, True, 6)):
         state, oracle, inputs = _case(config, batch, seq, pairs, seed)
@@ -158,7 +193,12 @@ def test_logits_from_pooler_output_and_cross_entropy_loss(student):
         )
 
 
-@question("bert_classifier_tests", points=1)
+@question("bert_classifier_tests")
+@behaviour(
+    "BertForSentenceClassification",
+    "gradient flow: the loss reaches classifier, pooler, encoder and embeddings",
+    mutant="bert_detached_features",
+)
 def test_gradients_reach_classifier_and_encoder(student):
     # The old version read gradient norms back from the kernel, which a forging kernel can report as any
     # positive number. Now a forging kernel passes only by reporting the logits that follow one SGD step in
@@ -177,3 +217,71 @@ def test_gradients_reach_classifier_and_encoder(student):
         rtol=1e-4,
         atol=1e-4,
     )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "BertForSentenceClassification",
+        "dropout before the classifier in training mode",
+        "Optional in the skeleton, so its rate is not graded, and a training-mode replay at dropout above 0 would depend on the order of BertModel's own dropout draws; variants bert_classifier_dropout_like_transformers and bert_classifier_functional_dropout keep full marks.",
+    ),
+    (
+        "BertForSentenceClassification",
+        "the forward's signature (named arguments or **kwargs)",
+        "Any signature that passes every keyword argument on is allowed; variant bert_classifier_named_arguments keeps full marks.",
+    ),
+    (
+        "BertForSentenceClassification",
+        "randomness, data order",
+        "It samples nothing and visits no data: the training loop is provided.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    (
+        "BertForSentenceClassification",
+        "config",
+        "two BertConfigs: 2 layers and 3 labels without dropout, 1 layer and 2 labels with dropout (their fields in the config rows below)",
+        None,
+    ),
+    ("BertForSentenceClassification", "config.vocab_size", "61, 99", None),
+    ("BertForSentenceClassification", "config.hidden_size", "24, 32", None),
+    ("BertForSentenceClassification", "config.num_hidden_layers", "1, 2", None),
+    ("BertForSentenceClassification", "config.num_attention_heads", "3, 4", None),
+    ("BertForSentenceClassification", "config.intermediate_size", "29, 37", None),
+    ("BertForSentenceClassification", "config.num_labels", "2, 3", None),
+    (
+        "BertForSentenceClassification",
+        "config.hidden_dropout_prob",
+        "0 (training and evaluation mode), 0.3 (evaluation mode)",
+        None,
+    ),
+    (
+        "BertForSentenceClassification",
+        "config.attention_probs_dropout_prob",
+        "0 (training and evaluation mode), 0.2 (evaluation mode)",
+        None,
+    ),
+    (
+        "BertForSentenceClassification",
+        "config.type_vocab_size",
+        "2",
+        "It sizes BertModel's own segment table, which the grader's weights fill; the student's code never reads it.",
+    ),
+    (
+        "BertForSentenceClassification",
+        "config.max_position_embeddings",
+        "16",
+        "It sizes BertModel's own position table, which the grader's weights fill; the student's code never reads it.",
+    ),
+    ("BertForSentenceClassification", "labels", "None, a (batch,) tensor of class ids", None),
+    ("BertForSentenceClassification", "kwargs: input_ids", "(batch, seq) with batch 1, 3, 4 and seq 5, 6, 7", None),
+    ("BertForSentenceClassification", "kwargs: attention_mask", "all ones, and one sentence padded", None),
+    ("BertForSentenceClassification", "kwargs: token_type_ids", "absent, sentence pairs (segments 0 and 1)", None),
+    ("BertForSentenceClassification", "the mode the caller sets", "evaluation, training (one SGD step)", None),
+]

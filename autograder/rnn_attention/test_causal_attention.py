@@ -3,7 +3,7 @@ inputs after i, and values against F.scaled_dot_product_attention(is_causal=True
 
 import torch
 
-from assignments.grading.testkit import GradingFailure, expect, expect_close, question
+from assignments.grading.testkit import GradingFailure, behaviour, expect, expect_close, question
 from autograder.rnn_attention.checks import LOAD_STATE, expect_loaded, expect_normalised, run_attention
 from autograder.rnn_attention.inputs import random_dot_state, seeded
 from autograder.rnn_attention.oracles import dot_attention
@@ -23,7 +23,15 @@ result = {"first": first, "second": second, "load": load}
 )
 
 
-@question("causal_attention_tests", points=1)
+@question("causal_attention_tests")
+@behaviour(
+    "CausalScaledDotAttention",
+    "weights exactly 0 after the query, the diagonal allowed",
+    mutant="causal_off_by_one_diagonal",
+)
+@behaviour(
+    "CausalScaledDotAttention", "mask applied before the softmax, rows sum to 1", mutant="causal_mask_after_softmax"
+)
 def test_causal_weights_are_exactly_zero_after_the_query(student):
     for seed, (batch, seq, hidden) in enumerate(SHAPES):
         x = seeded((batch, seq, hidden), torch.Generator().manual_seed(80 + seed))
@@ -42,7 +50,8 @@ def test_causal_weights_are_exactly_zero_after_the_query(student):
         )
 
 
-@question("causal_attention_tests", points=1)
+@question("causal_attention_tests")
+@behaviour("CausalScaledDotAttention", "outputs at position i ignore inputs after i", mutant="causal_mask_wrong_axis")
 def test_causal_outputs_ignore_later_inputs(student):
     batch, seq, hidden = 2, 7, 5
     g = torch.Generator().manual_seed(90)
@@ -61,7 +70,17 @@ def test_causal_outputs_ignore_later_inputs(student):
         )
 
 
-@question("causal_attention_tests", points=1)
+@question("causal_attention_tests")
+@behaviour(
+    "CausalScaledDotAttention",
+    "values against F.scaled_dot_product_attention(is_causal=True)",
+    mutant="causal_no_scaling",
+)
+@behaviour(
+    "CausalScaledDotAttention",
+    "keys and values read from their own arguments, not from the queries",
+    mutant="causal_projects_queries_thrice",
+)
 def test_causal_matches_reference(student):
     for seed, (batch, seq, hidden) in enumerate(SHAPES):
         g = torch.Generator().manual_seed(100 + seed)
@@ -91,3 +110,30 @@ def test_causal_matches_reference(student):
                         f"context ({shape}) looks unscaled: divide the scores by sqrt(hidden_size)"
                     ) from None
             raise failure
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "CausalScaledDotAttention",
+        "the mask's form (bool, float -inf, -9e15)",
+        "Any form that gives exactly 0 is allowed; variants causal_pytorch_tutorial_mask and causal_uva_tutorial keep full marks.",
+    ),
+    ("CausalScaledDotAttention", "train vs eval mode, randomness", "No dropout and nothing sampled."),
+    (
+        "CausalScaledDotAttention",
+        "the mask kept as a buffer (nanoGPT's registered `bias`)",
+        "Allowed in the skeleton's words: the tests load the layers' weights by name and leave buffers alone; variant causal_nanogpt_mask_buffer keeps full marks.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("CausalScaledDotAttention", "hidden_size", "4, 5, 7", None),
+    ("CausalScaledDotAttention", "queries", "(batch, seq, hidden) with batch 1, 2, 3 and seq 1, 4, 6, 7", None),
+    ("CausalScaledDotAttention", "keys", "the queries' shape: the queries tensor itself, and another tensor", None),
+    ("CausalScaledDotAttention", "values", "the queries' shape: the queries tensor itself, and another tensor", None),
+]

@@ -10,7 +10,7 @@ import math
 import torch
 from transformers import CLIPConfig, CLIPModel
 
-from assignments.grading.testkit import expect, expect_close, expect_shape, question
+from assignments.grading.testkit import behaviour, expect, expect_close, expect_shape, question
 
 # (n_images, n_texts, embedding size): the counts never equal, so that a transposed result shows as a wrong
 # shape; the last is the edge of a single image (for probs: of a single caption)
@@ -63,7 +63,9 @@ def _run(student, images, texts, scale):
     return student.run(RUN, image_embeds=images, text_embeds=texts, logit_scale=scale)
 
 
-@question("clip_similarity_tests", points=1)
+@question("clip_similarity_tests")
+@behaviour("clip_similarity", "logits_per_text against CLIPModel, exp of logit_scale", mutant="clip_scale_without_exp")
+@behaviour("clip_similarity", "captions by images, not images by captions", mutant="clip_logits_per_image")
 def test_logits_match_clip_model_logits_per_text(student):
     # logit_scale at CLIP's initial log(1/0.07), and far from it (up to its cap of 100), so that using it
     # without exp() shows.
@@ -79,7 +81,9 @@ def test_logits_match_clip_model_logits_per_text(student):
         expect_close(out["logits"], expected, what, rtol=1e-4, atol=1e-4)
 
 
-@question("clip_similarity_tests", points=1)
+@question("clip_similarity_tests")
+@behaviour("clip_similarity", "embeddings normalised to unit length", mutant="clip_no_normalisation")
+@behaviour("clip_similarity", "inputs left unchanged", mutant="clip_normalised_in_place")
 def test_scores_ignore_embedding_length_and_leave_the_inputs_unchanged(student):
     images, texts, logit_scale, expected = _oracle(20, 4, 3, math.log(20.0))
     # Each embedding rescaled by its own positive factor: cosine similarities, hence logits, are unchanged.
@@ -106,7 +110,8 @@ def test_scores_ignore_embedding_length_and_leave_the_inputs_unchanged(student):
         )
 
 
-@question("clip_similarity_tests", points=1)
+@question("clip_similarity_tests")
+@behaviour("clip_similarity", "probabilities a softmax over the images", mutant="clip_softmax_over_captions")
 def test_probs_are_a_softmax_over_the_images_for_each_caption(student):
     for seed, (n_texts, n_images, dim) in enumerate(SIZES):  # counts swapped: a single caption last
         images, texts, logit_scale, expected = _oracle(30 + seed, n_images, n_texts, math.log(30.0), dim)
@@ -124,3 +129,38 @@ def test_probs_are_a_softmax_over_the_images_for_each_caption(student):
         expect_close(
             probs, expected.softmax(dim=-1), f"probs ({n_texts} captions, {n_images} images)", rtol=1e-4, atol=1e-5
         )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "clip_similarity",
+        "gradient flow, mode, randomness",
+        "The notebook calls it under torch.no_grad on fixed embeddings: nothing trains through it or samples.",
+    ),
+    (
+        "clip_similarity",
+        "the order of the products (logits per image, transposed) and F.normalize",
+        "Any order that gives logits_per_text is allowed; variant clip_openai_order keeps full marks.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    (
+        "clip_similarity",
+        "image_embeds",
+        "(n_images, embed_dim) with n_images 1 to 6 and embed_dim 5, 7; each row rescaled by 0.1 to 10",
+        None,
+    ),
+    (
+        "clip_similarity",
+        "text_embeds",
+        "(n_texts, embed_dim) with n_texts 1 to 6 and embed_dim 5, 7; each row rescaled by 0.1 to 10",
+        None,
+    ),
+    ("clip_similarity", "logit_scale", "a 0-dim tensor: the log of 14.3, 20, 30, 50 and 100", None),
+]

@@ -4,7 +4,7 @@ gradients a backward pass sends to the inputs and to every weight."""
 import torch
 from torch import nn
 
-from assignments.grading.testkit import expect, expect_close, kernel_value, question
+from assignments.grading.testkit import behaviour, expect, expect_close, kernel_value, question
 from autograder.rnn_attention.checks import LOAD_STATE, expect_loaded
 from autograder.rnn_attention.inputs import seeded
 from autograder.rnn_attention.oracles import gru_cell_state
@@ -24,7 +24,12 @@ result = {"h_new": h_new, "inputs_unchanged": bool(torch.equal(x, x_before) and 
 )
 
 
-@question("gru_cell_tests", points=1)
+@question("gru_cell_tests")
+@behaviour(
+    "MyGRUCell",
+    "the six layers, each an nn.Linear with a bias, under the skeleton's names",
+    mutant="gru_no_hidden_bias",
+)
 def test_gru_cell_has_the_six_linear_layers(student):
     out = student.run(
         "cell = MyGRUCell(7, 5)\n"
@@ -42,7 +47,11 @@ def test_gru_cell_has_the_six_linear_layers(student):
         expect(has_bias, f"{name} should have a bias")
 
 
-@question("gru_cell_tests", points=1)
+@question("gru_cell_tests")
+@behaviour(
+    "MyGRUCell", "forward values against nn.GRUCell (gates, candidate, blend)", mutant="gru_sigmoid_tanh_swapped"
+)
+@behaviour("MyGRUCell", "inputs x and h_prev left unchanged", mutant="gru_cell_updates_h_in_place")
 def test_gru_cell_matches_nn_grucell_on_random_shapes(student):
     for index, (batch, input_size, hidden_size) in enumerate(SHAPES):
         g = torch.Generator().manual_seed(100 + index)
@@ -74,7 +83,15 @@ result = {"x": x.grad, "h": h.grad, "load": load,
 )
 
 
-@question("gru_cell_tests", points=1)
+@question("gru_cell_tests")
+@behaviour(
+    "MyGRUCell",
+    "gradient flow: nothing detached, every weight and both inputs get nn.GRUCell's gradient",
+    mutant="gru_cell_detached_state",
+)
+@behaviour(
+    "MyGRUCell", "gradient flow: no in-place change to a tensor autograd saved", mutant="gru_cell_in_place_blend"
+)
 def test_gru_cell_gradients_match_nn_grucell(student):
     # Backpropagation through one step, with a random upstream gradient: what reaches x, h_prev and each of
     # the six layers must equal what nn.GRUCell sends back from the same weights. A detached state or an
@@ -110,3 +127,29 @@ def test_gru_cell_gradients_match_nn_grucell(student):
     )
     for name, grad in expected.items():
         expect_close(weights[name], grad, f"the gradient of {name}", rtol=1e-4, atol=1e-5)
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "MyGRUCell",
+        "train vs eval mode, randomness",
+        "The cell has no dropout and samples nothing, so both modes compute the same function.",
+    ),
+    (
+        "MyGRUCell",
+        "dtype and device",
+        "The notebook runs the character models on the CPU in float32, and the skeleton promises nothing else.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("MyGRUCell", "input_size", "2, 3, 6, 7", None),
+    ("MyGRUCell", "hidden_size", "2, 5, 11", None),
+    ("MyGRUCell", "x", "(batch, input_size) with batch 1, 4, 9", None),
+    ("MyGRUCell", "h_prev", "(batch, hidden_size) with batch 1, 4, 9", None),
+]

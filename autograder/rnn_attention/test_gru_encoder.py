@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from assignments.grading.testkit import expect, expect_close, expect_shape, question
+from assignments.grading.testkit import behaviour, expect, expect_close, expect_shape, question
 from autograder.rnn_attention.checks import LOAD_STATE, expect_loaded
 from autograder.rnn_attention.inputs import seeded
 from autograder.rnn_attention.oracles import gru_cell_state
@@ -31,7 +31,10 @@ result = {"grad": encoder.embedding.weight.grad, "load": load}
 )
 
 
-@question("gru_encoder_tests", points=1)
+@question("gru_encoder_tests")
+@behaviour(
+    "GRUEncoder", "batch-first shapes, hidden equal to the last annotation", mutant="encoder_returns_first_state"
+)
 def test_encoder_returns_all_states_and_the_last(student):
     ids = torch.randint(0, 13, (3, 7), generator=torch.Generator().manual_seed(21))  # batch 3, seq 7
     out = student.run(RUN_ENCODER, stand_ins=("MyGRUCell",), vocab_size=13, hidden_size=6, ids=ids, state=None)
@@ -47,7 +50,15 @@ def test_encoder_returns_all_states_and_the_last(student):
     )
 
 
-@question("gru_encoder_tests", points=1)
+@question("gru_encoder_tests")
+@behaviour(
+    "GRUEncoder", "annotations and last state against nn.GRU with the same weights", mutant="encoder_reads_backwards"
+)
+@behaviour(
+    "GRUEncoder",
+    "backpropagation through time: a loss on the last state reaches every character's embedding",
+    mutant="encoder_truncated_bptt",
+)
 def test_encoder_matches_nn_gru(student):
     # (seed, vocab, hidden, batch, seq): the first is the edge of one word of one character; the last
     # sizes also serve the backpropagation check below
@@ -98,3 +109,28 @@ def test_encoder_matches_nn_gru(student):
         rtol=1e-4,
         atol=1e-6,
     )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "GRUEncoder",
+        "train vs eval mode, randomness",
+        "No dropout and nothing sampled: the encoder is deterministic in both modes.",
+    ),
+    (
+        "GRUEncoder",
+        "mutation of inputs, dtype and device",
+        "It only indexes an integer id tensor, and the character models run on the CPU in float32.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("GRUEncoder", "vocab_size", "5, 8, 13", None),
+    ("GRUEncoder", "hidden_size", "4, 6, 10", None),
+    ("GRUEncoder", "inputs", "(batch, seq) with batch 1, 2, 3 and seq 1, 4, 7", None),
+]

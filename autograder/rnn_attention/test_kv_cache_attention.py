@@ -7,7 +7,7 @@ CausalScaledDotAttention (a stand-in), so a mistake there is charged to its own 
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.testkit import expect, expect_close, question
+from assignments.grading.testkit import behaviour, expect, expect_close, question
 from autograder.rnn_attention.checks import LOAD_STATE, expect_loaded
 from autograder.rnn_attention.inputs import random_dot_state, seeded
 from autograder.rnn_attention.oracles import dot_attention
@@ -68,7 +68,22 @@ def _expect_contexts(out, state, x, chunks, what):
         past += new
 
 
-@question("kv_cache_attention_tests", points=1)
+@question("kv_cache_attention_tests")
+@behaviour(
+    "cached_causal_attention",
+    "one position per call: each context equals the full causal attention's at that position",
+    mutant="kv_cache_mask_not_shifted",
+)
+@behaviour(
+    "cached_causal_attention",
+    "later calls see the earlier positions only through the returned cache",
+    mutant="kv_cache_stale",
+)
+@behaviour(
+    "cached_causal_attention",
+    "a call with a cache runs at all: keys and values concatenated on the time axis",
+    mutant="kv_cache_appended_on_hidden_axis",
+)
 def test_each_step_matches_the_full_computation(student):
     # (batch, hidden, chunks): one position at a time from the first; a single position (no cache at all)
     for seed, (batch, hidden, chunks) in enumerate([(2, 5, [1] * 6), (1, 4, [1]), (3, 7, [1] * 5)]):
@@ -76,7 +91,17 @@ def test_each_step_matches_the_full_computation(student):
         _expect_contexts(out, state, x, chunks, f"batch {batch}, hidden {hidden}, one position per call")
 
 
-@question("kv_cache_attention_tests", points=1)
+@question("kv_cache_attention_tests")
+@behaviour(
+    "cached_causal_attention",
+    "the cache grows by the new positions along axis 1 (time), not another axis",
+    mutant="kv_cache_appended_on_hidden_axis",
+)
+@behaviour(
+    "cached_causal_attention",
+    "the grown cache is returned (not the one given) and holds Wk(x) and Wv(x), oldest first",
+    mutant="kv_cache_stale",
+)
 def test_cache_grows_on_the_time_axis_and_holds_the_projections(student):
     for seed, (batch, hidden, chunks) in enumerate([(2, 6, [1, 1, 1, 1]), (1, 5, [3, 1, 2])]):
         state, x, out = _run(student, batch, hidden, chunks, 320 + seed)
@@ -104,9 +129,59 @@ def test_cache_grows_on_the_time_axis_and_holds_the_projections(student):
                 )
 
 
-@question("kv_cache_attention_tests", points=1)
+@question("kv_cache_attention_tests")
+@behaviour(
+    "cached_causal_attention",
+    "a chunk after a cache: the causal mask shifted by the cached length",
+    mutant="kv_cache_mask_not_shifted",
+)
+@behaviour(
+    "cached_causal_attention",
+    "a chunk after a cache sees the cached keys through the returned cache",
+    mutant="kv_cache_stale",
+)
+@behaviour(
+    "cached_causal_attention",
+    "a chunk after a cache runs at all: keys and values concatenated on the time axis",
+    mutant="kv_cache_appended_on_hidden_axis",
+)
 def test_chunks_after_a_cache_see_the_cache_and_their_own_prefix(student):
     # a chunk of several positions after a cache needs the causal mask shifted by the cached length
     for seed, (batch, hidden, chunks) in enumerate([(2, 5, [3, 4, 1, 2]), (1, 6, [2, 2]), (3, 4, [1, 3])]):
         state, x, out = _run(student, batch, hidden, chunks, 340 + seed)
         _expect_contexts(out, state, x, chunks, f"batch {batch}, hidden {hidden}, chunks of {chunks}")
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "cached_causal_attention",
+        "the cache updated in place (a preallocated buffer) or rebuilt; no mask for a single position",
+        "Both are allowed in the skeleton's words (only the returned cache is passed on); variant kv_cache_preallocated_buffer keeps full marks.",
+    ),
+    (
+        "cached_causal_attention",
+        "train vs eval mode, randomness, gradient flow",
+        "No dropout and nothing sampled, and decoding runs under torch.no_grad, so nothing trains through the cache.",
+    ),
+    (
+        "cached_causal_attention",
+        "dtype and device",
+        "The character models run on the CPU in float32; the mask is built on the scores' device.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    (
+        "cached_causal_attention",
+        "attention",
+        "CausalScaledDotAttention (the notebook's own, a stand-in) of hidden size 4, 5, 6, 7 with the grader's weights",
+        None,
+    ),
+    ("cached_causal_attention", "x_new", "(batch, new, hidden) with batch 1, 2, 3 and new 1, 2, 3, 4", None),
+    ("cached_causal_attention", "cache", "None, the pair returned by the previous call after 1 to 9 positions", None),
+]

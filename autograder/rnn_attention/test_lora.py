@@ -8,7 +8,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.testkit import expect, expect_close, question
+from assignments.grading.testkit import behaviour, expect, expect_close, question
 from autograder.rnn_attention.inputs import OTHER_BERT, TINY_BERT, seeded, tiny_bert_batch, tiny_bert_state
 from autograder.rnn_attention.oracles import bert_classifier_logits, lora_classifier_after_sgd_step, lora_linear
 
@@ -61,7 +61,16 @@ def _layer_state(n_in, n_out, has_bias, dtype, generator):
     return {k: v.to(getattr(torch, dtype)) for k, v in state.items()}
 
 
-@question("lora_tests", points=1)
+@question("lora_tests")
+@behaviour("LoRALinear", "the output equals the base layer's at initialisation (B zero)", mutant="lora_B_random_init")
+@behaviour(
+    "LoRALinear",
+    "gradient flow: the base layer frozen (weight and bias requires_grad False, no gradient)",
+    mutant="lora_base_not_frozen",
+)
+@behaviour(
+    "LoRALinear", "dtype and device: A and B take the base weight's (a float64 layer)", mutant="lora_ignores_base_dtype"
+)
 def test_lora_linear_starts_as_its_frozen_base(student):
     generator = torch.Generator().manual_seed(31)
     for n_in, n_out, has_bias, dtype, rank, alpha in START_CASES:
@@ -107,7 +116,19 @@ FORWARD_CASES = [
 ]
 
 
-@question("lora_tests", points=1)
+@question("lora_tests")
+@behaviour("LoRALinear", "the update scaled by alpha / rank (ranks 1 to 8, alphas 1 to 16)", mutant="lora_no_scaling")
+@behaviour("LoRALinear", "the scaling divides by the rank, not alpha alone", mutant="lora_scaled_by_alpha")
+@behaviour(
+    "LoRALinear",
+    "gradient flow: A and B get the formula's gradients, and so does the input x",
+    mutant="lora_detached_update",
+)
+@behaviour(
+    "LoRALinear",
+    "gradient flow: no gradient reaches the wrapped layer's weight and bias",
+    mutant="lora_base_not_frozen",
+)
 def test_lora_linear_forward_and_gradients_match_the_formula(student):
     generator = torch.Generator().manual_seed(32)
     for n_in, n_out, rank, alpha, shape in FORWARD_CASES:
@@ -196,6 +217,11 @@ def _projections(config):
 
 
 @question("lora_tests", points=0.5)
+@behaviour("add_lora", "the query and value projections of every layer wrapped, key left plain", mutant="lora_on_key")
+@behaviour(
+    "add_lora", "only the adapters and the classifier trainable (the count of a formula)", mutant="lora_rest_not_frozen"
+)
+@behaviour("add_lora", "the model's output unchanged by the call", mutant="lora_B_random_init")
 def test_add_lora_wraps_query_and_value_and_keeps_the_output(student):
     # (config, rank, alpha): two layers, hidden 32, 3 labels; one layer, hidden 24, 2 labels (eval mode).
     for config, rank, alpha in ((TINY_BERT, 4, 8.0), (OTHER_BERT, 2, 3.0)):
@@ -242,6 +268,16 @@ def test_add_lora_wraps_query_and_value_and_keeps_the_output(student):
 
 
 @question("lora_tests", points=0.5)
+@behaviour(
+    "add_lora",
+    "gradient flow: one SGD step over all parameters moves only the adapters and the head",
+    mutant="lora_rest_not_frozen",
+)
+@behaviour(
+    "add_lora",
+    "the adapted model's forward and step with the grader's A and B: alpha / rank in every adapter",
+    mutant="lora_scaled_by_alpha",
+)
 def test_add_lora_step_moves_only_the_adapters_and_the_head(student):
     # Checked by behaviour: the grader sets every adapter's A and B (B non-zero, so A gets gradients too), one
     # SGD step runs over *all* of model.parameters(), and the logits after it are compared with the same step
@@ -277,3 +313,52 @@ def test_add_lora_step_moves_only_the_adapters_and_the_head(student):
         rtol=1e-4,
         atol=1e-4,
     )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "LoRALinear",
+        "randomness: A's initial values (nn.Linear's rule)",
+        "The tests check only that A is not zero and within +-1/sqrt(in_features), which any draw of the stated rule meets; which generator call draws it is free.",
+    ),
+    (
+        "LoRALinear",
+        "A and B as parameters or bias-free nn.Linear layers; two matmuls or a merged weight",
+        "Both are allowed in the skeleton's words (the tests find A and B by shape); variants lora_linear_layers and lora_merged_weight keep full marks.",
+    ),
+    (
+        "LoRALinear",
+        "train vs eval mode, input mutation",
+        "The layer has no dropout and samples nothing, and only reads its input.",
+    ),
+    (
+        "add_lora",
+        "how it finds and swaps the modules (attribute access, names and setattr)",
+        "Any way that wraps exactly those modules is allowed; variant add_lora_by_module_names keeps full marks.",
+    ),
+    (
+        "add_lora",
+        "train vs eval mode, randomness, dtype",
+        "add_lora only swaps modules and sets requires_grad; the caller sets the mode, and each LoRALinear takes its base's dtype (graded on LoRALinear).",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    (
+        "LoRALinear",
+        "base",
+        "nn.Linear (in, out) of (7, 5), (4, 9) without bias in float64, (16, 12), (6, 5), (5, 8), (9, 3), (8, 6), BERT's (32, 32) and (24, 24) projections",
+        None,
+    ),
+    ("LoRALinear", "rank", "1, 2, 3, 4, 8", None),
+    ("LoRALinear", "alpha", "1, 3, 4, 6, 8, 16", None),
+    ("LoRALinear.forward", "x", "(2, 3, in), (3, 6), (2, 3, 5), (1, 1, 9), (4, 8), BERT's hidden states", None),
+    ("add_lora", "model", "BertForSentenceClassification of 2 layers and 3 labels, and of 1 layer and 2 labels", None),
+    ("add_lora", "rank", "4, 2, 3", None),
+    ("add_lora", "alpha", "8, 3, 6", None),
+]

@@ -2,7 +2,7 @@
 
 from torch import nn
 
-from assignments.grading.testkit import expect, kernel_value, question
+from assignments.grading.testkit import behaviour, expect, kernel_value, question
 
 SIZES = [(1, 1), (3, 5), (7, 2), (64, 128), (300, 17)]  # (input_size, hidden_size)
 
@@ -23,11 +23,34 @@ def _check(student, function, layer):
         )
 
 
-@question("param_counts_tests", points=1)
+@question("param_counts_tests")
+@behaviour("gru_param_count", "count of one nn.GRU layer, both bias vectors included", mutant="params_without_bias")
 def test_gru_param_count_matches_nn_gru(student):
     _check(student, "gru_param_count", nn.GRU)
 
 
-@question("param_counts_tests", points=1)
+@question("param_counts_tests")
+@behaviour("lstm_param_count", "count of one nn.LSTM layer, four blocks", mutant="params_single_bias")
 def test_lstm_param_count_matches_nn_lstm(student):
     _check(student, "lstm_param_count", nn.LSTM)
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "gru_param_count",
+        "mode, gradients, randomness, reductions, order, dtype, inputs",
+        "Arithmetic on two integers has none of these behaviours.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("gru_param_count", "input_size", "1, 3, 7, 64, 300", None),
+    ("gru_param_count", "hidden_size", "1, 2, 5, 17, 128", None),
+    ("lstm_param_count", "input_size", "1, 3, 7, 64, 300", None),
+    ("lstm_param_count", "hidden_size", "1, 2, 5, 17, 128", None),
+]

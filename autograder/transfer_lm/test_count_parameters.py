@@ -1,10 +1,11 @@
 """count_parameters_tests: only parameters with requires_grad count; buffers never do."""
 
-from assignments.grading.testkit import expect, kernel_value, question
+from assignments.grading.testkit import behaviour, expect, kernel_value, question
 from autograder.transfer_lm.oracles import reference_model
 
 
-@question("count_parameters_tests", points=1)
+@question("count_parameters_tests")
+@behaviour("count_trainable_parameters", "frozen parameters not counted", mutant="count_frozen_parameters")
 def test_frozen_parameters_not_counted(student):
     # Linear(6, 4) frozen, Embedding(9, 4) trainable, Linear(4, 3) with only its bias frozen:
     # 36 + 12 = 48 trainable of 28 + 36 + 15 = 79.
@@ -18,7 +19,8 @@ def test_frozen_parameters_not_counted(student):
     expect(out == 48, f"a module with 79 parameters of which 31 are frozen should count 48; got {kernel_value(out)}")
 
 
-@question("count_parameters_tests", points=1)
+@question("count_parameters_tests")
+@behaviour("count_trainable_parameters", "buffers not counted", mutant="count_state_dict")
 def test_buffers_not_counted_and_frozen_base(student):
     ref = reference_model(53, 2, 10, 2, 4)
     total = sum(p.numel() for p in ref.parameters())
@@ -44,3 +46,15 @@ def test_buffers_not_counted_and_frozen_base(student):
         out["frozen"] == head,
         f"with the base frozen only the head's {head} parameters are trainable; got {kernel_value(out['frozen'])}",
     )
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    (
+        "count_trainable_parameters",
+        "model",
+        "a ModuleDict with frozen parts, Model(53, 2, 10, 2, 4), the same with its base frozen, BatchNorm1d(6)",
+        None,
+    ),
+]

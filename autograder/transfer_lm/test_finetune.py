@@ -9,7 +9,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.testkit import expect, expect_shape, kernel_value, question
+from assignments.grading.testkit import behaviour, expect, expect_shape, kernel_value, question
 from autograder.transfer_lm import checks, oracles
 from autograder.transfer_lm.inputs import REVIEW_NTOKEN, labelled_reviews, pretrained_review_lm
 from autograder.transfer_lm.oracles import causal_mask, reference_model
@@ -17,7 +17,9 @@ from autograder.transfer_lm.oracles import causal_mask, reference_model
 STAND_INS = ("generate_square_subsequent_mask", "PositionalEncoding", "Model", "load_pretrained_base")
 
 
-@question("finetune_tests", points=1)
+@question("finetune_tests")
+@behaviour("predict_classes", "arg-max over the classes", mutant="predict_argmax_wrong_dim")
+@behaviour("predict_classes", "evaluation mode", mutant="predict_without_eval")
 def test_predict_classes_matches_reference(student):
     # Vocabulary 19, nhid 12, 2 heads, 1 layer, 3 classes, dropout 0.3; 11 rows of 8 in batches of 5 (5 + 5 + 1:
     # a batch of one review at the end).
@@ -106,7 +108,14 @@ def _check_call(call, inputs, lengths):
     return rows
 
 
-@question("finetune_tests", points=1)
+@question("finetune_tests")
+@behaviour("train_classifier", "a new random order every epoch", mutant="train_classifier_in_order")
+@behaviour("train_classifier", "training mode, even after predict_classes", mutant="train_classifier_never_calls_train")
+@behaviour(
+    "train_classifier",
+    "the mean loss per review, the short last batch by its size",
+    mutant="train_classifier_mean_over_batches",
+)
 def test_train_classifier_shuffles_trains_and_averages_per_review(student):
     # 10 reviews, an epoch in batches of 4 (4 + 4 + 2) then one in batches of 3 (3 + 3 + 3 + 1). Row r starts
     # with token r + 1, so the first token of each row the model sees tells which review it is. The kernel
@@ -179,7 +188,8 @@ def test_train_classifier_shuffles_trains_and_averages_per_review(student):
     )
 
 
-@question("finetune_tests", points=1)
+@question("finetune_tests")
+@behaviour("predict_classes", "the fine-tuned classifier reaches the accuracy bar", mutant="predict_argmax_wrong_dim")
 def test_pretrained_classifier_accuracy(student):
     # The grader pre-trains a tiny language model on unlabelled synthetic reviews (vocabulary 30, nhid 32,
     # 2 heads, 1 layer) with the reference code; the student's train_classifier then fine-tunes a
@@ -213,3 +223,51 @@ def test_pretrained_classifier_accuracy(student):
         accuracy >= 0.85,
         f"after fine-tuning with train_classifier the held-out accuracy should reach 0.85; got {accuracy:.3f}",
     )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "train_classifier",
+        "dynamic padding: a batch cut to its longest review, with the mask of that width",
+        "The skeleton allows it (the scores are the same) and the test checks the mask against each batch's width; variant train_classifier_dynamic_padding keeps full marks.",
+    ),
+    (
+        "train_classifier",
+        "how the order is drawn (randperm, a DataLoader)",
+        "Any uniformly random order is accepted; variant train_classifier_dataloader keeps full marks.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    (
+        "train_classifier",
+        "model",
+        "Model(19, 2, 8, 1, 3) with dropout 0.1, Model(30, 2, 32, 1, 2) on a pre-trained base",
+        None,
+    ),
+    ("train_classifier", "inputs", "(10, 6), (128, 16)", None),
+    ("train_classifier", "lengths", "(10,), (128,)", None),
+    ("train_classifier", "labels", "3 classes, 2 classes", None),
+    ("train_classifier", "optimizer", "SGD, Adam", None),
+    ("train_classifier", "batch_size", "4, 3 (a last batch of one), 16", None),
+    (
+        "train_classifier",
+        "progress",
+        "False",
+        "The bar only displays; graded runs pass False, as the notebook's own cells do when grading.",
+    ),
+    (
+        "predict_classes",
+        "model",
+        "Model(19, 2, 12, 1, 3) with dropout 0.3 in training mode, the fine-tuned Model(30, 2, 32, 1, 2)",
+        None,
+    ),
+    ("predict_classes", "inputs", "(11, 8), (300, 16)", None),
+    ("predict_classes", "lengths", "(11,), (300,)", None),
+    ("predict_classes", "batch_size", "5 (a last batch of one), 64", None),
+]

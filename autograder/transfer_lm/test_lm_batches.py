@@ -2,7 +2,7 @@
 
 import torch
 
-from assignments.grading.testkit import expect, expect_shape, question
+from assignments.grading.testkit import behaviour, expect, expect_shape, question
 
 
 def _expected(ids, seq_len):
@@ -34,14 +34,39 @@ def _check(student, ids, seq_len):
     expect(out["untouched"], "make_lm_chunks modified the ids it was given")
 
 
-@question("lm_batches_tests", points=1)
+@question("lm_batches_tests")
+@behaviour("make_lm_chunks", "windows and targets shifted by one token", mutant="targets_not_shifted")
 def test_windows_and_shifted_targets(student):
     g = torch.Generator().manual_seed(4)
     _check(student, torch.randint(0, 50, (23,), generator=g), 5)  # 22 // 5 = 4 windows, 2 tokens dropped
 
 
-@question("lm_batches_tests", points=1)
+@question("lm_batches_tests")
+@behaviour(
+    "make_lm_chunks",
+    "(len(ids) - 1) // seq_len windows: an exact fit keeps its last window",
+    mutant="chunks_one_window_short",
+)
 def test_exact_fit_and_single_window(student):
     g = torch.Generator().manual_seed(8)
     _check(student, torch.randint(0, 50, (22,), generator=g), 7)  # 21 // 7 = 3 windows, nothing dropped
     _check(student, torch.randint(0, 50, (10,), generator=g), 9)  # exactly one window
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "make_lm_chunks",
+        "ids left unchanged; int64 kept",
+        "Slicing and view cannot change ids or their dtype and no plausible answer does otherwise, so the tests' checks of both have no mutant.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("make_lm_chunks", "ids", "23 ids, 22 ids, 10 ids", None),
+    ("make_lm_chunks", "seq_len", "5, 7, 9", None),
+]

@@ -2,7 +2,7 @@
 
 import torch
 
-from assignments.grading.testkit import expect, expect_shape, question
+from assignments.grading.testkit import behaviour, expect, expect_shape, question
 from autograder.transfer_lm import stand_ins as reference
 from autograder.transfer_lm.oracles import causal_mask, reference_model
 
@@ -81,7 +81,11 @@ def _run(student, config):
     return lm_state, start, out
 
 
-@question("load_pretrained_base_tests", points=1)
+@question("load_pretrained_base_tests")
+@behaviour(
+    "load_pretrained_base", "every base tensor copied, nothing re-initialized", mutant="reinit_base_after_loading"
+)
+@behaviour("load_pretrained_base", "the base stays trainable", mutant="load_base_then_freeze")
 def test_every_base_tensor_copied(student):
     lm_state, _, out = _run(student, TWO_LAYERS)
     after = out["after"]
@@ -108,7 +112,12 @@ def test_every_base_tensor_copied(student):
     )
 
 
-@question("load_pretrained_base_tests", points=1)
+@question("load_pretrained_base_tests")
+@behaviour(
+    "load_pretrained_base",
+    "values copied, not shared: training leaves the language model's tensors alone",
+    mutant="load_base_shares_tensors",
+)
 def test_head_kept_new_and_language_model_untouched(student):
     # The reported lm_after is compared with the grader's own copy of the language model: a kernel that
     # forges it hides only an in-place modification of its own copy, which no other grade depends on.
@@ -129,3 +138,11 @@ def test_head_kept_new_and_language_model_untouched(student):
         f"during load_pretrained_base or one training step after it: copy the values into the "
         f"classifier instead of sharing the language model's tensors",
     )
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("load_pretrained_base", "model", "Model(41, 2, 12, 2, 3), Model(23, 4, 8, 1, 2)", None),
+    ("load_pretrained_base", "lm_state_dict", "Model(41, 2, 12, 2, 41)'s, Model(23, 4, 8, 1, 23)'s", None),
+]

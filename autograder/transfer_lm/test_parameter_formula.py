@@ -1,6 +1,6 @@
 """parameter_formula_tests: the closed-form count against counted models and the assignment's numbers."""
 
-from assignments.grading.testkit import expect, question
+from assignments.grading.testkit import behaviour, expect, question
 from autograder.transfer_lm.oracles import reference_model
 
 CONFIGS = [  # (ntoken, nhid, nlayers, nhead, nclasses)
@@ -20,7 +20,8 @@ def _formula(student, configs):
     return student.run("result = [formula_parameter_count(*c) for c in configs]", configs=[list(c) for c in configs])
 
 
-@question("parameter_formula_tests", points=1)
+@question("parameter_formula_tests")
+@behaviour("formula_parameter_count", "the closed form against counted models", mutant="formula_no_attention_biases")
 def test_formula_matches_counted_models(student):
     answers = _formula(student, CONFIGS)
     for config, answer in zip(CONFIGS, answers):
@@ -37,7 +38,10 @@ def test_formula_matches_counted_models(student):
         )
 
 
-@question("parameter_formula_tests", points=1)
+@question("parameter_formula_tests")
+@behaviour(
+    "formula_parameter_count", "the written question's sizes, nhead irrelevant", mutant="formula_no_attention_biases"
+)
 def test_formula_assignment_numbers(student):
     # The numbers of the written question: 50,001 words, nhid 200, 4 layers, 2 heads, feed-forward 200.
     configs = [(50001, 200, 4, 2, 50001), (50001, 200, 4, 2, 2), (50001, 200, 4, 8, 2)]
@@ -55,3 +59,25 @@ def test_formula_assignment_numbers(student):
         "classifier, which is not its number of trainable parameters",
     )
     expect(clf8 == clf, "the number of heads does not change the parameter count; your formula says it does")
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "formula_parameter_count",
+        "mode, gradients, randomness, order, dtype, inputs",
+        "Arithmetic on integers has none of these behaviours.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("formula_parameter_count", "ntoken", "53, 101, 17, 7, 50001", None),
+    ("formula_parameter_count", "nhid", "10, 24, 8, 6, 200", None),
+    ("formula_parameter_count", "nlayers", "2, 3, 1, 5, 4", None),
+    ("formula_parameter_count", "nhead", "2, 3, 4, 1, 8", None),
+    ("formula_parameter_count", "nclasses", "4, 101, 5, 2, 50001", None),
+]

@@ -3,6 +3,7 @@
 import torch
 
 from assignments.grading.testkit import (
+    behaviour,
     expect,
     expect_between,
     expect_close,
@@ -20,7 +21,14 @@ def _formula(seq: int, d: int) -> torch.Tensor:
     return table
 
 
-@question("positional_encoding_tests", points=1)
+@question("positional_encoding_tests")
+@behaviour("PositionalEncoding", "the sinusoid table added to x, batch-first", mutant="pe_sin_cos_swapped")
+@behaviour("PositionalEncoding", "input x left unchanged", mutant="pe_added_in_place")
+@behaviour(
+    "PositionalEncoding",
+    "evaluation mode: no dropout at any rate (built with 0.3, then eval)",
+    mutant="pe_dropout_in_evaluation_mode",
+)
 def test_adds_sinusoid_table_batch_first(student):
     # batch 3, seq 13, d_model 10, max_len 40; random input so the table must be ADDED to x. Dropout 0.3 in
     # evaluation mode: the module is built with a rate and then switched off, as evaluate_lm does it.
@@ -51,7 +59,18 @@ def test_adds_sinusoid_table_batch_first(student):
     )
 
 
-@question("positional_encoding_tests", points=1)
+@question("positional_encoding_tests")
+@behaviour("PositionalEncoding", "the table is a buffer, not a parameter", mutant="pe_table_as_frozen_parameter")
+@behaviour(
+    "PositionalEncoding",
+    "training mode: dropout on the sum x + pe at the given rate",
+    mutant="pe_dropout_before_adding",
+)
+@behaviour(
+    "PositionalEncoding",
+    "training mode: `dropout` is the probability of zeroing, not of keeping (rates 0.5 and 0.2)",
+    mutant="pe_dropout_keep_probability",
+)
 def test_table_is_a_buffer_and_dropout_applies(student):
     out = student.run(
         "result = {}\n"
@@ -86,3 +105,24 @@ def test_table_is_a_buffer_and_dropout_applies(student):
         "the fraction of entries zeroed by dropout 0.2 in training mode (dropout is the probability of "
         "zeroing an entry, not of keeping it)",
     )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "PositionalEncoding",
+        "buffer shaped (max_len, d) or (1, max_len, d)",
+        "The skeleton allows both; variant pe_uva_tutorial (a (1, max_len, d) non-persistent buffer) keeps full marks.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("PositionalEncoding", "d_model", "10, 8", None),
+    ("PositionalEncoding", "dropout", "0.3 (evaluation mode), 0.5, 0.2 (training mode)", None),
+    ("PositionalEncoding", "max_len", "40, 30 (equal to the sequence length)", None),
+    ("PositionalEncoding", "x", "(3, 13, 10), (1, 1, 10), (64, 30, 8)", None),
+]

@@ -12,7 +12,7 @@ by 0.1 or more.
 
 import torch
 
-from assignments.grading.testkit import expect, expect_shape, question
+from assignments.grading.testkit import behaviour, expect, expect_shape, question
 from autograder.transfer_lm.oracles import decoding_distribution, nucleus_margin
 
 N = 20_000
@@ -44,7 +44,12 @@ def _draw(student, scores, seed, **options):
     return ids
 
 
-@question("sample_next_tests", points=1)
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "greedy is each row's argmax over the vocabulary, whatever top_k and top_p are",
+    mutant="decode_greedy_over_batch",
+)
 def test_greedy_takes_each_rows_argmax(student):
     g = torch.Generator().manual_seed(3)
     scores = torch.randn(6, 31, generator=g)  # batch 6, ntoken 31: rows differ
@@ -58,7 +63,24 @@ def test_greedy_takes_each_rows_argmax(student):
         )
 
 
-@question("sample_next_tests", points=1)
+@question("sample_next_tests")
+@behaviour("sample_next", "temperature divides the scores before the softmax", mutant="decode_temperature_multiplies")
+@behaviour(
+    "sample_next", "each row is drawn on its own (randomness across rows)", mutant="decode_one_draw_for_every_row"
+)
+@behaviour("sample_next", "draws come from the given generator (seeding)", mutant="decode_ignores_generator")
+@behaviour(
+    "sample_next",
+    "torch's global random state is left alone (no reseeding of it)",
+    mutant="decode_reseeds_global_from_generator",
+)
+@behaviour("sample_next", "another generator seed gives other draws", mutant="decode_reseeds_global_fixed")
+@behaviour("sample_next", "the scores tensor is not modified (input mutation)", mutant="decode_scales_scores_in_place")
+@behaviour(
+    "sample_next",
+    "a single row comes back with its batch axis: shape (1,) (stated in the skeleton)",
+    mutant="decode_squeeze_drops_batch_of_one",
+)
 def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
     scores = ROW.expand(N, -1).clone()
     for temperature in (0.5, 2.0):
@@ -110,7 +132,12 @@ def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
     )
 
 
-@question("sample_next_tests", points=1)
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-k keeps exactly the k largest of each row, in their softmax proportions",
+    mutant="decode_top_k_drops_the_kth",
+)
 def test_top_k_draws_only_the_k_best_in_their_softmax_proportions(student):
     scores = ROW.expand(N, -1).clone()
     for k, temperature in ((3, 1.0), (1, 1.0), (5, 0.7)):
@@ -157,7 +184,24 @@ def _kept(row, temperature=1.0, top_k=None, top_p=None):
     return {i for i, q in enumerate(decoding_distribution(row.tolist(), temperature, top_k, top_p)) if q > 0}
 
 
-@question("sample_next_tests", points=1)
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p keeps the smallest set reaching p, the id that reaches it included",
+    mutant="decode_top_p_drops_the_crossing_id",
+)
+@behaviour("sample_next", "top-p keeps nothing beyond that set", mutant="decode_top_p_keeps_one_more")
+@behaviour(
+    "sample_next", "top-p after the temperature, on the scaled probabilities", mutant="decode_top_p_before_temperature"
+)
+@behaviour(
+    "sample_next",
+    "top-p: the smaller id first among equal probabilities at the boundary (stated in the skeleton)",
+    mutant="decode_top_p_ties_larger_id_first",
+)
+@behaviour(
+    "sample_next", "top-p: p outside (0, 1] raises ValueError (stated in the skeleton)", mutant="decode_top_p_unchecked"
+)
 def test_top_p_keeps_the_smallest_set_reaching_p(student):
     # Exact support: every draw lies in the oracle's kept set, and every kept id is drawn. The least likely
     # kept id of these cases has probability 0.0044 (p = 1, id 7), so it is missed in N = 20,000 draws with
@@ -211,7 +255,23 @@ def test_top_p_keeps_the_smallest_set_reaching_p(student):
         expect(out is True, f"top_p={bad:g} is outside (0, 1]: sample_next should raise ValueError")
 
 
-@question("sample_next_tests", points=1)
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p: the kept ids drawn in their probabilities' proportions (renormalised by their sum; 5 sigma)",
+    mutant="decode_top_p_softmax_of_probabilities",
+)
+@behaviour(
+    "sample_next",
+    "top-p frequencies: the id that reaches p drawn in its share",
+    mutant="decode_top_p_drops_the_crossing_id",
+)
+@behaviour("sample_next", "top-p frequencies: no share for the id after the set", mutant="decode_top_p_keeps_one_more")
+@behaviour(
+    "sample_next",
+    "top-p frequencies at temperature 2: the set of the scaled probabilities",
+    mutant="decode_top_p_before_temperature",
+)
 def test_top_p_draws_the_kept_ids_in_renormalised_proportions(student):
     # The frequencies against the oracle's renormalised probabilities, with the module's bound: N = 20,000
     # rows per seed, a frequency's standard deviation at most 0.0035, and BOUND = 0.02 beyond 5.6 sigma.
@@ -232,3 +292,40 @@ def test_top_p_draws_the_kept_ids_in_renormalised_proportions(student):
                 f"frequency of some id is further than {BOUND} from its probability divided by the kept ids' total "
                 f"(the softmax of the temperature-scaled scores with the cut ids at -inf)",
             )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "sample_next",
+        "top-k: ids tied with the k-th score kept or cut",
+        "The skeleton accepts both and no test's scores tie at the k-th (the top-p ties come without top_k); the solution keeps ties, variant decode_sort_and_scatter keeps exactly k.",
+    ),
+    (
+        "sample_next",
+        "train vs eval mode, gradients",
+        "sample_next receives plain scores and no model; continue_text, which is given, sets eval mode and no_grad.",
+    ),
+    (
+        "sample_next",
+        "dtype and device",
+        "Scores come to it on the CPU as float32 (continue_text moves them); the tests send float32 CPU tensors.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("sample_next", "scores", "(6, 31), (20000, 9), (500, 9), (1, 9), (4000, 13), (3, 9)", None),
+    ("sample_next", "temperature", "0, 0.5, 2.0, 1.0, 0.7", None),
+    ("sample_next", "top_k", "None, 1, 2, 3, 5, 6 with top_p, 4 at temperature 0", None),
+    (
+        "sample_next",
+        "top_p",
+        "None, 0.3, 0.5, 0.6, 0.8, 0.9, 0.95, 1.0, 0.25 and 0.6 at tied boundaries, 0.3 at temperature 0, 0.0, -0.2 and 1.01 (ValueError)",
+        None,
+    ),
+    ("sample_next", "generator", "seeded 7, 8, 9, 11, 12, 13, 21", None),
+]

@@ -7,7 +7,7 @@ Both forms nn.TransformerEncoder accepts are graded alike (the skeleton says so)
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.testkit import expect, expect_shape, question
+from assignments.grading.testkit import behaviour, expect, expect_shape, question
 from autograder.transfer_lm.oracles import as_additive, causal_mask
 
 SIZES = [1, 2, 3, 6, 11]
@@ -30,7 +30,11 @@ def _additive(mask):
     return as_additive(mask)
 
 
-@question("square_mask_tests", points=1)
+@question("square_mask_tests")
+@behaviour("generate_square_subsequent_mask", "0 on and below the diagonal, -inf above it", mutant="mask_transposed")
+@behaviour(
+    "generate_square_subsequent_mask", "a boolean mask is True where attention is blocked", mutant="mask_bool_inverted"
+)
 def test_mask_equals_pytorch_causal_mask(student):
     masks = _masks(student)
     for size, mask in zip(SIZES, masks):
@@ -50,7 +54,8 @@ def test_mask_equals_pytorch_causal_mask(student):
         )
 
 
-@question("square_mask_tests", points=1)
+@question("square_mask_tests")
+@behaviour("generate_square_subsequent_mask", "a position may attend to itself", mutant="mask_diagonal_blocked")
 def test_mask_makes_attention_causal(student):
     # Use the student's mask in real attention (batch 2, heads 3, seq 9, head_dim 4): every row of the
     # attention weights must sum to 1 and put exactly zero weight on later positions.
@@ -72,3 +77,26 @@ def test_mask_makes_attention_causal(student):
     )
     present = weights.masked_select(torch.ones(size, size, dtype=torch.bool).tril().expand_as(weights))
     expect(present.min().item() > 0, "with your mask some position is blocked from itself or from the past")
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "generate_square_subsequent_mask",
+        "float or boolean dtype",
+        "Both forms nn.TransformerEncoder accepts are allowed by the skeleton; variants square_mask_bool and square_mask_pytorch_tutorial keep full marks.",
+    ),
+    (
+        "generate_square_subsequent_mask",
+        "device",
+        "The mask is built on the CPU and its callers move it, as train_lm's skeleton says.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("generate_square_subsequent_mask", "size", "1, 2, 3, 6, 9, 11", None),
+]

@@ -4,7 +4,7 @@ import math
 
 import torch
 
-from assignments.grading.testkit import expect, kernel_value, question
+from assignments.grading.testkit import behaviour, expect, kernel_value, question
 from autograder.transfer_lm import checks, oracles
 from autograder.transfer_lm.checks import key_problems
 from autograder.transfer_lm.inputs import chunks, markov_ids
@@ -16,7 +16,10 @@ STAND_INS = ("generate_square_subsequent_mask", "PositionalEncoding", "Model")
 CASES = ((9, 4), (5, 1))  # (window length, batch_size) of evaluate_lm's calls
 
 
-@question("train_lm_tests", points=1)
+@question("train_lm_tests")
+@behaviour("evaluate_lm", "the mean loss per token over all windows", mutant="evaluate_mean_over_batches")
+@behaviour("evaluate_lm", "evaluation mode (dropout off)", mutant="evaluate_in_training_mode")
+@behaviour("evaluate_lm", "perplexity is exp of the loss in nats", mutant="perplexity_base_two")
 def test_evaluate_lm_loss_and_perplexity(student):
     # Vocabulary 31, nhid 16, 2 heads, 1 layer, dropout 0.3; 10 windows of 9 tokens in batches of 4 (the last
     # batch is short: the average must be over tokens), then the same windows cut to 5 tokens in batches of 1.
@@ -96,7 +99,26 @@ def _as_float(value):
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-@question("train_lm_tests", points=1)
+@question("train_lm_tests")
+@behaviour("train_lm", "the causal mask on every batch", mutant="train_without_mask")
+@behaviour(
+    "train_lm",
+    "training mode, even after evaluate_lm left the model in evaluation mode",
+    mutant="train_lm_never_calls_train",
+)
+@behaviour("train_lm", "gradients zeroed before each backward", mutant="train_lm_no_zero_grad")
+@behaviour("train_lm", "gradient norm clipped before the step", mutant="train_lm_clips_after_step")
+@behaviour("train_lm", "the mean loss per token, the short last batch by its size", mutant="train_lm_mean_over_batches")
+@behaviour(
+    "train_lm",
+    "reduction: the mean cross-entropy per token is backpropagated, not the sum (stated in the skeleton)",
+    mutant="train_lm_backprops_sum",
+)
+@behaviour(
+    "train_lm",
+    "the gradient norm clipped to the clip argument (0.05 and 10), not a fixed 0.5",
+    mutant="train_lm_clip_fixed",
+)
 def test_train_lm_epoch_matches_reference_in_training_mode(student):
     # 10 windows of 6 tokens, two epochs (EPOCHS): every call of the model in training mode with a causal mask.
     # Then both epochs are compared with the reference's from the same grader-chosen weights (SGD lr 0.5): a loop
@@ -163,7 +185,8 @@ def test_train_lm_epoch_matches_reference_in_training_mode(student):
         )
 
 
-@question("train_lm_tests", points=1)
+@question("train_lm_tests")
+@behaviour("train_lm", "the model learns the task (held-out loss)", mutant="train_without_mask")
 def test_train_lm_lowers_held_out_loss(student):
     # A first-order Markov chain over 29 tokens, 2 successors each: best loss ln 2 = 0.69, uniform ln 29 = 3.37.
     # 149 training windows of 16 tokens; model vocabulary 29, nhid 32, 2 heads, 1 layer, no dropout;
@@ -194,3 +217,57 @@ def test_train_lm_lowers_held_out_loss(student):
         f"after 8 epochs of train_lm the held-out loss should fall below 1.0 (it starts at ln 29 = 3.37); "
         f"got {loss:.3f}",
     )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "train_lm",
+        "randomness: the random numbers the loop itself draws",
+        "The replayed epochs run without dropout and the mode is read from each call, so a loop that draws (a DataLoader seeds itself from torch's generator) matches; variant train_lm_dataloader keeps full marks.",
+    ),
+    (
+        "train_lm",
+        "data order: rows in order",
+        "The skeleton fixes the order so that a seeded oracle can replay the epoch; nobody adds an unasked shuffle, so no mutant is kept.",
+    ),
+    ("train_lm", "device, progress bar", "Grading runs on the CPU, and the bar only displays."),
+    (
+        "evaluate_lm",
+        "the mode it leaves the model in",
+        "The skeletons ask for evaluation mode while measuring and have train_lm set its own mode, so staying in eval mode and restoring the mode found are both right; variant train_lm_dataloader restores it.",
+    ),
+    (
+        "evaluate_lm",
+        "torch.no_grad",
+        "Without it the values are the same and only memory grows, which tiny grading models cannot show.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("train_lm", "model", "Model(23, 2, 16, 1, 23) without dropout, Model(29, 2, 32, 1, 29)", None),
+    ("train_lm", "inputs", "(10, 6), (149, 16)", None),
+    ("train_lm", "targets", "(10, 6), (149, 16)", None),
+    ("train_lm", "optimizer", "SGD, Adam", None),
+    ("train_lm", "batch_size", "4, 3 (a last batch of one), 16", None),
+    ("train_lm", "clip", "0.05, 10, 0.5", None),
+    (
+        "train_lm",
+        "progress",
+        "False",
+        "The bar only displays; graded runs pass False, as the notebook's own cells do when grading.",
+    ),
+    (
+        "evaluate_lm",
+        "model",
+        "Model(31, 2, 16, 1, 31) with dropout 0.3 in training mode before each call",
+        "evaluate_lm only calls the model it is given; what it can get wrong about it (the mode, the mask's size, the averaging) shows with one model handed over in training mode, at two window lengths and batch sizes.",
+    ),
+    ("evaluate_lm", "inputs", "(10, 9), (10, 5)", None),
+    ("evaluate_lm", "targets", "(10, 9), (10, 5)", None),
+    ("evaluate_lm", "batch_size", "4 (a short last batch), 1", None),
+]

@@ -7,7 +7,7 @@ same state dict. The GRU oracle is ``nn.GRU`` over packed sequences with the stu
 import torch
 import torch.nn as nn
 
-from assignments.grading.testkit import expect, expect_close, expect_shape, kernel_value, question
+from assignments.grading.testkit import behaviour, expect, expect_close, expect_shape, kernel_value, question
 
 TINY = dict(
     vocab_size=99,
@@ -100,7 +100,8 @@ def oracle_logits(bert, gru, out, ids, mask):
         return oracle_from_features(gru, out, features, mask)
 
 
-@question("bert_gru_sentiment_tests", points=1)
+@question("bert_gru_sentiment_tests")
+@behaviour("BERTGRUSentiment", "gradient flow: BERT frozen, the head trained", mutant="bert_not_frozen")
 def test_bert_frozen_head_learns(student):
     # Checked by behaviour: the grader's BERT and head weights go in, one SGD step over *all* of
     # model.parameters() on logits.sum() runs in the kernel, and the logits after the step must equal an
@@ -161,7 +162,13 @@ def test_bert_frozen_head_learns(student):
     )
 
 
-@question("bert_gru_sentiment_tests", points=1)
+@question("bert_gru_sentiment_tests")
+@behaviour("BERTGRUSentiment", "packed GRU reads real tokens only", mutant="gru_reads_padding")
+@behaviour("BERTGRUSentiment", "final state of the last layer, both directions", mutant="gru_first_layer_hidden")
+@behaviour("BERTGRUSentiment", "eval mode: no dropout in the head", mutant="gru_head_dropout_always_on")
+@behaviour("BERTGRUSentiment", "a batch of one review", mutant="gru_lengths_squeezed")
+@behaviour("BERTGRUSentiment", "attention_mask None: every token real", mutant="gru_head_requires_mask")
+@behaviour("BERTGRUSentiment", "output_dim logits", mutant="gru_single_logit")
 def test_matches_gru_oracle(student):
     # hidden, layers, bidirectional, lengths (None: no attention_mask, every token real), output_dim, BERT's
     # hidden size. The third case is a batch of one sentence with three logits.
@@ -214,6 +221,11 @@ def test_matches_gru_oracle(student):
 
 
 @question("bert_gru_sentiment_tests", points=0.5)
+@behaviour(
+    "BERTGRUSentiment",
+    "encode: BERT in eval mode without a graph; cached path equals the direct one",
+    mutant="bert_not_frozen",
+)
 def test_cached_features_path(student):
     bert, config, state = tiny_bert(30)
     ids, mask = ids_and_mask(31, [6, 8, 3], 8)
@@ -264,6 +276,11 @@ def test_cached_features_path(student):
 
 
 @question("bert_gru_sentiment_tests", points=0.5)
+@behaviour(
+    "BERTGRUSentiment",
+    "encode switches BERT to eval mode itself, in a model that is training",
+    mutant="encode_without_bert_eval",
+)
 def test_encode_puts_bert_in_eval_mode(student):
     # The model arrives in training mode, as it does in the notebook's caching cell (a freshly built model):
     # encode itself must switch BERT (dropout 0.1 in this config) to eval mode, so its features are
@@ -305,7 +322,12 @@ def test_encode_puts_bert_in_eval_mode(student):
         )
 
 
-@question("bert_gru_sentiment_tests", points=1)
+@question("bert_gru_sentiment_tests")
+@behaviour(
+    "BERTGRUSentiment",
+    "train mode: dropout at the given rate on the final state, before the output layer",
+    mutant="gru_head_without_dropout",
+)
 def test_head_dropout_in_training(student):
     # Under the grader's output layer, the identity (output_dim = 2 x hidden_dim, no bias), the logits in
     # training mode are the dropped-out final states themselves: each entry is 0 or the oracle's final state
@@ -362,3 +384,27 @@ def test_head_dropout_in_training(student):
             + ("" if kept_right else ", and the kept ones differ from the final state scaled by 1/(1-p)")
             + ": apply self.dropout to the final hidden state (both directions), then self.out",
         )
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    (
+        "BERTGRUSentiment",
+        "bert",
+        "a tiny random BertModel of hidden size 24, one of hidden size 32 (BERT's dropout 0.1 in both)",
+        None,
+    ),
+    ("BERTGRUSentiment", "hidden_dim", "4, 5, 6, 8", None),
+    ("BERTGRUSentiment", "output_dim", "1, 2, 3, 8", None),
+    ("BERTGRUSentiment", "n_layers", "1, 2", None),
+    ("BERTGRUSentiment", "bidirectional", "True, False", None),
+    ("BERTGRUSentiment", "dropout", "0.2, 0.5", None),
+    ("BERTGRUSentiment.encode", "input_ids", "(3, 7), (3, 8), and every forward call without features", None),
+    ("BERTGRUSentiment.encode", "attention_mask", "padding masks, None (through forward)", None),
+    ("BERTGRUSentiment.head", "features", "BERT's outputs, and cached features (3, 8, 32), (128, 5, 32)", None),
+    ("BERTGRUSentiment.head", "attention_mask", "padding masks with lengths from 1 to seq, None", None),
+    ("BERTGRUSentiment.forward", "input_ids", "None, batches of 1 to 4 reviews of 7 to 9 tokens", None),
+    ("BERTGRUSentiment.forward", "attention_mask", "None, padding masks", None),
+    ("BERTGRUSentiment.forward", "features", "None, cached features (3, 8, 32), (128, 5, 32)", None),
+]

@@ -2,10 +2,12 @@
 
 import torch
 
-from assignments.grading.testkit import expect, question
+from assignments.grading.testkit import behaviour, expect, question
 
 
-@question("binary_accuracy_tests", points=2)
+@question("binary_accuracy_tests")
+@behaviour("binary_accuracy", "sigmoid of logits, threshold 0.5", mutant="accuracy_without_sigmoid")
+@behaviour("binary_accuracy", "reduction: mean over the batch", mutant="accuracy_without_sigmoid")
 def test_binary_accuracy(student):
     g = torch.Generator().manual_seed(70)
     for n in (1, 7, 50, 333):  # 1: a batch of one
@@ -23,3 +25,11 @@ def test_binary_accuracy(student):
             f"(the inputs are logits: apply a sigmoid, round at 0.5, and return "
             f"the fraction correct)",
         )
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("binary_accuracy", "logits", "(1,), (7,), (50,), (333,)", None),
+    ("binary_accuracy", "y", "random 0.0 / 1.0 labels of sizes 1, 7, 50, 333", None),
+]

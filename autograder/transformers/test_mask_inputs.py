@@ -24,7 +24,7 @@ p = 0.8, sigma 0.0044, bound 0.025.
 
 import torch
 
-from assignments.grading.testkit import expect, question
+from assignments.grading.testkit import behaviour, expect, question
 
 V, MASK_ID, PAD = 1000, 1000, 0
 SMALL_V, SMALL_MASK, SMALL_PAD = 6, 9, 3
@@ -64,7 +64,16 @@ def dispersion(counts, n, p):
     return (((counts.double() - n * p) ** 2).sum() / (n * p * (1 - p))).item()
 
 
-@question("mask_inputs_tests", points=1)
+@question("mask_inputs_tests")
+@behaviour("mask_inputs", "rates: 15% selected, 80/10/10", mutant="mask_random_tokens_from_batch")
+@behaviour(
+    "mask_inputs",
+    "randomness: each token selected on its own (row and column counts binomial)",
+    mutant="mask_exact_count_per_row",
+)
+@behaviour(
+    "mask_inputs", "randomness: sentences selected independently of one another", mutant="mask_same_positions_every_row"
+)
 def test_rates(student):
     for seed in SEEDS:
         tokens = batch(seed)
@@ -97,7 +106,11 @@ def test_rates(student):
         )
 
 
-@question("mask_inputs_tests", points=1)
+@question("mask_inputs_tests")
+@behaviour("mask_inputs", "input mutation: tokens left unmodified", mutant="mask_input_modified_in_place")
+@behaviour("mask_inputs", "pads never selected", mutant="mask_pads_selected")
+@behaviour("mask_inputs", "labels -100 where nothing was selected", mutant="mask_labels_not_ignored")
+@behaviour("mask_inputs", "dtype: outputs keep the input's integer dtype", mutant="mask_labels_not_ignored")
 def test_invariants(student):
     tokens = batch(21)
     out = corrupt(student, tokens, 21)
@@ -137,7 +150,12 @@ def test_invariants(student):
     )
 
 
-@question("mask_inputs_tests", points=1)
+@question("mask_inputs_tests")
+@behaviour(
+    "mask_inputs",
+    "mask_rate followed (0.4, 0.05, and 0 and 1 at the ends), 80% [MASK] whatever it is",
+    mutant="mask_ignores_rate",
+)
 def test_mask_rate_is_followed(student):
     for rate, seed, bound, mask_bound in ((0.4, 61, 0.01, 0.0125), (0.05, 62, 0.0045, 0.035)):
         tokens = batch(seed)
@@ -175,6 +193,7 @@ def test_mask_rate_is_followed(student):
 
 
 @question("mask_inputs_tests", points=0.5)
+@behaviour("mask_inputs", "randomness: independent choice per position", mutant="mask_first_80_percent_in_order")
 def test_choices_independent_of_position(student):
     # Each selected token picks [MASK]/random/keep on its own; so [MASK] is ~80% of the selected tokens
     # in any region of the batch, for example the last rows and the last columns.
@@ -200,7 +219,18 @@ def test_choices_independent_of_position(student):
             )
 
 
-@question("mask_inputs_tests", points=1)
+@question("mask_inputs_tests")
+@behaviour(
+    "mask_inputs",
+    "random ids are the real ids whatever the pad id (pad in mid-vocabulary)",
+    mutant="mask_random_assumes_pad_zero",
+)
+@behaviour("mask_inputs", "[MASK] is mask_token_id, which need not be vocab_size", mutant="mask_vocab_size_as_mask_id")
+@behaviour(
+    "mask_inputs",
+    "randomness: random ids uniform over the vocabulary, never pad or [MASK]",
+    mutant="mask_random_tokens_from_batch",
+)
 def test_random_replacements(student):
     for seed in SEEDS:
         tokens = batch(seed + 40, low=1, high=11)  # the batch only uses ids 1..10 of a vocabulary of 1000
@@ -259,6 +289,7 @@ def test_random_replacements(student):
 
 
 @question("mask_inputs_tests", points=0.5)
+@behaviour("mask_inputs", "randomness: every draw from the given generator", mutant="mask_input_modified_in_place")
 def test_seeds(student):
     tokens = batch(50)[:8]
     code = (
@@ -274,3 +305,27 @@ def test_seeds(student):
         "two calls with generators seeded alike must give the same result (draw every random number from `generator`)",
     )
     expect(not torch.equal(l1, l2), "different generator seeds must select different tokens")
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "mask_inputs",
+        "randomness: which calls draw from the generator, in which order",
+        "Only rates, independence and seeding are checked, so any order passes; variants mask_one_uniform_per_token and mask_bernoulli_multinomial keep full marks.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("mask_inputs", "tokens", "(64, 1280), (8, 1280), (32, 640), (1, 7), (5, 1)", None),
+    ("mask_inputs", "vocab_size", "6, 1000", None),
+    ("mask_inputs", "mask_token_id", "9, 1000", None),
+    ("mask_inputs", "pad_token_id", "0, 3, 7", None),
+    ("mask_inputs", "mask_rate", "0.0, 0.05, 0.15, 0.4, 1.0", None),
+    ("mask_inputs", "only_mask", "False, True", None),
+    ("mask_inputs", "generator", "generators seeded 1, 2, 11-13, 21, 22, 41-44, 51-53, 61-64", None),
+]

@@ -2,7 +2,7 @@
 
 import torch
 
-from assignments.grading.testkit import expect, expect_close, question
+from assignments.grading.testkit import behaviour, expect, expect_close, question
 from autograder.transformers.oracles import reference
 
 MODEL = ("scaled_dot_product", "MultiHeadAttention", "TransformerBlock", "MiniBERT", "mask_inputs")
@@ -17,7 +17,11 @@ def mlm_tokens(seed, vocab, rows=16, cols=24, pad=0):
     return tokens.masked_fill(torch.arange(cols)[None, :] >= lengths[:, None], pad)
 
 
-@question("mlm_step_tests", points=1)
+@question("mlm_step_tests")
+@behaviour("mlm_step", "gradient flow: backward before the step", mutant="mlm_missing_backward")
+@behaviour("mlm_step", "reduction: mean over the selected tokens only", mutant="mlm_loss_summed")
+@behaviour("mlm_step", "randomness: the generator passed on to mask_inputs", mutant="mlm_step_ignores_generator")
+@behaviour("mlm_step", "pad_token_id passed on to mask_inputs and to the pad mask", mutant="mlm_step_pad_id_zero")
 def test_initial_loss_and_update(student):
     # The grader chooses the initial weights (a fresh reference MiniBERT(2, 100, 32, 4), dropout off) and
     # the generator; the kernel loads them, runs one mlm_step with Adam, and reports the loss and the
@@ -74,6 +78,12 @@ def test_initial_loss_and_update(student):
 
 
 @question("mlm_step_tests", points=2)
+@behaviour("mlm_step", "gradients zeroed every step", mutant="mlm_missing_zero_grad")
+@behaviour(
+    "mlm_step",
+    "train mode: the model put in training mode (stated in the skeleton)",
+    mutant="mlm_step_without_train_mode",
+)
 def test_two_steps_match_reference(student):
     # Training mode under the same seeded randomness: the model (dropout 0.1 everywhere) is handed to
     # mlm_step in eval mode, and both processes seed torch with the same number before the two steps, so a
@@ -122,3 +132,33 @@ def test_two_steps_match_reference(student):
             rtol=1e-4,
             atol=1e-5,
         )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "mlm_step",
+        "the mode it leaves the model in",
+        "The docstring fixes the mode the step runs in (the visible check watches the forward call), not the one it leaves; variant mlm_step_functional_loss restores the caller's mode and keeps full marks.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    (
+        "mlm_step",
+        "model",
+        "the reference MiniBERT(2, 100, 32, 4) without dropout, MiniBERT(2, 37, 16, 2) with dropout 0.1 handed over in eval mode",
+        None,
+    ),
+    ("mlm_step", "optimizer", "Adam (lr 1e-3), SGD (lr 0.5)", None),
+    ("mlm_step", "tokens", "(16, 24) padded with id 5, (12, 15) padded with id 0", None),
+    ("mlm_step", "vocab_size", "37, 100", None),
+    ("mlm_step", "mask_token_id", "37, 100 (vocab_size: MiniBERT's [MASK])", None),
+    ("mlm_step", "pad_token_id", "0, 5", None),
+    ("mlm_step", "mask_rate", "0.15, 0.3", None),
+    ("mlm_step", "generator", "generators seeded 3, 5", None),
+]

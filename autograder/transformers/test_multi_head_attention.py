@@ -7,7 +7,7 @@ student's names.
 import torch
 import torch.nn as nn
 
-from assignments.grading.testkit import expect, expect_close, kernel_value, question
+from assignments.grading.testkit import behaviour, expect, expect_close, kernel_value, question
 from autograder.transformers.checks import LOAD
 from autograder.transformers.inputs import padding_mask
 
@@ -42,6 +42,8 @@ MHA_CALL = (
 
 
 @question("multi_head_attention_tests", points=2)
+@behaviour("MultiHeadAttention", "heads split with view then transpose", mutant="mha_heads_reshaped_without_transpose")
+@behaviour("MultiHeadAttention", "output projection o_proj", mutant="mha_no_output_projection")
 def test_mha_matches_pytorch(student):
     g = torch.Generator().manual_seed(404)
     for B, S, E, H in MHA_CASES:
@@ -76,7 +78,15 @@ def revealing_state(E):
     }
 
 
-@question("multi_head_attention_tests", points=1)
+@question("multi_head_attention_tests")
+@behaviour(
+    "MultiHeadAttention", "train vs eval mode: attention dropout only while training", mutant="mha_dropout_in_eval"
+)
+@behaviour(
+    "MultiHeadAttention",
+    "train mode: the module's attn_drop_rate reaches the attention, survivors rescaled",
+    mutant="mha_dropout_default_rate",
+)
 def test_mha_dropout_only_in_training(student):
     g = torch.Generator().manual_seed(505)
     B, S, E, H = 2, 9, 16, 4
@@ -143,7 +153,8 @@ def test_mha_dropout_only_in_training(student):
         )
 
 
-@question("multi_head_attention_tests", points=1)
+@question("multi_head_attention_tests")
+@behaviour("MultiHeadAttention", "parameter names and shapes (one qkv_proj)", mutant="mha_separate_qkv_projections")
 def test_mha_parameters(student):
     code = (
         "mha = MultiHeadAttention(20, 5, 0.1)\n"
@@ -163,3 +174,35 @@ def test_mha_parameters(student):
         f"{sorted(expected)} with shapes (3E, E), (3E,), (E, E), (E,); missing: {missing}, "
         f"wrong shape: {wrong}, {len(extra)} unexpected" + (f" (first: {kernel_value(extra[0])})" if extra else ""),
     )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "MultiHeadAttention",
+        "buffers (a stored scale, a mask) beside the two layers",
+        "The skeleton fixes parameters, not buffers, so the loaders accept any buffer; variant mha_baddbmm_scale_buffer keeps full marks.",
+    ),
+    (
+        "MultiHeadAttention",
+        "gradient flow",
+        "Its parameters are two nn.Linear layers the student only calls; the block's training-mode test and mlm_step's steps run the stand-in.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("MultiHeadAttention", "embed_dim", "4, 8, 12, 16, 20", None),
+    ("MultiHeadAttention", "n_heads", "1, 2, 3, 4, 5", None),
+    ("MultiHeadAttention", "attn_drop_rate", "0.0, 0.1, 0.2, 0.5", None),
+    (
+        "MultiHeadAttention.forward",
+        "embedding",
+        "(batch, seq, embed_dim) (2, 5, 12), (3, 7, 16), (1, 6, 8), (1, 1, 4), (2, 9, 16), (32, 8, 16)",
+        None,
+    ),
+    ("MultiHeadAttention.forward", "mask", "None, bool padding masks whose rows keep 1 to seq real tokens", None),
+]

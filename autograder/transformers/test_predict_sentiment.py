@@ -4,7 +4,7 @@ import math
 
 import torch
 
-from assignments.grading.testkit import expect, question
+from assignments.grading.testkit import behaviour, expect, question
 from autograder.transformers.oracles import reference
 
 # The grader chooses everything predict_sentiment's answer depends on: a word-level tokenizer over its own
@@ -72,7 +72,18 @@ def predict_problem(bias, specials_first=True):
     return inputs, expected
 
 
-@question("predict_sentiment_tests", points=1)
+@question("predict_sentiment_tests")
+@behaviour("predict_sentiment", "a probability: sigmoid of the logit", mutant="predict_returns_logit")
+@behaviour(
+    "predict_sentiment",
+    "tokenization with [CLS] and [SEP], as the notebook's BERT tokenizer gives",
+    mutant="predict_without_special_tokens",
+)
+@behaviour(
+    "predict_sentiment",
+    "the model gets input_ids and attention_mask, not the tokenizer's token_type_ids",
+    mutant="predict_passes_every_encoding",
+)
 def test_returns_probability(student):
     for bias in (1.5, -2.0):
         inputs, expected = predict_problem(bias)
@@ -93,7 +104,8 @@ def test_returns_probability(student):
         )
 
 
-@question("predict_sentiment_tests", points=1)
+@question("predict_sentiment_tests")
+@behaviour("predict_sentiment", "eval mode", mutant="predict_without_eval")
 def test_eval_mode(student):
     # Only the mode, whatever the tokenization: the model arrives in training mode (dropout 0.5 before the
     # output layer), and the grader gives it two heads that differ only in the output bias (0.3 and -0.9).
@@ -120,3 +132,43 @@ def test_eval_mode(student):
         f"with output biases 0.3 and -0.9 the logits behind your probabilities should differ by exactly 1.2 "
         f"(eval mode: no dropout before the output layer); they are off by up to {worst:.3g}",
     )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "predict_sentiment",
+        "the mode it leaves the model in",
+        "Only the mode it runs the model in is contract; variant predict_restores_mode keeps full marks.",
+    ),
+    (
+        "predict_sentiment",
+        "gradient flow: no graph built",
+        "A graph changes no returned number, only memory, and one sentence's graph is small.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    (
+        "predict_sentiment",
+        "model",
+        "the reference BERTGRUSentiment (hidden 6, dropout 0.5) on a tiny BERT, output biases 1.5, -2.0, 0.3, -0.9, handed over in training mode",
+        None,
+    ),
+    (
+        "predict_sentiment",
+        "tokenizer",
+        "word-level PreTrainedTokenizerFasts that return what bert-base-uncased's does ([CLS] ... [SEP], token_type_ids) with the special tokens at the first ids, the same with them at the last ids",
+        None,
+    ),
+    (
+        "predict_sentiment",
+        "sentence",
+        "'this film is great', 'a dull and boring movie with a weak plot', 'the acting'",
+        None,
+    ),
+]

@@ -9,7 +9,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.testkit import expect, expect_close, expect_shape, question
+from assignments.grading.testkit import behaviour, expect, expect_close, expect_shape, question
 from autograder.transformers.inputs import padding_mask
 
 SHAPES = [(2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8)]  # batch, heads, seq, head_dim
@@ -39,7 +39,10 @@ CALL_UNCHANGED = (
 )
 
 
-@question("scaled_dot_product_tests", points=2)
+@question("scaled_dot_product_tests")
+@behaviour("scaled_dot_product", "scores scaled by sqrt(head_dim)", mutant="sdp_scale_by_dk")
+@behaviour("scaled_dot_product", "softmax over the keys", mutant="sdp_softmax_wrong_axis")
+@behaviour("scaled_dot_product", "input mutation: q, k, v left unmodified", mutant="sdp_scales_query_in_place")
 def test_matches_reference_without_mask(student):
     g = torch.Generator().manual_seed(101)
     for shape in [*SHAPES, EDGE]:
@@ -63,7 +66,9 @@ def test_matches_reference_without_mask(student):
         expect_close(out["values"], expected_values, f"values for shape {shape}", rtol=1e-4, atol=1e-5)
 
 
-@question("scaled_dot_product_tests", points=2)
+@question("scaled_dot_product_tests")
+@behaviour("scaled_dot_product", "padding hides key columns, not query rows", mutant="sdp_mask_query_rows")
+@behaviour("scaled_dot_product", "mask applied before the softmax", mutant="sdp_mask_after_softmax")
 def test_padding_mask(student):
     g = torch.Generator().manual_seed(202)
     for shape in SHAPES:
@@ -99,6 +104,11 @@ def test_padding_mask(student):
 
 
 @question("scaled_dot_product_tests", points=1)
+@behaviour(
+    "scaled_dot_product",
+    "train mode: dropout on the weights at the given rate, survivors rescaled",
+    mutant="sdp_dropout_ignored",
+)
 def test_dropout_on_weights(student):
     # 2*2*64*64 = 16,384 weights per rate, each dropped with probability p: sigma of the dropped fraction is
     # sqrt(p (1 - p) / 16384), 0.0036 at p = 0.3 and 0.0038 at p = 0.6, so 5 sigma is under 0.02, the bound.
@@ -137,3 +147,40 @@ def test_dropout_on_weights(student):
             rtol=1e-4,
             atol=1e-5,
         )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "scaled_dot_product",
+        "randomness: which generator dropout draws from",
+        "The caller decides the mode and the function takes no generator, so only the dropped fraction (5 sigma) and the rescaling are contract.",
+    ),
+    (
+        "scaled_dot_product",
+        "gradient flow",
+        "It has no parameters, and the training tests of later questions run the stand-in, so no test could charge a detach here to this question.",
+    ),
+    (
+        "scaled_dot_product",
+        "dtype and device",
+        "Every caller passes float32 tensors on one device, and the function creates no tensor of its own but a view of the mask.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    (
+        "scaled_dot_product",
+        "q",
+        "(batch, heads, seq, head_dim) (2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8), (1, 1, 1, 3), (2, 2, 64, 8)",
+        None,
+    ),
+    ("scaled_dot_product", "k", "(2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8), (1, 1, 1, 3), (2, 2, 64, 8), as q", None),
+    ("scaled_dot_product", "v", "(2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8), (1, 1, 1, 3), (2, 2, 64, 8), as q", None),
+    ("scaled_dot_product", "attn_drop_rate", "0.0, 0.3, 0.6", None),
+    ("scaled_dot_product", "mask", "None, bool padding masks whose rows keep 1 to seq real tokens", None),
+]

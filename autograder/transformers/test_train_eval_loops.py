@@ -7,7 +7,7 @@ held-out labels stay here.
 import torch
 import torch.nn as nn
 
-from assignments.grading.testkit import expect, expect_close, expect_shape, question
+from assignments.grading.testkit import behaviour, expect, expect_close, expect_shape, question
 from autograder.transformers.inputs import NEGATIVE, POSITIVE, VOCAB, WORD_ID, encode, reviews
 from autograder.transformers.oracles import reference
 
@@ -82,7 +82,24 @@ def floats(out, name):
         )
 
 
-@question("train_eval_loops_tests", points=1)
+@question("train_eval_loops_tests")
+@behaviour(
+    "train_epoch",
+    "train mode: model.train() at the start (stated in the skeleton)",
+    mutant="train_epoch_without_train_mode",
+)
+@behaviour("train_epoch", "gradients zeroed per batch", mutant="train_missing_zero_grad")
+@behaviour("train_epoch", "optimizer stepped per batch", mutant="train_missing_step")
+@behaviour("train_epoch", "reduction: mean of the batch losses and accuracies", mutant="train_epoch_sums_batch_losses")
+@behaviour(
+    "train_epoch", "returns Python floats (the learning-curve plot draws them)", mutant="train_epoch_returns_tensors"
+)
+@behaviour(
+    "train_epoch",
+    "a last batch of one review: squeeze(1) keeps its logits (1,)",
+    mutant="train_epoch_squeezes_every_dim",
+)
+@behaviour("train_epoch", "the loss is the given criterion", mutant="train_epoch_ignores_criterion")
 def test_train_epoch_matches_reference(student):
     # One epoch of SGD, compared with the reference train_epoch run here on the same weights, loader and
     # criterion (BCE with a pos_weight, so a loop that builds its own loss differs; the last batch holds one
@@ -139,7 +156,9 @@ def test_train_epoch_matches_reference(student):
                 )
 
 
-@question("train_eval_loops_tests", points=1)
+@question("train_eval_loops_tests")
+@behaviour("evaluate", "eval mode: model.eval(), dropout off", mutant="evaluate_in_train_mode")
+@behaviour("evaluate", "batches of token ids as well as of cached features", mutant="evaluate_features_only")
 def test_evaluate_matches_reference(student):
     # Two loaders, each ending with a batch of one: token ids (BERT runs inside the model, as with the
     # notebook's test loader) under a criterion with a pos_weight, and cached features under the plain one.
@@ -188,6 +207,7 @@ def test_evaluate_matches_reference(student):
 
 
 @question("train_eval_loops_tests", points=2)
+@behaviour("train_epoch + evaluate", "learns: held-out accuracy after 3 epochs", mutant="train_missing_step")
 def test_trained_head_beats_threshold(student):
     # Calibration: the reference loop with exactly these settings under grading seeds 0..9 (the seed is
     # applied before the snippet runs, so it sets the head's initial weights and the shuffling) reached
@@ -253,3 +273,57 @@ def test_trained_head_beats_threshold(student):
         f"after 3 epochs with your train_epoch the model reached {accuracy:.3f} accuracy "
         f"on held-out reviews; at least 0.90 is expected",
     )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "train_epoch",
+        "data order: the loader's order, shuffled by the loader",
+        "The caller builds the loader and its shuffling; nothing in the skeleton invites reordering inside the loop.",
+    ),
+    (
+        "train_epoch",
+        "device: every tensor of the batch moved to DEVICE",
+        "Grading hides accelerators, so DEVICE is the CPU there and a missing .to(DEVICE) cannot show; on a Colab GPU the provided training cell fails loudly.",
+    ),
+    (
+        "train_epoch + evaluate",
+        "the mode each leaves the model in",
+        "The docstrings fix the mode each runs in, not the one it leaves (the visible check watches the forward calls); variant loops_restore_mode_and_average_lists keeps full marks.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    (
+        "train_epoch",
+        "model",
+        "the reference BERTGRUSentiment with head dropout 0, 0.1 and 1, handed over in eval mode or fresh",
+        None,
+    ),
+    (
+        "train_epoch",
+        "loader",
+        "25 feature dicts in order in batches of 8 (the last holds one), 256 shuffled in batches of 32",
+        None,
+    ),
+    ("train_epoch", "optimizer", "SGD (lr 0.3), Adam (lr 1e-2)", None),
+    ("train_epoch", "criterion", "BCEWithLogitsLoss with pos_weight 2 and 0.5, and without", None),
+    (
+        "evaluate",
+        "model",
+        "the reference BERTGRUSentiment with head dropout 0.7 and 0.3, handed over in training mode",
+        None,
+    ),
+    (
+        "evaluate",
+        "loader",
+        "25 token-id dicts in batches of 8 (the last holds one), 25 feature dicts in batches of 8",
+        None,
+    ),
+    ("evaluate", "criterion", "BCEWithLogitsLoss with pos_weight 3, and without", None),
+]

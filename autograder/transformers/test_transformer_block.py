@@ -9,7 +9,7 @@ student's names. The oracle runs in training mode so PyTorch's inference fast pa
 import torch
 import torch.nn as nn
 
-from assignments.grading.testkit import expect, expect_close, question
+from assignments.grading.testkit import behaviour, expect, expect_close, question
 from autograder.transformers.checks import LOAD
 from autograder.transformers.inputs import grader_weights, padding_mask
 from autograder.transformers.oracles import reference
@@ -54,6 +54,9 @@ def block_state(layer, prefix=""):
 
 
 @question("transformer_block_tests", points=2)
+@behaviour("TransformerBlock", "post-LN order: norm after each residual sum", mutant="block_pre_layernorm")
+@behaviour("TransformerBlock", "residual around attention", mutant="block_missing_attention_residual")
+@behaviour("TransformerBlock", "GELU in the position-wise network", mutant="block_relu_activation")
 def test_block_matches_pytorch(student):
     g = torch.Generator().manual_seed(606)
     code = (
@@ -80,7 +83,10 @@ def test_block_matches_pytorch(student):
             )
 
 
-@question("transformer_block_tests", points=1)
+@question("transformer_block_tests")
+@behaviour(
+    "TransformerBlock", "returns the pair (embedding, mask) for nn.Sequential", mutant="block_returns_embedding_only"
+)
 def test_blocks_chain_in_sequential(student):
     g = torch.Generator().manual_seed(707)
     B, S, E, H = 2, 7, 8, 2
@@ -110,7 +116,22 @@ def test_blocks_chain_in_sequential(student):
     expect_close(out["embedding"], expected, "output of two blocks chained in nn.Sequential", atol=1e-4)
 
 
-@question("transformer_block_tests", points=1)
+@question("transformer_block_tests")
+@behaviour(
+    "TransformerBlock",
+    "train mode: dropout on the attention output before the residual sum",
+    mutant="block_dropout_on_residual_sum",
+)
+@behaviour(
+    "TransformerBlock",
+    "train mode: linear_net's dropout at layer_drop_rate",
+    mutant="block_feed_forward_dropout_uses_attention_rate",
+)
+@behaviour(
+    "TransformerBlock",
+    "train mode: the attention output's dropout at layer_drop_rate, not attn_drop_rate",
+    mutant="block_attention_output_dropout_uses_attention_rate",
+)
 def test_block_structure(student):
     # The structure is checked through the weights path the grader controls, never through what the kernel
     # reports: the grader's weights go in by name (every parameter name and shape the skeleton fixes), and
@@ -169,3 +190,35 @@ def test_block_structure(student):
             rtol=1e-4,
             atol=1e-5,
         )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "TransformerBlock",
+        "randomness: the layout and order in which dropout draws its masks",
+        "The training-mode test sets each rate to 0 or 1, where dropout is deterministic, so any draw order passes; variant block_sequence_first_layout keeps full marks.",
+    ),
+    (
+        "TransformerBlock",
+        "input mutation: an in-place residual (x += ...)",
+        "It changes only the caller's embedding tensor, which MiniBERT never reads again, so no output a student sees or a test scores depends on it.",
+    ),
+]
+
+
+# The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
+# Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
+CONTRACT_PARAMETERS = [
+    ("TransformerBlock", "embed_dim", "8, 12, 16", None),
+    ("TransformerBlock", "n_heads", "2, 3, 4", None),
+    ("TransformerBlock", "attn_drop_rate", "0.0, 0.3, 1.0", None),
+    ("TransformerBlock", "layer_drop_rate", "0.0, 0.3, 1.0", None),
+    (
+        "TransformerBlock.forward",
+        "inputs",
+        "pairs of embeddings (2, 6, 12), (3, 5, 16), (1, 4, 8), (2, 7, 8), (3, 6, 12) and a mask, None or padding",
+        None,
+    ),
+]

@@ -24,11 +24,12 @@ same format (the first paragraph says how they differ; optionally ``source: <the
 Each must keep full marks in both real doors; they are packed into as few notebooks as possible
 (``variant_packs``).
 
-The behaviour map of each assignment (``behaviour_map``) is a table in autograder/README.md saying, per
-graded definition, which behaviours beyond eval-mode outputs a hidden test checks (and which mutant shows
-it can fail) or why a behaviour is out of scope. A second table (``contract_parameters``) says, per
-signature parameter of each graded definition, which values the hidden tests use, and why a parameter
-held at one value is held there.
+The behaviour map of each assignment (``behaviour_map``) says, per graded definition, which behaviours
+beyond eval-mode outputs a hidden test checks (and which mutant shows it can fail) or why a behaviour is
+out of scope; its rows sit in the hidden test modules, beside the tests (``@behaviour`` decorators, a
+module's ``OUT_OF_SCOPE``). Each module's ``CONTRACT_PARAMETERS`` (``contract_parameters``) says, per
+signature parameter of the definitions it grades, which values its tests use, and why a parameter held at
+one value is held there.
 
 This module also checks the stand-ins (``autograder/<assignment>/stand_ins.py``) against the notebook.
 
@@ -335,7 +336,8 @@ def variant_problems(variants_in: list[Mutant], result: SubmissionResult) -> lis
 
 @dataclass(frozen=True)
 class BehaviourRow:
-    """One row of ``### Behaviour map: <assignment>`` in autograder/README.md."""
+    """One row of an assignment's behaviour map: a ``@behaviour`` on a hidden test, or an entry of a test
+    module's ``OUT_OF_SCOPE``."""
 
     definition: str
     behaviour: str
@@ -347,45 +349,68 @@ class BehaviourRow:
         return self.test != "-"
 
 
-MAP_HEADING = "### Behaviour map: {}"
-MAP_COLUMNS = ["definition", "behaviour", "hidden test", "mutant or reason"]
+# Where the rows live (autograder/README.md, Behaviour maps): beside the tests they describe, in each
+# hidden test module, read statically (``ast``) so that no suite is imported to check them.
+BEHAVIOUR_DECORATOR = "behaviour"
+OUT_OF_SCOPE = "OUT_OF_SCOPE"
+CONTRACT_PARAMETERS = "CONTRACT_PARAMETERS"
 
 
-def _cells(line: str) -> list[str]:
-    return [cell.strip().strip("`").strip() for cell in line.strip().strip("|").split("|")]
+def _decorator_name(node: ast.AST) -> str:
+    func = node.func if isinstance(node, ast.Call) else node
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
-def _readme_table(assignment, readme: str | None, heading: str, columns: list[str]) -> list[list[str]] | None:
-    """The cells of each body row of the table under ``heading`` in autograder/README.md (``readme``: its
-    text), checked against ``columns``; None when there is no README or it has no such heading."""
-    if readme is None:
-        path = resolve(assignment).course.autograder_dir / "README.md"
-        readme = path.read_text() if path.is_file() else ""
-    lines = readme.splitlines()
-    stripped = [line.strip() for line in lines]
-    if heading not in stripped:
-        return None
-    table = []
-    for line in lines[stripped.index(heading) + 1 :]:
-        if line.strip().startswith("|"):
-            table.append(line)
-        elif table or line.startswith("#"):
-            break
-    if not table or _cells(table[0]) != columns:
-        raise ValueError(f"{heading}: the table's columns must be {' | '.join(columns)}")
+def suite_texts(assignment) -> dict[str, str]:
+    """File name -> text of each hidden test module of ``assignment``."""
+    folder = resolve(assignment).suite_dir
+    return {path.name: path.read_text(encoding="utf-8") for path in sorted(folder.glob("test_*.py"))}
+
+
+def _module_rows(texts: dict[str, str], table: str, width: int) -> tuple[list[tuple], bool]:
+    """The tuples of each module's ``table = [...]`` (a literal list of ``width``-tuples), and whether any
+    module has one."""
+    rows, found = [], False
+    for name, text in texts.items():
+        for node in ast.parse(text, name).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == table for t in node.targets):
+                found = True
+                try:
+                    entries = ast.literal_eval(node.value)
+                except ValueError as error:
+                    raise ValueError(f"{name}: {table} must be a literal list of tuples ({error})") from None
+                for entry in entries:
+                    if not (isinstance(entry, tuple) and len(entry) == width):
+                        raise ValueError(f"{name}: each entry of {table} needs {width} fields: {entry!r}")
+                    rows.append(entry)
+    return rows, found
+
+
+def behaviour_map(assignment, texts: dict[str, str] | None = None) -> list[BehaviourRow] | None:
+    """The rows of the assignment's behaviour map, from its hidden test modules (``texts``: file name ->
+    text, read from the suite when not given): each ``@behaviour(definition, behaviour, mutant=stem)`` on a
+    test, then each module's ``OUT_OF_SCOPE`` entries (definition, behaviour, reason). None: no row at all."""
+    texts = suite_texts(assignment) if texts is None else texts
     rows = []
-    for line in table[2:]:
-        cells = _cells(line)
-        if len(cells) != len(columns):
-            raise ValueError(f"{heading}: a row needs {len(columns)} cells: {line.strip()}")
-        rows.append(cells)
-    return rows
-
-
-def behaviour_map(assignment: str, readme: str | None = None) -> list[BehaviourRow] | None:
-    """The rows of the assignment's behaviour map (None: autograder/README.md has no such heading)."""
-    rows = _readme_table(assignment, readme, MAP_HEADING.format(assignment), MAP_COLUMNS)
-    return None if rows is None else [BehaviourRow(*cells) for cells in rows]
+    for name, text in texts.items():
+        for node in ast.parse(text, name).body:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for decorator in node.decorator_list:
+                if not (isinstance(decorator, ast.Call) and _decorator_name(decorator) == BEHAVIOUR_DECORATOR):
+                    continue
+                try:
+                    given = [ast.literal_eval(arg) for arg in decorator.args]
+                    given += [ast.literal_eval(k.value) for k in decorator.keywords if k.arg == "mutant"]
+                except ValueError:
+                    given = []
+                if len(given) != 3 or not all(isinstance(value, str) for value in given):
+                    raise ValueError(f"{name}: {node.name}: @behaviour needs three literal strings")
+                definition, behaviour, mutant = given
+                rows.append(BehaviourRow(definition, behaviour, node.name, mutant))
+    out_of_scope, listed = _module_rows(texts, OUT_OF_SCOPE, 3)
+    rows += [BehaviourRow(definition, behaviour, "-", reason) for definition, behaviour, reason in out_of_scope]
+    return rows if rows or listed else None
 
 
 def hidden_test_names(assignment: str) -> set[str]:
@@ -400,21 +425,25 @@ def hidden_test_names(assignment: str) -> set[str]:
     return names
 
 
-def behaviour_map_problems(assignment: str, rows: list[BehaviourRow] | None = None) -> list[str]:
+def behaviour_map_problems(assignment, rows: list[BehaviourRow] | None = None) -> list[str]:
     """A missing map, rows naming a hidden test or mutant that does not exist, out-of-scope rows with no reason."""
+    name = resolve(assignment).name
     rows = behaviour_map(assignment) if rows is None else rows
     if rows is None:
-        return [f"{assignment}: autograder/README.md has no '{MAP_HEADING.format(assignment)}' table"]
+        return [
+            f"{name}: no behaviour map: no hidden test carries @behaviour(...) and no test module has "
+            f"{OUT_OF_SCOPE} (autograder/README.md, Behaviour maps)"
+        ]
     tests = hidden_test_names(assignment)
     stems = {m.name for m in mutants(assignment)}
     problems = []
     for row in rows:
-        where = f"{assignment} behaviour map, {row.definition} / {row.behaviour}"
+        where = f"{name} behaviour map, {row.definition} / {row.behaviour}"
         if row.in_scope:
             if row.test not in tests:
                 problems.append(f"{where}: no hidden test {row.test}")
             if row.mutant not in stems:
-                problems.append(f"{where}: no mutant {row.mutant} (autograder/{assignment}/mutants/)")
+                problems.append(f"{where}: no mutant {row.mutant} (autograder/{name}/mutants/)")
         elif not re.search(r"\w", row.mutant):
             problems.append(f"{where}: out of scope, but no reason is given")
     return problems
@@ -427,21 +456,19 @@ def coverage_line(rows: list[BehaviourRow]) -> str:
 
 # ------------------------------------------------------------------------------- contract parameters
 # Issue 33: a hidden suite that calls a function with one value of an argument the contract leaves open
-# cannot see a mistake that shows only at other values (a rate ignored, a batch of one). So each
-# assignment's README section lists, per signature parameter of each graded definition, the values the
-# hidden tests use; one value needs a reason.
-PARAMETERS_HEADING = "### Contract parameters: {}"
-PARAMETERS_COLUMNS = ["definition", "parameter", "values the hidden tests use", "fixed because"]
+# cannot see a mistake that shows only at other values (a rate ignored, a batch of one). So each test
+# module lists, in CONTRACT_PARAMETERS, per signature parameter of the definitions it grades, the values
+# its tests use; one value needs a reason.
 
 
 @dataclass(frozen=True)
 class ParameterRow:
-    """One row of ``### Contract parameters: <assignment>`` in autograder/README.md."""
+    """One entry of a test module's ``CONTRACT_PARAMETERS``."""
 
     definition: str  # a graded definition (a function or a class), or Class.method
     parameter: str  # one of its signature parameters
     values: str  # the values the hidden tests use, separated by commas outside brackets
-    reason: str  # why the parameter is held at one value, or "-" when the tests vary it
+    reason: str  # why the parameter is held at one value, or "-" when the tests vary it (None in the module)
 
     @property
     def value_list(self) -> list[str]:
@@ -465,11 +492,14 @@ class ParameterRow:
         return len(self.value_list) > 1
 
 
-def contract_parameters(assignment, readme: str | None = None) -> list[ParameterRow] | None:
-    """The rows of the assignment's contract-parameter table (None: autograder/README.md has none)."""
-    name = resolve(assignment).name
-    rows = _readme_table(assignment, readme, PARAMETERS_HEADING.format(name), PARAMETERS_COLUMNS)
-    return None if rows is None else [ParameterRow(*cells) for cells in rows]
+def contract_parameters(assignment, texts: dict[str, str] | None = None) -> list[ParameterRow] | None:
+    """The entries of the hidden test modules' ``CONTRACT_PARAMETERS`` (``texts`` as for ``behaviour_map``);
+    None: no module has the table."""
+    texts = suite_texts(assignment) if texts is None else texts
+    rows, found = _module_rows(texts, CONTRACT_PARAMETERS, 4)
+    if not found:
+        return None
+    return [ParameterRow(d, p, v, "-" if reason is None else reason) for d, p, v, reason in rows]
 
 
 def _parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[str]:
@@ -512,7 +542,7 @@ def contract_parameter_problems(assignment, rows: list[ParameterRow] | None = No
     name = resolve(assignment).name
     rows = contract_parameters(assignment) if rows is None else rows
     if rows is None:
-        return [f"{name}: autograder/README.md has no '{PARAMETERS_HEADING.format(name)}' table"]
+        return [f"{name}: no test module lists {CONTRACT_PARAMETERS} (autograder/README.md, Contract parameters)"]
     signatures = graded_signatures(resolve(assignment).source_notebook())
     problems = []
     for row in rows:

@@ -6,7 +6,16 @@ from assignments.grading.public import public_names
 
 PUBLIC = {
     **dict.fromkeys(
-        ["question", "expect", "expect_tensor", "expect_shape", "expect_close", "expect_between", "kernel_value"],
+        [
+            "question",
+            "behaviour",
+            "expect",
+            "expect_tensor",
+            "expect_shape",
+            "expect_close",
+            "expect_between",
+            "kernel_value",
+        ],
         "checks",
     ),
     **dict.fromkeys(

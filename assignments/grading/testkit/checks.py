@@ -18,9 +18,19 @@ from assignments.grading.testkit.kernel_text import untrusted_text
 KERNEL_VALUE_CHARS = 24
 
 
-def question(grade_id: str, points: float):
-    """Mark a test as worth ``points`` of the autograded test cell ``grade_id``."""
-    return pytest.mark.question(grade_id, points=points)
+def question(grade_id: str, points: float | None = None):
+    """Mark a test as scoring the autograded test cell ``grade_id``: worth ``points`` of it when given (a
+    deliberate weight), else an equal share of what the cell's tests with their own points leave
+    (``assignments.points.shares``)."""
+    return pytest.mark.question(grade_id) if points is None else pytest.mark.question(grade_id, points=points)
+
+
+def behaviour(definition: str, behaviour: str, mutant: str):
+    """A row of the assignment's behaviour map, on the test it describes: this test checks ``behaviour``
+    of the graded ``definition``, and the mutant ``mutant`` (a file stem in ``mutants/``) shows it can
+    fail. The self-test reads these statically (``selftest.checks.behaviour_map``); at run time the
+    decorator leaves the test as it is."""
+    return lambda test: test
 
 
 def kernel_value(value) -> str:

@@ -1,7 +1,8 @@
 """Runs an assignment's hidden pytest suite against a student handle and returns per-test results.
 
 The suite lives in ``autograder/<assignment>/test_*.py``. Each test carries
-``@question("<test cell grade_id>", points=N)`` and takes the ``student`` fixture (a handle). Tests run in
+``@question("<test cell grade_id>")`` (sharing the cell's points, ``assignments.points``) and takes the
+``student`` fixture (a handle). Tests run in
 the order of their questions in the notebook, so a stand-in for an earlier question is never in the
 student's namespace before that question's own tests have run.
 """
@@ -32,6 +33,7 @@ from assignments.grading.testkit.errors import (
 )
 from assignments.grading.testkit.kernel_text import describe_exception
 from assignments.grading.testkit.timers import raising_after
+from assignments.points import shares
 from assignments.results.model import BUDGET_FINDING, Finding, TestResult
 
 PYTEST_ARGS = [
@@ -117,8 +119,18 @@ class SuiteProblem:
 class GradingPlugin:
     """Selects and orders the tests, provides the ``student`` fixture, records every outcome."""
 
-    def __init__(self, handle, question_order: list[str], selected: list[str] | None = None, skip=(), log=None):
+    def __init__(
+        self,
+        handle,
+        question_order: list[str],
+        selected: list[str] | None = None,
+        skip=(),
+        log=None,
+        cell_points: dict[str, float] | None = None,
+    ):
         self.handle = handle
+        self.cell_points = cell_points or {}  # grade_id -> the test cell's points, which the tests share
+        self.points: dict[str, float] = {}  # node id -> what the test is worth, set at collection
         self.skip = set(skip)  # node ids already scored by an earlier grader process (batch restarts)
         self.log = log  # open text file: one JSON line when a test starts and when it ends
         self.over_budget: list[tuple[str, str]] = []  # (question, message)
@@ -134,19 +146,36 @@ class GradingPlugin:
         return self.handle
 
     @staticmethod
-    def marker(item):
+    def declared(item) -> tuple[str | None, float | None]:
+        """(grade_id, the test's own points or None) from its ``@question`` marker."""
         mark = item.get_closest_marker("question")
         if mark is None or not mark.args:
-            return None, 0.0
-        return mark.args[0], float(mark.kwargs.get("points", 0))
+            return None, None
+        points = mark.kwargs.get("points")
+        return mark.args[0], None if points is None else float(points)
+
+    def marker(self, item) -> tuple[str | None, float]:
+        """(grade_id, what the test is worth): the shares are worked out over every test of the question
+        at collection, before ``selected`` and ``skip`` narrow the run, so a test is worth the same in a
+        one-question run (the nbgrader cell) as in a whole one (the standalone door)."""
+        return self.declared(item)[0], self.points.get(item.nodeid, 0.0)
 
     def pytest_configure(self, config):
-        config.addinivalue_line("markers", "question(grade_id, points): the question a hidden test scores")
+        config.addinivalue_line(
+            "markers", "question(grade_id, points=None): the question a hidden test scores, and its weight"
+        )
         config.addinivalue_line(
             "markers", f"budget(seconds): grader CPU seconds for this test (default {TEST_BUDGET_S:g})"
         )
 
     def pytest_collection_modifyitems(self, session, config, items):
+        by_question: dict[str, list] = {}
+        for item in items:
+            grade_id, _ = self.declared(item)
+            by_question.setdefault(grade_id, []).append(item)
+        for grade_id, tests in by_question.items():
+            worth = shares(self.cell_points.get(grade_id, 0.0), [self.declared(item)[1] for item in tests])
+            self.points.update({item.nodeid: points for item, points in zip(tests, worth)})
         keep = []
         for item in items:
             grade_id, _ = self.marker(item)
@@ -295,7 +324,11 @@ def run_suite(
 
     ``skip``: node ids not to run; ``log``: an open text file that gets a JSON line as each test starts
     and ends (the batch's supervisor reads it when it had to kill this process)."""
-    plugin = GradingPlugin(handle, question_order, selected, skip, log)
+    try:
+        cells = {q.grade_id: q.points for q in resolve(assignment).questions}
+    except FileNotFoundError:  # a suite without a notebook (engine tests): only explicit points count
+        cells = {}
+    plugin = GradingPlugin(handle, question_order, selected, skip, log, cells)
     root = str(resolve(assignment).course.root)  # the suite's course (the repository, or a job's copy of it)
     forget_other_courses_suites(Path(root))
     if root in sys.path:  # suites import their helpers as autograder.<assignment>.<module>: this course's first

@@ -337,30 +337,35 @@ def test_a_failed_test_the_map_does_not_pair_with_the_mutant_is_warned_about():
 
 # ------------------------------------------------------------------------------------ behaviour maps
 
-MAP = """# Toy
-
-### Behaviour map: toy
-
-| definition | behaviour | hidden test | mutant or reason |
-| --- | --- | --- | --- |
-| f | `train mode` | `test_f_trains` | f_never_trains |
-| f | device | - | Grading hides accelerators. |
-
-## Next section
-| not | part | of | it |
-"""
+MAP = {
+    "test_f.py": """
+from assignments.grading.testkit import behaviour, question
 
 
-def test_the_behaviour_map_table_is_parsed():
+@question("f_tests")
+@behaviour("f", "train mode", mutant="f_never_trains")
+def test_f_trains(student):
+    pass
+
+
+OUT_OF_SCOPE = [("f", "device", "Grading hides accelerators.")]
+""",
+    "test_g.py": "def test_g(student):\n    pass\n",
+}
+
+
+def test_the_behaviour_map_is_read_from_the_test_modules():
     rows = selftest.behaviour_map("toy", MAP)
     assert rows == [
         selftest.BehaviourRow("f", "train mode", "test_f_trains", "f_never_trains"),
         selftest.BehaviourRow("f", "device", "-", "Grading hides accelerators."),
     ]
     assert selftest.coverage_line(rows) == "behaviour map: 2 rows, 1 with a hidden test, 1 out of scope"
-    assert selftest.behaviour_map("other", MAP) is None
-    with pytest.raises(ValueError, match="columns"):
-        selftest.behaviour_map("toy", MAP.replace("mutant or reason", "mutant"))
+    assert selftest.behaviour_map("toy", {"test_g.py": MAP["test_g.py"]}) is None
+    with pytest.raises(ValueError, match="three literal strings"):
+        selftest.behaviour_map("toy", {"test_f.py": MAP["test_f.py"].replace(', mutant="f_never_trains"', "")})
+    with pytest.raises(ValueError, match="3 fields"):
+        selftest.behaviour_map("toy", {"test_f.py": MAP["test_f.py"].replace(' "Grading hides accelerators."', "")})
 
 
 def test_a_map_row_naming_a_missing_test_or_mutant_is_a_problem():
@@ -377,8 +382,9 @@ def test_a_map_row_naming_a_missing_test_or_mutant_is_a_problem():
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_behaviour_map_names_existing_tests_and_mutants(assignment):
-    """autograder/README.md's map for the assignment: every named hidden test and mutant exists, every
-    out-of-scope row has its reason (an assignment whose map is still to be written is skipped, visibly)."""
+    """The assignment's map (its test modules' @behaviour and OUT_OF_SCOPE): every named hidden test and
+    mutant exists, every out-of-scope row has its reason (an assignment whose map is still to be written is
+    skipped, visibly)."""
     rows = selftest.behaviour_map(assignment)
     if rows is None:
         pytest.skip(f"{assignment} has no behaviour map yet")
@@ -389,18 +395,23 @@ def test_behaviour_map_names_existing_tests_and_mutants(assignment):
 
 # ------------------------------------------------------------------------------- contract parameters
 
-PARAMETERS = """### Contract parameters: toy
-
-| definition | parameter | values the hidden tests use | fixed because |
-| --- | --- | --- | --- |
-| add | a | (2, 3) tensor, 2 | - |
-| add | b | (2, 3) tensor, 5 | - |
-| scale | x | (2, 3), (4,) | - |
-| scale | k | 3 | - |
+PARAMETERS = {
+    "test_toy.py": """
+CONTRACT_PARAMETERS = [
+    ("add", "a", "(2, 3) tensor, 2", None),
+    ("add", "b", "(2, 3) tensor, 5", None),
+    ("scale", "x", "(2, 3), (4,)", None),
+    ("scale", "k", "3", None),
+]
 """
+}
 
 
-def test_the_contract_parameter_table_is_parsed_and_printed(toy_assignment):
+def edited(replace: str, by: str) -> dict[str, str]:
+    return {"test_toy.py": PARAMETERS["test_toy.py"].replace(replace, by)}
+
+
+def test_the_contract_parameters_are_read_from_the_test_modules_and_printed(toy_assignment):
     rows = selftest.contract_parameters(toy_assignment.assignment, PARAMETERS)
     assert rows[0] == selftest.ParameterRow("add", "a", "(2, 3) tensor, 2", "-")
     assert rows[0].value_list == ["(2, 3) tensor", "2"] and rows[0].varied, "commas inside brackets split nothing"
@@ -408,9 +419,9 @@ def test_the_contract_parameter_table_is_parsed_and_printed(toy_assignment):
     lines = selftest.parameter_lines(rows)
     assert lines[0] == "contract parameters: 4 listed, 3 varied, 1 held fixed"
     assert "  varied  add: a, b" in lines and any(line.startswith("  fixed   scale.k = 3") for line in lines)
-    assert selftest.contract_parameters(toy_assignment.assignment, "# no table here\n") is None
-    with pytest.raises(ValueError, match="columns"):
-        selftest.contract_parameters(toy_assignment.assignment, PARAMETERS.replace("fixed because", "why"))
+    assert selftest.contract_parameters(toy_assignment.assignment, {"test_toy.py": "# no table here\n"}) is None
+    with pytest.raises(ValueError, match="4 fields"):
+        selftest.contract_parameters(toy_assignment.assignment, edited('"3", None', '"3"'))
 
 
 def test_contract_parameter_problems_on_the_toy_course(toy_assignment):
@@ -420,19 +431,21 @@ def test_contract_parameter_problems_on_the_toy_course(toy_assignment):
     assert selftest.graded_signatures(toy.source_notebook()) == {"add": ["a", "b"], "scale": ["x", "k"]}
     problems = selftest.contract_parameter_problems(toy, selftest.contract_parameters(toy, PARAMETERS))
     assert len(problems) == 1 and "scale / k" in problems[0] and "one value (3) and no reason" in problems[0]
-    reasoned = PARAMETERS.replace("| scale | k | 3 | - |", "| scale | k | 3 | scale is add in a loop. |")
+    reasoned = edited('"3", None', '"3", "scale is add in a loop."')
     assert selftest.contract_parameter_problems(toy, selftest.contract_parameters(toy, reasoned)) == []
-    partial = "\n".join(line for line in reasoned.splitlines() if "| add | b |" not in line)
-    partial += "\n| subtract | a | 1, 2 | - |"
+    partial = {
+        "test_toy.py": reasoned["test_toy.py"].replace('    ("add", "b", "(2, 3) tensor, 5", None),\n', ""),
+        "test_subtract.py": 'CONTRACT_PARAMETERS = [("subtract", "a", "1, 2", None)]\n',
+    }
     problems = selftest.contract_parameter_problems(toy, selftest.contract_parameters(toy, partial))
     assert len(problems) == 2, problems
     assert "no answer cell defines subtract" in problems[0] and "add's signature parameter(s) b" in problems[1]
-    assert "no '### Contract parameters: toy' table" in selftest.contract_parameter_problems(toy, None)[0]
+    assert "no test module lists CONTRACT_PARAMETERS" in selftest.contract_parameter_problems(toy, None)[0]
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_contract_parameter_table_lists_every_signature_parameter(assignment):
-    """autograder/README.md's contract parameters for the assignment: every signature parameter of its graded
+    """The assignment's contract parameters (its test modules' CONTRACT_PARAMETERS): every signature parameter of its graded
     definitions listed, each held at one value with a reason (an assignment still without a table is skipped,
     visibly)."""
     rows = selftest.contract_parameters(assignment)

@@ -100,6 +100,45 @@ def test_two_courses_with_a_suite_file_of_the_same_name_each_run_their_own_tests
     assert "test_twice_2" in names[1], "the second course ran the first course's cached test module"
 
 
+def test_tests_without_points_share_the_cell_alike_in_a_whole_run_and_a_one_question_run(
+    toy_suite, monkeypatch, capsys
+):
+    """Three plain tests of a 2-point cell are worth 2/3 each, kept as a fraction, whether the run grades
+    every question (the standalone door) or only that cell's (the nbgrader door's hidden region); three
+    passes make exactly the cell's points."""
+    import json
+
+    toy_suite.source_folder.mkdir(parents=True)  # the questions' points, as the Gradescope bundle ships them
+    toy_suite.manifest_path.write_text(
+        json.dumps(
+            {"questions": [["add_tests", 2, "autograded"], ["twice_tests", 3, "autograded"]], "shortcut_rules": {}}
+        )
+    )
+    plain = "\n@question('add_tests')\ndef test_add_{0}(student):\n    expect(student.run('result = add({0}, 1)') == {0} + 1, 'add({0}, 1) is wrong')\n"
+    (toy_suite.suite_dir / "test_toy.py").write_text(
+        TOY_TESTS.replace('@question("add_tests", points=2)', '@question("add_tests", points=None)').replace(
+            '@question("add_tests", points=1)', '@question("add_tests")'
+        )
+        + plain.format(3)
+    )
+    ns = student_namespace("def add(a, b):\n    return a + b\ndef twice(x):\n    return add(x, x)\n")
+    whole, _ = suite.run_suite(toy_suite, LocalHandle(ns, toy_suite), ORDER)
+    alone, _ = suite.run_suite(toy_suite, LocalHandle(ns, toy_suite), ORDER, ["add_tests"])
+    worth = {r.name: r.max_points for r in whole if r.question == "add_tests"}
+    assert sorted(worth.values()) == [2 / 3] * 3, worth
+    assert {r.name: r.max_points for r in alone} == worth, "a one-question run must score tests alike"
+    [add] = [q for q in score_questions(toy_suite.questions, whole) if q.grade_id == "add_tests"]
+    assert add.points == 2.0
+    # The nbgrader door's hidden region: the cell's value is the same sum, and one failed third costs 2/3.
+    from assignments.grading.doors.nbgrader.hidden_region import COURSE_VARIABLE, hidden_tests
+
+    monkeypatch.setenv(COURSE_VARIABLE, str(toy_suite.course.root))
+    assert hidden_tests("toy", "add_tests", ns) == 2.0
+    wrong = student_namespace("def add(a, b):\n    return 0 if type(a) is int and a == 3 else a + b\n")
+    assert hidden_tests("toy", "add_tests", wrong) == round(4 / 3, 4)
+    assert "FAIL test_add_3 (0/0.666667)" in capsys.readouterr().out
+
+
 def test_selected_questions_only(toy_suite):
     ns = student_namespace("def add(a, b):\n    return a + b\ndef twice(x):\n    return 2 * x\n")
     results, _ = suite.run_suite(toy_suite, LocalHandle(ns, toy_suite), ORDER, ["twice_tests"])
