@@ -64,10 +64,13 @@ def _selftest_variants(assignment, selftest) -> list[str]:
 
 def _selftest_mutants(assignment, selftest, rows, args) -> list[str]:
     """One line per mutant (caught on its own question only?) and the visible-check table."""
+    from assignments.grading.selftest.forking import grade_mutants
+    from assignments.grading.selftest.mutation import MutantError
+
     problems, table, results = [], [], []
     chosen = [m for m in selftest.mutants(assignment) if not args.mutant or m.name in args.mutant]
-    for mutant, result in selftest.grade_mutants(assignment, chosen):
-        if isinstance(result, selftest.MutantError):
+    for mutant, result in grade_mutants(assignment, chosen):
+        if isinstance(result, MutantError):
             problems.append(str(result))
             print(f"  {mutant.name}: PROBLEM (not graded: {result})", flush=True)
             continue
