@@ -1,103 +1,18 @@
 """``course selftest``, ``grade``, ``merge``, ``prairielearn``, ``repair``, ``autograde``, ``demo`` and
-``stand-in-hub``: the grading commands (the self-test's report is printed here from ``grading.selftest``)."""
+``stand-in-hub``: the grading commands, each forwarding to its wing."""
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from ..course import default
 
 
 def cmd_selftest(args) -> int:
-    """Per assignment: the behaviour map's coverage, the contract parameters the hidden tests vary and those
-    they hold fixed, the reference over seeds, the blank release, every variant through both real doors,
-    every mutant (caught on its own question only) and the visible-check table; ``--verbose`` adds each
-    mutant's failed tests and warnings about misleading ones."""
-    from assignments.grading.selftest import checks as selftest
+    from assignments.grading.selftest.report import selftest
 
-    problems = []
-    for assignment in args.assignment or default().present():
-        print(f"== {assignment}", flush=True)
-        rows = selftest.behaviour_map(assignment) or []
-        found = selftest.behaviour_map_problems(assignment)
-        print(f"  {selftest.coverage_line(rows)}" + (" (PROBLEM)" if found else ""), flush=True)
-        problems += found
-        found = selftest.contract_parameter_problems(assignment)
-        lines = selftest.parameter_lines(selftest.contract_parameters(assignment) or [])
-        lines[0] += " (PROBLEM)" if found else ""
-        print("\n".join(f"  {line}" for line in lines), flush=True)
-        problems += found
-        found = selftest.check_reference(assignment, range(args.repeats))
-        print(f"  reference over seeds 0..{args.repeats - 1}: {'PROBLEM' if found else 'full marks'}", flush=True)
-        problems += found
-        if not args.skip_blank:
-            found = selftest.check_blank(assignment)
-            print(f"  blank release: {'PROBLEM' if found else 'zero'}", flush=True)
-            problems += found
-        if not args.skip_variants:
-            problems += _selftest_variants(assignment, selftest)
-        problems += _selftest_mutants(assignment, selftest, rows, args)
-    for problem in problems:
-        print(problem)
-    print("self-test passed" if not problems else f"{len(problems)} problem(s)")
-    return 1 if problems else 0
-
-
-def _selftest_variants(assignment, selftest) -> list[str]:
-    """Every variant pack through both real doors; one line per pack and door."""
-    problems = []
-    with tempfile.TemporaryDirectory(prefix=f"selftest-{assignment}-") as folder:
-        graded = selftest.grade_variant_packs(assignment, Path(folder))
-    for chosen, result in graded:
-        found = selftest.variant_problems(chosen, result)
-        print(
-            f"  variants {', '.join(v.name for v in chosen)}: {result.door} door "
-            f"{'PROBLEM' if found else 'full marks'}",
-            flush=True,
-        )
-        problems += found
-    if not graded:
-        print("  variants: none", flush=True)
-    return problems
-
-
-def _selftest_mutants(assignment, selftest, rows, args) -> list[str]:
-    """One line per mutant (caught on its own question only?) and the visible-check table."""
-    from assignments.grading.selftest.forking import grade_mutants
-    from assignments.grading.selftest.mutation import MutantError
-
-    problems, table, results = [], [], []
-    chosen = [m for m in selftest.mutants(assignment) if not args.mutant or m.name in args.mutant]
-    for mutant, result in grade_mutants(assignment, chosen):
-        if isinstance(result, MutantError):
-            problems.append(str(result))
-            print(f"  {mutant.name}: PROBLEM (not graded: {result})", flush=True)
-            continue
-        found = selftest.mutant_problems(mutant, result) + selftest.contract_problems(mutant, result)
-        print(f"  {mutant.name}: {'PROBLEM' if found else f'caught on {mutant.question} only'}", flush=True)
-        if args.verbose:
-            for test, message in selftest.failed_tests(mutant, result):
-                print(f"      fails {test}: {message.splitlines()[0] if message else ''}")
-            for warning in selftest.misleading_failures(mutant, result, rows):
-                print(f"      WARNING {warning}")
-        problems += found
-        results.append(result)
-        failed = selftest.visible_check_failed(result)
-        table.append((mutant.name, "fails" if failed else "passes", mutant.contract or "-"))
-    if results and not args.mutant:
-        uncaught = selftest.uncaught_tests(results)
-        print(f"  hidden tests no mutant fails: {', '.join(uncaught) if uncaught else 'none'}", flush=True)
-        problems += [f"{assignment}: hidden test {name} fails for no mutant" for name in uncaught]
-    if table:
-        width = max(len(name) for name, _, _ in table)
-        print(
-            f"  visible check below each mutant's TODO (a contract mutant must fail it):\n"
-            f"    {'mutant':<{width}}  visible check  contract rule"
-        )
-        for name, outcome, contract in table:
-            print(f"    {name:<{width}}  {outcome:<13}  {contract}")
-    return problems
+    names = args.assignment or default().present()
+    return selftest(names, args.repeats, args.skip_blank, args.skip_variants, args.mutant, args.verbose)
 
 
 def cmd_grade(args) -> int:

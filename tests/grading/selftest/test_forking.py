@@ -84,12 +84,9 @@ def test_a_mutant_that_does_not_apply_or_kills_its_grader_is_reported_and_the_re
 def test_course_selftest_reports_each_mutant_caught_on_its_own_question(toy_with_mutant, capsys):
     """``course selftest``'s mutant lines come from the forked grading (it once called a function the
     checks module no longer had, and crashed before its first mutant)."""
-    from argparse import Namespace
+    from assignments.grading.selftest.report import mutants_report
 
-    from assignments.cli.grading import _selftest_mutants
-
-    args = Namespace(mutant=["subtracts"], verbose=True)
-    problems = _selftest_mutants(toy_with_mutant.assignment, checks, [], args)
+    problems = mutants_report(toy_with_mutant.assignment, [], only_mutants=["subtracts"], verbose=True)
     printed = capsys.readouterr().out
     assert problems == [], "the toy's subtracts mutant should be caught on add_tests only, with no problem"
     assert "subtracts: caught on add_tests only" in printed, "the self-test should print one line per mutant"
