@@ -1,7 +1,7 @@
 """The autograder's own tests: the reference keeps full marks, the blank release scores zero, each
 mutant (``mutation``: one known mistake applied to the reference) loses points on its own question only,
 each variant keeps full marks, and every hidden test catches a mutant (``checks``); ``forking`` grades
-an assignment's mutants from one run of the reference."""
+an assignment's mutants from one run of the reference; ``report`` prints ``course selftest``."""
 
 from assignments.grading.public import public_names
 
