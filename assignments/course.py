@@ -208,17 +208,8 @@ class Assignment:
 
     @property
     def grades_dir(self) -> Path:
+        """This term's run folder of the assignment (what is inside it: ``run_folder.Run.of_term``)."""
         return self.course.grades_dir / self.name
-
-    @property
-    def nbgrader_door_dir(self) -> Path:
-        """Where the nbgrader door (``course autograde``, the demo) keeps its records by default."""
-        return self.grades_dir / "nbgrader"
-
-    @property
-    def similarity_dir(self) -> Path:
-        """Where ``course similarity`` writes its report by default (beside the assignment's grades)."""
-        return self.grades_dir / "similarity"
 
     # --- notebooks and questions ------------------------------------------------------------------------
 

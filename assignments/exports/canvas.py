@@ -66,12 +66,15 @@ def options(
     ungraded_written: str | None = None,
     per_question: bool = False,
     late_policy: str | None = None,
+    config: dict | None = None,
 ) -> CanvasOptions:
     """The Canvas options of ``assignment`` (an Assignment): the command line's values, else the course
-    configuration's ``[tool.course.canvas]``, else the assignment's title with no id (with a warning)."""
+    configuration's ``[tool.course.canvas]`` (``config``: the course's settings, when already read), else
+    the assignment's title with no id (with a warning)."""
     from ..config import settings
 
-    table = settings(assignment.course.root).get("canvas", {})
+    config = settings(assignment.course.root) if config is None else config
+    table = config.get("canvas", {})
     configured = table.get("assignments", {}).get(assignment.name, {})
     name = name or configured.get("name") or assignment.title
     canvas_id = str(canvas_id or configured.get("id") or "")

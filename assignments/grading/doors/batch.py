@@ -40,6 +40,7 @@ from assignments.results.model import (
     apply_penalties,
     rejected,
 )
+from assignments.run_folder import Run, as_run
 
 GiB = 1024**3
 POLL_S = 0.05  # how often the supervisor looks at its grader processes (a fast allocator gains ~0.5 GB)
@@ -122,9 +123,10 @@ def _crashed(assignment: str, job: Job, why: str) -> SubmissionResult:
     )
 
 
-def save(result: SubmissionResult, out_dir: Path) -> Path:
-    """``out_dir/results/<student>.json`` (the store's one save, which refuses a key that is no file name)."""
-    return store.save_result(result, Path(out_dir) / "results")
+def save(result: SubmissionResult, run: Run | Path) -> Path:
+    """The run's ``results/<student>.json`` (the store's one save, which refuses a key that is no file name);
+    ``run``: a ``Run``, or the folder of one."""
+    return store.save_result(result, as_run(run).results)
 
 
 def _resident_bytes(pid: int) -> int:
@@ -394,7 +396,7 @@ def _one_at_a_time_if_kernels_share_a_uid(workers: int) -> int:
 def grade_batch(
     assignment: str,
     jobs: list[Job],
-    out_dir: Path,
+    out_dir: Run | Path,
     workers: int | None = None,
     progress: bool = True,
     budget: GraderBudget | None = None,
@@ -404,7 +406,7 @@ def grade_batch(
     grader_version: str = "",
 ) -> list[SubmissionResult]:
     """Grade every job (``workers`` at a time, with a progress bar and ETA); results come back in job order.
-    Each record is written to ``out_dir/results`` once, as its grading ends, with ``findings[student]``
+    Each record is written to the run ``out_dir``'s results/ once, as its grading ends, with ``findings[student]``
     (what the intake found about that student) added first, and stamped with the job's ``sha256`` and
     ``grader_version`` (what a later batch checks before it keeps the record: ``batches.py``).
 
