@@ -32,7 +32,7 @@ from pathlib import Path
 from ..results.model import SubmissionResult
 from . import csv_safe
 from .adjust import reported_score
-from .text import points, question_title
+from .text import points, question_title, recorded_title
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 UNGRADED_CHOICES = ("zero", "omit")
@@ -123,7 +123,11 @@ def _question_columns(results: list[SubmissionResult], target: CanvasAssignment)
         for question in result.questions:
             order.setdefault(question.grade_id, question.max_points)
     return [
-        (f"{target.name}: {question_title(results[0].assignment, grade_id)}", grade_id, maximum)
+        (
+            f"{target.name}: {question_title(results[0].assignment, recorded_title(results, grade_id))}",
+            grade_id,
+            maximum,
+        )
         for grade_id, maximum in order.items()
     ]
 

@@ -31,6 +31,7 @@ from assignments.grading.doors.nbgrader.layout import submitted_path
 from assignments.grading.doors.nbgrader.reaper import DEADLINE_EXIT
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, apply_penalties, rejected
 from assignments.run_folder import Run
+from assignments.titles import question_titles
 
 REAPER_GRACE_S = 60  # the reaper's own cleanup after the deadline, before the caller gives up on it
 
@@ -113,6 +114,7 @@ def read_gradebook(root: Path, assignment: Assignment | str, students: list[str]
 
     assignment = resolve(assignment)
     question_list, name = assignment.questions, assignment.name
+    named = question_titles(question_list)
     results = []
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         for student in students:
@@ -133,7 +135,7 @@ def read_gradebook(root: Path, assignment: Assignment | str, students: list[str]
             for q in question_list:
                 grade = grades.get(q.grade_id)
                 points = None if q.kind == "manual" or grade is None else float(grade.auto_score or 0.0)
-                entries.append(QuestionResult(q.grade_id, q.kind, q.points, points))
+                entries.append(QuestionResult(q.grade_id, q.kind, q.points, points, title=named[q.grade_id]))
             results.append(SubmissionResult(student, name, "nbgrader", questions=entries))
     return results
 
