@@ -123,8 +123,9 @@ def grade_jobs(
     for record in kept:
         batch.save(record, out)
     # The batch writes each record as it finishes (a crash loses nothing), with its intake findings already in.
+    # The Assignment itself goes to the grader processes, so a class of any course (the toy's) is graded.
     results = batch.grade_batch(
-        assignment.name, todo, out, workers=workers, findings=findings, grader=grader, grader_version=version
+        assignment, todo, out, workers=workers, findings=findings, grader=grader, grader_version=version
     )
     for record in missing:
         record.grader_version = version
@@ -139,15 +140,15 @@ def grade_jobs(
     return sorted(kept + regraded, key=lambda r: r.student)
 
 
-def merge(assignment: str, runs: list[Run | Path], out: Run | Path) -> list[SubmissionResult]:
+def merge(assignment: Assignment | str, runs: list[Run | Path], out: Run | Path) -> list[SubmissionResult]:
     """The shards' runs joined into the run ``out`` (``batches.merge_runs``), then every export from it."""
     run = as_run(out)
-    merged = batches.merge_runs(assignment, runs, run)
+    merged = batches.merge_runs(resolve(assignment).name, runs, run)
     export_all(assignment, run)
     return merged
 
 
-def export_all(assignment: str, run: Run | Path) -> None:
+def export_all(assignment: Assignment | str, run: Run | Path) -> None:
     """Every export of the run (its own gradebook: ``Run.course``), a problem with one format printed."""
     from .exports import FORMATS, print_written
 
@@ -156,7 +157,7 @@ def export_all(assignment: str, run: Run | Path) -> None:
 
 def export(
     run: Run,
-    assignment: str,
+    assignment: Assignment | str,
     formats=None,
     *,
     roster: Path | None = None,
@@ -191,7 +192,7 @@ def export(
 
 def gather_export_job(
     run: Run,
-    assignment: str,
+    assignment: Assignment | str,
     formats=None,
     *,
     roster: Path | None = None,
@@ -204,6 +205,7 @@ def gather_export_job(
     problems: list[str] | None = None,
 ):
     """Everything the writers need, read once from the run ``run`` and nowhere else (``exports.ExportJob``).
+    ``assignment``: an ``Assignment`` of any course (the toy course in tests) or a name in this one.
 
     The records are ``run.results``; the roster is the run's ``intake.json`` (or ``roster``: an intake
     manifest, or a Canvas gradebook export whose names, SIS ids and sections are added to the intake's); the
@@ -224,6 +226,7 @@ def gather_export_job(
 
     formats = tuple(formats or FORMATS)
     course = resolve(assignment)
+    assignment = course.name
     results = store.load_results(run.results, assignment)
     if not results:
         raise FileNotFoundError(f"no results for {assignment} in {run.results}")

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
+from assignments.course import Assignment
 from assignments.results import store
 from assignments.results.model import (
     BUDGET_FINDING,
@@ -394,7 +395,7 @@ def _one_at_a_time_if_kernels_share_a_uid(workers: int) -> int:
 
 
 def grade_batch(
-    assignment: str,
+    assignment: Assignment | str,
     jobs: list[Job],
     out_dir: Run | Path,
     workers: int | None = None,
@@ -426,12 +427,13 @@ def grade_batch(
     work = Path(tempfile.mkdtemp(prefix="course-batch-"))
     os.chmod(work, 0o711)
     supervisor = _Supervisor(assignment, grader, budget, work)
+    name = getattr(assignment, "name", assignment)
     # one submission gains nothing: the zygote would pay the imports its one kernel would have paid
     zygote = _start_zygote() if warm_kernels and len(jobs) > 1 else None
     supervisor.zygote = zygote.socket if zygote else ""
     waiting, running = deque(_Submission(job) for job in jobs), []
     try:
-        with tqdm(total=len(jobs), desc=f"grading {assignment}", unit="submission", disable=not progress) as bar:
+        with tqdm(total=len(jobs), desc=f"grading {name}", unit="submission", disable=not progress) as bar:
             while waiting or running:
                 while waiting and len(running) < workers:
                     supervisor.start(waiting[0])
@@ -463,7 +465,7 @@ def grade_batch(
         _sweep_cgroups()
     if progress:
         print(
-            f"graded {len(jobs)} submission(s) of {assignment} in {time.perf_counter() - started:.1f} s "
+            f"graded {len(jobs)} submission(s) of {name} in {time.perf_counter() - started:.1f} s "
             f"with {workers} worker(s)"
         )
     return [results[job.student] for job in jobs]
