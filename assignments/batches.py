@@ -27,9 +27,8 @@ from pathlib import Path
 from .course import Assignment
 from .results import store
 from .results.model import SubmissionResult
+from .run_folder import SUBMISSIONS, Run, as_run
 
-REGRADE_REPORT = "regrade.json"
-SUBMISSIONS = "submissions"  # a run's copies of the class's notebooks (workflow.collect)
 INTAKE_PREFIX = "intake-"  # the codes of findings a record takes from the intake (workflow.intake_findings)
 
 
@@ -101,9 +100,9 @@ def grader_version(assignment: Assignment) -> str:
     return f"{version}+{digest.hexdigest()[:16]}"
 
 
-def earlier_records(out: Path, assignment: str) -> dict[str, SubmissionResult]:
+def earlier_records(run: Run | Path, assignment: str) -> dict[str, SubmissionResult]:
     """student -> the record this run already holds for them (none when the run is new)."""
-    folder = Path(out) / "results"
+    folder = as_run(run).results
     if not folder.is_dir():
         return {}
     return {r.student: r for r in store.load_results(folder, assignment)}
@@ -178,10 +177,10 @@ def _order(record: SubmissionResult, grade_id: str) -> int:
     return ids.index(grade_id) if grade_id in ids else len(ids)
 
 
-def write_regrade_report(out: Path, version: str, regraded: int, kept: int, found: list[Change]) -> Path:
+def write_regrade_report(run: Run | Path, version: str, regraded: int, kept: int, found: list[Change]) -> Path:
     """``<run>/regrade.json``: this batch's grader version, how many records it graded and kept, and every
     student whose scores moved, question by question."""
-    path = Path(out) / REGRADE_REPORT
+    path = as_run(run).regrade_report
     data = {
         "grader_version": version,
         "graded": regraded,
@@ -222,19 +221,20 @@ class MergeRefused(Exception):
     """The runs cannot make one run; the message says which and why."""
 
 
-def merge_runs(assignment: str, runs: list[Path], out: Path) -> list[SubmissionResult]:
+def merge_runs(assignment: str, runs: list[Run | Path], out: Run | Path) -> list[SubmissionResult]:
     """Join the runs of a class's shards into the run folder ``out``: every record (its submission copied
     to ``out/submissions`` and the record pointed at the copy) and one intake manifest. Refuses (and
     writes nothing) when two runs hold different records for one student, or when records were graded
     by different graders (a shard graded before a hidden-test fix would mix old and new scores)."""
     from .intake import IntakeResult
 
+    runs = [as_run(run) for run in runs]
     owner: dict[str, tuple[SubmissionResult, Path]] = {}
-    for run in runs:
-        run = Path(run)
-        if not (run / "results").is_dir():
+    for shard in runs:
+        run = shard.root
+        if not shard.results.is_dir():
             raise MergeRefused(f"{run} holds no results/ folder: is it a run of `course grade`?")
-        for record in store.load_results(run / "results", assignment):
+        for record in store.load_results(shard.results, assignment):
             if record.student in owner and _comparable(owner[record.student][0]) != _comparable(record):
                 raise MergeRefused(
                     f"{owner[record.student][1]} and {run} hold different records for one student "
@@ -249,16 +249,17 @@ def merge_runs(assignment: str, runs: list[Path], out: Path) -> list[SubmissionR
             f"the runs were graded by different graders ({', '.join(v or 'unknown' for v in versions)}); "
             "grade every shard again with one image or checkout"
         )
-    manifests = [IntakeResult.load(Path(run) / "intake.json") for run in runs if (Path(run) / "intake.json").is_file()]
-    out = Path(out)
+    manifests = [IntakeResult.load(run.intake) for run in runs if run.intake.is_file()]
+    whole = as_run(out)
+    out = whole.root
     merged = [_moved_into(record, Path(run), out) for _, (record, run) in sorted(owner.items())]
     for record in merged:
-        store.save_result(record, out / "results")
+        store.save_result(record, whole.results)
     if manifests:
         intake = manifests[0]
         for later in manifests[1:]:
             intake = later.merged_into(intake)
-        _point_at_copies(intake, [Path(run) for run in runs], out).save(out / "intake.json")
+        _point_at_copies(intake, [run.root for run in runs], out).save(whole.intake)
     return merged
 
 

@@ -208,17 +208,8 @@ class Assignment:
 
     @property
     def grades_dir(self) -> Path:
+        """This term's run folder of the assignment (what is inside it: ``run_folder.Run.of_term``)."""
         return self.course.grades_dir / self.name
-
-    @property
-    def nbgrader_door_dir(self) -> Path:
-        """Where the nbgrader door (``course autograde``, the demo) keeps its records by default."""
-        return self.grades_dir / "nbgrader"
-
-    @property
-    def similarity_dir(self) -> Path:
-        """Where ``course similarity`` writes its report by default (beside the assignment's grades)."""
-        return self.grades_dir / "similarity"
 
     # --- notebooks and questions ------------------------------------------------------------------------
 
@@ -235,12 +226,13 @@ class Assignment:
         return self.source_folder / MANIFEST
 
     def grading_manifest(self) -> dict:
-        """The questions (grade_id, points, kind) and shortcut rules of the source notebook, as plain
+        """The questions (grade_id, points, kind, heading) and shortcut rules of the source notebook, as plain
         JSON: all that grading needs of it, without a line of the solutions."""
         rules = notebooks.shortcut_rules(self.source_notebook())
         return {
             "assignment": self.name,
-            "questions": [[q.grade_id, q.points, q.kind] for q in self.questions],
+            # The heading goes along so a copy without the notebook titles questions as students know them.
+            "questions": [[q.grade_id, q.points, q.kind, q.heading] for q in self.questions],
             "shortcut_rules": {q: {"forbidden": list(r.forbidden), "penalty": r.penalty} for q, r in rules.items()},
         }
 
@@ -256,7 +248,11 @@ class Assignment:
         of the grading manifest that stands for it."""
         manifest = self._manifest()
         if manifest is not None:
-            return [notebooks.Question(g, float(points), kind) for g, points, kind in manifest["questions"]]
+            # [grade_id, points, kind, heading]; manifests written before headings were kept have three.
+            return [
+                notebooks.Question(g, float(points), kind, *heading)
+                for g, points, kind, *heading in manifest["questions"]
+            ]
         path = self.source_path
         stat = path.stat()
         return list(_questions(str(path), stat.st_mtime_ns, stat.st_size))

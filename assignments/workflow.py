@@ -1,4 +1,6 @@
-"""The instructor's jobs end to end: intake → grade → results → exports (the demo runs them: ``demo.run``)."""
+"""The instructor's jobs end to end: intake → grade → results → exports (the demo runs them: ``demo.run``).
+
+Each job works in one run folder (``run_folder.Run``), which the command builds once and passes down."""
 
 from __future__ import annotations
 
@@ -10,18 +12,20 @@ from assignments.grading.doors import batch
 from . import batches, intake
 from .course import Assignment, resolve
 from .results.model import Finding, SubmissionResult, rejected
+from .run_folder import Run, as_run
 
 
-def collect(assignment: str, source: Path, out: Path) -> tuple[list[batch.Job], intake.IntakeResult]:
-    """Read an LMS download into one grading job per student, and keep the intake manifest."""
-    found = intake.collect(Path(source), assignment, Path(out) / "submissions")
-    manifest = Path(out) / "intake.json"
+def collect(assignment: str, source: Path, out: Run | Path) -> tuple[list[batch.Job], intake.IntakeResult]:
+    """Read an LMS download into one grading job per student of the run ``out``, and keep the intake manifest."""
+    run = as_run(out)
+    found = intake.collect(Path(source), assignment, run.submissions)
+    manifest = run.intake
     # A regrade of some students joins this run's roster: the others keep their names, ids and findings.
     roster = found.merged_into(intake.IntakeResult.load(manifest)) if manifest.is_file() else found
     roster.save(manifest)
     print(found.summary())
     # Every student's kernel has the whole class's submissions and results hidden, wherever --out points.
-    hide = (str(Path(source).resolve()), str(Path(out).resolve()))
+    hide = (str(Path(source).resolve()), str(run.root.resolve()))
     jobs = [batch.Job(s.student, s.path, hide=hide) for s in sorted(found.submissions, key=lambda s: s.student)]
     return jobs, found
 
@@ -56,7 +60,7 @@ def missing_records(found: intake.IntakeResult, door: str) -> list[SubmissionRes
 
 
 def attach_intake(
-    results: list[SubmissionResult], found: intake.IntakeResult, out: Path, door: str = "standalone"
+    results: list[SubmissionResult], found: intake.IntakeResult, out: Run | Path, door: str = "standalone"
 ) -> list[SubmissionResult]:
     """Put each student's intake findings into their record, add the missing students' records, and write
     every record (for a door that has not written them yet: each record is written once)."""
@@ -72,13 +76,14 @@ def attach_intake(
 def grade_class(
     assignment: Assignment | str,
     source: Path,
-    out: Path,
+    out: Run | Path,
     workers: int | None = None,
     shard: batches.Shard | None = None,
     grader=batch.grade_one,
 ) -> list[SubmissionResult]:
     """Grade a class (``shard``: only its slice) into the run ``out`` (``grade_jobs``; ``grader`` as there)."""
     assignment = resolve(assignment)
+    out = as_run(out)
     jobs, found = collect(assignment.name, source, out)
     missing = missing_records(found, "standalone")
     if shard is not None:
@@ -91,7 +96,7 @@ def grade_class(
 def grade_jobs(
     assignment: Assignment | str,
     jobs: list[batch.Job],
-    out: Path,
+    out: Run | Path,
     workers: int | None = None,
     findings: dict[str, list[Finding]] | None = None,
     missing: list[SubmissionResult] = (),
@@ -102,6 +107,7 @@ def grade_jobs(
     stopped batch resumes); every other student is graded (``grader``: ``batch.grade_batch``'s), and whose
     scores that moved is printed and kept in the run's ``regrade.json`` (``batches.py``)."""
     assignment = resolve(assignment)
+    out = as_run(out)
     version = batches.grader_version(assignment)
     earlier = batches.earlier_records(out, assignment.name)
     findings = findings or {}
@@ -117,8 +123,9 @@ def grade_jobs(
     for record in kept:
         batch.save(record, out)
     # The batch writes each record as it finishes (a crash loses nothing), with its intake findings already in.
+    # The Assignment itself goes to the grader processes, so a class of any course (the toy's) is graded.
     results = batch.grade_batch(
-        assignment.name, todo, out, workers=workers, findings=findings, grader=grader, grader_version=version
+        assignment, todo, out, workers=workers, findings=findings, grader=grader, grader_version=version
     )
     for record in missing:
         record.grader_version = version
@@ -133,27 +140,140 @@ def grade_jobs(
     return sorted(kept + regraded, key=lambda r: r.student)
 
 
-def merge(assignment: str, runs: list[Path], out: Path) -> list[SubmissionResult]:
+def merge(assignment: Assignment | str, runs: list[Run | Path], out: Run | Path) -> list[SubmissionResult]:
     """The shards' runs joined into the run ``out`` (``batches.merge_runs``), then every export from it."""
-    merged = batches.merge_runs(assignment, [Path(run) for run in runs], Path(out))
-    export_all(assignment, out)
+    run = as_run(out)
+    merged = batches.merge_runs(resolve(assignment).name, runs, run)
+    export_all(assignment, run)
     return merged
 
 
-def export_all(assignment: str, out: Path, course_root: Path | None = None) -> None:
-    """Every export from the stored results. ``course_root``: an nbgrader course folder whose gradebook
-    already knows the assignment (by default the repository's own gradebook.db)."""
-    from .exports import FORMATS, export, print_written
+def export_all(assignment: Assignment | str, run: Run | Path) -> None:
+    """Every export of the run (its own gradebook: ``Run.course``), a problem with one format printed."""
+    from .exports import FORMATS, print_written
 
-    db_url = f"sqlite:///{Path(course_root) / 'gradebook.db'}" if course_root else None
-    print_written(
-        export(
-            assignment,
-            Path(out) / "results",
-            Path(out) / "exports",
-            FORMATS,
-            db_url=db_url,
-            course_root=course_root,
-            strict=False,
-        )
+    print_written(export(as_run(run), assignment, FORMATS, strict=False))
+
+
+def export(
+    run: Run,
+    assignment: Assignment | str,
+    formats=None,
+    *,
+    roster: Path | None = None,
+    db_url: str | None = None,
+    canvas_options=None,
+    canvas_choices: dict | None = None,
+    excused: list[str] = (),
+    late_policy=None,
+    strict: bool = True,
+    problems: list[str] | None = None,
+) -> dict[str, list[Path]]:
+    """``gather_export_job`` then ``exports.write``: the chosen formats of the run's records; returns format ->
+    files written. ``strict`` and ``problems`` as for ``exports.write``."""
+    from .exports import FORMATS, write
+
+    formats = tuple(formats or FORMATS)
+    job = gather_export_job(
+        run,
+        assignment,
+        formats,
+        roster=roster,
+        db_url=db_url,
+        canvas_options=canvas_options,
+        canvas_choices=canvas_choices,
+        excused=excused,
+        late_policy=late_policy,
+        strict=strict,
+        problems=problems,
     )
+    return write(job, formats, strict, problems)
+
+
+def gather_export_job(
+    run: Run,
+    assignment: Assignment | str,
+    formats=None,
+    *,
+    roster: Path | None = None,
+    db_url: str | None = None,
+    canvas_options=None,
+    canvas_choices: dict | None = None,
+    excused: list[str] = (),
+    late_policy=None,
+    strict: bool = True,
+    problems: list[str] | None = None,
+):
+    """Everything the writers need, read once from the run ``run`` and nowhere else (``exports.ExportJob``).
+    ``assignment``: an ``Assignment`` of any course (the toy course in tests) or a name in this one.
+
+    The records are ``run.results``; the roster is the run's ``intake.json`` (or ``roster``: an intake
+    manifest, or a Canvas gradebook export whose names, SIS ids and sections are added to the intake's); the
+    gradebook is the run's nbgrader course folder (``run.course``) unless ``db_url`` names one. When the
+    nbgrader format is chosen and the run has no gradebook yet, the assignment is generated into
+    ``run.course`` first (with ``strict`` a failure raises, else it goes to ``problems``). Hand grades and
+    comments a grader entered in formgrader are merged into the records; the job keeps the grader's own
+    records too, since the gradebook only ever receives automatic scores (its hand grades stay). The
+    course settings are read once: excused questions (theirs plus ``excused``) and the late policy
+    (``late_policy`` replaces the configured one) are applied here, before any writer; when the course's
+    penalty is in the Canvas CSV and the instructor has not said whether Canvas' own Late Policy is on, a
+    warning says how to choose. ``canvas_options``: the Canvas options as they are, else made from the
+    configuration and ``canvas_choices`` (the command line's, ``canvas.options``' arguments)."""
+    from .config import settings
+    from .exports import FORMATS, ExportJob, adjust, canvas, report_problem
+    from .exports.nbgrader_gradebook import merge_hand_grades, read_hand_grades
+    from .results import store
+
+    formats = tuple(formats or FORMATS)
+    course = resolve(assignment)
+    assignment = course.name
+    results = store.load_results(run.results, assignment)
+    if not results:
+        raise FileNotFoundError(f"no results for {assignment} in {run.results}")
+    lms = store.load_roster(run.intake)
+    if roster and Path(roster).suffix.lower() == ".csv":
+        # A Canvas gradebook export adds names, SIS ids and sections; the intake keeps late flags.
+        for student, info in canvas.read_gradebook_export(Path(roster)).items():
+            lms[student] = {**lms.get(student, {}), **info}
+    elif roster:
+        lms = store.load_roster(Path(roster))
+    if "nbgrader" in formats and db_url is None and not run.gradebook.is_file():
+        from assignments.grading.doors.nbgrader.door import prepare_course
+
+        print(f"nbgrader: this run has no gradebook yet; generating {assignment} in {run.course}")
+        try:
+            prepare_course(course, run.course)
+        except (OSError, RuntimeError) as error:  # e.g. an assignment without a source folder here
+            if strict:
+                raise
+            report_problem(problems, f"nbgrader: no gradebook could be made for {assignment} in {run.course}: {error}")
+    db_url = db_url or run.db_url
+    graded = results  # the grader's own scores: what goes into the gradebook's auto_score
+    try:
+        if _gradebook_exists(db_url):
+            results = merge_hand_grades(results, read_hand_grades(db_url, assignment))
+    except Exception as error:  # a damaged gradebook must not stop the other exports
+        report_problem(problems, f"hand grades not read from {db_url}: {error}")
+    config = settings(course.course.root)
+    excused = list(config.get("excused", {}).get(assignment, [])) + list(excused)
+    late_policy = late_policy or adjust.LatePolicy.from_settings(config.get("late_policy"))
+    if "canvas" in formats and canvas_options is None:
+        canvas_options = canvas.options(course, **(canvas_choices or {}), config=config)
+    # Who deducts for lateness in Canvas: the command line's choice, else the configuration's.
+    canvas_late = (canvas_options.late_policy if canvas_options else None) or adjust.canvas_late_policy(config)
+    results = adjust.apply(results, lms, late_policy, excused, canvas_deducts=canvas_late == "canvas")
+    warning = canvas.late_policy_warning(results, canvas_late) if "canvas" in formats else None
+    if warning:
+        print(warning)
+    if canvas_late == "canvas" and late_policy.per_day:
+        print(
+            "late policy: [tool.course.late_policy] is not applied in any export, since Canvas' own Late "
+            'Policy deducts ([tool.course.canvas] late_policy = "canvas")'
+        )
+    return ExportJob(assignment, results, graded, run.exports, lms, db_url, run.course, canvas_options)
+
+
+def _gradebook_exists(db_url: str) -> bool:
+    """A SQLite gradebook that is not there yet has no hand grades (and opening it would create it)."""
+    prefix = "sqlite:///"
+    return not db_url.startswith(prefix) or Path(db_url[len(prefix) :]).is_file()

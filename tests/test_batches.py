@@ -19,6 +19,7 @@ from assignments.grading.doors import batch
 from assignments.grading.sandbox.limits import Limits
 from assignments.results import store
 from assignments.results.model import QuestionResult, SubmissionResult
+from assignments.run_folder import Run
 from assignments.workflow import grade_jobs
 from tests.fixtures import toy
 from tests.fixtures.batch import grade_toy_job, limits_dict
@@ -110,7 +111,7 @@ def test_a_batch_started_again_keeps_every_record_and_grades_nobody(toy_run, cap
     assert [r.timings for r in again] == [first[s].timings for s in ("ada", "bo")], (
         "a kept record must be the earlier grading itself, not a new one"
     )
-    report = json.loads((run / batches.REGRADE_REPORT).read_text())
+    report = json.loads(Run(run).regrade_report.read_text())
     assert (report["graded"], report["kept"], report["changed"]) == (0, 2, []), report
     assert set(stamps) == {p.name for p in (run / "results").glob("*.json")}
 
@@ -123,7 +124,7 @@ def test_a_new_notebook_is_graded_again_while_the_classmate_is_kept(toy_run, tmp
     graded = grade_jobs(the_toy.assignment, [jobs[0], batch.Job("bo", str(resubmitted))], copy, 2, grader=grader)
     printed = capsys.readouterr().out
     assert "kept 1 record(s)" in printed, printed
-    report = json.loads((copy / batches.REGRADE_REPORT).read_text())
+    report = json.loads(Run(copy).regrade_report.read_text())
     assert (report["graded"], report["kept"]) == (1, 1), f"only bo's new notebook should be graded: {report}"
     assert report["changed"] == [], f"bo's new notebook scores what the old one did: {report['changed']}"
     assert store.load_result(copy / "results" / "bo.json").submission_sha256 == batches.submission_digest(resubmitted)
@@ -138,7 +139,7 @@ def test_a_regrade_after_a_hidden_test_fix_reports_whose_scores_moved_on_which_q
     assert after != before, "a changed hidden test must change the grader version"
     regraded = {r.student: r for r in grade_jobs(the_toy.assignment, jobs, run, workers=2, grader=grader)}
     printed = capsys.readouterr().out
-    report = json.loads((run / batches.REGRADE_REPORT).read_text())
+    report = json.loads(Run(run).regrade_report.read_text())
     assert report["graded"] == 2 and report["kept"] == 0, f"the fix should regrade both students: {report}"
     assert [c["student"] for c in report["changed"]] == ["bo"], (
         f"only bo's scores should move (ada is the reference), the report says {report['changed']}"

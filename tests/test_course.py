@@ -48,7 +48,7 @@ def test_an_assignment_knows_its_files_from_the_course_root(tmp_path):
     assert hw.stand_ins_path == root / "autograder" / "toy" / "stand_ins.py"
     assert hw.solution_path == root / "solutions" / "toy" / "toy.ipynb"
     # Without a configured term the runs go to grades/current/; the demo has grades/demo/.
-    assert hw.nbgrader_door_dir == root / "grades" / "current" / "toy" / "nbgrader"
+    assert hw.grades_dir == root / "grades" / "current" / "toy"
     assert hw.course.demo_dir == root / "grades" / "demo"
 
 

@@ -32,10 +32,10 @@ from pathlib import Path
 
 import pytest
 
-from assignments import batches
 from assignments.course import default
 from assignments.demo import students as demo_class
 from assignments.grader_image import PRAIRIELEARN, write_context
+from assignments.run_folder import Run
 from tests.fixtures import payloads
 from tests.fixtures.gradescope_tree import check_results_schema
 from tests.helpers import notebook_bytes, tool_unavailable
@@ -335,7 +335,7 @@ def test_a_shard_run_again_keeps_its_records_instead_of_grading_again(batch_runs
     assert f"kept {batch_runs['kept']} record(s)" in resumed.stdout, (
         f"the image should find its own records current (same notebook, same grader version):\n{resumed.stdout}"
     )
-    report = json.loads((batch_runs["runs"] / f"shard-{batch_runs['busiest']}" / batches.REGRADE_REPORT).read_text())
+    report = json.loads(Run(batch_runs["runs"] / f"shard-{batch_runs['busiest']}").regrade_report.read_text())
     assert report["graded"] == 0 and report["kept"] == batch_runs["kept"], report
 
 

@@ -20,12 +20,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from assignments import exports, notebooks
+from assignments import notebooks, workflow
 from assignments.cli import main as course
 from assignments.course import resolve
 from assignments.demo.students import demo_class, filled_release, write_canvas_zip
 from assignments.exports import adjust, canvas, nbgrader_gradebook, text
 from assignments.grading.selftest import checks as selftest
+from assignments.run_folder import Run
 from assignments.workflow import grade_class
 from tests.helpers import QUICKEST
 
@@ -66,10 +67,10 @@ def canvas_rows(path: Path) -> list[dict]:
 
 
 def export(run: Path) -> Path:
-    written = exports.export(
+    written = workflow.export(
+        Run.at(run),
         A,
-        run / "results",
-        formats=("canvas", "feedback"),
+        ("canvas", "feedback"),
         canvas_options=canvas.CanvasOptions(CANVAS),
         excused=[EXCUSED],
         late_policy=adjust.LatePolicy(per_day=10, cap=50),
@@ -92,7 +93,7 @@ def test_a_term_from_the_class_zip_to_the_canvas_gradebook(tmp_path):
     assert course(["grade", A, str(class_zip), "--out", str(run), "--workers", "2"]) == 0
 
     # The TA grades one written answer of Ada's in formgrader (the run's own gradebook).
-    db = nbgrader_gradebook.default_db_url(nbgrader_gradebook.run_course_folder(run))
+    db = Run.at(run).db_url
     with nbgrader_gradebook.open_gradebook(db) as gb:
         grade = gb.find_grade(HAND_GRADED, A, A, "1001")
         grade.manual_score = 1.5

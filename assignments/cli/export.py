@@ -19,34 +19,33 @@ def _formats(text: str) -> list[str]:
     return chosen
 
 
-def _canvas_options(args):
-    from ..exports import canvas
-
-    return canvas.options(
-        default().assignment(args.assignment),
-        args.canvas_assignment,
-        args.canvas_id,
-        args.ungraded_written,
-        args.per_question,
-        args.canvas_late_policy,
-    )
-
-
 def cmd_export(args) -> int:
+    from ..run_folder import Run
+    from ..workflow import export
+
     problems: list[str] = []
     formats = _formats(args.formats)
+    run = Run.of_results(args.results) if args.results else Run.of_term(args.assignment)
+    # A SQLite gradebook named on the command line: its folder is the course folder formgrader's notebooks go to.
+    run = run.with_exports(args.out).with_course(exports.sqlite_folder(args.db))
+    choices = {
+        "name": args.canvas_assignment,
+        "canvas_id": args.canvas_id,
+        "ungraded_written": args.ungraded_written,
+        "per_question": args.per_question,
+        "late_policy": args.canvas_late_policy,
+    }
     try:
-        written = exports.export(
+        written = export(
+            run,
             args.assignment,
-            args.results,
-            args.out,
             formats,
-            args.roster,
-            args.db,
+            roster=args.roster,
+            db_url=args.db,
+            canvas_choices=choices,
+            excused=args.excuse or [],
             strict=False,
             problems=problems,
-            canvas_options=_canvas_options(args) if "canvas" in formats else None,
-            excused=args.excuse or [],
         )
     except (FileNotFoundError, LookupError, RuntimeError, ValueError) as error:
         print(f"export failed: {error}")
@@ -126,15 +125,16 @@ def cmd_lock(args) -> int:
 
 def cmd_intake(args) -> int:
     from .. import intake
-    from ..results import store
+    from ..run_folder import Run
 
-    dest = args.dest or store.grades_dir(args.assignment) / "submissions"
+    run = Run.of_term(args.assignment)
+    dest = args.dest or run.submissions
     try:
         result = intake.collect(args.input, args.assignment, dest)
     except intake.IntakeError as error:
         print(f"intake failed: {error}")
         return 1
-    manifest = result.save(args.manifest or store.intake_manifest(args.assignment))
+    manifest = result.save(args.manifest or run.intake)
     for finding in result.findings:
         # File names and LMS display names are the students' text: one printable line each, so none can
         # carry an escape sequence to the instructor's terminal.

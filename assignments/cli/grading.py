@@ -19,22 +19,23 @@ def cmd_grade(args) -> int:
     """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
     from ..batches import Shard
     from ..results import table
+    from ..run_folder import Run
     from ..workflow import export_all, grade_class
 
-    out = Path(args.out or default().assignment(args.assignment).grades_dir)
+    run = Run.at(args.out) if args.out else Run.of_term(args.assignment)
     try:
         shard = Shard.parse(args.shard) if args.shard else None
     except ValueError as error:
         print(f"course grade: {error}")
         return 2
-    results = grade_class(args.assignment, Path(args.submissions), out, workers=args.workers, shard=shard)
+    results = grade_class(args.assignment, Path(args.submissions), run, workers=args.workers, shard=shard)
     print(table.score_table(results, f"{args.assignment}: standalone grader" + (f", shard {shard}" if shard else "")))
     if shard is None:
-        export_all(args.assignment, out)
-        print(f"results: {out / 'results'}\nexports: {out / 'exports'}")
+        export_all(args.assignment, run)
+        print(f"results: {run.results}\nexports: {run.exports}")
     else:
         print(
-            f"results: {out / 'results'} (one shard: `course merge {args.assignment} <every shard's run>` "
+            f"results: {run.results} (one shard: `course merge {args.assignment} <every shard's run>` "
             "joins them and writes the exports)"
         )
     return 0
@@ -44,16 +45,17 @@ def cmd_merge(args) -> int:
     """The shards' runs joined into one run, exported as a whole-class run is."""
     from ..batches import MergeRefused
     from ..results import table
+    from ..run_folder import Run
     from ..workflow import merge
 
-    out = Path(args.out or default().assignment(args.assignment).grades_dir)
+    run = Run.at(args.out) if args.out else Run.of_term(args.assignment)
     try:
-        results = merge(args.assignment, args.runs, out)
+        results = merge(args.assignment, [Run.at(path) for path in args.runs], run)
     except MergeRefused as error:
         print(f"course merge refused: {error}")
         return 1
     print(table.score_table(results, f"{args.assignment}: {len(args.runs)} shard(s) merged"))
-    print(f"results: {out / 'results'}\nexports: {out / 'exports'}")
+    print(f"results: {run.results}\nexports: {run.exports}")
     return 0
 
 
@@ -72,21 +74,21 @@ def cmd_autograde(args) -> int:
     from assignments.grading.doors.nbgrader import door as nbgrader_door
 
     from ..results import table
+    from ..run_folder import Run
     from ..workflow import attach_intake, collect
 
-    out = Path(args.out or default().assignment(args.assignment).nbgrader_door_dir)
-    jobs, found = collect(args.assignment, Path(args.submissions), out)
+    run = Run.autograde(args.out) if args.out else Run.autograde_of_term(args.assignment)
+    jobs, found = collect(args.assignment, Path(args.submissions), run)
     submissions = {job.student: Path(job.path) for job in jobs}
-    course = nbgrader_door.course_folder(out)
     results = nbgrader_door.autograde_repaired(
-        args.assignment, submissions, out, root=course, timeout=args.timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S
+        args.assignment, submissions, run, timeout=args.timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S
     )
     disagreements = (
         []
         if args.no_cross_check
-        else nbgrader_door.cross_check(args.assignment, results, submissions, out / "standalone", workers=args.workers)
+        else nbgrader_door.cross_check(args.assignment, results, submissions, run.standalone, workers=args.workers)
     )
-    results = attach_intake(results, found, out, door="nbgrader")
+    results = attach_intake(results, found, run, door="nbgrader")
     print(table.score_table(results, f"{args.assignment}: nbgrader autograde"))
     if not args.no_cross_check:
         print(
@@ -94,7 +96,7 @@ def cmd_autograde(args) -> int:
             if not disagreements
             else "DOORS DISAGREE (the standalone door is the trusted one):\n  " + "\n  ".join(disagreements)
         )
-    print(f"results: {out / 'results'}\nnbgrader course folder: {course}")
+    print(f"results: {run.results}\nnbgrader course folder: {run.course}")
     return 0
 
 
@@ -102,10 +104,11 @@ def cmd_repair(args) -> int:
     """Repaired copies for nbgrader (the release's metadata restored, UTF-8) and a report of what was done."""
     from assignments.grading.doors.nbgrader import repair
 
+    from ..run_folder import Run
     from ..workflow import collect
 
-    out = Path(args.out or repair.folder(default().assignment(args.assignment).grades_dir))
-    jobs, _ = collect(args.assignment, Path(args.submissions), out)
+    out = Path(args.out or Run.of_term(args.assignment).repair_alone)
+    jobs, _ = collect(args.assignment, Path(args.submissions), Run(out))
     repairs = repair.repair_class(args.assignment, {job.student: Path(job.path) for job in jobs}, out)
     print(repair.report_table(repairs, f"{args.assignment}: repaired for nbgrader (release cells found, per method)"))
     print(

@@ -8,12 +8,11 @@ from pathlib import Path
 
 from assignments.handgrading import formgrader
 
-from ..course import default
-from ..exports import nbgrader_gradebook
+from ..run_folder import Run
 
 
 def cmd_formgrader(args) -> int:
-    root = Path(args.root) if args.root else nbgrader_gradebook.course_folder(args.assignment)
+    root = Path(args.root) if args.root else Run.of_term(args.assignment).course
     try:
         server = formgrader.start(root, args.port)
     except (FileNotFoundError, RuntimeError, TimeoutError) as error:
@@ -62,7 +61,7 @@ def cmd_written(args) -> int:
 
     from ..escaping import one_line
 
-    out = Path(args.out or default().assignment(args.assignment).grades_dir / "written")
+    out = Path(args.out or Run.of_term(args.assignment).written)
     try:
         outline, refused = written(args.assignment, Path(args.submissions), out, pdf=not args.no_pdf)
     except (FileNotFoundError, RuntimeError) as error:

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from assignments.similarity import report as similarity_report
 
-from ..course import default
+from ..run_folder import Run
 
 
 def cmd_similarity(args) -> int:
     from ..escaping import one_line
 
-    out = Path(args.out) if args.out else default().assignment(args.assignment).similarity_dir
+    out = Path(args.out) if args.out else Run.of_term(args.assignment).similarity
     started = time.perf_counter()
     comparison = similarity_report.similarity_report(
         args.assignment, Path(args.submissions), out, args.top, args.workers

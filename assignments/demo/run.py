@@ -16,6 +16,7 @@ from assignments import intake
 from assignments.course import default
 from assignments.demo.students import DAMAGED, demo_class, write_canvas_zip
 from assignments.grading.doors import batch
+from assignments.run_folder import Run
 from assignments.workflow import export_all, grade_class
 
 
@@ -100,8 +101,8 @@ def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3)
     download = default().build_dir / "demo" / assignment / "canvas_download.zip"
     files = write_canvas_zip(assignment, students, download)
     # The demo's own folder: its students never appear in a term's runs (grades/<term>/).
-    out = default().demo_dir / assignment
-    standalone = grade_class(assignment, download, out, workers)
+    run = Run.demo(assignment)
+    standalone = grade_class(assignment, download, run, workers)
     print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
     # Canvas user ids key the records; say who is who (file name: login_userid_submissionid_name).
     print(
@@ -112,23 +113,22 @@ def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3)
         )
     )
 
-    staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(out / "intake.json").submissions}
-    # Every notebook goes through nbgrader, the damaged one (no nbgrader metadata) repaired first.
-    door_dir = out / "nbgrader"
-    course = nbgrader_door.course_folder(door_dir)
-    through_nbgrader = nbgrader_door.autograde_repaired(assignment, staged, door_dir, root=course)
+    staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(run.intake).submissions}
+    # Every notebook goes through nbgrader, the damaged one (no nbgrader metadata) repaired first; the door
+    # keeps its own records in its folder (run.nbgrader), its course folder is the run's.
+    through_nbgrader = nbgrader_door.autograde_repaired(assignment, staged, run.nbgrader_run)
     for result in through_nbgrader:
-        batch.save(result, door_dir)
+        batch.save(result, run.nbgrader_run)
     print(table.score_table(through_nbgrader, f"{assignment}: nbgrader autograde"))
     # The standalone records go into the same gradebook nbgrader just filled (formgrader, export).
-    export_all(assignment, out, course_root=course)
+    export_all(assignment, run)
     if DAMAGED in files:
         print(
             f"{DAMAGED} ({files[DAMAGED].split('_')[1]}) has no nbgrader metadata: the "
             "standalone door recovered its cells by content and nbgrader graded a repaired copy (see the "
-            f"cells-recovered findings and {repair.folder(door_dir) / repair.REPORT})"
+            f"cells-recovered findings and {run.repair / repair.REPORT})"
         )
     differences = table.compare_doors(standalone, through_nbgrader)
     print("both doors agree on every question" if not differences else "DOORS DISAGREE:\n  " + "\n  ".join(differences))
-    print(f"grade files: {out}/ (results/, exports/, nbgrader/results/, nbgrader/repair/, intake.json)")
+    print(f"grade files: {run.root}/ (results/, exports/, nbgrader/results/, nbgrader/repair/, intake.json)")
     return differences

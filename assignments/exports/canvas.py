@@ -32,7 +32,7 @@ from pathlib import Path
 from ..results.model import SubmissionResult
 from . import csv_safe
 from .adjust import reported_score
-from .text import points, question_title
+from .text import points, question_title, recorded_title
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 UNGRADED_CHOICES = ("zero", "omit")
@@ -66,12 +66,15 @@ def options(
     ungraded_written: str | None = None,
     per_question: bool = False,
     late_policy: str | None = None,
+    config: dict | None = None,
 ) -> CanvasOptions:
     """The Canvas options of ``assignment`` (an Assignment): the command line's values, else the course
-    configuration's ``[tool.course.canvas]``, else the assignment's title with no id (with a warning)."""
+    configuration's ``[tool.course.canvas]`` (``config``: the course's settings, when already read), else
+    the assignment's title with no id (with a warning)."""
     from ..config import settings
 
-    table = settings(assignment.course.root).get("canvas", {})
+    config = settings(assignment.course.root) if config is None else config
+    table = config.get("canvas", {})
     configured = table.get("assignments", {}).get(assignment.name, {})
     name = name or configured.get("name") or assignment.title
     canvas_id = str(canvas_id or configured.get("id") or "")
@@ -120,7 +123,11 @@ def _question_columns(results: list[SubmissionResult], target: CanvasAssignment)
         for question in result.questions:
             order.setdefault(question.grade_id, question.max_points)
     return [
-        (f"{target.name}: {question_title(results[0].assignment, grade_id)}", grade_id, maximum)
+        (
+            f"{target.name}: {question_title(results[0].assignment, recorded_title(results, grade_id))}",
+            grade_id,
+            maximum,
+        )
         for grade_id, maximum in order.items()
     ]
 

@@ -79,7 +79,7 @@ def _score_lines(result: SubmissionResult) -> list[str]:
 
 
 def _question_heading(result: SubmissionResult, question) -> str:
-    title = question_title(result.assignment, question.grade_id)
+    title = question_title(result.assignment, question)
     if question.excused:
         return f"{title}: excused"
     if question.kind == "manual" and question.points is None:

@@ -50,7 +50,7 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
     for question in result.questions:
         if question.kind != "autograded":
             continue
-        title = question_title(result.assignment, question.grade_id)
+        title = question_title(result.assignment, question)
         if not question.tests:
             # Nothing ran for this question (rejected submission, or the grader stopped early).
             tests.append(
@@ -116,7 +116,7 @@ def overall_output(result: SubmissionResult) -> str:
         lines.append(f"Late penalty: -{points(score.penalty)} points ({result.late_note}).")
     elif result.late_note:
         lines.append(f"Late: {result.late_note}.")
-    excused = [question_title(result.assignment, q.grade_id) for q in result.questions if q.excused]
+    excused = [question_title(result.assignment, q) for q in result.questions if q.excused]
     if excused:
         lines.append(f"Excused (not counted): {', '.join(excused)}.")
     if result.status == "rejected":
@@ -125,9 +125,7 @@ def overall_output(result: SubmissionResult) -> str:
         )
     manual = [q for q in result.questions if q.kind == "manual"]
     if manual:
-        names = ", ".join(
-            f"{question_title(result.assignment, q.grade_id)} ({points(q.max_points)} pts)" for q in manual
-        )
+        names = ", ".join(f"{question_title(result.assignment, q)} ({points(q.max_points)} pts)" for q in manual)
         lines.append(f"Written answers are graded by hand, separately: {names}.")
     findings = student_findings(result)
     if findings:

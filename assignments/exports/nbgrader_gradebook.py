@@ -28,28 +28,15 @@ from pathlib import Path
 
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 
-from ..course import REPO, resolve
+from ..course import REPO
 from ..escaping import csv_cell, stored_name
 from ..results.model import Evidence, SubmissionResult
+from ..run_folder import sqlite_url
 
 
 def default_db_url(course_root: Path = REPO) -> str:
-    return f"sqlite:///{Path(course_root).resolve() / 'gradebook.db'}"
-
-
-def run_course_folder(run: Path) -> Path:
-    """The nbgrader course folder of one run folder (formgrader's folder, the gradebook every export of
-    that run reads and writes): ``<run>/course`` for a run of the nbgrader door (``course autograde``
-    writes there), else ``<run>/nbgrader/course`` (``course grade``, the demo). Never another run's."""
-    from assignments.grading.doors.nbgrader.door import course_folder
-
-    door_run = course_folder(Path(run))
-    return door_run if (door_run / "gradebook.db").is_file() else course_folder(Path(run) / "nbgrader")
-
-
-def course_folder(assignment: str) -> Path:
-    """The course folder of ``assignment``'s run in this term (``Assignment.grades_dir``)."""
-    return run_course_folder(resolve(assignment).grades_dir)
+    """The SQLite URL of the gradebook in the nbgrader course folder ``course_root`` (a run's: ``Run.db_url``)."""
+    return sqlite_url(course_root)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ def results_json(result: SubmissionResult) -> dict:
     possible = sum(q.max_points for q in autograded)
     tests = []
     for question in autograded:
-        title = question_title(result.assignment, question.grade_id)
+        title = question_title(result.assignment, question)
         if not question.tests:
             tests.append(
                 {

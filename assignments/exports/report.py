@@ -16,7 +16,7 @@ from ..escaping import markdown_inline as md
 from ..results.findings import SHORTCUT
 from ..results.findings import kind as finding_kind
 from ..results.model import SubmissionResult
-from .text import humanise_test, plural, points, question_title
+from .text import humanise_test, plural, points, question_title, recorded_title
 
 
 def meaning(code: str) -> str:
@@ -53,7 +53,10 @@ def histogram_png(results: list[SubmissionResult], path: Path, assignment: str |
     import matplotlib.pyplot as plt
 
     assignment = assignment or (results[0].assignment if results else "")
-    panels = [(question_title(assignment, g), kind, m, _scores(results, g)) for g, kind, m in _question_order(results)]
+    panels = [
+        (question_title(assignment, recorded_title(results, g)), kind, m, _scores(results, g))
+        for g, kind, m in _question_order(results)
+    ]
     panels.append(
         (
             "Autograded total",

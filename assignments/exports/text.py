@@ -4,36 +4,16 @@ from __future__ import annotations
 
 import re
 
+from .. import titles
+
 # Findings about the grader itself (their text may quote grader internals, so students get a fixed line)
 # and findings for staff only (left out of what students read): the catalogue says which.
 from ..results.findings import INTERNAL_CODES, STAFF_ONLY_CODES  # noqa: E402
 from ..results.model import Finding, SubmissionResult, bounded_message
+from ..titles import humanise_question, title_case
 
 INTERNAL_LINE = "the grader had an internal problem with this submission; course staff have been told"
 _FRAME = re.compile(r'^\s*File ".*", line \d+')
-
-
-# Words that names spell in lower case (Python identifiers) but a title spells as the field does.
-SPELLING = {
-    "lm": "LM",
-    "mlm": "MLM",
-    "bert": "BERT",
-    "gru": "GRU",
-    "lstm": "LSTM",
-    "mha": "MHA",
-    "clip": "CLIP",
-    "pytorch": "PyTorch",
-    "grucell": "GRUCell",
-    "qkv": "QKV",
-    "nn": "nn",
-    "cls": "CLS",
-}
-
-
-def _title(words: str) -> str:
-    """Words of an identifier as a title: known acronyms and names spelled as usual, the first letter up."""
-    text = " ".join(SPELLING.get(word.lower(), word) for word in words.split())
-    return text[:1].upper() + text[1:]
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -45,50 +25,41 @@ def humanise_test(name: str) -> str:
     """``test_mha_matches_pytorch[seed1]`` -> ``MHA matches PyTorch (seed1)``."""
     base, _, param = name.partition("[")
     base = re.sub(r"^test_?", "", base).replace("_", " ").strip() or name
-    text = _title(base)
+    text = title_case(base)
     return f"{text} ({param.rstrip(']')})" if param else text
 
 
-def humanise_question(grade_id: str) -> str:
-    """``scaled_dot_product_tests`` -> ``Scaled dot product``; ``mlm_step_tests`` -> ``MLM step``;
-    ``attention_written`` -> ``Attention (written)``."""
-    text = grade_id
-    suffix = ""
-    if text.endswith("_tests"):
-        text = text[: -len("_tests")]
-    elif text.endswith("_written"):
-        text, suffix = text[: -len("_written")], " (written)"
-    text = text.replace("_", " ").strip() or grade_id
-    return _title(text) + suffix
-
-
-def question_titles(assignment: str) -> dict[str, str]:
-    """grade_id -> the title students know the question by: the notebook's heading above it; where one
-    heading covers several questions, the heading and the readable grade_id. Empty when the assignment's
-    source notebook cannot be read (records of another course, tests)."""
+def question_titles(assignment) -> dict[str, str]:
+    """grade_id -> the title students know the question by, from the assignment's source notebook (or the
+    grading manifest that stands for it: ``titles.question_titles``). Empty when neither can be read
+    (records of another course, tests)."""
     from ..course import resolve
 
     try:
         found = resolve(assignment).questions
     except (OSError, KeyError, ValueError):
         return {}
-    shared = {}
-    for question in found:
-        shared[question.heading] = shared.get(question.heading, 0) + 1
-    titles = {}
-    for question in found:
-        readable = humanise_question(question.grade_id)
-        if not question.heading:
-            titles[question.grade_id] = readable
-        else:
-            titles[question.grade_id] = (
-                question.heading if shared[question.heading] == 1 else f"{question.heading} · {readable}"
-            )
-    return titles
+    return titles.question_titles(found)
 
 
-def question_title(assignment: str, grade_id: str) -> str:
+def question_title(assignment, question) -> str:
+    """The title of ``question`` (a ``QuestionResult``, or a grade_id) of ``assignment``: the one the grader
+    recorded (``QuestionResult.title``), else the assignment's own, else the readable grade_id (records
+    graded before titles were recorded have none)."""
+    if not isinstance(question, str) and question.title:
+        return question.title
+    grade_id = question if isinstance(question, str) else question.grade_id
     return question_titles(assignment).get(grade_id) or humanise_question(grade_id)
+
+
+def recorded_title(results: list[SubmissionResult], grade_id: str):
+    """A record's ``QuestionResult`` of ``grade_id`` that carries a title (else the grade_id): what
+    ``question_title`` takes where a column or panel stands for every student's answer to one question."""
+    for result in results:
+        for question in result.questions:
+            if question.grade_id == grade_id and question.title:
+                return question
+    return grade_id
 
 
 def points(value: float | None) -> str:

@@ -1,7 +1,7 @@
 """``course formgrader ASSIGNMENT``: nbgrader's formgrader on the course folder, for grading written answers.
 
 A Jupyter server with nbgrader's server extensions runs in the course folder that holds the assignment's
-gradebook (``exports.nbgrader_gradebook.course_folder``: the course folder of this term's run of the
+gradebook (``Run.of_term(assignment).course``: the course folder of this term's run of the
 assignment, which ``course grade`` or ``course autograde`` made; ``--root`` names another, the demo's
 ``grades/demo/<assignment>/nbgrader/course`` for instance). It listens on 127.0.0.1 only and asks for a
 random token, so other users of the machine cannot grade. Hand grades and comments saved there are read

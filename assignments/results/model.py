@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from ..escaping import one_line
+from ..titles import question_titles
 from .findings import SHORTCUT, TEST_BUDGET, Severity
 
 BUDGET_FINDING = TEST_BUDGET  # a hidden test ran past its budget in the grader
@@ -55,6 +56,9 @@ class QuestionResult:
     tests: list[TestResult] = field(default_factory=list)
     comment: str = ""  # a grader's comment (from nbgrader's formgrader), shown to the student
     excused: bool = False  # left out of the score and its maximum (exports/adjust.py)
+    # What students call the question (its notebook heading: titles.py), recorded when it was graded so
+    # every export shows it even without the source notebook; "" in records made before titles were kept.
+    title: str = ""
 
 
 @dataclass
@@ -134,14 +138,20 @@ class SubmissionResult:
 
 
 def score_questions(question_list, tests: list[TestResult]) -> list[QuestionResult]:
-    """``question_list`` holds ``notebooks.Question`` entries. Sum the points of passed tests per question, capped at the cell's points."""
+    """``question_list`` holds ``notebooks.Question`` entries. Sum the points of passed tests per question,
+    capped at the cell's points; each question titled as students know it (``titles.question_titles``)."""
+    named = question_titles(question_list)
     results = []
     for q in question_list:
         mine = [t for t in tests if t.question == q.grade_id]
         if q.kind == "autograded":
-            results.append(QuestionResult(q.grade_id, "autograded", q.points, _earned(mine, q.points), mine))
+            results.append(
+                QuestionResult(
+                    q.grade_id, "autograded", q.points, _earned(mine, q.points), mine, title=named[q.grade_id]
+                )
+            )
         else:
-            results.append(QuestionResult(q.grade_id, "manual", q.points, None, []))
+            results.append(QuestionResult(q.grade_id, "manual", q.points, None, [], title=named[q.grade_id]))
     return results
 
 

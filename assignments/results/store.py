@@ -1,4 +1,5 @@
-"""Where results records live on disk: ``grades/<assignment>/results/<student>.json``, one per student.
+"""Results records on disk: ``<folder>/<student>.json``, one per student (a run's folder is its
+``Run.results``, ``run_folder.py``).
 
 Every exporter starts from ``load_results``; graders end with ``save_result``.
 """
@@ -8,25 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..course import resolve
 from .model import SubmissionResult
-
-
-def grades_dir(assignment: str) -> Path:
-    return resolve(assignment).grades_dir
-
-
-def results_dir(assignment: str) -> Path:
-    return grades_dir(assignment) / "results"
-
-
-def exports_dir(assignment: str) -> Path:
-    return grades_dir(assignment) / "exports"
-
-
-def intake_manifest(assignment: str) -> Path:
-    """The intake's manifest (student keys, LMS names and ids, class findings) for this assignment."""
-    return grades_dir(assignment) / "intake.json"
 
 
 def _check_key(student: str) -> str:

@@ -24,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from assignments import exports
 from assignments.exports import adjust, canvas
 from assignments.results import store
+from assignments.run_folder import Run
+from assignments.workflow import export
 from tests.exports.test_exports import record
 
 IDENTITY = {"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Integration ID", "Root Account"}
@@ -94,12 +95,11 @@ def run(tmp_path) -> Path:
 def export_canvas(run: Path, roster: Path, **choices) -> str:
     """The Canvas CSV of ``run``, with the course's late policy at 10% per started day."""
     opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), **choices)
-    written = exports.export(
+    written = export(
+        Run(run),
         "transformers",
-        run / "results",
-        run / "exports",
         ("canvas",),
-        roster,
+        roster=roster,
         canvas_options=opts,
         late_policy=adjust.LatePolicy(per_day=10),
     )
@@ -172,12 +172,11 @@ def test_an_excused_question_costs_nothing_on_the_canvas_assignments_own_points_
     store.save_result(perfect, run / "results")
     opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"))
     excused = ["111:mha_tests", "222:attention_tests", "222:mha_tests", "222:attention_written"]
-    written = exports.export(
+    written = export(
+        Run(run),
         "transformers",
-        run / "results",
-        run / "exports",
         ("canvas",),
-        run.parent / "export.csv",
+        roster=run.parent / "export.csv",
         canvas_options=opts,
         excused=excused,
     )
@@ -185,12 +184,11 @@ def test_an_excused_question_costs_nothing_on_the_canvas_assignments_own_points_
     assert canvas_import(text, GRADEBOOK_EXPORT)["grades"] == {"111": {"4821": "8"}, "222": {"4821": "EX"}}
     assert list(csv.DictReader(text.splitlines()))[0]["Homework 1 (4821)"] == "8", "Canvas' own points possible"
     scaled = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), points_possible=100)
-    written = exports.export(
+    written = export(
+        Run(run),
         "transformers",
-        run / "results",
-        run / "exports",
         ("canvas",),
-        run.parent / "export.csv",
+        roster=run.parent / "export.csv",
         canvas_options=scaled,
         excused=["111:mha_tests"],
     )

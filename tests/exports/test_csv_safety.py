@@ -18,11 +18,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from assignments import exports
 from assignments.escaping import csv_cell
 from assignments.exports import canvas
 from assignments.intake import parse_name
 from assignments.results import store
+from assignments.run_folder import Run
+from assignments.workflow import export
 from tests.exports.test_exports import record, toy_course
 from tests.helpers import tool_unavailable
 
@@ -91,9 +92,8 @@ def written_exports(tmp_path: Path) -> list[Path]:
         )
     )
     opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), per_question=True)
-    written = exports.export(
-        "toy", folder, tmp_path / "exports", ("canvas", "nbgrader"), manifest, db, course_root=root, canvas_options=opts
-    )
+    run = Run.of_results(folder).with_exports(tmp_path / "exports").with_course(root)
+    written = export(run, "toy", ("canvas", "nbgrader"), roster=manifest, db_url=db, canvas_options=opts)
     return written["canvas"] + written["nbgrader"]
 
 

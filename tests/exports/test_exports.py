@@ -24,6 +24,8 @@ from assignments.gradescope import lock as lockfile
 from assignments.gradescope import runner as gradescope_runner
 from assignments.results import store
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
+from assignments.run_folder import Run
+from assignments.workflow import export
 
 A = "transformers"
 SECRET = "expected = torch.tensor([0.1234])"  # stands for grader internals that must never reach students
@@ -401,7 +403,7 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
         Path(r.source_file).write_text(nbformat.writes(submitted))
         store.save_result(r, folder)
     for _ in range(2):  # the second run is a regrade: the hand grade and comment must survive it
-        written = exports.export("toy", folder, out, course_root=root, db_url=db)
+        written = export(Run.of_results(folder).with_exports(out).with_course(root), "toy", db_url=db)
         assert set(written) == set(exports.FORMATS)
     with open(out / "canvas" / "toy_canvas.csv", newline="") as handle:
         table = {row["Student"]: row for row in csv.DictReader(handle)}

@@ -19,11 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from assignments import exports
 from assignments.course import REPO
 from assignments.exports import adjust, canvas, feedback, gradescope, nbgrader_gradebook
 from assignments.gradescope import runner as gradescope_runner
 from assignments.results import store
+from assignments.run_folder import Run
+from assignments.workflow import export
 from tests.exports.test_exports import grade_by_hand, record, toy_course
 
 TOY = canvas.CanvasAssignment("toy", "9")
@@ -105,12 +106,10 @@ def class_export(tmp_path_factory) -> Path:
         encoding="utf-8",
     )
     out = tmp_path / "exports"
-    exports.export(
+    export(
+        Run(run, exports=out, course=root),
         "toy",
-        run / "results",
-        out,
         ("gradescope", "canvas", "nbgrader", "feedback"),
-        course_root=root,
         db_url=db,
         canvas_options=canvas.CanvasOptions(TOY, late_policy="course"),
         excused=["111:mha_tests"],

@@ -20,8 +20,9 @@ import pytest
 
 from assignments.course import REPO, default
 from assignments.demo import students as demo_class
-from assignments.exports import FORMATS, export, nbgrader_gradebook
-from assignments.workflow import grade_class
+from assignments.exports import nbgrader_gradebook
+from assignments.run_folder import Run
+from assignments.workflow import export, grade_class
 from tests.fixtures import fallback, key_echo
 from tests.helpers import isolation_unavailable
 
@@ -113,7 +114,7 @@ def graded_class(request, tmp_path_factory):
     with fallback.mode(request.param):
         records = grade_class(A, folder / "canvas.zip", folder / "out", workers=2)
     db = make_gradebook(folder / "course")
-    export(A, folder / "out" / "results", folder / "out" / "exports", FORMATS, db_url=db, course_root=folder / "course")
+    export(Run(folder / "out", course=folder / "course"), A, db_url=db)
     files = sorted(
         p for p in (folder / "out").rglob("*") if p.is_file() and p.suffix in {".json", ".csv", ".md", ".html"}
     )

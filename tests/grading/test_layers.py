@@ -137,7 +137,7 @@ def test_the_reader_sees_lazy_and_relative_imports(tmp_path):
     ]
     assert folder_of("assignments.grading.door") == "doors" and folder_of("assignments.grading") is None
     # ``from ..course import``, wherever the formatter puts it
-    assert "assignments.course" in {name for name, _ in imports(PACKAGE / "results" / "store.py")}
+    assert "assignments.course" in {name for name, _ in imports(PACKAGE / "exports" / "text.py")}
     assert edges(), "no import between grading's folders found at all"
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
+from assignments.course import Assignment
 from assignments.results import store
 from assignments.results.model import (
     BUDGET_FINDING,
@@ -40,6 +41,7 @@ from assignments.results.model import (
     apply_penalties,
     rejected,
 )
+from assignments.run_folder import Run, as_run
 
 GiB = 1024**3
 POLL_S = 0.05  # how often the supervisor looks at its grader processes (a fast allocator gains ~0.5 GB)
@@ -122,9 +124,10 @@ def _crashed(assignment: str, job: Job, why: str) -> SubmissionResult:
     )
 
 
-def save(result: SubmissionResult, out_dir: Path) -> Path:
-    """``out_dir/results/<student>.json`` (the store's one save, which refuses a key that is no file name)."""
-    return store.save_result(result, Path(out_dir) / "results")
+def save(result: SubmissionResult, run: Run | Path) -> Path:
+    """The run's ``results/<student>.json`` (the store's one save, which refuses a key that is no file name);
+    ``run``: a ``Run``, or the folder of one."""
+    return store.save_result(result, as_run(run).results)
 
 
 def _resident_bytes(pid: int) -> int:
@@ -392,9 +395,9 @@ def _one_at_a_time_if_kernels_share_a_uid(workers: int) -> int:
 
 
 def grade_batch(
-    assignment: str,
+    assignment: Assignment | str,
     jobs: list[Job],
-    out_dir: Path,
+    out_dir: Run | Path,
     workers: int | None = None,
     progress: bool = True,
     budget: GraderBudget | None = None,
@@ -404,7 +407,7 @@ def grade_batch(
     grader_version: str = "",
 ) -> list[SubmissionResult]:
     """Grade every job (``workers`` at a time, with a progress bar and ETA); results come back in job order.
-    Each record is written to ``out_dir/results`` once, as its grading ends, with ``findings[student]``
+    Each record is written to the run ``out_dir``'s results/ once, as its grading ends, with ``findings[student]``
     (what the intake found about that student) added first, and stamped with the job's ``sha256`` and
     ``grader_version`` (what a later batch checks before it keeps the record: ``batches.py``).
 
@@ -424,12 +427,13 @@ def grade_batch(
     work = Path(tempfile.mkdtemp(prefix="course-batch-"))
     os.chmod(work, 0o711)
     supervisor = _Supervisor(assignment, grader, budget, work)
+    name = getattr(assignment, "name", assignment)
     # one submission gains nothing: the zygote would pay the imports its one kernel would have paid
     zygote = _start_zygote() if warm_kernels and len(jobs) > 1 else None
     supervisor.zygote = zygote.socket if zygote else ""
     waiting, running = deque(_Submission(job) for job in jobs), []
     try:
-        with tqdm(total=len(jobs), desc=f"grading {assignment}", unit="submission", disable=not progress) as bar:
+        with tqdm(total=len(jobs), desc=f"grading {name}", unit="submission", disable=not progress) as bar:
             while waiting or running:
                 while waiting and len(running) < workers:
                     supervisor.start(waiting[0])
@@ -461,7 +465,7 @@ def grade_batch(
         _sweep_cgroups()
     if progress:
         print(
-            f"graded {len(jobs)} submission(s) of {assignment} in {time.perf_counter() - started:.1f} s "
+            f"graded {len(jobs)} submission(s) of {name} in {time.perf_counter() - started:.1f} s "
             f"with {workers} worker(s)"
         )
     return [results[job.student] for job in jobs]

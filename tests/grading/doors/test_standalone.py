@@ -220,16 +220,17 @@ def test_no_export_carries_answer_key_text(graded, tmp_path):
     """Every hostile record (smuggle_key raises the hidden snippet and every stand-in it saw as its
     exception text) goes through every exporter; no file written may hold more than KERNEL_TEXT_CHARS
     consecutive characters of a stand-in or hidden-test file."""
-    from assignments.exports import FORMATS, export
     from assignments.grading.doors import batch as class_batch
     from assignments.grading.testkit.kernel_text import KERNEL_TEXT_CHARS
+    from assignments.run_folder import Run
+    from assignments.workflow import export
 
-    results = tmp_path / "results"
+    run = Run(tmp_path)
     for label, result in graded["results"].items():
         if label.startswith(("hostile:", "toy:")) and result.assignment == toy.NAME:
-            class_batch.save(result, tmp_path)
+            class_batch.save(result, run)
     problems = []
-    written = export(toy.NAME, results, tmp_path / "exports", FORMATS, strict=False, problems=problems)
+    written = export(run, toy.NAME, strict=False, problems=problems)
     files = [p for paths in written.values() for p in paths if p.is_file()]
     assert files, problems
     secrets = [toy.STAND_INS, toy.HIDDEN_TESTS]

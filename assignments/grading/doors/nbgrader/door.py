@@ -1,7 +1,7 @@
 """Grading through ``nbgrader autograde`` and reading its gradebook back into the results model.
 
 nbgrader keeps its course in one folder (source/, release/, submitted/, autograded/, gradebook.db). This
-module gives each assignment a private course folder (``course_folder``, under ``grades/``) so a
+module gives each assignment a private course folder (``Run.course``, inside a run under ``grades/``) so a
 demo or a test never touches the committed release/ or an instructor's own gradebook: the course's
 ``nbgrader_config.py`` is loaded from there and only the root is moved. Everything else is nbgrader's
 own pipeline: generate_assignment, autograde (which restores locked and test cells from the source and
@@ -30,14 +30,10 @@ from assignments.grading.doors.nbgrader.hidden_region import COURSE_VARIABLE
 from assignments.grading.doors.nbgrader.layout import submitted_path
 from assignments.grading.doors.nbgrader.reaper import DEADLINE_EXIT
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, apply_penalties, rejected
+from assignments.run_folder import Run
+from assignments.titles import question_titles
 
 REAPER_GRACE_S = 60  # the reaper's own cleanup after the deadline, before the caller gives up on it
-
-
-def course_folder(door_dir: Path) -> Path:
-    """nbgrader's own course folder inside a door folder: gradebook.db, submitted/ and autograded/, the
-    folder formgrader opens. Kept between runs so hand grades survive a regrade."""
-    return Path(door_dir) / "course"
 
 
 NOTEBOOK_TIMEOUT_S = 1800  # one student's whole `nbgrader autograde` run (cells have their own limit)
@@ -80,9 +76,10 @@ def prepare_course(assignment: Assignment | str, root: Path | None = None) -> Pa
 
     A folder that already has a gradebook is kept, with its submissions and the hand grades a TA entered
     in formgrader: nbgrader's autograde then rewrites only the automatic scores, so a regrade never
-    loses a hand grade. Anything else in the way is removed and the folder starts fresh."""
+    loses a hand grade. Anything else in the way is removed and the folder starts fresh. ``root``: by
+    default the course folder of this term's ``course autograde`` run."""
     assignment = resolve(assignment)
-    root = Path(root or course_folder(assignment.nbgrader_door_dir))
+    root = Path(root or Run.autograde_of_term(assignment).course)
     kept = (root / "gradebook.db").is_file()
     if root.exists() and not kept:
         shutil.rmtree(root)
@@ -117,6 +114,7 @@ def read_gradebook(root: Path, assignment: Assignment | str, students: list[str]
 
     assignment = resolve(assignment)
     question_list, name = assignment.questions, assignment.name
+    named = question_titles(question_list)
     results = []
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         for student in students:
@@ -137,7 +135,7 @@ def read_gradebook(root: Path, assignment: Assignment | str, students: list[str]
             for q in question_list:
                 grade = grades.get(q.grade_id)
                 points = None if q.kind == "manual" or grade is None else float(grade.auto_score or 0.0)
-                entries.append(QuestionResult(q.grade_id, q.kind, q.points, points))
+                entries.append(QuestionResult(q.grade_id, q.kind, q.points, points, title=named[q.grade_id]))
             results.append(SubmissionResult(student, name, "nbgrader", questions=entries))
     return results
 
@@ -183,22 +181,22 @@ def autograde(
 def autograde_repaired(
     assignment: Assignment | str,
     submissions: dict[str, Path],
-    out: Path,
-    root: Path | None = None,
+    run: Run,
     timeout: float = NOTEBOOK_TIMEOUT_S,
     progress: bool = True,
 ) -> list[SubmissionResult]:
-    """``autograde`` on repaired copies (``repair.repair_class``, under ``repair.folder(out)``): cells
+    """``autograde`` on repaired copies (``repair.repair_class``, under ``run.repair``) in the run's nbgrader
+    course folder (``run.course``): cells
     that lost their nbgrader metadata get the release's back first, so nbgrader grades what the standalone
     door grades. Each record carries its student's repair findings and names the file the student sent;
     a notebook that cannot be repaired is graded as sent."""
     from assignments.grading.doors.nbgrader import repair
 
-    repairs = repair.repair_class(assignment, submissions, repair.folder(out))
+    repairs = repair.repair_class(assignment, submissions, run.repair)
     if progress:
-        print(f"repaired for nbgrader: {repair.summary(repairs)} ({repair.folder(out) / repair.REPORT})")
+        print(f"repaired for nbgrader: {repair.summary(repairs)} ({run.repair / repair.REPORT})")
     results = autograde(
-        assignment, {r.student: Path(r.repaired or r.submitted) for r in repairs}, root, timeout, progress
+        assignment, {r.student: Path(r.repaired or r.submitted) for r in repairs}, run.course, timeout, progress
     )
     by_student = {r.student: r for r in repairs}
     for result in results:
@@ -306,11 +304,11 @@ def cross_check(
     assignment: str,
     results: list[SubmissionResult],
     submissions: dict[str, Path],
-    out: Path,
+    out: Run,
     workers: int | None = None,
     progress: bool = True,
 ) -> list[str]:
-    """Regrade every submission with the standalone door (its parallel batch; records under ``out``) and
+    """Regrade every submission with the standalone door (its parallel batch; records in the run ``out``) and
     add a finding to the nbgrader record for each question where the doors disagree; returns one
     printable line per disagreement."""
     from assignments.grading.doors import batch

@@ -37,12 +37,6 @@ REPORT = "repair.json"
 CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # what nbformat 4.5 accepts as a cell id
 
 
-def folder(parent: Path) -> Path:
-    """Where repaired copies (nbgrader's submitted/ layout) and repair.json go inside an output folder:
-    ``course repair`` uses grades/<assignment>/repair, the nbgrader door its own folder's repair/."""
-    return Path(parent) / "repair"
-
-
 @dataclass
 class Repair:
     """What repair did with one student's notebook."""
