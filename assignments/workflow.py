@@ -140,6 +140,45 @@ def grade_jobs(
     return sorted(kept + regraded, key=lambda r: r.student)
 
 
+def autograde_class(
+    assignment: Assignment | str,
+    source: Path,
+    out: Run | Path,
+    timeout: float | None = None,
+    cross_check: bool = True,
+    workers: int | None = None,
+) -> list[SubmissionResult]:
+    """``course autograde``: the nbgrader door over a class (each notebook repaired first, real ``nbgrader
+    autograde`` per student, read back from its gradebook) into the run ``out``, then, with ``cross_check``, a
+    second opinion from the standalone door on every question of the notebooks as sent."""
+    from assignments.grading.doors.nbgrader import door as nbgrader_door
+
+    from .results import table
+
+    run = as_run(out)
+    name = resolve(assignment).name
+    jobs, found = collect(name, Path(source), run)
+    submissions = {job.student: Path(job.path) for job in jobs}
+    results = nbgrader_door.autograde_repaired(
+        assignment, submissions, run, timeout=timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S
+    )
+    disagreements = (
+        nbgrader_door.cross_check(assignment, results, submissions, run.standalone, workers=workers)
+        if cross_check
+        else []
+    )
+    results = attach_intake(results, found, run, door="nbgrader")
+    print(table.score_table(results, f"{name}: nbgrader autograde"))
+    if cross_check:
+        print(
+            "the standalone door agrees on every question"
+            if not disagreements
+            else "DOORS DISAGREE (the standalone door is the trusted one):\n  " + "\n  ".join(disagreements)
+        )
+    print(f"results: {run.results}\nnbgrader course folder: {run.course}")
+    return results
+
+
 def merge(assignment: Assignment | str, runs: list[Run | Path], out: Run | Path) -> list[SubmissionResult]:
     """The shards' runs joined into the run ``out`` (``batches.merge_runs``), then every export from it."""
     run = as_run(out)

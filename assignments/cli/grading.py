@@ -68,35 +68,11 @@ def cmd_prairielearn(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    """nbgrader door: each notebook repaired (`course repair`), real `nbgrader autograde` per student, read
-    back from its gradebook, then (unless --no-cross-check) a second opinion from the standalone door on
-    every question (of the notebooks as sent)."""
-    from assignments.grading.doors.nbgrader import door as nbgrader_door
-
-    from ..results import table
     from ..run_folder import Run
-    from ..workflow import attach_intake, collect
+    from ..workflow import autograde_class
 
     run = Run.autograde(args.out) if args.out else Run.autograde_of_term(args.assignment)
-    jobs, found = collect(args.assignment, Path(args.submissions), run)
-    submissions = {job.student: Path(job.path) for job in jobs}
-    results = nbgrader_door.autograde_repaired(
-        args.assignment, submissions, run, timeout=args.timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S
-    )
-    disagreements = (
-        []
-        if args.no_cross_check
-        else nbgrader_door.cross_check(args.assignment, results, submissions, run.standalone, workers=args.workers)
-    )
-    results = attach_intake(results, found, run, door="nbgrader")
-    print(table.score_table(results, f"{args.assignment}: nbgrader autograde"))
-    if not args.no_cross_check:
-        print(
-            "the standalone door agrees on every question"
-            if not disagreements
-            else "DOORS DISAGREE (the standalone door is the trusted one):\n  " + "\n  ".join(disagreements)
-        )
-    print(f"results: {run.results}\nnbgrader course folder: {run.course}")
+    autograde_class(args.assignment, Path(args.submissions), run, args.timeout, not args.no_cross_check, args.workers)
     return 0
 
 

@@ -301,7 +301,7 @@ def shortcut_findings(assignment: Assignment | str, notebook: Path, prepared=Non
 
 
 def cross_check(
-    assignment: str,
+    assignment: Assignment | str,
     results: list[SubmissionResult],
     submissions: dict[str, Path],
     out: Run,
