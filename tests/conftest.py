@@ -10,7 +10,7 @@
   to `make check-course` so that it stays within ten minutes on 2 cores: the self-test of every mutant and
   variant, the release's drift, and the engine tests that still grade a real
   assignment (formgrader, the term, Gradescope's bundle, the standalone door on the reference, forged
-  reports, key echoes, the `autograde` command). Engine tests that need a question use the toy course and stay in `make test`.
+  reports, key echoes). Engine tests that need a question use the toy course and stay in `make test`.
   CI runs both.
 - ``nbgrader_class``: one real ``nbgrader autograde`` run of the toy assignment shared by
   grading/doors/nbgrader/test_nbgrader_door.py and test_repair.py (both in the xdist group ``nbgrader_class``,
