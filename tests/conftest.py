@@ -8,9 +8,9 @@
   in the grading venv, like every other grading test).
 - ``course``: tests that grade or release the real course (its three assignments), which `make test` leaves
   to `make check-course` so that it stays within ten minutes on 2 cores: the self-test of every mutant and
-  variant, the release's drift, and the engine tests that still grade a real
-  assignment (formgrader, the term, Gradescope's bundle, the standalone door on the reference, forged
-  reports, key echoes). Engine tests that need a question use the toy course and stay in `make test`.
+  variant, the release's drift, and the engine tests that still grade a real assignment (Gradescope's
+  bundle, the standalone door on the reference, forged reports, key echoes). Engine tests that need a
+  question use the toy course and stay in `make test` (formgrader and the term among them).
   CI runs both.
 - ``nbgrader_class``: one real ``nbgrader autograde`` run of the toy assignment shared by
   grading/doors/nbgrader/test_nbgrader_door.py and test_repair.py (both in the xdist group ``nbgrader_class``,

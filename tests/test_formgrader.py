@@ -1,10 +1,11 @@
 """The hand-grading loop through nbgrader: formgrader in a real browser, and feedback HTML for students.
 
-One small class (one assignment, the quickest to execute; two students: ada, the reference run on Colab,
-and Canvas user 4242, the blank release carrying every payload of ``fixtures/hostile_class``) goes
-through real ``nbgrader autograde`` once for the whole module. Then:
+One small class of the toy course (``fixtures/toy.py``, with two written questions, one of them with an
+evidence cell; two students: ada, the reference run on Colab, and Canvas user 4242, the blank release
+carrying every payload of ``fixtures/hostile_class``) goes through real ``nbgrader autograde`` once for
+the whole module. Then:
 - headless Chromium opens formgrader, the assignment's submissions and one student's notebook, enters
-  points and a comment for a written answer and saves them, and ``course export`` puts both in the
+  points and a comment for a written answer and saves them, and the export puts both in the
   Canvas CSV and the student's feedback; under the written answer that has evidence, the page shows the
   outputs ada submitted from her own (Colab) run, labelled as hers, and the grading-mode re-run of that
   cell is marked as not her numbers;
@@ -15,6 +16,9 @@ through real ``nbgrader autograde`` once for the whole module. Then:
   grades and comments the written answer, goes on with Next, and no payload runs (no console line, no
   request to a local listener, no grade or comment the TA did not enter); the evidence typed into a
   cell is labelled FLAGGED in both doors.
+
+``course export`` resolves an assignment's name in this repository's course only, so the exports call
+what the command forwards to, ``workflow.export`` on the run the command would make (``export_command`` below).
 
 Screenshots of the pages visited go to ``build/test-artifacts/formgrader/`` (printed by the test).
 The browser test needs Debian's chromium and chromium-driver (``.ci/install-browser``); without them it
@@ -35,7 +39,7 @@ from pathlib import Path
 
 import pytest
 
-from assignments import notebooks
+from assignments import exports, notebooks
 from assignments.cli import main as course
 from assignments.course import default
 from assignments.demo import students as demo_class
@@ -44,22 +48,23 @@ from assignments.exports.text import question_title
 from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.handgrading import formgrader
 from assignments.results import store
-from tests.fixtures import hostile_class
-from tests.helpers import QUICKEST
+from assignments.run_folder import Run
+from assignments.workflow import export
+from tests.fixtures import hostile_class, toy
 
 BUILD_DIR = default().build_dir
 
-ASSIGNMENT = QUICKEST
+ASSIGNMENT = NOTEBOOK = toy.NAME  # the toy's assignment and its one notebook, as nbgrader names them
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = BUILD_DIR / "test-artifacts" / "formgrader"
 COLAB_FIGURE = "0.8731"  # in demo_class.COLAB_LINE: no grading-mode run prints it
-POINTS, COMMENT = "1.5", "(a) is right; in (b), say which order information the mask still gives."
+POINTS, COMMENT = "1.5", "Right that it broadcasts; say which shapes it accepts."
 # Canvas user ids (the student keys of a Canvas download) of the hostile student in each door.
 HOSTILE_NBGRADER, HOSTILE_STANDALONE = "4242", "4343"
 
 # One worker runs this module (with `--dist loadgroup`), so the class is autograded once, not per worker.
-pytestmark = [pytest.mark.course, pytest.mark.xdist_group("formgrader")]
+pytestmark = pytest.mark.xdist_group("formgrader")
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):
@@ -86,51 +91,79 @@ def listener():
     server.server_close()
 
 
-def hostile_notebook(listener_url: str):
-    question, cell = evidence_question()
-    return hostile_class.hostile_notebook(
-        default().assignment(ASSIGNMENT).release_notebook(), listener_url, question, cell
-    )
+@pytest.fixture(scope="module")
+def the_toy(tmp_path_factory):
+    """The toy course with two written questions, the second with an evidence cell."""
+    built = toy.build(tmp_path_factory.mktemp("toy"), evidence=True, second_written=True)
+    # grader_version hashes the course's pyproject.toml with its grading files
+    (built.folder / "pyproject.toml").write_text('[project]\nname = "toy"\nversion = "1.0"\n')
+    return built
+
+
+def hostile_notebook(the_toy, listener_url: str):
+    question, cell = evidence_question(the_toy)
+    return hostile_class.hostile_notebook(the_toy.release, listener_url, question, cell)
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory, listener):
+def graded(tmp_path_factory, listener, the_toy):
     """(course folder, results folder): the reference and the hostile blank release through nbgrader autograde."""
+    a = the_toy.assignment
     folder = tmp_path_factory.mktemp("class")
     # ada ran her notebook on Colab: her evidence cells hold outputs the grading-mode re-run cannot print.
     students = {
-        "ada": demo_class.colab_run(demo_class.filled_release(ASSIGNMENT), ASSIGNMENT, "ada"),
-        HOSTILE_NBGRADER: hostile_notebook(listener[0]),
+        "ada": demo_class.colab_run(demo_class.filled_release(a), a, "ada"),
+        HOSTILE_NBGRADER: hostile_notebook(the_toy, listener[0]),
     }
-    paths = demo_class.write_folder(students, folder, default().assignment(ASSIGNMENT).source_path.name)
+    paths = demo_class.write_folder(students, folder, a.source_path.name)
     root = tmp_path_factory.mktemp("course")
     results_folder = tmp_path_factory.mktemp("results")
-    for result in nbgrader_door.autograde(ASSIGNMENT, paths, root=root):
+    for result in nbgrader_door.autograde(a, paths, root=root):
         store.save_result(result, results_folder)
     return root, results_folder
 
 
-def written_question() -> notebooks.Question:
-    return next(q for q in default().assignment(ASSIGNMENT).questions if q.kind == "manual")
+def written_question(the_toy) -> notebooks.Question:
+    """The first written question (2 points, no evidence)."""
+    return next(q for q in the_toy.question_list if q.kind == "manual")
 
 
-def evidence_question() -> tuple[str, str]:
+def evidence_question(the_toy) -> tuple[str, str]:
     """(a written question with evidence, its first evidence cell)."""
-    question, cells = next(iter(notebooks.evidence_cells(default().assignment(ASSIGNMENT).source_notebook()).items()))
+    question, cells = next(iter(notebooks.evidence_cells(the_toy.source).items()))
     return question, cells[0]
+
+
+def export_command(assignment, results: Path, out: Path, formats: str, db: str, roster=None, canvas=None) -> None:
+    """What ``course export <assignment> --results --out --formats --db [--roster] [canvas options]`` does,
+    for an ``Assignment`` of any course: the run of the results folder, its exports and its nbgrader course
+    folder moved where the command line says; every problem fails the test."""
+    run = Run.of_results(results).with_exports(out).with_course(exports.sqlite_folder(db))
+    problems: list[str] = []
+    written = export(
+        run,
+        assignment,
+        formats.split(","),
+        roster=roster,
+        db_url=db,
+        canvas_choices=canvas,
+        strict=False,
+        problems=problems,
+    )
+    assert problems == [] and written, f"the export reported problems: {problems}"
 
 
 # ---------------------------------------------------------------- feedback through nbgrader
 
 
-def test_generate_feedback_shows_hidden_test_outcomes_but_not_their_code(graded, listener):
+def test_generate_feedback_shows_hidden_test_outcomes_but_not_their_code(graded, listener, the_toy):
     root, _ = graded
-    done = nbgrader_door.nbgrader(["generate_feedback", ASSIGNMENT, "--force"], root, timeout=600)
+    done = nbgrader_door.nbgrader(["generate_feedback", ASSIGNMENT, "--force"], root, 600, the_toy.folder)
     assert done.returncode == 0, f"nbgrader generate_feedback failed:\n{done.stderr[-1500:]}"
     pages = sorted((root / "feedback" / "ada" / ASSIGNMENT).glob("*.html"))
     assert pages, f"no feedback HTML for ada under {root / 'feedback'}"
     page = pages[0].read_text(encoding="utf-8")
-    first_test = next(q.grade_id for q in default().assignment(ASSIGNMENT).questions if q.kind == "autograded")
+    first_test = next(q.grade_id for q in the_toy.question_list if q.kind == "autograded")
     assert f"{first_test}: " in page and " points" in page, (
         "feedback should show the points line the hidden tests printed"
     )
@@ -197,7 +230,7 @@ def wait_for(condition, what: str, timeout: float = 30):
 
 def hand_grade(db: str, student: str, grade_id: str):
     with nbgrader_gradebook.open_gradebook(db) as gb:
-        notebook = gb.find_submission_notebook(ASSIGNMENT, default().assignment(ASSIGNMENT).source_path.stem, student)
+        notebook = gb.find_submission_notebook(ASSIGNMENT, NOTEBOOK, student)
         grade = next(g for g in notebook.grades if g.name == grade_id)
         comment = next((c.manual_comment for c in notebook.comments if c.name == grade_id), None)
         return notebook.id, grade.manual_score, comment
@@ -234,12 +267,12 @@ def click(driver, element) -> None:
     wait_for(clicked, "a box to click that nothing covers")
 
 
-def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, tmp_path):
+def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, the_toy, tmp_path):
     from selenium.webdriver.common.by import By
 
     root, results_folder = graded
     db = f"sqlite:///{root / 'gradebook.db'}"
-    question = written_question()
+    question = written_question(the_toy)
     submission_id, before, _ = hand_grade(db, "ada", question.grade_id)
     assert before is None
     if ARTIFACTS.exists():
@@ -254,7 +287,7 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
         wait_for(lambda: ASSIGNMENT in driver.page_source, "formgrader's assignment list")
         driver.save_screenshot(str(ARTIFACTS / "1-formgrader.png"))
 
-        driver.get(server.url(f"formgrader/gradebook/{ASSIGNMENT}/{default().assignment(ASSIGNMENT).source_path.stem}"))
+        driver.get(server.url(f"formgrader/gradebook/{ASSIGNMENT}/{NOTEBOOK}"))
         link = wait_for(
             lambda: driver.find_elements(By.CSS_SELECTOR, f"a[href$='/formgrader/submissions/{submission_id}']"),
             "the link to ada's submission",
@@ -271,7 +304,7 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
 
         # Under the evidence question's answer: ada's own run as she submitted it, labelled; the grading-mode
         # re-run of the same cell (earlier in the page) is marked as not hers.
-        evidence_for, cell = evidence_question()
+        evidence_for, cell = evidence_question(the_toy)
         label = wait_for(
             lambda: driver.find_elements(
                 By.XPATH, f'//*[contains(text(), "Student\'s own run: output of cell {cell}")]'
@@ -303,31 +336,11 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
         log.close()
 
     out = tmp_path / "exports"
-    assert (
-        course(
-            [
-                "export",
-                ASSIGNMENT,
-                "--results",
-                str(results_folder),
-                "--out",
-                str(out),
-                "--formats",
-                "canvas,feedback",
-                "--db",
-                db,
-                "--canvas-assignment",
-                "HW",
-                "--canvas-id",
-                "7",
-                "--per-question",
-            ]
-        )
-        == 0
-    )
+    canvas = {"name": "HW", "canvas_id": "7", "per_question": True}
+    export_command(the_toy.assignment, results_folder, out, "canvas,feedback", db, canvas=canvas)
     with open(out / "canvas" / f"{ASSIGNMENT}_canvas.csv", newline="") as handle:
         rows = {row["Student"]: row for row in csv.DictReader(handle)}
-    column = f"HW: {question_title(ASSIGNMENT, question.grade_id)}"
+    column = f"HW: {question_title(the_toy.assignment, question.grade_id)}"
     assert rows["ada"][column] == POINTS, "the hand grade is not in the Canvas CSV"
     assert rows[HOSTILE_NBGRADER][column] == "", f"{HOSTILE_NBGRADER} was not graded by hand"
     feedback = (out / "feedback" / "ada.md").read_text(encoding="utf-8")
@@ -335,7 +348,7 @@ def test_a_hand_grade_entered_in_formgrader_reaches_canvas_and_feedback(graded, 
     assert COLAB_FIGURE in feedback and "Student's own run" in feedback, "ada's evidence is not in her feedback"
 
 
-def grade_standalone_hostile(listener_url: str, folder: Path) -> Path:
+def grade_standalone_hostile(the_toy, listener_url: str, folder: Path) -> Path:
     """The standalone door's hostile student: a Canvas download whose file and folder names are payloads,
     holding the hostile notebook with what nbformat would not write (``tampered_file``); returns its
     results folder."""
@@ -344,9 +357,9 @@ def grade_standalone_hostile(listener_url: str, folder: Path) -> Path:
     download = folder / "canvas_download.zip"
     with zipfile.ZipFile(download, "w") as archive:
         name = f"{hostile_class.FOLDER_NAME}/mallory_{HOSTILE_STANDALONE}_70001_{hostile_class.FILE_NAME}"
-        archive.writestr(name, hostile_class.tampered_file(hostile_notebook(listener_url), listener_url))
+        archive.writestr(name, hostile_class.tampered_file(hostile_notebook(the_toy, listener_url), listener_url))
     run = folder / "standalone"
-    grade_class(ASSIGNMENT, download, run, workers=1)
+    grade_class(the_toy.assignment, download, run, workers=1)
     return run / "results"
 
 
@@ -361,14 +374,17 @@ def canvas_gradebook_export(path: Path, listener_url: str) -> Path:
     return path
 
 
-def open_grade_and_go_on(driver, server, db: str, student: str, points: str, comment: str, shot: Path) -> None:
+def open_grade_and_go_on(
+    driver, server, db: str, evidence: tuple[str, str], student: str, points: str, comment: str, shot: Path
+) -> None:
     """The TA's round on one hostile submission: open it from the list, check what the page shows, grade
-    and comment the written answer that has evidence (screenshot ``shot``), then Next."""
+    and comment the written answer that has evidence (``evidence``: it and its evidence cell; screenshot
+    ``shot``), then Next."""
     from selenium.webdriver.common.by import By
 
-    question, cell = evidence_question()
+    question, cell = evidence
     submission_id = hand_grade(db, student, question)[0]
-    driver.get(server.url(f"formgrader/gradebook/{ASSIGNMENT}/{default().assignment(ASSIGNMENT).source_path.stem}"))
+    driver.get(server.url(f"formgrader/gradebook/{ASSIGNMENT}/{NOTEBOOK}"))
     link = wait_for(
         lambda: driver.find_elements(By.CSS_SELECTOR, f"a[href$='/formgrader/submissions/{submission_id}']"),
         f"the link to {student}'s submission",
@@ -407,21 +423,20 @@ def jupyter_api_status(server, path: str, method: str) -> int:
         return error.code
 
 
-def test_formgrader_shows_a_hostile_class_inert_in_both_doors(graded, listener, tmp_path):
+def test_formgrader_shows_a_hostile_class_inert_in_both_doors(graded, listener, the_toy, tmp_path):
     """Runs after the first browser test (same module, same worker): ada may have a hand grade already."""
     from selenium.webdriver.common.by import By
 
     root, results_folder = graded
     listener_url, hits = listener
     db = f"sqlite:///{root / 'gradebook.db'}"
-    question, cell = evidence_question()
-    notebook_name = default().assignment(ASSIGNMENT).source_path.stem
+    evidence = evidence_question(the_toy)
+    question = evidence[0]
     roster = canvas_gradebook_export(tmp_path / "gradebook_export.csv", listener_url)
     # Both doors' records into the gradebook formgrader opens, names from the Canvas export: the standalone
     # record also places its notebook beside that gradebook.
-    for results in (grade_standalone_hostile(listener_url, tmp_path), results_folder):
-        command = ["export", ASSIGNMENT, "--results", str(results), "--out", str(tmp_path / "exports")]
-        assert course([*command, "--formats", "nbgrader", "--roster", str(roster), "--db", db]) == 0
+    for results in (grade_standalone_hostile(the_toy, listener_url, tmp_path), results_folder):
+        export_command(the_toy.assignment, results, tmp_path / "exports", "nbgrader", db, roster=roster)
     before = nbgrader_gradebook.read_hand_grades(db, ASSIGNMENT)
     graded_here = {HOSTILE_NBGRADER: ("1", "Typed-in numbers, not a run."), HOSTILE_STANDALONE: ("0.5", "See me.")}
 
@@ -436,14 +451,15 @@ def test_formgrader_shows_a_hostile_class_inert_in_both_doors(graded, listener, 
         driver.get(server.url("formgrader"))
         wait_for(lambda: ASSIGNMENT in driver.page_source, "formgrader's assignment list")
         # The names from the Canvas export are shown as text in formgrader's list of submissions.
-        driver.get(server.url(f"formgrader/gradebook/{ASSIGNMENT}/{notebook_name}"))
+        driver.get(server.url(f"formgrader/gradebook/{ASSIGNMENT}/{NOTEBOOK}"))
         wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "a.name-shown"), "the list of submissions")
         driver.find_element(By.ID, "toggle_names").click()
         names = driver.find_element(By.TAG_NAME, "body").text
         assert "‹img src=x onerror=" in names and "Mallory" in names, "the display names are not shown as text"
         driver.save_screenshot(str(shots / "1-names.png"))
         for number, (student, (points, comment)) in enumerate(graded_here.items(), start=2):
-            open_grade_and_go_on(driver, server, db, student, points, comment, shots / f"{number}-{student}.png")
+            shot = shots / f"{number}-{student}.png"
+            open_grade_and_go_on(driver, server, db, evidence, student, points, comment, shot)
         console = [entry["message"] for entry in driver.get_log("browser")]
         refused_kernel = jupyter_api_status(server, "api/kernels", "POST")
     finally:
@@ -503,12 +519,12 @@ def test_course_formgrader_says_why_it_cannot_start_without_a_gradebook(tmp_path
     assert f"no gradebook in {tmp_path}" in capsys.readouterr().out
 
 
-def test_a_regrade_after_hand_grading_keeps_the_hand_grades(graded, tmp_path):
+def test_a_regrade_after_hand_grading_keeps_the_hand_grades(graded, the_toy, tmp_path):
     """Runs after the browser test (same module, same worker): ada may already have a hand grade from it."""
     root, _ = graded
     db = f"sqlite:///{root / 'gradebook.db'}"
-    question = written_question()
-    notebook_name = default().assignment(ASSIGNMENT).source_path
+    question = written_question(the_toy)
+    notebook_name = the_toy.assignment.source_path
     with nbgrader_gradebook.open_gradebook(db) as gb:
         grade = gb.find_grade(question.grade_id, notebook_name.stem, ASSIGNMENT, "ada")
         comment = gb.find_comment(question.grade_id, notebook_name.stem, ASSIGNMENT, "ada")
@@ -519,7 +535,7 @@ def test_a_regrade_after_hand_grading_keeps_the_hand_grades(graded, tmp_path):
 
     again = tmp_path / notebook_name.name
     shutil.copyfile(root / "submitted" / "ada" / ASSIGNMENT / notebook_name.name, again)
-    [result] = nbgrader_door.autograde(ASSIGNMENT, {"ada": again}, root=root, progress=False)
+    [result] = nbgrader_door.autograde(the_toy.assignment, {"ada": again}, root=root, progress=False)
 
     assert hand_grade(db, "ada", question.grade_id)[1:] == kept, "the regrade lost the hand grade or comment"
     assert result.autograded_points == result.autograded_max, (

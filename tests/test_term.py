@@ -1,12 +1,17 @@
-"""An instructor's term, end to end, on the quickest real assignment (issue 24, "Done when").
+"""An instructor's term, end to end, on the toy course (issue 24, "Done when"; issue 36: engine tests that
+need a question use the toy).
 
-The committed release (kept equal to a fresh ``course release`` by the drift test) → a Canvas bulk
-download of three students (one late, one with a mistake) → ``course grade`` into this term's run folder
-→ a TA's hand grade in that run's gradebook (formgrader's field) → the demo class graded into its own
-folder → a regrade of the student who fixed the mistake → export with the configured Canvas assignment,
-a late policy and an excused question. The Canvas CSV must then hold exactly the class's students, the
-totals worked out by hand below, and one grade column titled as Canvas titles the assignment; the
-demo's run changed nothing of the class's, and the regrade changed only that student.
+The toy's release (``fixtures/toy.py``, with a second written question so that one is graded by hand and
+the other excused) → a Canvas bulk download of three students (one late, one with a mistake: the toy's
+``subtracts`` mutant) → graded into this term's run folder → a TA's hand grade in that run's gradebook
+(formgrader's field) → the demo class graded into its own folder → a regrade of the student who fixed the
+mistake → export with the configured Canvas assignment, a late policy and an excused question. The Canvas
+CSV must then hold exactly the class's students, the totals worked out below, and one grade column titled
+as Canvas titles the assignment; the demo's run changed nothing of the class's, and the regrade changed
+only that student.
+
+``course grade`` resolves an assignment's name in this repository's course only, so the test calls what
+the command forwards to: ``workflow.grade_class`` then ``workflow.export_all`` (``grade`` below).
 """
 
 from __future__ import annotations
@@ -18,39 +23,39 @@ import zipfile
 from pathlib import Path
 
 import nbformat
-import pytest
 
 from assignments import notebooks, workflow
-from assignments.cli import main as course
-from assignments.course import resolve
 from assignments.demo.students import demo_class, filled_release, write_canvas_zip
 from assignments.exports import adjust, canvas, nbgrader_gradebook, text
 from assignments.grading.selftest import checks as selftest
 from assignments.run_folder import Run
-from assignments.workflow import grade_class
-from tests.helpers import QUICKEST
+from assignments.workflow import export_all, grade_class
+from tests.fixtures import toy
 
-pytestmark = pytest.mark.course
-
-A = QUICKEST
-HAND_GRADED = "mask_and_position_written"
-EXCUSED = "causal_vs_mlm_written"
-CANVAS = canvas.CanvasAssignment("Transfer learning lab", "5150")
+HAND_GRADED = toy.SECOND_WRITTEN  # 2 points
+EXCUSED = "scale_written"  # 1 point
+CANVAS = canvas.CanvasAssignment("Toy lab", "5150")
 
 
-def canvas_zip(path: Path, students: dict[str, tuple[str, object]]) -> Path:
+def canvas_zip(path: Path, a, students: dict[str, tuple[str, object]]) -> Path:
     """Canvas' bulk download: ``login[_LATE]_userid_submissionid_<notebook>`` per student."""
-    original = resolve(A).source_path.name
+    original = a.source_path.name
     with zipfile.ZipFile(path, "w") as archive:
         for login, (user_id, nb) in students.items():
             archive.writestr(f"{login}_{user_id}_{int(user_id) + 50000}_{original}", nbformat.writes(nb))
     return path
 
 
-def mistake():
-    mutant = next(m for m in selftest.mutants(A) if m.question == "square_mask_tests")
+def grade(a, submissions: Path, run: Path, workers: int) -> None:
+    """What ``course grade <assignment> <submissions> --out <run>`` does."""
+    grade_class(a, submissions, Run.at(run), workers=workers)
+    export_all(a, Run.at(run))
+
+
+def mistake(a):
+    mutant = next(m for m in selftest.mutants(a) if m.question == "add_tests")
     typed = notebooks.student_text(nbformat.v4.new_code_cell(mutant.code))  # as a student types it
-    return mutant, filled_release(A, {mutant.replaces: typed})
+    return mutant, filled_release(a, {mutant.replaces: typed})
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -66,10 +71,10 @@ def canvas_rows(path: Path) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-def export(run: Path) -> Path:
+def export(run: Path, a) -> Path:
     written = workflow.export(
         Run.at(run),
-        A,
+        a,
         ("canvas", "feedback"),
         canvas_options=canvas.CanvasOptions(CANVAS),
         excused=[EXCUSED],
@@ -80,55 +85,59 @@ def export(run: Path) -> Path:
 
 def test_a_term_from_the_class_zip_to_the_canvas_gradebook(tmp_path):
     cpu = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    run = tmp_path / "term" / A
-    mutant, buggy = mistake()
+    the_toy = toy.build(tmp_path / "course", mutants=toy.MUTANTS, second_written=True)
+    # grader_version hashes the course's pyproject.toml with its grading files
+    (the_toy.folder / "pyproject.toml").write_text('[project]\nname = "toy"\nversion = "1.0"\n')
+    a = the_toy.assignment
+    run = tmp_path / "term" / a.name
+    mutant, buggy = mistake(a)
     class_zip = canvas_zip(
         tmp_path / "class.zip",
+        a,
         {
-            "lovelaceada": ("1001", filled_release(A)),
+            "lovelaceada": ("1001", filled_release(a)),
             "babbagebob_LATE": ("1002", buggy),
-            "hoppergrace": ("1003", resolve(A).release_notebook()),
+            "hoppergrace": ("1003", the_toy.release),
         },
     )
-    assert course(["grade", A, str(class_zip), "--out", str(run), "--workers", "2"]) == 0
+    grade(a, class_zip, run, workers=2)
 
     # The TA grades one written answer of Ada's in formgrader (the run's own gradebook).
     db = Run.at(run).db_url
     with nbgrader_gradebook.open_gradebook(db) as gb:
-        grade = gb.find_grade(HAND_GRADED, A, A, "1001")
-        grade.manual_score = 1.5
+        hand = gb.find_grade(HAND_GRADED, a.source_path.stem, a.name, "1001")
+        hand.manual_score = 1.5
         gb.db.commit()
-    first = canvas_rows(export(run))
+    first = canvas_rows(export(run, a))
 
     # The demo, in its own folder, in between: nothing of the class's run may change. One demo student
     # shows it, and the blank release is the quickest to grade (its answers raise at once).
     before = digest(run)
-    demo = {name: nb for name, nb in demo_class(A, buggy=1).items() if name == "blank"}
-    write_canvas_zip(A, demo, tmp_path / "demo.zip")
-    grade_class(A, tmp_path / "demo.zip", tmp_path / "demo" / A, workers=2)
+    demo = {name: nb for name, nb in demo_class(a, buggy=1).items() if name == "blank"}
+    write_canvas_zip(a, demo, tmp_path / "demo.zip")
+    grade_class(a, tmp_path / "demo.zip", tmp_path / "demo" / a.name, workers=1)
     assert digest(run) == before, "grading the demo changed the class's run"
 
     # Bob fixes his mistake and is regraded alone, into the same run.
-    fixed = canvas_zip(tmp_path / "bob.zip", {"babbagebob_LATE": ("1002", filled_release(A))})
-    assert course(["grade", A, str(fixed), "--out", str(run), "--workers", "1"]) == 0
-    path = export(run)
+    fixed = canvas_zip(tmp_path / "bob.zip", a, {"babbagebob_LATE": ("1002", filled_release(a))})
+    grade(a, fixed, run, workers=1)
+    path = export(run, a)
     rows = canvas_rows(path)
 
     header = list(rows[0])
-    assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Transfer learning lab (5150)"]
+    assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Toy lab (5150)"]
     # The assignment's points come from its notebook (they change when a question is added). Canvas keeps
     # its assignment's points possible (every question's), so the total is the share of the points left
     # after the excused written question, scaled to them, less 10% of them per started day late. Ada earns
     # every autograded point and 1.5 by hand; Bob, one day late, every autograded point once fixed; Grace
     # hands in the blank release.
-    hw = resolve(A)
-    excused = next(q.points for q in hw.questions if q.grade_id == EXCUSED)
-    possible = hw.total_points
-    kept = hw.total_points - excused
-    auto = sum(q.points for q in hw.questions if q.kind == "autograded")
+    excused = next(q.points for q in a.questions if q.grade_id == EXCUSED)
+    possible = a.total_points
+    kept = a.total_points - excused
+    auto = sum(q.points for q in a.questions if q.kind == "autograded")
     shown = text.points
     assert rows[0]["Student"] == "Points Possible" and rows[0][CANVAS.column] == shown(possible), (
-        f"Canvas' own points possible: every question's {hw.total_points:g}"
+        f"Canvas' own points possible: every question's {a.total_points:g}"
     )
     students = {row["ID"]: row for row in rows[1:]}
     assert sorted(students) == ["1001", "1002", "1003"], "exactly the class: no demo student, nobody twice"

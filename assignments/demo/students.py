@@ -24,7 +24,7 @@ from assignments.grading.selftest import checks as selftest
 from assignments.grading.selftest.checks import filled_release
 
 from .. import notebooks
-from ..course import resolve
+from ..course import Assignment, resolve
 
 DAMAGED = "damaged-colab-copy"
 
@@ -53,7 +53,7 @@ def _demo_figure_png() -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def colab_run(nb, assignment: str, student: str = "reference"):
+def colab_run(nb, assignment: Assignment | str, student: str = "reference"):
     """``nb`` as a student submits it after running it on Colab: every evidence cell of the assignment's
     written questions holds outputs (a text line and a figure) with Jupyter's execution counts."""
     wanted = {
@@ -106,7 +106,7 @@ def pasted_into_colab(nb):
     return fresh
 
 
-def pick_mutants(assignment: str, count: int) -> list[selftest.Mutant]:
+def pick_mutants(assignment: Assignment | str, count: int) -> list[selftest.Mutant]:
     """Mutants for ``count`` different questions, so the demo shows different kinds of lost points."""
     chosen, questions = [], set()
     for mutant in selftest.mutants(assignment):
@@ -118,7 +118,7 @@ def pick_mutants(assignment: str, count: int) -> list[selftest.Mutant]:
     return chosen
 
 
-def demo_class(assignment: str, buggy: int = 3) -> dict[str, object]:
+def demo_class(assignment: Assignment | str, buggy: int = 3) -> dict[str, object]:
     """``{student: notebook}``: a reference, a blank, ``buggy`` students with one mistake each, a shortcut
     student (the first of ``selftest.shortcut_answers``, when the assignment has one) and the reference
     pasted into a fresh Colab notebook (``DAMAGED``)."""
@@ -139,7 +139,7 @@ def demo_class(assignment: str, buggy: int = 3) -> dict[str, object]:
     return students
 
 
-def write_canvas_zip(assignment: str, students: dict[str, object], path: Path) -> dict[str, str]:
+def write_canvas_zip(assignment: Assignment | str, students: dict[str, object], path: Path) -> dict[str, str]:
     """Package the class like a Canvas bulk download; returns {student: file name in the zip}."""
     path.parent.mkdir(parents=True, exist_ok=True)
     names = {}

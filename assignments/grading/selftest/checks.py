@@ -49,7 +49,7 @@ from pathlib import Path
 import nbformat
 
 from assignments import notebooks
-from assignments.course import resolve
+from assignments.course import Assignment, resolve
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace, grade_notebook
 from assignments.grading.selftest.mutation import (
     Mutant,
@@ -63,11 +63,11 @@ from assignments.grading.testkit.stand_ins import extract_definitions, stand_in_
 from assignments.results.model import Finding, SubmissionResult
 
 
-def mutants(assignment: str) -> list[Mutant]:
+def mutants(assignment: Assignment | str) -> list[Mutant]:
     return load_folder(resolve(assignment).mutants_dir, assignment)
 
 
-def shortcut_answers(assignment: str) -> list[Mutant]:
+def shortcut_answers(assignment: Assignment | str) -> list[Mutant]:
     """``autograder/<assignment>/shortcuts/*.py``: answers, in the mutants' format, that pass the hidden
     tests by using a library call their question forbids (the shortcut check must flag each on its
     ``question``; they are not mutants: they keep full marks unless the question's penalty says zero)."""
@@ -274,7 +274,7 @@ def variant_packs(assignment: str) -> list[tuple[list[Mutant], object]]:
     return packs
 
 
-def filled_release(assignment: str, replacements: dict[str, str] | None = None):
+def filled_release(assignment: Assignment | str, replacements: dict[str, str] | None = None):
     """The release notebook with every answer cell filled from the source, except ``replacements``."""
     answers = {
         notebooks.grade_id(c): notebooks.student_text(c)

@@ -37,10 +37,14 @@ class KeepEvidence(NbGraderPreprocessor):
     """Sanitize pass, before ClearOutput: read the submitted evidence and keep it in the metadata."""
 
     def preprocess(self, nb, resources):
+        # nbgrader names the assignment only; the door names its course folder in this process's
+        # environment (a test's toy course, too), as for the hidden-test regions.
+        from assignments.grading.doors.nbgrader.hidden_region import kernel_assignment
+
         nb.metadata.pop(KEPT_KEY, None)
         assignment = resources.get("nbgrader", {}).get("assignment")
         try:
-            evidence, _ = collect(nb, assignment)
+            evidence, _ = collect(nb, kernel_assignment(assignment))
         except Exception as error:  # noqa: BLE001 - grading goes on; the record's own evidence still holds
             self.log.warning("evidence of %s could not be read (%s)", assignment, type(error).__name__)
             return nb, resources

@@ -20,8 +20,9 @@ nbgrader read a non-numeric or missing value as full credit) cannot raise the sc
 The region names its assignment, and a name needs a course to mean something: by default this
 repository's (``course.default``). The nbgrader door grades an assignment of any course folder (a test's
 toy course, too): it names that folder in the kernel's environment (``COURSE_VARIABLE``, set by
-``door.nbgrader``), and the region resolves its name there. Only this kernel-side region reads the
-variable, so it adds nothing a student could use: under nbgrader the student's code already runs in this
+``door.nbgrader``), and the region resolves its name there. Only this kernel-side region and nbgrader's
+own ``KeepEvidence`` step (in the nbgrader process the door started, not the kernel) read the variable,
+so it adds nothing a student could use: under nbgrader the student's code already runs in this
 process (see above), and the standalone door never runs a hidden-test region; it grades the
 ``Assignment`` its caller passes, whatever a kernel's environment says.
 """
@@ -32,8 +33,6 @@ import os
 from pathlib import Path
 
 from assignments.course import Assignment, Course, default
-from assignments.grading.testkit.handle import LocalHandle
-from assignments.grading.testkit.suite import run_suite
 
 COURSE_VARIABLE = "COURSE_NBGRADER_COURSE"  # the course folder whose assignment the nbgrader door grades
 
@@ -46,6 +45,11 @@ def kernel_assignment(name: str) -> Assignment:
 
 
 def hidden_tests(assignment: str, grade_id: str, namespace: dict, seed: int = 0) -> float:
+    # Here, not at the top: nbgrader's own process imports this module for ``kernel_assignment`` alone
+    # (``KeepEvidence``), and the test kit imports torch.
+    from assignments.grading.testkit.handle import LocalHandle
+    from assignments.grading.testkit.suite import run_suite
+
     assignment = kernel_assignment(assignment)
     maximum = assignment.max_points(grade_id)
     results, problems = run_suite(
