@@ -47,7 +47,7 @@ def side_by_side(assignments: list[str], workers: int | None = None, buggy: int 
     ``nbgrader autograde`` grades one notebook at a time on one core (three quarters of the demo's time),
     and each assignment has its own run folder and nbgrader gradebook, so assignments graded at once share
     no file. All start together, even with fewer cores than assignments: two at a time left one core idle
-    while the last assignment graded alone (on 2 cores, 459 s for the three against about 330 s all at
+    while the last assignment graded alone (on 2 cores, 459 s for the three against 340 s all at
     once; benchmarks/README.md). Each runs in its own process, printing into its own log; the logs are
     shown whole, in the assignments' order, so the tables never interleave."""
     from tqdm.auto import tqdm
