@@ -199,33 +199,17 @@ def export(
     assignment: Assignment | str,
     formats=None,
     *,
-    roster: Path | None = None,
-    db_url: str | None = None,
-    canvas_options=None,
-    canvas_choices: dict | None = None,
-    excused: list[str] = (),
-    late_policy=None,
     strict: bool = True,
     problems: list[str] | None = None,
+    **choices,
 ) -> dict[str, list[Path]]:
     """``gather_export_job`` then ``exports.write``: the chosen formats of the run's records; returns format ->
-    files written. ``strict`` and ``problems`` as for ``exports.write``."""
+    files written. ``choices``: ``gather_export_job``'s keyword arguments (roster, gradebook, Canvas, excused
+    questions, late policy); ``strict`` and ``problems`` as for both."""
     from .exports import FORMATS, write
 
     formats = tuple(formats or FORMATS)
-    job = gather_export_job(
-        run,
-        assignment,
-        formats,
-        roster=roster,
-        db_url=db_url,
-        canvas_options=canvas_options,
-        canvas_choices=canvas_choices,
-        excused=excused,
-        late_policy=late_policy,
-        strict=strict,
-        problems=problems,
-    )
+    job = gather_export_job(run, assignment, formats, strict=strict, problems=problems, **choices)
     return write(job, formats, strict, problems)
 
 
