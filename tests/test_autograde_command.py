@@ -21,9 +21,7 @@ pytestmark = pytest.mark.xdist_group("autograde_command")
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
-    the_toy = toy.build(tmp_path_factory.mktemp("course"))
-    # grader_version hashes the course's pyproject.toml with its grading files
-    (the_toy.folder / "pyproject.toml").write_text('[project]\nname = "toy"\nversion = "1.0"\n')
+    the_toy = toy.build(tmp_path_factory.mktemp("course"), pyproject=True)
     inbox, out = tmp_path_factory.mktemp("inbox"), tmp_path_factory.mktemp("out")
     (inbox / "blank.ipynb").write_text(nbformat.writes(the_toy.release), encoding="utf-8")
     (inbox / "damaged.ipynb").write_bytes(b'{"nbformat": 4, "cells": 5}')

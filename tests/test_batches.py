@@ -72,9 +72,8 @@ def toy_run(tmp_path_factory):
     """The toy course (its lenient suite) with a class of two (the reference, and a scale() that returns x
     for k == 0), graded once into a run; the toy's files are the grader's, so a fix moves its version."""
     folder = tmp_path_factory.mktemp("batches")
-    the_toy = toy.build(folder / "toy", tests=LENIENT_TESTS)
+    the_toy = toy.build(folder / "toy", tests=LENIENT_TESTS, pyproject=True)
     assert LENIENT_TESTS != toy.HIDDEN_TESTS
-    (the_toy.folder / "pyproject.toml").write_text('[project]\nname = "toy"\nversion = "1.0"\n')
     shortcut = the_toy.reference()
     for cell in shortcut.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "scale":

@@ -94,9 +94,7 @@ def listener():
 @pytest.fixture(scope="module")
 def the_toy(tmp_path_factory):
     """The toy course with two written questions, the second with an evidence cell."""
-    built = toy.build(tmp_path_factory.mktemp("toy"), evidence=True, second_written=True)
-    # grader_version hashes the course's pyproject.toml with its grading files
-    (built.folder / "pyproject.toml").write_text('[project]\nname = "toy"\nversion = "1.0"\n')
+    built = toy.build(tmp_path_factory.mktemp("toy"), evidence=True, second_written=True, pyproject=True)
     return built
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import exports
-from ..course import default
 from ..escaping import one_line
 from .options import course_of, root_option
 
@@ -59,9 +58,10 @@ def cmd_export(args) -> int:
 def cmd_gradescope_zip(args) -> int:
     from assignments.gradescope.bundle import build_autograder_zip
 
-    out = args.out or default().dist_dir / "gradescope" / f"{args.assignment}.zip"
+    course = course_of(args)
+    out = args.out or course.dist_dir / "gradescope" / f"{args.assignment}.zip"
     try:
-        build_autograder_zip(args.assignment, out)
+        build_autograder_zip(args.assignment, out, repo=course.root)
     except FileNotFoundError as error:
         print(f"cannot build the Gradescope zip: {error}")
         return 1
@@ -72,9 +72,10 @@ def cmd_gradescope_zip(args) -> int:
 def cmd_image(args) -> int:
     from ..grader_image import PRAIRIELEARN, write_context
 
-    out = Path(args.out or default().build_dir / "image" / args.assignment)
+    course = course_of(args)
+    out = Path(args.out or course.build_dir / "image" / args.assignment)
     try:
-        write_context(args.assignment, out)
+        write_context(args.assignment, out, repo=course.root)
     except FileNotFoundError as error:
         print(f"cannot write the grader image's build context: {error}")
         return 1
@@ -238,6 +239,7 @@ def add_commands(sub) -> None:
     zip_cmd.add_argument("assignment")
     zip_cmd.add_argument("--out", type=Path, default=None, help="default: dist/gradescope/<assignment>.zip")
     zip_cmd.set_defaults(func=cmd_gradescope_zip)
+    root_option(zip_cmd)
 
     image = sub.add_parser(
         "image",
@@ -247,6 +249,7 @@ def add_commands(sub) -> None:
     image.add_argument("assignment")
     image.add_argument("--out", type=Path, default=None, help="default: build/image/<assignment>")
     image.set_defaults(func=cmd_image)
+    root_option(image)
 
     clean = sub.add_parser(
         "clean",
