@@ -14,8 +14,9 @@ image first; `make test` leaves this module out).
 Each engine grades the reference, the blank release and a hostile notebook (the reference whose first answer
 ends its own kernel with os._exit). Every container runs without a network, as PrairieLearn and Gradescope
 run them. Environment (set by the Makefile): COURSE_IMAGE (the image), COURSE_ENGINE_IMAGE (its `engine`
-target), COURSE_IMAGE_ASSIGNMENT (the assignment it grades), COURSE_PODMAN (the `podman ... run` command
-with this machine's flags).
+target), COURSE_IMAGE_ASSIGNMENT (the assignment it grades), COURSE_IMAGE_ROOT (the course folder it was
+built from, when not this checkout: CI builds the toy course's image, `make image-test-toy`), COURSE_PODMAN
+(the `podman ... run` command with this machine's flags).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from assignments.course import default
+from assignments.course import Course, default
 from assignments.demo import students as demo_class
 from assignments.grader_image import PRAIRIELEARN, write_context
 from assignments.run_folder import Run
@@ -43,6 +44,7 @@ from tests.helpers import notebook_bytes, tool_unavailable
 IMAGE = os.environ.get("COURSE_IMAGE", "")
 ENGINE = os.environ.get("COURSE_ENGINE_IMAGE", "")
 A = os.environ.get("COURSE_IMAGE_ASSIGNMENT", "transfer_lm")
+COURSE = Course(Path(os.environ["COURSE_IMAGE_ROOT"])) if os.environ.get("COURSE_IMAGE_ROOT") else default()
 PODMAN = shlex.split(os.environ.get("COURSE_PODMAN", "podman run"))
 # One container's bound, only against a hang: the grader bounds itself (450 s of wall time per submission,
 # 750 s per grader process), and on this shared machine, loaded by other jobs to 20 on 2 cores, one grading
@@ -84,17 +86,17 @@ def container(
 
 def notebooks() -> dict[str, bytes]:
     """The three students every engine grades: the reference, the blank release, and the hostile one."""
-    reference = demo_class.filled_release(A)
+    reference = demo_class.filled_release(COURSE.assignment(A))
     hostile = payloads.inject(reference, payloads.by_name("os_exit"), "/autograder/source")
     return {
         "reference": notebook_bytes(reference),
-        "blank": notebook_bytes(default().assignment(A).release_notebook()),
+        "blank": notebook_bytes(COURSE.assignment(A).release_notebook()),
         "hostile": notebook_bytes(hostile),
     }
 
 
 def full_marks() -> float:
-    return sum(q.points for q in default().assignment(A).questions if q.kind == "autograded")
+    return sum(q.points for q in COURSE.assignment(A).questions if q.kind == "autograded")
 
 
 # --- Gradescope -------------------------------------------------------------------------------------------
@@ -187,7 +189,7 @@ def check_prairielearn_schema(data: dict) -> None:
 @pytest.fixture(scope="module")
 def through_prairielearn(tmp_path_factory):
     folder = tmp_path_factory.mktemp("prairielearn")
-    question = write_context(A, folder / "context") / PRAIRIELEARN  # what goes into the question's tests/
+    question = write_context(A, folder / "context", repo=COURSE.root) / PRAIRIELEARN  # the question's tests/
     uploads = {**notebooks(), "unreadable": b"\x89PNG not a notebook"}
     with ThreadPoolExecutor(AT_ONCE) as pool:
         jobs = {name: pool.submit(prairielearn, folder / name, data, question) for name, data in uploads.items()}
@@ -235,7 +237,7 @@ def batch_runs(tmp_path_factory):
     import nbformat
 
     students = {name: nbformat.reads(data.decode("utf-8"), as_version=4) for name, data in notebooks().items()}
-    demo_class.write_canvas_zip(A, students, download)
+    demo_class.write_canvas_zip(COURSE.assignment(A), students, download)
     with zipfile.ZipFile(download, "a") as archive:
         archive.writestr("lateperson_LATE_1099_50099_report.pdf", b"%PDF-1.4 not a notebook")
     runs = folder / "runs"
