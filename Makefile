@@ -30,7 +30,7 @@ demo: venv
 	$(BIN)/course demo
 
 # The Colab rehearsals, the Gradescope installs and the grader image's test have their own targets (below): CI
-# runs the rehearsals after `make test`, and the other two on the toy course.
+# runs the rehearsals after `make test`; `make platforms` runs the other two on the toy course (not in CI).
 REHEARSAL := tests/test_colab_rehearsal.py
 IMAGE_TEST := tests/test_grader_image.py
 
@@ -106,32 +106,32 @@ GRADESCOPE_IMAGES := tests/test_gradescope_images.py
 gradescope-images: venv
 	COURSE_GRADESCOPE_IMAGES=1 $(BIN)/python -m pytest -n 0 -s --durations=20 $(GRADESCOPE_IMAGES)
 
-# The toy course as a folder of its own (tests/fixtures/toy.py): CI builds its Gradescope zip and its grader
-# image and grades through them in seconds, where the real assignments take a minute a grading. Built once
-# per run: its notebooks' cell ids are random, and the trees below are installed from its zip's digest.
+# The toy course as a folder of its own (tests/fixtures/toy.py): `make platforms` builds its Gradescope zip
+# and its grader image and grades through them in seconds, where the real assignments take a minute a
+# grading. Built once per run: its notebooks' cell ids are random, and the trees below are installed from
+# its zip's digest.
 TOY_COURSE := build/toy-course
 toy-course: venv
 	rm -rf $(TOY_COURSE)
 	$(BIN)/python -m tests.fixtures.toy $(TOY_COURSE)
 
-# CI's Gradescope leg: the toy course's zip installed for real into venvs of the Pythons of Gradescope's
-# Ubuntu 22.04 (its default) and 24.04 images, then graded through. `gradescope-trees` does the installs
-# (CI: while the other tests run); `gradescope-images-toy` grades through them, one Python per worker (it
-# installs any tree that is missing or came from another zip); `gradescope-trees-clean` removes them. The
-# trees live under /tmp, as Gradescope's /autograder lies outside root's home: the kernels' uids must reach
-# the venvs.
-CI_GRADESCOPE_PYTHONS := 3.10 3.12
+# The Gradescope leg on the toy course: its zip installed for real into venvs of the Pythons of Gradescope's
+# Ubuntu 22.04 (its default) and 24.04 images, then graded through. `gradescope-trees` does the installs;
+# `gradescope-images-toy` grades through them, one Python per worker (it installs any tree that is missing
+# or came from another zip); `gradescope-trees-clean` removes them. The trees live under /tmp, as
+# Gradescope's /autograder lies outside root's home: the kernels' uids must reach the venvs.
+TOY_GRADESCOPE_PYTHONS := 3.10 3.12
 GRADESCOPE_TREES := /tmp/course-gradescope-trees$(subst /,-,$(CURDIR))
 TOY_ZIP := build/gradescope/toy.zip
 gradescope-trees: venv
 	$(BIN)/course gradescope-zip toy --root $(TOY_COURSE) --out $(TOY_ZIP)
-	for python in $(CI_GRADESCOPE_PYTHONS); do \
+	for python in $(TOY_GRADESCOPE_PYTHONS); do \
 	  $(BIN)/python -m tests.fixtures.gradescope_install $(TOY_ZIP) $$python $(GRADESCOPE_TREES)/python$$python || exit 1; \
 	done
 
 gradescope-images-toy: venv
 	COURSE_GRADESCOPE_IMAGES=1 COURSE_GRADESCOPE_ROOT=$(TOY_COURSE) COURSE_GRADESCOPE_ASSIGNMENT=toy \
-	  COURSE_GRADESCOPE_PYTHONS="$(CI_GRADESCOPE_PYTHONS)" COURSE_GRADESCOPE_TREES=$(GRADESCOPE_TREES) \
+	  COURSE_GRADESCOPE_PYTHONS="$(TOY_GRADESCOPE_PYTHONS)" COURSE_GRADESCOPE_TREES=$(GRADESCOPE_TREES) \
 	  $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=10 $(GRADESCOPE_IMAGES)
 
 gradescope-trees-clean:
@@ -173,9 +173,9 @@ image: venv image-base
 	$(PODMAN) build --network host $(PODMAN_LIMITS) $(IMAGE_BUILD_ARGS) -t $(IMAGE_TAG) build/image/$(IMAGE_ASSIGNMENT)
 
 # Grades through the built image as Gradescope, PrairieLearn and a 3-shard batch (merged = whole):
-# tests/test_grader_image.py, which `make test` leaves out (it needs podman and the image). By hand on a
-# real assignment (measured 44 min under a load of 10 to 21, one container at a time); CI runs it on the
-# toy course (`image-toy` while the other tests run, then `image-test-toy`).
+# tests/test_grader_image.py, which `make test` leaves out (it needs podman and the image). On a real
+# assignment measured 44 min under a load of 10 to 21, one container at a time; on the toy course
+# (`image-test-toy`, part of `make platforms`) 13 tests in 54 s idle.
 image-test: image
 	COURSE_IMAGE=$(IMAGE_TAG) COURSE_ENGINE_IMAGE=$(IMAGE_ENGINE_TAG) COURSE_IMAGE_ASSIGNMENT=$(IMAGE_ASSIGNMENT) \
 	  COURSE_IMAGE_ROOT=$(IMAGE_ROOT) COURSE_PODMAN="$(PODMAN) run $(PODMAN_LIMITS)" \
@@ -188,9 +188,23 @@ image-toy:
 image-test-toy:
 	$(MAKE) image-test $(TOY_IMAGE)
 
-# podman, runc and debootstrap from apt for the grader image (CI calls it; needs root or sudo).
+# podman, runc and debootstrap from apt for the grader image (needs root or sudo).
 podman:
 	.ci/install-podman
+
+# #32's platform legs in one command, on the toy course: Gradescope's real install of its zip on Python 3.10
+# and 3.12 and the grader image (podman: Gradescope, PrairieLearn, a 3-shard batch), both installing at once,
+# then the gradings through them. Not in .ci/run: on the 2-core machine they added 10.8 minutes to CI
+# (34.5 min against 23.7; benchmarks/README.md, "The platform legs and CI's budget").
+platforms: venv podman
+	$(MAKE) toy-course
+	$(MAKE) gradescope-trees > build/gradescope-trees.log 2>&1 & trees=$$!; \
+	  $(MAKE) image-toy > build/image.log 2>&1; image=$$?; \
+	  wait $$trees || { tail -n 40 build/gradescope-trees.log; exit 1; }; \
+	  test $$image = 0 || { tail -n 40 build/image.log; exit 1; }
+	$(MAKE) gradescope-images-toy
+	$(MAKE) gradescope-trees-clean
+	$(MAKE) image-test-toy
 
 # Chromium and chromedriver from apt for the formgrader browser test (CI calls it; needs root or sudo).
 browser:

@@ -15,7 +15,7 @@ Each engine grades the reference, the blank release and a hostile notebook (the 
 ends its own kernel with os._exit). Every container runs without a network, as PrairieLearn and Gradescope
 run them. Environment (set by the Makefile): COURSE_IMAGE (the image), COURSE_ENGINE_IMAGE (its `engine`
 target), COURSE_IMAGE_ASSIGNMENT (the assignment it grades), COURSE_IMAGE_ROOT (the course folder it was
-built from, when not this checkout: CI builds the toy course's image, `make image-test-toy`), COURSE_PODMAN
+built from, when not this checkout: `make image-test-toy` builds the toy course's image), COURSE_PODMAN
 (the `podman ... run` command with this machine's flags).
 """
 

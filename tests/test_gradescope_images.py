@@ -13,11 +13,11 @@ torch: ``setup.sh`` takes the CPU build from download.pytorch.org, which these m
 ``TORCH_INDEX_URL`` points at PyPI (override it to test the CPU index where it is reachable), whose torch
 is the CUDA build: the lock's install then adds that build's CUDA libraries, which it loads even on a
 machine without a GPU (what that costs in time and disk: ``.ci/run``, which plans the disk for it). A tree
-installed here exists one Python at a time, and is removed once its tests have run.
+installed by this module is removed once its Python's tests have run (by hand, ``-n 0``: one at a time).
 
-``make gradescope-images`` runs this module on the real course; CI runs it on the toy course as ``make
-gradescope-images-toy``, with the trees installed while the other tests run (``make gradescope-trees``).
-``make test`` leaves it out (``tests/conftest.py``, the ``gradescope_images`` mark).
+``make gradescope-images`` runs this module on the real course; ``make platforms`` on the toy course
+(``make gradescope-images-toy``, with the trees installed first by ``make gradescope-trees``). ``make test``
+leaves it out (``tests/conftest.py``, the ``gradescope_images`` mark).
 """
 
 from __future__ import annotations
@@ -40,15 +40,15 @@ from tests.helpers import QUICKEST, notebook_bytes
 
 pytestmark = pytest.mark.gradescope_images
 
-# The course and assignment whose zip is installed: by default this checkout's quickest assignment; CI
-# names the toy course (`python -m tests.fixtures.toy`), whose gradings take seconds, not a minute.
+# The course and assignment whose zip is installed: by default this checkout's quickest assignment; `make
+# platforms` names the toy course (`python -m tests.fixtures.toy`), whose gradings take seconds, not a minute.
 COURSE = Course(Path(os.environ["COURSE_GRADESCOPE_ROOT"])) if os.environ.get("COURSE_GRADESCOPE_ROOT") else default()
 A = os.environ.get("COURSE_GRADESCOPE_ASSIGNMENT", QUICKEST)
-# Every supported Python by default; COURSE_GRADESCOPE_PYTHONS="3.10 3.12" picks some (CI: those two, the
-# default images' Pythons of Ubuntu 22.04 and 24.04).
+# Every supported Python by default; COURSE_GRADESCOPE_PYTHONS="3.10 3.12" picks some (`make platforms`:
+# those two, the Pythons of Gradescope's Ubuntu 22.04 and 24.04 images).
 PYTHONS = os.environ.get("COURSE_GRADESCOPE_PYTHONS", "").split() or lockfile.supported_pythons()
-# Trees installed earlier from the same zip (`make gradescope-trees`: CI installs them while the other
-# tests run): <folder>/python3.X. A tree from another zip, or none, is installed here and now.
+# Trees installed earlier from the same zip (`make gradescope-trees`, while `make platforms` builds the
+# grader image): <folder>/python3.X. A tree from another zip, or none, is installed here and now.
 TREES = os.environ.get("COURSE_GRADESCOPE_TREES", "")
 # One grading: Gradescope's own default timeout is 600 s at half a CPU; a loaded 2-core machine took over
 # 300 s for one of the real assignment's uploads.
@@ -60,8 +60,8 @@ def bundle_zip(tmp_path_factory) -> Path:
     return gradescope_bundle.build_autograder_zip(A, tmp_path_factory.mktemp("zip") / f"{A}.zip", repo=COURSE.root)
 
 
-# One xdist group per Python: with workers (CI: `-n 2`, trees installed earlier), each grades one Python's
-# uploads, and nothing installs a tree twice.
+# One xdist group per Python: with workers (`make gradescope-images-toy`: `-n 2`, trees installed earlier),
+# each grades one Python's uploads, and nothing installs a tree twice.
 @pytest.fixture(
     scope="module",
     params=[pytest.param(p, marks=pytest.mark.xdist_group(f"python{p}"), id=f"python{p}") for p in PYTHONS],
