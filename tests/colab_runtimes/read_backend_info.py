@@ -142,7 +142,7 @@ def pins_file(runtime: str, commit: str, committed: str, colab_python: str, pyth
     name = "Latest" if runtime == "latest" else runtime
     lines = [
         f"# Colab's runtime version {name}: every distribution the release notebooks and their kernel import, and",
-        "# everything those need, at Colab's versions. The rehearsal installs this file alone, with pip --no-deps.",
+        "# everything those need, at Colab's versions. The rehearsal installs this file alone, --no-deps (Makefile).",
         f"# runtime: {name}",
         f"# source: googlecolab/backend-info commit {commit} ({committed}), {FREEZE} and {OS_INFO}",
         f"# read: {datetime.date.today().isoformat()} by tests/colab_runtimes/read_backend_info.py",
