@@ -19,7 +19,7 @@ $(BIN)/python:
 $(VENV)/.installed: pyproject.toml $(wildcard $(LOCK)) | $(BIN)/python
 	@test -f $(LOCK) || { echo "no $(LOCK): this Python ($(PY_VERSION)) is not one the course supports;" \
 	  "locks/ has $(notdir $(wildcard locks/python*.txt)); pick one with PYTHON=python3.X"; exit 1; }
-	$(BIN)/python -m pip install --quiet -c $(LOCK) pip setuptools
+	$(BIN)/python -m pip install --quiet -c $(LOCK) pip setuptools uv
 	$(BIN)/python -m pip install --quiet -c $(LOCK) $(TORCH_SPEC)
 	$(BIN)/python -m pip install --quiet -c $(LOCK) --no-build-isolation -e .
 	touch $@
@@ -30,7 +30,7 @@ demo: venv
 	$(BIN)/course demo
 
 # The Colab rehearsals, the Gradescope installs and the grader image's test have their own targets (below): CI
-# runs the rehearsals after `make test`; `make platforms` runs the other two on the toy course (not in CI).
+# runs the rehearsals after `make test`, and `make platforms`' steps, which run the other two on the toy course.
 REHEARSAL := tests/test_colab_rehearsal.py
 IMAGE_TEST := tests/test_grader_image.py
 
@@ -69,12 +69,12 @@ COLAB_RUNTIMES := tests/colab_runtimes
 colab_python = $(shell sed -n 's/^\# python: *//p' $(COLAB_RUNTIMES)/$(1).txt)
 pyenv_python = $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/$(1).*/bin/python)))
 
-# uv, pinned (as ruff is), installs a Colab venv's pins: measured 2026-11-26 on this machine idle, 15 s of
+# uv, at the lock's version, installs a Colab venv's pins: measured 2026-11-26 on this machine idle, 15 s of
 # wall time and 24 s of CPU time for the current runtime's pins where pip took 84 s and 81 s (pip unpacks in
 # Python and byte-compiles every module; the rehearsal's kernel compiles only what it imports, once). The
 # venv itself still comes from that Python's `venv` module, with its pip, as Colab's has one. In a venv of its
 # own, since CI builds the Colab venvs while `make venv` runs.
-UV_SPEC ?= uv==0.13.9
+UV_SPEC ?= $(shell grep -m1 '^uv==' $(LOCK))
 UV_VENV := .venv-uv
 $(UV_VENV)/.installed:
 	rm -rf $(UV_VENV)
@@ -208,8 +208,7 @@ podman:
 
 # #32's platform legs in one command, on the toy course: Gradescope's real install of its zip on Python 3.10
 # and 3.12 and the grader image (podman: Gradescope, PrairieLearn, a 3-shard batch), both installing at once,
-# then the gradings through them. Not in .ci/run: on the 2-core machine they added 10.8 minutes to CI
-# (34.5 min against 23.7; benchmarks/README.md, "The platform legs and CI's budget").
+# then the gradings through them. .ci/run runs the same steps with the installs beside the tests.
 platforms: venv podman
 	$(MAKE) toy-course
 	$(MAKE) gradescope-trees > build/gradescope-trees.log 2>&1 & trees=$$!; \

@@ -4,8 +4,8 @@
 is newest that day: a release upstream would change what ``make test`` runs, what a Gradescope image
 installs and what the grader image holds, and no test would have seen those versions. So every install
 goes through a lock instead: ``locks/python3.X.txt`` pins the project's dependencies, everything they pull
-in, the build backend and pip itself, for that Python. ``make venv`` installs exactly the lock of its
-Python, as does the Gradescope bundle's ``setup.sh``; moving to newer releases is an explicit
+in, the build backend and the installers (pip, and uv for the large installs), for that Python. ``make
+venv`` installs exactly the lock of its Python, as does the Gradescope bundle's ``setup.sh``; moving to newer releases is an explicit
 ``course lock`` (``make lock``), whose result CI tests like any other change.
 
 How a lock is made: pip resolves the requirements for the target interpreter itself (``pip --python``
@@ -30,6 +30,9 @@ from ..config import read_toml
 from ..course import REPO
 
 LOCK_DIR = "locks"
+# What installs the lock, pinned by it: pip (make venv, the venv's own) and uv, which setup.sh and the Colab
+# rehearsal venvs install with (the 3.10 lock with PyPI's torch in 26 s where pip took 2.2 min).
+INSTALLERS = ("pip", "uv")
 HEADER = (
     "# The exact versions an install of the course gets on Python {python}: `make venv`, the Gradescope\n"
     "# bundle's setup.sh. Written by `course lock` (make lock); edit the requirements in pyproject.toml,\n"
@@ -66,8 +69,8 @@ def lock_path(python: str | None = None, root: Path = REPO) -> Path:
 
 def lock_roots(root: Path = REPO) -> list[str]:
     """What a lock is resolved from: the dependencies, the build backend (the editable install builds with
-    it, without build isolation) and pip, so the installer is pinned too."""
-    return project_requirements(root) + list(_pyproject(root)["build-system"]["requires"]) + ["pip"]
+    it, without build isolation) and the installers, pip and uv, so they are pinned too."""
+    return project_requirements(root) + list(_pyproject(root)["build-system"]["requires"]) + list(INSTALLERS)
 
 
 def installed_closure(requirements: list[str]) -> dict[str, str]:
