@@ -231,10 +231,12 @@ def test_gradescope_autograder_zip(tmp_path):
     assert {f"locks/python{python}.txt" for python in lockfile.supported_pythons()} <= names
     assert "source/toy/toy.ipynb" not in names, "the source notebook holds the solutions: it stays out"
     assert not [n for n in names if "other" in n or "mutants" in n or "__pycache__" in n or n.endswith(".pyc")]
-    # Pinned (issues 24 and 36): the image's Python picks its lock; torch alone from the CPU index, then the lock.
+    # Pinned (issues 24 and 36): the image's Python picks its lock; pip and uv at the lock's versions; torch
+    # alone from the CPU index, then the lock, both by uv (issue 32: a minute where pip took over two).
     assert 'LOCK="$ROOT/source/locks/python$PY.txt"' in setup
+    assert 'pip install -c "$LOCK" pip uv' in setup and '"$ROOT/venv/bin/uv" pip install' in setup
     assert "download.pytorch.org/whl/cpu" in setup and '"torch==$TORCH"' in setup
-    assert 'pip install -r "$LOCK"' in setup
+    assert '--compile-bytecode --index-url "${PIP_INDEX_URL:-https://pypi.org/simple}" -r "$LOCK"' in setup
     pins = lockfile.read(lockfile.lock_path("3.10"))
     assert f"nbgrader=={pins['nbgrader']}\n" in lock and ">=" not in lock and "torch==" in lock
     assert "--assignment toy" in runner and 'ROOT="${AUTOGRADER_ROOT:-/autograder}"' in runner
