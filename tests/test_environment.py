@@ -98,3 +98,15 @@ def test_every_supported_python_has_a_lock_that_meets_the_requirements():
             assert requirement.specifier.contains(pins[name], prereleases=True), (
                 f"{path.name} pins {name}=={pins[name]}, outside pyproject.toml's {requirement.specifier}"
             )
+
+
+def test_a_course_that_names_no_pythons_ships_this_checkouts_locks(tmp_path):
+    """A course folder whose pyproject.toml has no ``[tool.course] pythons`` (the toy course of a test) gets
+    the repository's locks in its Gradescope zip, rather than a KeyError."""
+    from assignments.gradescope import bundle, lock
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "toy"\nversion = "1.0"\n')
+    assert lock.supported_pythons(tmp_path) == []
+    assert bundle._locks(tmp_path) == {python: lock.lock_path(python) for python in lock.supported_pythons()}, (
+        "a course without locks of its own should take this checkout's, one per supported Python"
+    )
