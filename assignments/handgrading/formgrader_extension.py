@@ -1,7 +1,7 @@
 """The Jupyter server extension ``course formgrader`` runs: nbgrader's formgrader, safe to show submissions in.
 
 Formgrader runs in the TA's browser with the TA's session, and nbgrader's API behind it can rewrite any
-grade or comment; a script from a submission that ran there could do all of that (README, Security).
+grade or comment; a script from a submission that ran there could do all of that (docs/security.md).
 This extension loads nbgrader's formgrader (and none of nbgrader's student-side extensions), then:
 
 - renders every notebook page through ``inert.Inert``, whatever notebook is in ``autograded/``, with
