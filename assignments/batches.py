@@ -13,7 +13,10 @@ a regrade changed.
   or the student sent a new notebook), the questions whose points moved are written to the run's
   ``regrade.json`` and printed.
 - **Merge** (``course merge``): the shards' runs become one run folder laid out as a whole-class run
-  (``results/``, ``intake.json``, ``submissions/``), from which the same exports are written.
+  (``results/``, ``intake.json``, ``submissions/``), from which the same exports are written. It checks
+  what it merges first and writes nothing when it refuses: every record belongs to its run's shard
+  (``shard.json``) and to a student the intake lists, every student the intake lists has a record (or
+  ``--allow-missing`` says to go on without them), and nothing is read through a link or a ``..``.
 """
 
 from __future__ import annotations

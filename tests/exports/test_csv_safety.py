@@ -229,3 +229,16 @@ def test_libreoffice_reading_with_any_separator_finds_no_formula(tmp_path, expor
     found = spreadsheet_formulas(exported + [raw], tmp_path / "libreoffice", SEPARATORS[separator])
     assert found.pop(raw.name), f"LibreOffice reading with {separator}s evaluated no formula in the raw control"
     assert found == {path.name: [] for path in exported}, f"formulas read with {separator}s: {found}"
+
+
+def test_every_csv_the_package_writes_goes_through_csv_safe():
+    # One place quotes and neutralises: a csv.writer or DictWriter anywhere else would write around it.
+    package = Path(__file__).resolve().parents[2] / "assignments"
+    writers = [
+        f"{path.relative_to(package)}:{number}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "csv_safe.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"csv\.(writer|DictWriter)\b|\.writerows?\(", line)
+    ]
+    assert not writers, f"CSV written outside exports/csv_safe.py: {writers}"
