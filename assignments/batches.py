@@ -310,7 +310,7 @@ def merge_runs(
             "grade every shard again with one image or checkout"
         )
     manifests = []
-    for run in runs:
+    for run in sorted(runs, key=lambda run: (shards[run.root].index, str(run.root))):  # whatever the order given
         if run.intake.is_symlink():
             raise MergeRefused(f"{run.intake} is a link: a merge reads only the runs' own files")
         if run.intake.is_file():
