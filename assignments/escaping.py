@@ -48,6 +48,9 @@ _AUTOLINK = re.compile(r":(?=//)|(?<=www)\.|@", re.IGNORECASE)
 _LINE_START = re.compile(r"^([-+=]|\d+(?=[.)]))")
 _CSV_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+# A formula character after anything a reader may split a cell at: the separators spreadsheets guess or
+# are set to (comma, semicolon, tab, bar) and line breaks, with any spaces a reader may trim in between.
+_INNER_TRIGGER = re.compile(r"([\t\r\n,;|][\s,;|]*)([=+\-@])")
 
 
 def printable(text, keep: str = "\n\t") -> str:
@@ -107,11 +110,17 @@ def csv_cell(value) -> str:
     formula, and a leading tab or carriage return can hide such a character from a first look while some
     readers still strip it and evaluate the rest. Such a cell gets a leading apostrophe: spreadsheets show
     it as text, the convention OWASP recommends. A plain number (``-1.5``) stays a number: points may be
-    negative after a penalty and must remain numbers for the LMS."""
+    negative after a penalty and must remain numbers for the LMS.
+
+    A reader may also split a cell where the writer did not: much of Europe opens CSVs with ``;``, others
+    guess tab or ``|``, and a line break inside a quoted cell ends the row for a reader set to anything
+    but ``,``. So a formula character after any of those (``Jane;=HYPERLINK(...)``) gets the apostrophe
+    too: whatever delimiter a spreadsheet picks, no piece of the cell starts a formula."""
     text = printable(value, keep="\t\r\n")
-    if text.startswith(_CSV_TRIGGERS) and not _NUMBER.match(text):
-        return "'" + text
-    return text
+    if _NUMBER.match(text):
+        return text
+    text = _INNER_TRIGGER.sub(r"\1'\2", text)
+    return "'" + text if text.startswith(_CSV_TRIGGERS) else text
 
 
 def page_policy_meta() -> str:

@@ -6,6 +6,7 @@ A run is what ``course grade`` (or ``course autograde``, ``course merge``, the d
     <run>/submissions/          the run's copies of the class's notebooks
     <run>/results/<student>.json  one record per student (``results/store.py``)
     <run>/regrade.json          whose scores moved when the run was graded again (``batches.py``)
+    <run>/shard.json            which shard of the class the run graded (``course grade --shard``; 0/1: all)
     <run>/exports/<format>/     what ``course export`` writes
     <run>/similarity/           ``course similarity``'s report
     <run>/written/              ``course written``'s pages
@@ -34,6 +35,7 @@ SUBMISSIONS = "submissions"
 RESULTS = "results"
 EXPORTS = "exports"
 REGRADE_REPORT = "regrade.json"
+SHARD = "shard.json"
 NBGRADER = "nbgrader"  # the nbgrader door's folder inside a run of `course grade`
 COURSE = "course"  # nbgrader's course folder inside the door's folder
 GRADEBOOK = "gradebook.db"
@@ -118,6 +120,11 @@ class Run:
     @property
     def regrade_report(self) -> Path:
         return self.root / REGRADE_REPORT
+
+    @property
+    def shard(self) -> Path:
+        """Which shard of the class this run graded (``batches.write_shard``), for ``course merge``."""
+        return self.root / SHARD
 
     @property
     def similarity(self) -> Path:

@@ -85,6 +85,7 @@ def grade_class(
     assignment = resolve(assignment)
     out = as_run(out)
     jobs, found = collect(assignment.name, source, out)
+    batches.write_shard(out, shard)  # what `course merge` checks each of the run's records against
     missing = missing_records(found, "standalone")
     if shard is not None:
         jobs = [job for job in jobs if shard.owns(job.student)]
@@ -179,10 +180,13 @@ def autograde_class(
     return results
 
 
-def merge(assignment: Assignment | str, runs: list[Run | Path], out: Run | Path) -> list[SubmissionResult]:
-    """The shards' runs joined into the run ``out`` (``batches.merge_runs``), then every export from it."""
+def merge(
+    assignment: Assignment | str, runs: list[Run | Path], out: Run | Path, allow_missing: bool = False
+) -> list[SubmissionResult]:
+    """The shards' runs joined into the run ``out`` (``batches.merge_runs``, which checks them against the
+    intake and refuses an incomplete class unless ``allow_missing``), then every export from it."""
     run = as_run(out)
-    merged = batches.merge_runs(resolve(assignment).name, runs, run)
+    merged = batches.merge_runs(resolve(assignment).name, runs, run, allow_missing=allow_missing)
     export_all(assignment, run)
     return merged
 

@@ -44,16 +44,17 @@ def cmd_grade(args) -> int:
 def cmd_merge(args) -> int:
     """The shards' runs joined into one run, exported as a whole-class run is."""
     from ..batches import MergeRefused
+    from ..escaping import one_line
     from ..results import table
     from ..run_folder import Run
     from ..workflow import merge
 
     run = Run.at(args.out) if args.out else Run.of_term(args.assignment)
     try:
-        results = merge(args.assignment, [Run.at(path) for path in args.runs], run)
+        results = merge(args.assignment, [Run.at(path) for path in args.runs], run, args.allow_missing)
     except MergeRefused as error:
-        print(f"course merge refused: {error}")
-        return 1
+        print(f"course merge refused: {one_line(error, limit=4000)}")
+        return 2
     print(table.score_table(results, f"{args.assignment}: {len(args.runs)} shard(s) merged"))
     print(f"results: {run.results}\nexports: {run.exports}")
     return 0
@@ -147,6 +148,12 @@ def add_commands(sub) -> None:
     merge.add_argument("assignment")
     merge.add_argument("runs", nargs="+", type=Path, help="each shard's run folder (its --out)")
     merge.add_argument("--out", help="the merged run's folder (default: grades/<term>/<assignment>)")
+    merge.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="merge although students the intake lists have no record in the runs (a warning names them; "
+        "no export has a row for them); without it such a merge is refused and names the shards to grade again",
+    )
     merge.set_defaults(func=cmd_merge)
 
     prairielearn = sub.add_parser(

@@ -44,17 +44,16 @@ def _canvas(job: ExportJob) -> list[Path]:
 
 def _nbgrader(job: ExportJob) -> list[Path]:
     """Raises LookupError or RuntimeError when the gradebook does not know the assignment."""
-    from .csv_safe import neutralise_file
     from .nbgrader_gradebook import nbgrader_export, place_missing_notebooks, report_scores, write_gradebook
 
     report = write_gradebook(job.graded, job.assignment, job.db_url, job.roster)
     place_missing_notebooks(job.graded, job.assignment, job.course_root, job.db_url)
     for problem in report.problems:
         print(f"nbgrader: {problem}")
-    # nbgrader writes its CSV itself; the course's arithmetic replaces its scores, then the cells a
-    # student influenced are neutralised.
+    # nbgrader writes its CSV itself; the course's arithmetic replaces its scores and the file is written
+    # again through csv_safe (every cell neutralised and quoted).
     written = nbgrader_export(job.course_root, job.out / "nbgrader" / "grades.csv", job.db_url, job.assignment)
-    return [neutralise_file(report_scores(written, job.results, job.assignment))]
+    return [report_scores(written, job.results, job.assignment)]
 
 
 def _feedback(job: ExportJob) -> list[Path]:

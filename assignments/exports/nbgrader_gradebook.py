@@ -244,9 +244,11 @@ def report_scores(path: Path, results: list[SubmissionResult], assignment: str) 
     (``exports/adjust.py``), so its percentages agree with every other export: for each student of
     ``assignment`` with a record, ``raw_score`` (before lateness), ``late_submission_penalty`` and
     ``score`` on nbgrader's ``max_score`` (the gradebook's points possible, every grade cell's). nbgrader
-    itself knows neither excused questions nor the course's late policy. Other rows stay as written."""
+    itself knows neither excused questions nor the course's late policy. Other rows stay as written;
+    every cell is written through ``csv_safe`` (a student's name is in it)."""
     import csv
 
+    from . import csv_safe
     from .adjust import reported_score
 
     mine = {r.student: r for r in results if r.assignment == assignment}
@@ -261,11 +263,7 @@ def report_scores(path: Path, results: list[SubmissionResult], assignment: str) 
         row["raw_score"] = str(score.before_penalty)
         row["late_submission_penalty"] = str(score.penalty)
         row["score"] = str(score.points)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, header)
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+    return csv_safe.write_records(path, header, rows)
 
 
 def nbgrader_export(

@@ -563,7 +563,7 @@ def test_course_export_command(tmp_path, results, capsys):
     printed = capsys.readouterr().out
     assert f"canvas: 1 file(s) in {out / 'canvas'}" in printed
     assert sorted(p.name for p in (out / "gradescope").iterdir()) == ["111.json", "222.json", "333.json"]
-    assert "doejane,111" in (out / "canvas" / f"{A}_canvas.csv").read_text()
+    assert '"doejane","111"' in (out / "canvas" / f"{A}_canvas.csv").read_text(), "every CSV field is quoted"
     assert (out / "report" / "histograms.png").stat().st_size > 0
     assert len(list((out / "feedback").glob("*.html"))) == 3
     assert course(["export", A, "--results", str(tmp_path / "none"), "--out", str(out)]) == 1
