@@ -15,10 +15,13 @@ from .results.model import Finding, SubmissionResult, rejected
 from .run_folder import Run, as_run
 
 
-def collect(assignment: str, source: Path, out: Run | Path) -> tuple[list[batch.Job], intake.IntakeResult]:
-    """Read an LMS download into one grading job per student of the run ``out``, and keep the intake manifest."""
+def collect(
+    assignment: str, source: Path, out: Run | Path, layout: str = "auto"
+) -> tuple[list[batch.Job], intake.IntakeResult]:
+    """Read an LMS download into one grading job per student of the run ``out``, and keep the intake manifest.
+    ``layout``: how the instructor says the download is read (``intake.LAYOUTS``)."""
     run = as_run(out)
-    found = intake.collect(Path(source), assignment, run.submissions)
+    found = intake.collect(Path(source), assignment, run.submissions, layout=layout)
     manifest = run.intake
     # A regrade of some students joins this run's roster: the others keep their names, ids and findings.
     roster = found.merged_into(intake.IntakeResult.load(manifest)) if manifest.is_file() else found
@@ -80,11 +83,13 @@ def grade_class(
     workers: int | None = None,
     shard: batches.Shard | None = None,
     grader=batch.grade_one,
+    layout: str = "auto",
 ) -> list[SubmissionResult]:
-    """Grade a class (``shard``: only its slice) into the run ``out`` (``grade_jobs``; ``grader`` as there)."""
+    """Grade a class (``shard``: only its slice) into the run ``out`` (``grade_jobs``; ``grader`` as there;
+    ``layout``: how the download is read, as ``collect``)."""
     assignment = resolve(assignment)
     out = as_run(out)
-    jobs, found = collect(assignment.name, source, out)
+    jobs, found = collect(assignment.name, source, out, layout)
     missing = missing_records(found, "standalone")
     if shard is not None:
         jobs = [job for job in jobs if shard.owns(job.student)]
@@ -147,6 +152,7 @@ def autograde_class(
     timeout: float | None = None,
     cross_check: bool = True,
     workers: int | None = None,
+    layout: str = "auto",
 ) -> list[SubmissionResult]:
     """``course autograde``: the nbgrader door over a class (each notebook repaired first, real ``nbgrader
     autograde`` per student, read back from its gradebook) into the run ``out``, then, with ``cross_check``, a
@@ -157,7 +163,7 @@ def autograde_class(
 
     run = as_run(out)
     name = resolve(assignment).name
-    jobs, found = collect(name, Path(source), run)
+    jobs, found = collect(name, Path(source), run, layout)
     submissions = {job.student: Path(job.path) for job in jobs}
     results = nbgrader_door.autograde_repaired(
         assignment, submissions, run, timeout=timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S

@@ -34,7 +34,7 @@ class Submission:
 class IntakeFinding:
     code: str  # "duplicate" | "late" | "not-a-notebook" | "wrong-assignment" | "missing-notebook"
     # | "malformed-notebook" | "unreadable-entry" | "unsafe-path" | "unsafe-name" | "name-collision"
-    # | "group-submission" | "unattributed"
+    # | "group-submission" | "unattributed" | "over-limit"
     message: str
     student: str | None = None
     file: str = ""
