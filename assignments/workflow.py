@@ -260,10 +260,12 @@ def gather_export_job(
     if not results:
         raise FileNotFoundError(f"no results for {assignment} in {run.results}")
     lms = store.load_roster(run.intake)
+    gradebook = None
     if roster and Path(roster).suffix.lower() == ".csv":
-        # A Canvas gradebook export adds names, SIS ids and sections; the intake keeps late flags.
-        for student, info in canvas.read_gradebook_export(Path(roster)).items():
-            lms[student] = {**lms.get(student, {}), **info}
+        # A Canvas gradebook export is Canvas's side of the join, keyed by Canvas user id. It is kept apart
+        # from the intake's records (keyed by each platform's own key), so a key of one platform never
+        # picks up another's row: canvas.identities joins them, on keys both sides hold.
+        gradebook = canvas.read_gradebook_export(Path(roster))
     elif roster:
         lms = store.load_roster(Path(roster))
     if "nbgrader" in formats and db_url is None and not run.gradebook.is_file():
@@ -291,6 +293,18 @@ def gather_export_job(
     # Who deducts for lateness in Canvas: the command line's choice, else the configuration's.
     canvas_late = (canvas_options.late_policy if canvas_options else None) or adjust.canvas_late_policy(config)
     results = adjust.apply(results, lms, late_policy, excused, canvas_deducts=canvas_late == "canvas")
+    if "canvas" in formats:
+        placed, refused = canvas.identities(results, lms, gradebook)
+        for result in results:
+            if result.student in refused:
+                result.findings.append(Finding("canvas-identity", refused[result.student], "error"))
+            elif result.student in placed and gradebook:
+                # The name Canvas knows a joined student by, for the feedback and the gradebook too; the
+                # record's own keys stay as its platform gave them (a record without one is keyed by its
+                # Canvas user id: that is how it was placed).
+                row = placed[result.student]
+                own = lms.get(result.student) or {**row, "lms": "canvas"}
+                lms[result.student] = {**own, "name": row["name"]}
     warning = canvas.late_policy_warning(results, canvas_late) if "canvas" in formats else None
     if warning:
         print(warning)
@@ -299,7 +313,7 @@ def gather_export_job(
             "late policy: [tool.course.late_policy] is not applied in any export, since Canvas' own Late "
             'Policy deducts ([tool.course.canvas] late_policy = "canvas")'
         )
-    return ExportJob(assignment, results, graded, run.exports, lms, db_url, run.course, canvas_options)
+    return ExportJob(assignment, results, graded, run.exports, lms, db_url, run.course, canvas_options, gradebook)
 
 
 def _gradebook_exists(db_url: str) -> bool:
