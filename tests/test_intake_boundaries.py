@@ -120,6 +120,10 @@ def test_course_intake_takes_the_layout(tmp_path, capsys):
     (source / "submission_metadata.yml").unlink()
     assert course(["intake", "transformers", str(source), "--layout", "gradescope", *out]) == 1
     assert "no submission_metadata.yml" in capsys.readouterr().out
+    # course grade takes it too, and stops before grading anything or writing a run.
+    run_folder = tmp_path / "run"
+    assert course(["grade", "transformers", str(source), "--layout", "gradescope", "--out", str(run_folder)]) == 1
+    assert "intake failed: read as a Gradescope export" in capsys.readouterr().err and not run_folder.exists()
 
 
 # --- item 4: limits per student ---------------------------------------------------------------------------
