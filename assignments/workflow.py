@@ -15,10 +15,13 @@ from .results.model import Finding, SubmissionResult, rejected
 from .run_folder import Run, as_run
 
 
-def collect(assignment: str, source: Path, out: Run | Path) -> tuple[list[batch.Job], intake.IntakeResult]:
-    """Read an LMS download into one grading job per student of the run ``out``, and keep the intake manifest."""
+def collect(
+    assignment: str, source: Path, out: Run | Path, layout: str = "auto"
+) -> tuple[list[batch.Job], intake.IntakeResult]:
+    """Read an LMS download into one grading job per student of the run ``out``, and keep the intake manifest.
+    ``layout``: how the instructor says the download is read (``intake.LAYOUTS``)."""
     run = as_run(out)
-    found = intake.collect(Path(source), assignment, run.submissions)
+    found = intake.collect(Path(source), assignment, run.submissions, layout=layout)
     manifest = run.intake
     # A regrade of some students joins this run's roster: the others keep their names, ids and findings.
     roster = found.merged_into(intake.IntakeResult.load(manifest)) if manifest.is_file() else found
@@ -80,11 +83,13 @@ def grade_class(
     workers: int | None = None,
     shard: batches.Shard | None = None,
     grader=batch.grade_one,
+    layout: str = "auto",
 ) -> list[SubmissionResult]:
-    """Grade a class (``shard``: only its slice) into the run ``out`` (``grade_jobs``; ``grader`` as there)."""
+    """Grade a class (``shard``: only its slice) into the run ``out`` (``grade_jobs``; ``grader`` as there;
+    ``layout``: how the download is read, as ``collect``)."""
     assignment = resolve(assignment)
     out = as_run(out)
-    jobs, found = collect(assignment.name, source, out)
+    jobs, found = collect(assignment.name, source, out, layout)
     batches.write_shard(out, shard)  # what `course merge` checks each of the run's records against
     missing = missing_records(found, "standalone")
     if shard is not None:
@@ -148,6 +153,7 @@ def autograde_class(
     timeout: float | None = None,
     cross_check: bool = True,
     workers: int | None = None,
+    layout: str = "auto",
 ) -> list[SubmissionResult]:
     """``course autograde``: the nbgrader door over a class (each notebook repaired first, real ``nbgrader
     autograde`` per student, read back from its gradebook) into the run ``out``, then, with ``cross_check``, a
@@ -158,7 +164,7 @@ def autograde_class(
 
     run = as_run(out)
     name = resolve(assignment).name
-    jobs, found = collect(name, Path(source), run)
+    jobs, found = collect(name, Path(source), run, layout)
     submissions = {job.student: Path(job.path) for job in jobs}
     results = nbgrader_door.autograde_repaired(
         assignment, submissions, run, timeout=timeout or nbgrader_door.NOTEBOOK_TIMEOUT_S
@@ -258,10 +264,12 @@ def gather_export_job(
     if not results:
         raise FileNotFoundError(f"no results for {assignment} in {run.results}")
     lms = store.load_roster(run.intake)
+    gradebook = None
     if roster and Path(roster).suffix.lower() == ".csv":
-        # A Canvas gradebook export adds names, SIS ids and sections; the intake keeps late flags.
-        for student, info in canvas.read_gradebook_export(Path(roster)).items():
-            lms[student] = {**lms.get(student, {}), **info}
+        # A Canvas gradebook export is Canvas's side of the join, keyed by Canvas user id. It is kept apart
+        # from the intake's records (keyed by each platform's own key), so a key of one platform never
+        # picks up another's row: canvas.identities joins them, on keys both sides hold.
+        gradebook = canvas.read_gradebook_export(Path(roster))
     elif roster:
         lms = store.load_roster(Path(roster))
     if "nbgrader" in formats and db_url is None and not run.gradebook.is_file():
@@ -289,6 +297,18 @@ def gather_export_job(
     # Who deducts for lateness in Canvas: the command line's choice, else the configuration's.
     canvas_late = (canvas_options.late_policy if canvas_options else None) or adjust.canvas_late_policy(config)
     results = adjust.apply(results, lms, late_policy, excused, canvas_deducts=canvas_late == "canvas")
+    if "canvas" in formats:
+        placed, refused = canvas.identities(results, lms, gradebook)
+        for result in results:
+            if result.student in refused:
+                result.findings.append(Finding("canvas-identity", refused[result.student], "error"))
+            elif result.student in placed and gradebook:
+                # The name Canvas knows a joined student by, for the feedback and the gradebook too; the
+                # record's own keys stay as its platform gave them (a record without one is keyed by its
+                # Canvas user id: that is how it was placed).
+                row = placed[result.student]
+                own = lms.get(result.student) or {**row, "lms": "canvas"}
+                lms[result.student] = {**own, "name": row["name"]}
     warning = canvas.late_policy_warning(results, canvas_late) if "canvas" in formats else None
     if warning:
         print(warning)
@@ -297,7 +317,7 @@ def gather_export_job(
             "late policy: [tool.course.late_policy] is not applied in any export, since Canvas' own Late "
             'Policy deducts ([tool.course.canvas] late_policy = "canvas")'
         )
-    return ExportJob(assignment, results, graded, run.exports, lms, db_url, run.course, canvas_options)
+    return ExportJob(assignment, results, graded, run.exports, lms, db_url, run.course, canvas_options, gradebook)
 
 
 def _gradebook_exists(db_url: str) -> bool:

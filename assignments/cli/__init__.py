@@ -42,12 +42,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from assignments.grading.testkit.errors import SandboxRefused
+    from assignments.intake import IntakeError
 
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except SandboxRefused as error:  # any command that grades: nothing was graded, and this says why
         print(f"not graded: {error}", file=sys.stderr)
+        return 1
+    except IntakeError as error:  # the download as a whole cannot be read as given (--layout, a broken zip)
+        print(f"intake failed: {error}", file=sys.stderr)
         return 1
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import exports
 from ..escaping import one_line
-from .options import course_of, root_option
+from .options import course_of, layout_option, root_option
 
 
 def _formats(text: str) -> list[str]:
@@ -131,7 +131,7 @@ def cmd_intake(args) -> int:
     run = Run.of_term(args.assignment)
     dest = args.dest or run.submissions
     try:
-        result = intake.collect(args.input, args.assignment, dest)
+        result = intake.collect(args.input, args.assignment, dest, layout=args.layout)
     except intake.IntakeError as error:
         print(f"intake failed: {error}")
         return 1
@@ -201,6 +201,7 @@ def add_commands(sub) -> None:
     )
     intake.add_argument("--dest", type=Path, default=None, help="default: grades/<term>/<assignment>/submissions")
     intake.add_argument("--manifest", type=Path, default=None, help="default: grades/<term>/<assignment>/intake.json")
+    layout_option(intake)
     intake.set_defaults(func=cmd_intake)
 
     export_cmd = sub.add_parser(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..course import default
+from .options import layout_option
 
 
 def cmd_selftest(args) -> int:
@@ -28,7 +29,9 @@ def cmd_grade(args) -> int:
     except ValueError as error:
         print(f"course grade: {error}")
         return 2
-    results = grade_class(args.assignment, Path(args.submissions), run, workers=args.workers, shard=shard)
+    results = grade_class(
+        args.assignment, Path(args.submissions), run, workers=args.workers, shard=shard, layout=args.layout
+    )
     print(table.score_table(results, f"{args.assignment}: standalone grader" + (f", shard {shard}" if shard else "")))
     if shard is None:
         export_all(args.assignment, run)
@@ -73,7 +76,15 @@ def cmd_autograde(args) -> int:
     from ..workflow import autograde_class
 
     run = Run.autograde(args.out) if args.out else Run.autograde_of_term(args.assignment)
-    autograde_class(args.assignment, Path(args.submissions), run, args.timeout, not args.no_cross_check, args.workers)
+    autograde_class(
+        args.assignment,
+        Path(args.submissions),
+        run,
+        args.timeout,
+        not args.no_cross_check,
+        args.workers,
+        layout=args.layout,
+    )
     return 0
 
 
@@ -85,7 +96,7 @@ def cmd_repair(args) -> int:
     from ..workflow import collect
 
     out = Path(args.out or Run.of_term(args.assignment).repair_alone)
-    jobs, _ = collect(args.assignment, Path(args.submissions), Run(out))
+    jobs, _ = collect(args.assignment, Path(args.submissions), Run(out), args.layout)
     repairs = repair.repair_class(args.assignment, {job.student: Path(job.path) for job in jobs}, out)
     print(repair.report_table(repairs, f"{args.assignment}: repaired for nbgrader (release cells found, per method)"))
     print(
@@ -134,6 +145,7 @@ def add_commands(sub) -> None:
     grade.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
     grade.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPU cores)")
     grade.add_argument("--out", help="output folder (default: grades/<term>/<assignment>)")
+    layout_option(grade)
     grade.add_argument(
         "--shard",
         metavar="i/N",
@@ -172,6 +184,7 @@ def add_commands(sub) -> None:
     repair.add_argument("assignment")
     repair.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
     repair.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/repair)")
+    layout_option(repair)
     repair.set_defaults(func=cmd_repair)
 
     autograde = sub.add_parser(
@@ -182,6 +195,7 @@ def add_commands(sub) -> None:
     autograde.add_argument("assignment")
     autograde.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
     autograde.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/nbgrader)")
+    layout_option(autograde)
     autograde.add_argument(
         "--timeout",
         type=float,

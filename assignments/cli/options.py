@@ -16,3 +16,17 @@ def root_option(parser) -> None:
         "--root",
         help="course folder holding source/, release/, pyproject.toml and nbgrader_config.py (default: this checkout)",
     )
+
+
+def layout_option(parser) -> None:
+    """``--layout``: how the instructor says a download is read (intake.LAYOUTS)."""
+    from ..intake import LAYOUTS
+
+    parser.add_argument(
+        "--layout",
+        choices=LAYOUTS,
+        default="auto",
+        help="how the download is read: folder (one file or folder per student, no LMS names read), canvas, "
+        "moodle, gradescope (its Export Submissions), or auto (each name by its form; a Gradescope export only "
+        "when its metadata sits beside nothing but submission_<id> folders). Default: auto",
+    )

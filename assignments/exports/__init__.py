@@ -28,6 +28,7 @@ class ExportJob:
     db_url: str  # the nbgrader gradebook
     course_root: Path  # the nbgrader course folder holding that gradebook
     canvas: object = None  # canvas.CanvasOptions: the Canvas assignment and how ungraded answers count
+    canvas_gradebook: dict | None = None  # a Canvas gradebook export: Canvas user id -> Canvas's own row
 
 
 def _gradescope(job: ExportJob) -> list[Path]:
@@ -39,7 +40,8 @@ def _gradescope(job: ExportJob) -> list[Path]:
 def _canvas(job: ExportJob) -> list[Path]:
     from .canvas import write_canvas_csv
 
-    return [write_canvas_csv(job.results, job.out / "canvas" / f"{job.assignment}_canvas.csv", job.canvas, job.roster)]
+    path = job.out / "canvas" / f"{job.assignment}_canvas.csv"
+    return [write_canvas_csv(job.results, path, job.canvas, job.roster, gradebook=job.canvas_gradebook)]
 
 
 def _nbgrader(job: ExportJob) -> list[Path]:

@@ -20,8 +20,16 @@ written answer with no hand grade yet counts as the instructor chose (``ungraded
 how many were left. One column per question comes only on request (``per_question``); Canvas creates
 those columns as new assignments unless they exist there under the same titles.
 
-``ID`` is the Canvas user id (the intake reads it from the file name, or a Canvas gradebook export given
-as the roster supplies it with the SIS ids and section). Every cell goes through ``csv_safe``.
+Identity: each platform has its own student key, and this CSV carries Canvas's only (``identities``). A row's
+``ID`` is a Canvas user id from Canvas itself: the name Canvas gave a file in its bulk download (the intake's
+record says so), or a Canvas gradebook export given as the roster. Another platform's student is placed by a
+join with that export on a key both sides hold (a Gradescope student id or email against the SIS User ID or
+SIS Login ID; a plain folder's name, which the instructor wrote, against the same), never by reading its key
+as a Canvas id: an all-digit Gradescope student id is what its student typed. A join that puts two students
+on one Canvas row, or one student on two, refuses each of them with a finding naming the others, and the
+rest of the class is written; a student with no Canvas identity is left out (Canvas matches a row it does
+not know by its name, which may be a student's own text), also with a finding. Every cell goes through
+``csv_safe``.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..escaping import one_line
 from ..results.model import SubmissionResult
 from . import csv_safe
 from .adjust import reported_score
@@ -117,6 +126,96 @@ def read_gradebook_export(path: Path) -> dict[str, dict]:
     return roster
 
 
+def _who(student: str, info: dict | None) -> str:
+    """A student as a finding names them: their key, and the name their platform gave, as one plain line."""
+    name = (info or {}).get("name") or ""
+    return f"{student} ({one_line(name, 60)})" if name and name != student else student
+
+
+def _row_text(row: dict) -> str:
+    return f"Canvas user {row['user_id']} ({one_line(row.get('name') or '', 60)})"
+
+
+def _gradebook_matches(student: str, info: dict, gradebook: dict[str, dict]) -> list[dict]:
+    """The Canvas rows a record of another platform joins, on keys both sides hold."""
+    platform = info.get("lms")
+    if platform == "gradescope":
+        sid, email = info.get("sid") or "", (info.get("email") or "").casefold()
+        return [
+            row
+            for row in gradebook.values()
+            if (sid and sid in (row.get("sis_user_id"), row.get("sis_login_id")))
+            or (email and email == (row.get("sis_login_id") or "").casefold())
+        ]
+    if platform in ("plain", "folder"):
+        # The file or folder name the instructor's download gave this student, against their SIS ids.
+        return [row for row in gradebook.values() if student in (row.get("sis_user_id"), row.get("sis_login_id"))]
+    return []  # Moodle's participant ids, and anything else, name nobody in Canvas
+
+
+def identities(
+    results: list[SubmissionResult], roster: dict[str, dict], gradebook: dict[str, dict] | None = None
+) -> tuple[dict[str, dict], dict[str, str]]:
+    """(student -> their Canvas row: name, user_id, SIS ids, section; student -> why they have none).
+
+    ``roster`` is the intake's (student -> what their platform said, ``lms`` naming it), ``gradebook`` a
+    Canvas gradebook export (Canvas user id -> row). A record the roster does not describe (records
+    written without an intake) keeps its key as the instructor gave it: a Canvas user id when it is
+    one."""
+    gradebook = gradebook or {}
+    found: dict[str, list[dict]] = {}
+    for result in results:
+        student = result.student
+        info = roster.get(student)
+        if info is None:
+            # No platform's record (results written without an intake): the key is taken as given, as it
+            # always was; a row without an ID when it is not a Canvas user id.
+            own = gradebook.get(student) or {"name": student, "user_id": student if student.isdigit() else ""}
+            found[student] = [own]
+        elif info.get("lms", "canvas") == "canvas":
+            # Canvas's own record (its download's file name, or its gradebook's row): its user id is Canvas's.
+            user_id = info.get("user_id") or ""
+            row = gradebook.get(user_id) or {**info, "name": info.get("name") or student}
+            found[student] = [row] if user_id else []
+        else:
+            found[student] = _gradebook_matches(student, info, gradebook)
+    placed: dict[str, dict] = {}
+    refused: dict[str, str] = {}
+    for student, rows in found.items():
+        ids = {row["user_id"] for row in rows if row["user_id"]} or {row["user_id"] for row in rows}
+        if not ids:
+            platform = (roster.get(student) or {}).get("lms", "")
+            refused[student] = (
+                f"{_who(student, roster.get(student))} has no Canvas identity"
+                + (f" (a {platform} record; its key is not Canvas's)" if platform and platform != "canvas" else "")
+                + "; left out of the Canvas CSV (give a Canvas gradebook export as --roster to place it)"
+            )
+        elif len(ids) > 1:
+            both = ", ".join(_row_text(row) for row in sorted(rows, key=lambda r: r["user_id"]))
+            refused[student] = (
+                f"{_who(student, roster.get(student))} matches several Canvas students ({both}); left out of the "
+                "Canvas CSV"
+            )
+        else:
+            placed[student] = rows[0]
+    sharing: dict[str, list[str]] = {}
+    for student, row in placed.items():
+        if row["user_id"]:
+            sharing.setdefault(row["user_id"], []).append(student)
+    for students in sharing.values():
+        if len(students) < 2:
+            continue
+        names = ", ".join(_who(s, roster.get(s)) for s in sorted(students))
+        for student in students:
+            refused[student] = (
+                f"{_row_text(placed[student])} is claimed by {len(students)} records ({names}); none of them is in "
+                "the Canvas CSV"
+            )
+        for student in students:
+            del placed[student]
+    return placed, refused
+
+
 def _question_columns(results: list[SubmissionResult], target: CanvasAssignment) -> list[tuple[str, str, float]]:
     order: dict[str, float] = {}
     for result in results:
@@ -161,8 +260,11 @@ def rows(
     opts: CanvasOptions,
     roster: dict[str, dict] | None = None,
     points_possible: bool = True,
+    gradebook: dict[str, dict] | None = None,
 ) -> list[list[str]]:
-    roster = roster or {}
+    """The CSV's rows: one per record with exactly one Canvas identity (``identities``); the others are not
+    written (``write_canvas_csv`` says why, one line each)."""
+    placed, _ = identities(results, roster or {}, gradebook)
     per_question = _question_columns(results, opts.target) if opts.per_question and results else []
     total_max = assignment_points(results, opts)
     table = [IDENTITY + [opts.target.column] + [title for title, _, _ in per_question]]
@@ -171,13 +273,13 @@ def rows(
             ["Points Possible", "", "", "", "", points(total_max)] + [points(maximum) for _, _, maximum in per_question]
         )
     for result in sorted(results, key=lambda r: r.student):
-        info = roster.get(result.student, {})
-        canvas_id = info.get("user_id") or (result.student if result.student.isdigit() else "")
-        name = info.get("name") or result.student
+        if result.student not in placed:
+            continue
+        info = placed[result.student]
         table.append(
             [
-                name,
-                canvas_id,
+                info.get("name") or info["user_id"] or result.student,
+                info["user_id"],
                 info.get("sis_user_id", ""),
                 info.get("sis_login_id", ""),
                 info.get("section", ""),
@@ -194,9 +296,13 @@ def write_canvas_csv(
     opts: CanvasOptions,
     roster: dict[str, dict] | None = None,
     points_possible: bool = True,
+    gradebook: dict[str, dict] | None = None,
 ) -> Path:
-    """Write the import file; ``roster`` (student -> {name, user_id, ...}) comes from the intake manifest
-    or a Canvas gradebook export."""
+    """Write the import file; ``roster`` (student -> {name, user_id, lms, ...}) comes from the intake
+    manifest, ``gradebook`` from a Canvas gradebook export (``read_gradebook_export``). Each record left
+    out, and why, is printed on one line."""
+    for _, why in sorted(identities(results, roster or {}, gradebook)[1].items()):
+        print(f"canvas: {why}")
     if opts.ungraded_written == "omit":
         waiting = sum(1 for r in results if reported_score(r).ungraded)
         if waiting:
@@ -204,7 +310,7 @@ def write_canvas_csv(
                 f"canvas: {waiting} student(s) have written answers not graded yet; their "
                 f"{opts.target.column!r} cell is left empty (Canvas keeps what it has) until they are"
             )
-    return csv_safe.write_rows(path, rows(results, opts, roster, points_possible))
+    return csv_safe.write_rows(path, rows(results, opts, roster, points_possible, gradebook))
 
 
 def late_policy_warning(results: list[SubmissionResult], choice: str | None) -> str | None:

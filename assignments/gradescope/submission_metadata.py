@@ -82,7 +82,7 @@ def read_metadata(data: bytes) -> ExportMetadata:
     except UnicodeDecodeError as error:
         raise ExportError(f"{METADATA_NAME} is not UTF-8 text ({error.reason} at byte {error.start})") from None
     try:
-        top = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader (SafeConstructor), see above
+        top, twice = _load(text)
     except RecursionError:
         raise ExportError(f"{METADATA_NAME} is nested too deeply to read") from None
     except yaml.YAMLError as error:
@@ -90,11 +90,19 @@ def read_metadata(data: bytes) -> ExportMetadata:
     if not isinstance(top, dict):
         raise ExportError(f"{METADATA_NAME} holds a {type(top).__name__}, not a mapping of submission folders")
     found = ExportMetadata({}, [])
+    for folder in sorted(twice):
+        # YAML keeps the last of two records under one key: either could be the real one, so neither is.
+        found.problems.append(
+            f"{folder!r} is listed {twice[folder]} times in {METADATA_NAME}; none of its records is read and its "
+            "files are not graded"
+        )
     for key, record in top.items():
         if isinstance(key, bool) or not isinstance(key, (str, int)):
             found.problems.append(f"{METADATA_NAME} has an entry keyed by a {type(key).__name__}; skipped")
             continue
         folder = str(key)
+        if folder in twice:
+            continue
         if not isinstance(record, dict):
             found.problems.append(f"{folder!r} in {METADATA_NAME} is a {type(record).__name__}, not a record; skipped")
             continue
@@ -111,6 +119,22 @@ def read_metadata(data: bytes) -> ExportMetadata:
                 people.append(who)
         found.submissions[folder] = ExportSubmission(folder, tuple(people), _timestamp(_field(record, "created_at")))
     return found
+
+
+def _load(text: str) -> tuple[object, dict[str, int]]:
+    """The document, and each top-level key written more than once (a folder named twice) with its count."""
+    loader = _LOADER(text)  # a safe loader (SafeConstructor), see above
+    try:
+        node = loader.get_single_node()
+        counts: dict[str, int] = {}
+        if isinstance(node, yaml.MappingNode):
+            for key, _ in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    counts[key.value] = counts.get(key.value, 0) + 1
+        top = None if node is None else loader.construct_document(node)
+    finally:
+        loader.dispose()
+    return top, {key: n for key, n in counts.items() if n > 1}
 
 
 def _field(record: dict, name: str):

@@ -28,9 +28,14 @@ a notebook, unreadable or unsafe entries) come back as ``IntakeFinding`` records
 
 Notebooks are read the way the grading doors read them (``grading.submission.load``), so a file intake
 accepts is one the doors can grade. Nothing is ever written where an archive entry's name says: each
-kept notebook is copied to ``<dest>/<student>/<safe name>.ipynb``, and an archive is read with caps on
-entry count, per-entry and total uncompressed size, so a zip bomb stops the intake with a clear error
-instead of filling the disk.
+kept notebook is copied to ``<dest>/<student>/<safe name>.ipynb``. Limits apply per student: the files one
+student sent, the bytes their notebooks expand to, how deep and how long their names go; past them that
+student gets an "over-limit" finding and the class goes on. Only backstops sized for a whole class at
+full allowance (memory, time) refuse a whole archive.
+
+How a download is read is the instructor's choice (``layout``: auto, folder, canvas, moodle, gradescope);
+"auto" takes a Gradescope export only from structure Gradescope alone writes (its metadata at the top
+beside nothing but ``submission_<id>`` folders), never from a file a student uploaded.
 
 The steps live in their own modules: ``records`` (the manifest and its findings), ``archives`` (bounded
 readers for a zip or a folder), ``names`` (each LMS's names, refused names, student keys), ``layouts``
@@ -40,13 +45,14 @@ assignment's) and ``collection`` (``collect``: the intake itself).
 
 from .assignment_check import assignment_fingerprints, notebook_problem, read_notebook
 from .collection import collect
-from .names import parse_name, safe_key
+from .names import LAYOUTS, parse_name, safe_key
 from .records import IntakeError, IntakeFinding, IntakeResult, Submission
 
 __all__ = [
     "IntakeError",
     "IntakeFinding",
     "IntakeResult",
+    "LAYOUTS",
     "Submission",
     "assignment_fingerprints",
     "collect",

@@ -1,6 +1,7 @@
-"""Bounded readers for a zip or a folder: caps on entry count, per-entry and total uncompressed size and
-compression ratio, so a zip bomb stops the intake with a clear error; nothing is written where an entry's
-name says."""
+"""Bounded readers for a zip or a folder: a cap on each entry's uncompressed size and compression ratio,
+an allowance per student (files, bytes read, folder depth, name length: ``collection`` applies it once it
+knows whose each file is), and whole-archive backstops that only protect the machine; nothing is written
+where an entry's name says."""
 
 from __future__ import annotations
 
@@ -13,14 +14,50 @@ from pathlib import Path
 from .names import IGNORED_PARTS, unsafe_name
 from .records import IntakeError, IntakeFinding
 
-MAX_ENTRIES = 5000  # files in one archive
 MAX_ENTRY_BYTES = 64 * 2**20  # one uncompressed file (a notebook with outputs is a few MB)
-MAX_TOTAL_BYTES = 1024 * 2**20  # everything read from one archive
 MAX_RATIO = 200  # uncompressed / compressed size of one entry
+# One student's allowance: what one student can make intake do. Past it, that student gets a finding and
+# the class goes on.
+MAX_STUDENT_ENTRIES = 200  # files one student sent (a notebook, its data, an editor's leftovers)
+MAX_STUDENT_BYTES = 128 * 2**20  # notebooks read for one student (two of the largest a door reads)
+MAX_DEPTH = 16  # folders an entry's path goes down, the LMS's own and wrappers included
+MAX_NAME_CHARS = 255  # one part of a path (most file systems' limit)
+MAX_PATH_CHARS = 1024  # a whole path
+# Whole-archive backstops, only for the machine: zipfile holds every entry's record in memory (about half
+# a KiB each), and the bytes read are decompression time and, through the notebooks kept, disk. Each is
+# a class of 2,500 students at a full allowance (2,500 x 200 entries; 2,500 x 128 MiB), so no normal
+# class trips it whatever one student sends; below it every limit is a student's own.
+MAX_ENTRIES = 2500 * MAX_STUDENT_ENTRIES
+MAX_TOTAL_BYTES = 2500 * MAX_STUDENT_BYTES
 
 
 class EntryError(Exception):
     pass
+
+
+class OverAllowance(EntryError):
+    """One student's files went past their allowance (``Allowance``); that student's finding."""
+
+
+class Allowance:
+    """The bytes one student's files may still expand to; raises OverAllowance past it."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.used = 0
+
+    def check(self, declared: int) -> None:
+        if self.used + declared > self.max_bytes:
+            raise OverAllowance(
+                f"would take this student's notebooks past the {self.max_bytes // 2**20} MiB one student may send"
+            )
+
+    def take(self, n: int) -> None:
+        self.used += n
+        if self.used > self.max_bytes:
+            raise OverAllowance(
+                f"takes this student's notebooks past the {self.max_bytes // 2**20} MiB one student may send"
+            )
 
 
 class _Budget:
@@ -34,8 +71,8 @@ class _Budget:
         self.used += n
         if self.used > self.max_total:
             raise IntakeError(
-                f"archive expands to more than {self.max_total // 2**20} MiB "
-                f"(stopped while reading {what}); refusing it as a possible zip bomb"
+                f"archive expands to more than {self.max_total // 2**20} MiB in all, more than a whole class "
+                f"at each student's allowance (stopped while reading {what}); refusing it as a possible zip bomb"
             )
 
 
@@ -47,13 +84,18 @@ class _Reader:
         self.budget, self.what, self.compressed = budget, what, compressed
         self.data: bytes | None = None
 
-    def __call__(self) -> bytes:
+    def __call__(self, allowance: Allowance | None = None) -> bytes:
+        """The bytes, counted against ``allowance`` (the student's, when the reader knows whose it is)."""
         if self.data is not None:
+            if allowance is not None:
+                allowance.take(len(self.data))
             return self.data
         if self.declared > self.max_entry:
             raise EntryError(f"is {self.declared} bytes, over the {self.max_entry // 2**20} MiB limit")
         if self.compressed and self.declared > 2**20 and self.declared / self.compressed > MAX_RATIO:
             raise EntryError(f"has a compression ratio over {MAX_RATIO}:1 (possible zip bomb)")
+        if allowance is not None:
+            allowance.check(self.declared)
         chunks, size = [], 0
         try:
             with self.opener() as handle:
@@ -64,6 +106,8 @@ class _Reader:
                     size += len(chunk)
                     if size > self.max_entry:
                         raise EntryError(f"expands past the {self.max_entry // 2**20} MiB limit")
+                    if allowance is not None:
+                        allowance.take(len(chunk))
                     if self.budget is not None:
                         self.budget.take(len(chunk), self.what)
                     chunks.append(chunk)
@@ -99,18 +143,14 @@ def scan_zip(path: Path, findings: list, max_entries: int, max_entry: int, max_t
         raise IntakeError(f"{path} is not a readable zip file ({error})") from None
     infos = archive.infolist()
     if len(infos) > max_entries:
+        # The backstop (memory): more entries than a whole class sends at each student's allowance.
         archive.close()
         raise IntakeError(
-            f"{path} holds {len(infos)} entries, over the limit of {max_entries}; refusing it as a possible zip bomb"
+            f"{path} holds {len(infos)} entries, over the limit of {max_entries} for a whole class; refusing it "
+            "as a possible zip bomb"
         )
-    # Only notebooks are ever read, so only they count (a student's stray video does not sink the class).
-    declared = sum(i.file_size for i in infos if not i.is_dir() and i.filename.lower().endswith(".ipynb"))
-    if declared > max_total:
-        archive.close()
-        raise IntakeError(
-            f"{path} declares {declared // 2**20} MiB uncompressed, over the limit of "
-            f"{max_total // 2**20} MiB; refusing it as a possible zip bomb"
-        )
+    # No check of the declared sizes here: a forged size is one entry's (refused when it is read), and a
+    # student's many entries are that student's (their allowance), so neither refuses the class.
     budget = _Budget(max_total)
     entries = []
     for info in infos:

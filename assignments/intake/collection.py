@@ -4,9 +4,25 @@ notebook per student under the destination, and record what was odd as findings.
 from __future__ import annotations
 
 import zipfile
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from .archives import MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_TOTAL_BYTES, EntryError, file_reader, scan_folder, scan_zip
+from .archives import (
+    MAX_DEPTH,
+    MAX_ENTRIES,
+    MAX_ENTRY_BYTES,
+    MAX_NAME_CHARS,
+    MAX_PATH_CHARS,
+    MAX_STUDENT_BYTES,
+    MAX_STUDENT_ENTRIES,
+    MAX_TOTAL_BYTES,
+    Allowance,
+    EntryError,
+    OverAllowance,
+    file_reader,
+    scan_folder,
+    scan_zip,
+)
 from .assignment_check import assignment_fingerprints, known_assignments, read_notebook, which_assignment
 from .layouts import identify
 from .names import assign_keys, ignored_entry, name_stem, safe_filename
@@ -22,11 +38,18 @@ def collect(
     max_entries: int = MAX_ENTRIES,
     max_entry_bytes: int = MAX_ENTRY_BYTES,
     max_total_bytes: int = MAX_TOTAL_BYTES,
+    layout: str = "auto",
+    max_student_entries: int = MAX_STUDENT_ENTRIES,
+    max_student_bytes: int = MAX_STUDENT_BYTES,
+    max_depth: int = MAX_DEPTH,
 ) -> IntakeResult:
     """Read ``source`` (a .ipynb, a folder or a zip) and copy one notebook per student under ``dest``.
 
     ``fingerprints`` (assignment -> grade_ids) lets intake recognise another assignment's notebook by its
-    content; by default it is read from ``source/`` of this repository when that exists.
+    content; by default it is read from ``source/`` of this repository when that exists. ``layout`` is how
+    the instructor says the download is read (``names.LAYOUTS``; "auto" by default). ``max_entries`` and
+    ``max_total_bytes`` are the whole input's backstops; ``max_student_*`` and ``max_depth`` bound each
+    student, whose files past them are that student's finding ("over-limit") while the class goes on.
     """
     source, dest = Path(source), Path(dest)
     if fingerprints is None:
@@ -44,16 +67,27 @@ def collect(
     else:
         raise IntakeError(f"{source} does not exist")
     try:
-        return _collect(entries, str(source), assignment, dest, fingerprints, findings)
+        limits = _Limits(max_student_entries, max_student_bytes, max_depth)
+        return _collect(entries, str(source), assignment, dest, fingerprints, findings, layout, limits)
     finally:
         if archive is not None:
             archive.close()
 
 
-def _collect(entries, source: str, assignment: str, dest: Path, fingerprints, findings) -> IntakeResult:
+@dataclass(frozen=True)
+class _Limits:
+    """One student's allowance (``archives``)."""
+
+    entries: int
+    bytes: int
+    depth: int
+
+
+def _collect(entries, source: str, assignment: str, dest: Path, fingerprints, findings, chosen, limits) -> IntakeResult:
     known = known_assignments(fingerprints)
-    layout, candidates = identify([e for e in entries if not ignored_entry(e[0])], assignment, findings)
+    layout, candidates = identify([e for e in entries if not ignored_entry(e[0])], assignment, findings, chosen)
     keys = assign_keys(candidates, findings)
+    candidates = _within_allowance(candidates, limits, findings)
     by_student: dict[str, list[Candidate]] = {}
     others: dict[str, list[Candidate]] = {}  # non-notebook files (and empty submissions), per student
     for candidate in candidates:
@@ -87,9 +121,15 @@ def _collect(entries, source: str, assignment: str, dest: Path, fingerprints, fi
                     )
                 )
         readable = []
+        allowance = Allowance(limits.bytes)
         for c in files:
             try:
-                _inspect(c)
+                _inspect(c, allowance)
+            except OverAllowance as error:
+                findings.append(
+                    IntakeFinding("over-limit", f"{c.entry} was not read: it {error}", student, c.entry, "error")
+                )
+                continue
             except EntryError as error:
                 findings.append(IntakeFinding("unreadable-entry", f"{c.entry} {error}", student, c.entry, "error"))
                 continue
@@ -170,10 +210,64 @@ def _collect(entries, source: str, assignment: str, dest: Path, fingerprints, fi
     return result
 
 
-def _inspect(c: Candidate) -> None:
-    """Read the candidate once: its grade_ids, or why it is not a readable notebook."""
+def _inspect(c: Candidate, allowance: Allowance | None = None) -> None:
+    """Read the candidate once, within its student's ``allowance``: its grade_ids, or why it is not a
+    readable notebook."""
     if c.grade_ids is None and c.problem is None:
-        c.grade_ids, c.problem = read_notebook(c.read())
+        c.grade_ids, c.problem = read_notebook(c.read(allowance))
+
+
+def _too_deep_or_long(entry: str, depth: int) -> str | None:
+    parts = entry.split("/")
+    if len(parts) > depth + 1:
+        return f"nested {len(parts) - 1} folders deep, past the {depth} intake reads"
+    if len(entry) > MAX_PATH_CHARS or any(len(part) > MAX_NAME_CHARS for part in parts):
+        return f"named longer than {MAX_NAME_CHARS} characters a part or {MAX_PATH_CHARS} in all"
+    return None
+
+
+def _within_allowance(candidates: list[Candidate], limits: _Limits, findings: list) -> list[Candidate]:
+    """The candidates each student's allowance of files, depth and name length lets through; one finding per
+    student for what it does not (a student who sent more files than the allowance has none of them read,
+    since which of them is the submission cannot be told cheaply). The rest of the class is untouched."""
+    sent: dict[str, list[Candidate]] = {}
+    for c in candidates:
+        if c.read is not None:
+            sent.setdefault(c.student, []).append(c)
+    refused: set[int] = set()
+    for student, files in sorted(sent.items()):
+        if len(files) > limits.entries:
+            findings.append(
+                IntakeFinding(
+                    "over-limit",
+                    f"sent {len(files)} files, more than the {limits.entries} one student may send; none was read "
+                    "(give this student's notebook to intake on its own)",
+                    student,
+                    "",
+                    "error",
+                )
+            )
+            refused.update(id(c) for c in files)
+            continue
+        odd = [(c, why) for c in files if (why := _too_deep_or_long(c.entry, limits.depth))]
+        if odd:
+            first, why = odd[0]
+            findings.append(
+                IntakeFinding(
+                    "over-limit",
+                    f"{len(odd)} file(s) not read, each nested or named past intake's limits (the first is {why})",
+                    student,
+                    first.entry[:MAX_NAME_CHARS],
+                    "error",
+                )
+            )
+            refused.update(id(c) for c, _ in odd)
+    kept = [c for c in candidates if id(c) not in refused]
+    # A student none of whose files is left still has a record: a slot without a file says "no notebook".
+    for student in sorted({c.student for c in candidates} - {c.student for c in kept}):
+        first = next(c for c in candidates if c.student == student)
+        kept.append(replace(first, entry="", original_name="", read=None, note=None))
+    return kept
 
 
 def _record(c: Candidate, path: str | None, keys: dict[tuple, str]) -> Submission:

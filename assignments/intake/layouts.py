@@ -3,6 +3,7 @@ around a class) and so who sent each file in it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 
 from assignments.gradescope import submission_metadata as gradescope_export
@@ -11,6 +12,7 @@ from .archives import EntryError
 from .names import (
     CANVAS,
     CANVAS_INLINE,
+    LAYOUTS,
     MOODLE_FOLDER,
     MOODLE_MARK,
     name_problem,
@@ -21,17 +23,47 @@ from .names import (
 )
 from .records import Candidate, IntakeError, IntakeFinding
 
+# A submission's folder in Gradescope's export (or the file of a single-file upload, named after it).
+SUBMISSION = re.compile(r"^submission_[0-9]+(?:\.[A-Za-z0-9]+)?$")
 
-def identify(entries, assignment: str, findings: list) -> tuple[str, list[Candidate]]:
-    """(the layout read, one candidate per file and student) for the input's entries."""
+
+def identify(entries, assignment: str, findings: list, layout: str = "auto") -> tuple[str, list[Candidate]]:
+    """(the layout read, one candidate per file and student) for the input's entries.
+
+    ``layout`` is the instructor's (``LAYOUTS``). A Gradescope export is read when the instructor says so,
+    or under "auto" when the structure is one only Gradescope writes: its metadata at the top (or in the one
+    folder around everything) and nothing beside it but ``submission_<id>`` folders or files. A file a
+    student uploads, whatever its name, never turns a plain folder into an export."""
+    if layout not in LAYOUTS:
+        raise IntakeError(f"unknown layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
     paths = [[p for p in relative.split("/") if p] for relative, _, _ in entries]
     root = _gradescope_root(paths)
-    if root is not None:
+    if layout == "gradescope":
+        if root is None:
+            raise IntakeError(
+                f"read as a Gradescope export, but it has no {gradescope_export.METADATA_NAME} at its top "
+                "(or in the one folder around everything)"
+            )
+        return "gradescope", _gradescope_candidates(entries, root, findings)
+    if layout == "auto" and root is not None and _only_submissions(paths, root):
         return "gradescope", _gradescope_candidates(entries, root, findings)
     depth = _wrapper_depth(paths, assignment)
     candidates = []
     for (relative, mtime, read), parts in zip(entries, paths):
-        who = parse_name("/".join(parts[depth:]))
+        if parts[depth:] == [gradescope_export.METADATA_NAME]:
+            # Not Gradescope's (nothing else here is a Gradescope submission): not read, and nobody's file.
+            findings.append(
+                IntakeFinding(
+                    "unattributed",
+                    f"{relative!r} was not read as a Gradescope export's metadata (the folders beside it are not "
+                    "Gradescope's submission_<id>; pass --layout gradescope if it is one) and names no student",
+                    None,
+                    relative,
+                    "error",
+                )
+            )
+            continue
+        who = parse_name("/".join(parts[depth:]), layout)
         if who["problem"]:
             findings.append(
                 IntakeFinding(
@@ -75,6 +107,14 @@ def _gradescope_root(paths: list[list[str]]) -> list[str] | None:
         if [top, gradescope_export.METADATA_NAME] in paths:
             return [top]
     return None
+
+
+def _only_submissions(paths: list[list[str]], root: list[str]) -> bool:
+    """Whether everything beside the metadata at ``root`` is a Gradescope submission (``submission_<id>``, a
+    folder or a single uploaded file): the structure of Gradescope's export, which no one upload makes."""
+    inside = {tuple(parts[len(root) : len(root) + 1]) for parts in paths if parts[: len(root)] == root}
+    names = {part[0] for part in inside if part} - {gradescope_export.METADATA_NAME}
+    return bool(names) and all(SUBMISSION.match(name) for name in names)
 
 
 def _wrapper_depth(paths: list[list[str]], assignment: str) -> int:

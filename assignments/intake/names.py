@@ -30,7 +30,17 @@ MOODLE_FILE = re.compile(
 )
 COPY_SUFFIX = re.compile(r"(?:-\d+|\s*\(\d+\))$")  # Canvas "-1", browsers " (1)"
 IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints", ".DS_Store", "Thumbs.db", "desktop.ini"}
-LMS_IDS = ("canvas", "moodle")  # layouts whose key is an id the LMS gave (never made from a name)
+LMS_IDS = ("canvas", "moodle")
+# How a download is read: the instructor's choice (``--layout``). "auto" reads each name by its form and takes a
+# Gradescope export only from structure Gradescope alone writes (layouts.py); "folder" never reads an LMS name
+# (a plain folder is one upload, or one folder, per student, whatever a student called the file).
+LAYOUTS = (
+    "auto",
+    "folder",
+    "canvas",
+    "moodle",
+    "gradescope",
+)  # layouts whose key is an id the LMS gave (never made from a name)
 # Characters that reorder how a name is displayed, so two names can look alike and differ.
 BIDI_CONTROLS = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
@@ -69,14 +79,26 @@ def own_problem(path: str) -> str | None:
     return next(filter(None, (name_problem(part) for part in path.split("/") if part)), None)
 
 
-def parse_name(relative: str) -> dict:
+def parse_name(relative: str, layout: str = "auto") -> dict:
     """Who sent this file, from its name. ``relative`` is the path below the export's top (any wrapper
-    folder removed), with '/' separators; a backslash is part of a name.
+    folder removed), with '/' separators; a backslash is part of a name. ``layout`` is how the instructor
+    said the download is read ("auto": by each name's form; "folder": no LMS name is read; "canvas",
+    "moodle": only that LMS's names say who, any other name is refused).
 
     ``student`` is the proposed key, ``identity`` the name or id it comes from, ``problem`` why that
     name cannot be trusted (the file is refused), ``note`` what is odd about the student's own name."""
     parts = [p for p in relative.split("/") if p] or [relative]
     base = parts[-1]
+    if layout == "folder":
+        if len(parts) > 1:
+            return _who("folder", parts[0], parts[0], base, own="/".join(parts[1:]), problem=name_problem(parts[0]))
+        stem = PurePosixPath(base).stem
+        return _who("plain", stem, stem, base, problem=name_problem(base) or name_problem(stem))
+    if layout in ("canvas", "moodle"):
+        who = parse_name(relative)
+        if who["lms"] != layout:
+            return _refused(relative, f"is not a {layout.capitalize()} download's name (read as --layout {layout})")
+        return who
     if len(parts) > 1:
         # The outermost folder is the LMS's or the instructor's; anything inside it is the student's,
         # including a name that imitates a classmate's folder or a Canvas name, so a folder always wins.

@@ -34,7 +34,7 @@ class Submission:
 class IntakeFinding:
     code: str  # "duplicate" | "late" | "not-a-notebook" | "wrong-assignment" | "missing-notebook"
     # | "malformed-notebook" | "unreadable-entry" | "unsafe-path" | "unsafe-name" | "name-collision"
-    # | "group-submission" | "unattributed"
+    # | "group-submission" | "unattributed" | "over-limit"
     message: str
     student: str | None = None
     file: str = ""
@@ -56,7 +56,14 @@ class IntakeResult:
     def roster(self) -> dict[str, dict]:
         """student key -> what the LMS told us about them (the Canvas exporter reads this)."""
         return {
-            s.student: {"name": s.name, "user_id": s.user_id, "lms": s.lms, "late": s.late}
+            s.student: {
+                "name": s.name,
+                "user_id": s.user_id,
+                "lms": s.lms,
+                "late": s.late,
+                # Gradescope's own keys, for a join with another platform's roster (exports/canvas.py)
+                **({"sid": s.sid, "email": s.email} if s.lms == "gradescope" else {}),
+            }
             for s in self.submissions + self.missing
         }
 

@@ -118,6 +118,9 @@ CATALOGUE = _kinds(
     ("intake-name-collision", "warning", "staff", "two students' names would share a key; kept apart"),
     ("intake-group-submission", "info", "student", "one submission for a group; each member graded on it"),
     ("intake-unattributed", "error", "student", "a file of a Gradescope export that names no student"),
+    ("intake-over-limit", "error", "student", "past one student's allowance (files, bytes, depth, names); not read"),
+    # exports (exports/canvas.py): staff, since the message names the other students a join would have merged
+    ("canvas-identity", "error", "staff", "no single Canvas student for this record; left out of the Canvas CSV"),
 )
 
 SHORTCUT = "shortcut"

@@ -118,7 +118,8 @@ def written_exports(tmp_path: Path) -> list[Path]:
                         "path": None,
                         "original_name": "toy.ipynb",
                         "name": info["name"],
-                        "lms": "moodle",
+                        # Canvas writes only Canvas students (issue 43): these names stand for Canvas ones.
+                        "lms": "canvas",
                         "user_id": info["user_id"],
                     }
                     for s, info in roster.items()
