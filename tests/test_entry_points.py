@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from assignments import prairielearn_runner
+from assignments import prairielearn_runner, trees
 from assignments.gradescope import runner as gradescope_runner
 from assignments.grading.doors.standalone import grade_submission
 from assignments.results.model import QuestionResult, SubmissionResult, TestResult
@@ -45,10 +45,21 @@ def full_marks(assignment, path, student) -> SubmissionResult:
     )
 
 
-def hostile_upload(folder: Path, the_toy) -> Path:
+@pytest.fixture
+def deep_trees():
+    """Paths of deep trees a test made, removed after it whatever happened: pytest's own clean-up of old
+    temporary folders uses shutil.rmtree, which recurses, so a tree left behind would break a later run."""
+    made: list[Path] = []
+    yield made
+    for path in made:
+        trees.remove_tree(path)
+
+
+def hostile_upload(folder: Path, the_toy, deep_trees: list) -> Path:
     """The toy's reference notebook, a 1,200-deep tree holding another notebook at the bottom, and files
     whose names carry control characters."""
     folder.mkdir(parents=True)
+    deep_trees.append(folder / "nested")
     (folder / f"{toy.NAME}.ipynb").write_text(nbformat.writes(the_toy.reference()), encoding="utf-8")
     deep_tree(folder / "nested", DEPTH, leaf=f"{toy.NAME}-hidden.ipynb")
     for name in HOSTILE_NAMES:
@@ -61,8 +72,10 @@ def no_control_characters(text: str, where: str) -> None:
     assert not found, f"{where} carries {', '.join(found)} from a file name:\n{text!r}"
 
 
-def test_gradescope_grades_beside_a_1200_deep_tree_and_escapes_names_for_staff(toy_assignment, tmp_path, capsys):
-    upload = hostile_upload(tmp_path / "submission", toy_assignment)
+def test_gradescope_grades_beside_a_1200_deep_tree_and_escapes_names_for_staff(
+    toy_assignment, tmp_path, capsys, deep_trees
+):
+    upload = hostile_upload(tmp_path / "submission", toy_assignment, deep_trees)
     out = tmp_path / "results" / "results.json"
     with shallow_stack():
         data = gradescope_runner.run(toy.NAME, upload, out, tmp_path / "none.json", grade=full_marks)
@@ -89,10 +102,10 @@ def _job(tmp_path: Path, the_toy) -> Path:
 
 
 def test_prairielearn_grades_beside_a_1200_deep_tree_and_escapes_names_for_staff(
-    toy_assignment, tmp_path, capsys, monkeypatch
+    toy_assignment, tmp_path, capsys, monkeypatch, deep_trees
 ):
     job = _job(tmp_path, toy_assignment)
-    hostile_upload(job / "student", toy_assignment)
+    hostile_upload(job / "student", toy_assignment, deep_trees)
     monkeypatch.setattr(prairielearn_runner, "grade_with", lambda hw, path, who: full_marks(hw, path, who))
     with shallow_stack():
         status = prairielearn_runner.main(toy.NAME, job)
