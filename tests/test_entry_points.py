@@ -11,19 +11,23 @@ characters to staff, and report the grader's own failure as a failure, never as 
 - **grader failure**: the toy's hidden suite missing (or raising), graded for real: Gradescope gets no
   results.json and a non-zero exit ("The autograder failed to execute correctly", its
   docs/troubleshooting.md), PrairieLearn a non-zero exit (its grader host then records a failed job, not a
-  score), and each staff log says GRADER FAILURE and why.
+  score), and each staff log says GRADER FAILURE and why; the bundle's run_autograder leaves no score
+  when the grader dies (killed for memory) either.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from assignments import prairielearn_runner, trees
+from assignments.gradescope import bundle as gradescope_bundle
 from assignments.gradescope import runner as gradescope_runner
 from assignments.grading.doors.standalone import grade_submission
 from assignments.results.model import QuestionResult, SubmissionResult, TestResult
@@ -181,3 +185,37 @@ def test_a_broken_hidden_suite_fails_the_prairielearn_job_instead_of_scoring(bro
     assert status != 0, f"PrairieLearn marks a job failed only when its container exits non-zero:\n{staff}"
     assert not (job / "results" / "results.json").exists(), "no score (and no 'not gradable') for a grader failure"
     assert "GRADER FAILURE" in staff and "suite-problem" in staff, staff
+
+
+@pytest.mark.parametrize("status", [137, 3])
+def test_run_autograder_leaves_no_score_when_the_grader_dies_or_fails(tmp_path, status):
+    """Gradescope's run_autograder (the bundle's script): a grader killed for memory (137) or one that
+    reports its own failure (3) leaves no results.json, not even a stale one, and exits non-zero."""
+    root = tmp_path / "autograder"
+    for name in ("source", "submission", "results"):
+        (root / name).mkdir(parents=True)
+    (root / "results" / "results.json").write_text('{"score": 9.0}')
+    python = root / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f"#!/bin/sh\necho grading\nexit {status}\n")
+    python.chmod(0o755)
+    script = tmp_path / "run_autograder"
+    template = gradescope_bundle.RUN_AUTOGRADER
+    for placeholder, value in (
+        ("{assignment}", toy.NAME),
+        ("{start_env}", ""),
+        ("{zygote}", "z.py"),
+        ("{zygote_flags}", ""),
+    ):
+        template = template.replace(placeholder, value)
+    script.write_text(template)
+    done = subprocess.run(
+        ["bash", str(script)],
+        env={**os.environ, "AUTOGRADER_ROOT": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0, f"run_autograder exited 0 after the grader exited {status}"
+    assert not (root / "results" / "results.json").exists(), "Gradescope would read the results.json left as a score"
+    assert "GRADER FAILURE" in done.stdout and "grading" in done.stdout, done.stdout + done.stderr
