@@ -69,14 +69,16 @@ def remove_owned(uid: int, roots=SHARED_TMP, skip=()) -> tuple[int, list[str]]:
     ``skip``); return (how many entries went, problems in the grader's words). Where no other uid can be
     the owner (a sandbox's own uid), this is exactly what that sandbox left behind, wherever it hid it.
 
-    Scoped to what ``uid`` could have made: it enters only folders of other owners that every uid may
-    write into (``/tmp`` and the like), up to ``SWEEP_DEPTH`` deep and ``SWEEP_ENTRIES`` entries; a folder
-    ``uid`` owns is removed whole, without a depth limit (``trees.remove_tree``). Nothing here raises:
-    what could not be swept is a problem the caller reports."""
+    Scoped to what ``uid`` could have made: it enters only folders of other owners that ``uid`` may write
+    into (``/tmp`` and the like: writable by every uid, or by its group), up to ``SWEEP_DEPTH`` deep and
+    ``SWEEP_ENTRIES`` entries; a folder ``uid`` owns is removed whole, without a depth limit
+    (``trees.remove_tree``). Nothing here raises: what could not be swept is a problem the caller reports."""
     removed, problems, skip = 0, [], {os.path.realpath(p) for p in skip}
 
     def may_hold_leftovers(path: str, info: os.stat_result) -> bool:
-        return info.st_uid != uid and bool(info.st_mode & stat.S_IWOTH) and path not in skip
+        # the sandbox's group is its uid (process.drop_user): a folder that group may write counts too
+        writable = info.st_mode & stat.S_IWOTH or (info.st_gid == uid and info.st_mode & stat.S_IWGRP)
+        return info.st_uid != uid and bool(writable) and path not in skip
 
     sweep = trees.walk(
         [root for root in roots if os.path.isdir(root) and os.path.realpath(root) not in skip],
