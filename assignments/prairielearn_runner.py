@@ -1,8 +1,8 @@
 """What the grader image runs for a PrairieLearn external-grading job (``course prairielearn <assignment>``,
 the question's ``entrypoint``): grade the notebook the student uploaded to ``/grade/student`` with the
 standalone door and write ``/grade/results/results.json`` in PrairieLearn's format
-(``exports/prairielearn.py``), whatever happens, and exit 0: PrairieLearn reads results only from a
-container that exited 0.
+(``exports/prairielearn.py``) and exit 0 whatever the student uploaded; where the grader itself failed,
+write none and exit non-zero (``GRADER_FAILURE_SPEC``).
 
 The job folder as PrairieLearn lays it out (docs/externalGrading.md): ``/grade/student`` (the upload),
 ``/grade/data/data.json`` (the question's data; not needed: the notebook is the whole submission),
@@ -19,12 +19,23 @@ grader image's ``engine`` target, which holds no hidden test.
 from __future__ import annotations
 
 import os
-import traceback
 from pathlib import Path
 
+from .escaping import printable
 from .exports.prairielearn import write_results_json
 from .exports.text import points
 from .results.model import Finding, rejected
+
+# PrairieLearn's specification: docs/externalGrading.md ("Grading results") keeps ``"gradable": false``
+# for input that "was invalid or formatted incorrectly" (the student keeps the attempt), and its grader
+# host (apps/grader-host/src/index.ts at 0014ed16a70ac169798b414b8e6b64f86de050f2) sets the job's
+# ``succeeded`` to ``!timedOut && ExitCode === 0`` and reads results.json only then, so a container that
+# exits non-zero is a failed grading job, which staff see as one (with this log) and which no score
+# comes from. A grader failure (``gradescope.runner.grader_failure``) therefore writes no results.json
+# (removing a stale one), prints why to the job's log and exits non-zero; the student's own problems stay
+# ``gradable: false`` with ``format_errors``.
+GRADER_FAILURE_SPEC = "PrairieLearn docs/externalGrading.md; apps/grader-host/src/index.ts"
+EXIT_GRADER_FAILED = 3
 
 # The job's folders that hold what a student's kernel must not read: the upload (a private copy is graded)
 # and the question's and course's files. Without namespaces, permissions are what keep the kernel out.
@@ -50,30 +61,50 @@ def grade_with(hw, path: Path, student: str):
     return grade_submission(hw, path, student)
 
 
-def run(assignment: str, job: Path = Path("/grade")) -> Path:
-    """Grade the job in ``job`` and write ``job/results/results.json``; returns its path."""
-    from assignments.gradescope.runner import grade_upload
+def run(assignment: str, job: Path = Path("/grade")) -> Path | None:
+    """Grade the job in ``job`` and write ``job/results/results.json``; returns its path, or None where the
+    grader failed (nothing written; ``main`` exits non-zero, see ``GRADER_FAILURE_SPEC``)."""
+    from assignments.gradescope.runner import grade_upload, grader_failure, staff_lines, staff_traceback
 
     job = Path(job)
     results = job / "results" / "results.json"
-    for name in PRIVATE:
-        if (job / name).is_dir():
-            os.chmod(job / name, 0o700)
     try:
+        for name in PRIVATE:
+            if (job / name).is_dir():
+                os.chmod(job / name, 0o700)
         hw = job_assignment(assignment, job)
         result = grade_upload(
             assignment, job / "student", STUDENT, grade=lambda _, path, who: grade_with(hw, path, who)
         )
-    except Exception as error:  # noqa: BLE001 - the job must still end with a results.json
-        traceback.print_exc()  # the job's log, which staff see
+    except Exception as error:  # noqa: BLE001 - the grader's failure, reported as one below
+        staff_traceback()  # the job's log, which staff see
         result = rejected(
             STUDENT, assignment, "standalone", Finding("grader-error", f"{type(error).__name__}: {error}", "error")
         )
+    if grader_failure(result):
+        results.unlink(missing_ok=True)
+        print("GRADER FAILURE: no results.json was written, so PrairieLearn records a failed grading job.")
+        print("\n".join(staff_lines(result)))
+        return None
     write_results_json(result, results)
     # PrairieLearn's grading host reads results.json as whatever user it runs as; the kernel is gone by now.
     os.chmod(results.parent, 0o755)
     os.chmod(results, 0o644)
-    print(f"{points(result.autograded_points)} / {points(result.autograded_max)} -> {results}")
-    for finding in result.findings:
-        print(f"  [{finding.severity}] {finding.code}: {finding.message}")
+    print(printable(f"{points(result.autograded_points)} / {points(result.autograded_max)} -> {results}"))
+    for line in staff_lines(result):
+        print(line)
     return results
+
+
+def main(assignment: str, job: Path = Path("/grade")) -> int:
+    """``run``, as an exit status: 0 with a results.json, ``EXIT_GRADER_FAILED`` where the grader failed
+    (whatever raised, RecursionError included)."""
+    try:
+        return 0 if run(assignment, job) is not None else EXIT_GRADER_FAILED
+    except Exception:  # noqa: BLE001 - a failed job, not a score
+        from assignments.gradescope.runner import staff_traceback
+
+        staff_traceback()
+        (Path(job) / "results" / "results.json").unlink(missing_ok=True)
+        print("GRADER FAILURE: no results.json was written; see the traceback above.")
+        return EXIT_GRADER_FAILED

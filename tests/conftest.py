@@ -20,11 +20,19 @@
 - ``gradescope_images``: the Gradescope bundle installed for real into a venv of each supported Python
   (tests/test_gradescope_images.py): several GB and minutes per Python, so only ``make gradescope-images``
   (which sets ``COURSE_GRADESCOPE_IMAGES=1``) runs it; every other run deselects it.
+- **hang backstop**: a test still running after ``COURSE_TEST_TIMEOUT_S`` seconds (default 1800; 0 turns it
+  off), its report included, gets every thread's traceback dumped and its process ended (``faulthandler``),
+  and so does a session still exiting ``SHUTDOWN_TIMEOUT_S`` after its last hook: a hang (a zmq context's
+  ``term()`` blocking in the garbage collector, issue #43 item 8) becomes a failure, under xdist a crashed
+  worker. pytest-timeout is not in the lock files (locks/*.txt), and adding it means regenerating every
+  Python's lock, so this small timer stands in for it.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import sys
 
 import pytest
 
@@ -82,3 +90,41 @@ def toy_with_mutant(tmp_path_factory):
     from tests.fixtures import toy
 
     return toy.build(tmp_path_factory.mktemp("toy-with-mutant"), mutants={"subtracts": toy.SUBTRACTS})
+
+
+# ---------------------------------------------------------------- hang backstop (see the docstring)
+TEST_TIMEOUT_S = float(os.environ.get("COURSE_TEST_TIMEOUT_S", "1800") or 0)
+SHUTDOWN_TIMEOUT_S = 120.0
+_hang_report = None
+
+
+def _report_file(config):
+    """Where a hang's tracebacks go: the terminal's stderr as it was before pytest captured it (a capture
+    file would be lost with the process), else whatever stderr is."""
+    capman = config.pluginmanager.getplugin("capturemanager")
+    try:
+        saved = capman._global_capturing.err.targetfd_save  # pytest's copy of the original fd 2
+        return os.fdopen(os.dup(saved), "w")
+    except Exception:  # noqa: BLE001 - no capture, or pytest changed: stderr will do
+        return sys.__stderr__
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    global _hang_report
+    if TEST_TIMEOUT_S <= 0:
+        yield
+        return
+    if _hang_report is None:
+        _hang_report = _report_file(item.config)
+    faulthandler.dump_traceback_later(TEST_TIMEOUT_S, exit=True, file=_hang_report)
+    try:
+        yield  # setup, call, teardown and the report of each: a hang while formatting a failure counts
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
+def pytest_unconfigure(config):
+    # Interpreter shutdown collects what tests left (a zmq context, say): it must end within a bound too.
+    if TEST_TIMEOUT_S > 0:
+        faulthandler.dump_traceback_later(SHUTDOWN_TIMEOUT_S, exit=True, file=_hang_report or sys.__stderr__)

@@ -65,10 +65,9 @@ def cmd_merge(args) -> int:
 
 def cmd_prairielearn(args) -> int:
     """PrairieLearn's external-grading entry point: the job in /grade, results in /grade/results/results.json."""
-    from ..prairielearn_runner import run
+    from ..prairielearn_runner import main
 
-    run(args.assignment, args.job)
-    return 0
+    return main(args.assignment, args.job)  # non-zero where the grader failed: PrairieLearn fails the job
 
 
 def cmd_autograde(args) -> int:

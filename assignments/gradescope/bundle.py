@@ -104,13 +104,14 @@ env -i PATH="${PATH:-/usr/local/bin:/usr/bin:/bin}" LANG=C.UTF-8 HOME="${HOME:-/
     --metadata "$ROOT/submission_metadata.json" \\
     --out "$RESULTS"
 status=$?
-# Gradescope shows "The autograder failed to execute correctly" when results.json is missing; if Python
-# itself died (killed for memory, broken venv), write a score of 0 with a message instead.
+# A grader that failed (the runner says so with a non-zero status) or died (killed for memory, a broken
+# venv) has scored nothing: no results.json, so that Gradescope shows "The autograder failed to execute
+# correctly" (its docs/troubleshooting.md) to staff and student rather than a 0 that reads as the
+# student's. The reason is in this script's output, which only staff see.
 if [ "$status" -ne 0 ] || [ ! -s "$RESULTS" ]; then
-    cat > "$RESULTS" <<JSON
-{"score": 0.0, "execution_time": 0, "stdout_visibility": "hidden", "visibility": "visible", "tests": [],
- "output": "The grader stopped before it could score this submission (exit status $status), so it scores 0. Please tell course staff."}
-JSON
+    rm -f "$RESULTS"
+    echo "GRADER FAILURE: the grader exited with status $status; no results.json, so Gradescope reports the failure."
+    exit 1
 fi
 exit 0
 """

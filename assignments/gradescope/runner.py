@@ -1,7 +1,10 @@
 """What ``run_autograder`` runs inside Gradescope's container: find the uploaded notebook, grade it with the
-standalone door, write ``/autograder/results/results.json``. Whatever goes wrong (no notebook, two, a
-foreign or undecodable file, a grader error), a valid results.json with score 0 and a clear message is
-written: Gradescope shows "The autograder failed to execute correctly" for anything else.
+standalone door, write ``/autograder/results/results.json``. Whatever the student got wrong (no notebook,
+two, a foreign or undecodable file, a tree of folders 1,200 deep), a valid results.json with score 0 and a
+clear message is written. Whatever the grader got wrong (an exception, its hidden suite missing or broken,
+a sandbox the machine cannot give) is the grader's failure, never the student's 0: no results.json, the
+reason in the staff-only log, and a non-zero exit, so that Gradescope shows "The autograder failed to
+execute correctly" (see ``GRADER_FAILURE_SPEC``).
 
     python -m assignments.gradescope.runner --assignment transformers \
         [--submission-dir /autograder/submission] [--out /autograder/results/results.json]
@@ -19,31 +22,49 @@ import time
 import traceback
 from pathlib import Path
 
+from .. import trees
+from ..escaping import one_line, printable
 from ..exports.gradescope import results_json, write_results_json
 from ..exports.text import points
 from ..notebooks import MAX_NOTEBOOK_BYTES
-from ..results.model import Finding, rejected
+from ..results.findings import INTERNAL_CODES
+from ..results.model import Finding, SubmissionResult, rejected
 
 # Folders an upload may carry that hold no submission: editor caches and macOS zip metadata.
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "__MACOSX"}
 DOWNLOAD_HINT = "download it with File > Download > Download .ipynb and upload that file"
+# How far and how much of an upload is looked at: a notebook sits at depth 1 (2 when zipped in a folder).
+UPLOAD_DEPTH = 16
+UPLOAD_ENTRIES = 10_000
+
+# Gradescope's specification (gradescope/autograder_samples, docs/troubleshooting.md at
+# 0a163bee3d382989e500e628ec9c8686a25027fb, "The autograder failed to execute correctly"): that message is
+# what staff and the student see "when the autograder does not produce a valid JSON file in
+# /autograder/results/results.json"; docs/specs.md says results.json "must be produced as a result of
+# executing run_autograder" and that stdout is shown to the instructor only. So a grader failure writes no
+# results.json (and removes a stale one), prints why to stdout, and exits non-zero; a regrade from
+# Gradescope's page is then all it takes once the grader is fixed.
+GRADER_FAILURE_SPEC = "gradescope/autograder_samples docs/troubleshooting.md"
+EXIT_GRADER_FAILED = 3
+# Findings that mean the grader, not the student, failed: the catalogue's internal errors, and an
+# assignment the grader's own files do not hold.
+GRADER_FAILURE_CODES = INTERNAL_CODES | {"unknown-assignment"}
 
 
 class UploadRefused(Exception):
     """The upload cannot be graded; the message is for the student."""
 
 
-def _entries(submission_dir: Path):
-    """Every file, folder and link under ``submission_dir`` with its lstat, never following a link
-    (a link may point anywhere on the grading machine, the instructor's files included)."""
-    for folder, dirs, files in os.walk(submission_dir, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in IGNORED_PARTS)
-        for name in sorted(dirs + files):
-            path = Path(folder, name)
-            try:
-                yield path, path.lstat()
-            except OSError:  # vanished while we looked: nothing to grade there
-                continue
+def _upload_walk(submission_dir: Path) -> trees.Walk:
+    """Every file, folder and link under ``submission_dir`` with its lstat, never following a link (a link
+    may point anywhere on the grading machine, the instructor's files included); iterative and bounded by
+    ``UPLOAD_DEPTH`` and ``UPLOAD_ENTRIES`` (a 1,200-deep tree is the student's problem, not a crash)."""
+    return trees.walk(
+        [submission_dir],
+        max_depth=UPLOAD_DEPTH,
+        enter=lambda path, _: os.path.basename(path) not in IGNORED_PARTS,
+        max_entries=UPLOAD_ENTRIES,
+    )
 
 
 def _not_a_file(info: os.stat_result) -> str | None:
@@ -63,8 +84,10 @@ def find_notebook(submission_dir: Path, assignment: str) -> tuple[Path | None, l
     Only regular files count; an entry named ``*.ipynb`` that is a link, a folder or anything else is
     refused with a reason (the third list), and so is any other link."""
     notes, refused, found, others = [], [], [], []
-    for path, info in _entries(Path(submission_dir)):
-        shown = path.relative_to(submission_dir).as_posix()
+    upload = _upload_walk(Path(submission_dir))
+    for entry in upload:
+        path, info = Path(entry.path), entry.info
+        shown = one_line(path.relative_to(submission_dir).as_posix())
         why = _not_a_file(info)
         if path.suffix.lower() == ".ipynb" and why is not None:
             refused.append(f"{shown} is {why}")
@@ -74,6 +97,10 @@ def find_notebook(submission_dir: Path, assignment: str) -> tuple[Path | None, l
             others.append(shown)
     if others:
         notes.append(f"ignored files that are not notebooks: {', '.join(others[:10])}")
+    if upload.too_deep:
+        notes.append(f"folders nested more than {UPLOAD_DEPTH} levels deep were not looked in")
+    if upload.cut:
+        notes.append(f"the upload holds more than {UPLOAD_ENTRIES} files and folders; only the first were looked at")
     if not found:
         return None, notes, refused
     notes += [f"ignored: {why}" for why in refused]
@@ -84,7 +111,7 @@ def find_notebook(submission_dir: Path, assignment: str) -> tuple[Path | None, l
     ]
     chosen = (named or sorted(found, key=lambda p: (p[1].st_mtime, str(p[0]))))[-1][0]
     if len(found) > 1:
-        notes.append(f"several notebooks were uploaded; graded {chosen.name}")
+        notes.append(f"several notebooks were uploaded; graded {one_line(chosen.name)}")
     return chosen, notes, []
 
 
@@ -232,8 +259,8 @@ def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
         copy.write_bytes(data)
         try:
             return grade(assignment, copy, student)
-        except Exception as error:  # noqa: BLE001 - the student must get a readable results.json
-            traceback.print_exc()  # goes to Gradescope's stdout, which only staff see
+        except Exception as error:  # noqa: BLE001 - recorded as the grader's failure (grader_failure)
+            staff_traceback()  # goes to Gradescope's stdout, which only staff see
             return rejected(
                 student,
                 assignment,
@@ -282,8 +309,30 @@ def grade_upload(assignment: str, submission_dir: Path, student: str, grade=None
     return result
 
 
-def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None = None, grade=None) -> dict:
-    """Grade the notebook in ``submission_dir`` and write results.json to ``out``; returns it.
+def staff_traceback() -> None:
+    """The current exception's traceback on stdout (staff only), escaped: it may quote a file name."""
+    print(printable(traceback.format_exc()), end="")
+
+
+def grader_failure(result: SubmissionResult) -> list[Finding]:
+    """The findings of ``result`` that say the grader failed (not the student); empty when it did not."""
+    return [f for f in result.findings if f.severity == "error" and f.code in GRADER_FAILURE_CODES]
+
+
+def staff_lines(result: SubmissionResult) -> list[str]:
+    """Every finding of ``result`` for the staff-only log, unabridged but escaped: no escape sequence,
+    carriage return or bidirectional override from a file name reaches a terminal, and a message's own
+    line breaks are indented so that it cannot forge a line of its own."""
+    return [
+        f"  [{one_line(f.severity)}] {one_line(f.code)}: " + printable(f.message).replace("\n", "\n      ")
+        for f in result.findings
+    ]
+
+
+def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None = None, grade=None) -> dict | None:
+    """Grade the notebook in ``submission_dir`` and write results.json to ``out``; returns it. Where the
+    grader failed (``grader_failure``), writes none (removing a stale one), says why on stdout and returns
+    None: ``main`` then exits non-zero (``GRADER_FAILURE_SPEC``).
 
     ``grade(assignment, path, student) -> SubmissionResult`` defaults to the standalone grader.
     """
@@ -292,17 +341,26 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
     student = submitter(metadata)
     start = time.perf_counter()
     result = grade_upload(assignment, submission_dir, student, grade)
+    failed = grader_failure(result)
+    if failed:
+        out.unlink(missing_ok=True)
+        print(
+            f"GRADER FAILURE for {one_line(student)}: no results.json was written, so Gradescope shows "
+            "'The autograder failed to execute correctly'; fix the grader and regrade this submission."
+        )
+        print("\n".join(staff_lines(result)))
+        return None
     facts = submission_facts(metadata)
     result = course_decisions(result, facts)
     result.timings = {**(result.timings or {})}
     result.timings.setdefault("total_s", round(time.perf_counter() - start, 2))
     write_results_json(result, out)
-    # Gradescope's stdout is shown to staff only: the full findings go there, unabridged.
-    print(f"{student}: {points(result.autograded_points)} / {points(result.autograded_max)} -> {out}")
+    # Gradescope's stdout is shown to staff only: the full findings go there, unabridged (and escaped).
+    print(f"{one_line(student)}: {points(result.autograded_points)} / {points(result.autograded_max)} -> {out}")
     for member, hours in facts.get("members_hours_late", {}).items():
-        print(f"  group member {member}: {hours:.1f} h late against their own due date")
-    for finding in result.findings:
-        print(f"  [{finding.severity}] {finding.code}: {finding.message}")
+        print(f"  group member {one_line(member)}: {hours:.1f} h late against their own due date")
+    for line in staff_lines(result):
+        print(line)
     return results_json(result)
 
 
@@ -317,8 +375,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metadata", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=Path("/autograder/results/results.json"))
     args = parser.parse_args(argv)
-    run(args.assignment, args.submission_dir, args.out, args.metadata)
-    return 0
+    try:
+        written = run(args.assignment, args.submission_dir, args.out, args.metadata)
+    except Exception:  # noqa: BLE001 - the grader's own failure: Gradescope must say so, not score a 0
+        staff_traceback()
+        args.out.unlink(missing_ok=True)
+        print("GRADER FAILURE: no results.json was written; see the traceback above.")
+        return EXIT_GRADER_FAILED
+    return 0 if written is not None else EXIT_GRADER_FAILED
 
 
 if __name__ == "__main__":

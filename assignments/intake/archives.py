@@ -11,6 +11,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from .. import trees
 from .names import IGNORED_PARTS, unsafe_name
 from .records import IntakeError, IntakeFinding
 
@@ -195,19 +196,35 @@ def _zip_mtime(info: zipfile.ZipInfo) -> float:
 def scan_folder(root: Path, findings: list, max_entries: int, max_entry: int, skip: Path | None = None):
     entries = []
     skip = skip.resolve() if skip is not None else None
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = sorted(
-            d for d in dirs if d not in IGNORED_PARTS and (skip is None or (Path(folder) / d).resolve() != skip)
+    # trees.walk: iterative and depth-bounded (os.walk recurses once per level on Python 3.10 and 3.11)
+    tree = trees.walk(
+        [root],
+        enter=lambda folder, _: (
+            os.path.basename(folder) not in IGNORED_PARTS and (skip is None or Path(folder).resolve() != skip)
+        ),
+    )
+    for entry in tree:
+        if stat.S_ISDIR(entry.info.st_mode):
+            continue
+        path = Path(entry.path)
+        relative = path.relative_to(root).as_posix()
+        if stat.S_ISLNK(entry.info.st_mode):
+            findings.append(
+                IntakeFinding("unsafe-path", f"skipped {relative}: it is a symbolic link", None, relative, "error")
+            )
+            continue
+        entries.append((relative, entry.info.st_mtime, file_reader(path, max_entry)))
+        if len(entries) > max_entries:
+            raise IntakeError(f"{root} holds more than {max_entries} files; refusing it")
+    for folder in tree.too_deep:
+        relative = Path(folder).relative_to(root).as_posix()
+        findings.append(
+            IntakeFinding(
+                "unsafe-path",
+                f"skipped {relative}: nested more than {trees.MAX_DEPTH} levels deep",
+                None,
+                relative,
+                "error",
+            )
         )
-        for file in sorted(files):
-            path = Path(folder) / file
-            relative = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                findings.append(
-                    IntakeFinding("unsafe-path", f"skipped {relative}: it is a symbolic link", None, relative, "error")
-                )
-                continue
-            entries.append((relative, path.stat().st_mtime, file_reader(path, max_entry)))
-            if len(entries) > max_entries:
-                raise IntakeError(f"{root} holds more than {max_entries} files; refusing it")
     return entries

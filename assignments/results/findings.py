@@ -78,6 +78,7 @@ CATALOGUE = _kinds(
     ("output-truncated", "info", "student", "a cell printed more than is kept"),
     ("score-like-output", "info", "student", "the notebook printed something that looks like a score"),
     ("shared-tmp-removed", "info", "student", "files the kernel left in shared temporary folders, removed"),
+    ("sandbox-cleanup-incomplete", "warning", "staff", "the sandbox's clean-up left something; grading went on"),
     # testing (grading/testkit/, the doors)
     ("reply-refused", "error", "student", "a reply from the kernel broke a limit"),
     ("test-budget", "error", "student", "a hidden test ran past its grader-side budget"),

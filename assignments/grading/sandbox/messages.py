@@ -40,11 +40,15 @@ def connect(connection: dict):
     from jupyter_client import BlockingKernelClient
 
     context = zmq.Context()
-    context.setsockopt(zmq.MAXMSGSIZE, 64 * MB)  # a giant print cannot flood the grader
-    context.setsockopt(zmq.LINGER, 0)
-    client = BlockingKernelClient(context=context)
-    client.load_connection_info(connection)
-    client.start_channels(hb=False)
+    try:
+        context.setsockopt(zmq.MAXMSGSIZE, 64 * MB)  # a giant print cannot flood the grader
+        context.setsockopt(zmq.LINGER, 0)
+        client = BlockingKernelClient(context=context)
+        client.load_connection_info(connection)
+        client.start_channels(hb=False)
+    except BaseException:
+        context.destroy(linger=0)  # never left to the garbage collector, whose term() can block for ever
+        raise
     return context, client
 
 

@@ -8,23 +8,17 @@ every size is measured without following links.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import sys
 import sysconfig
 from pathlib import Path
 
+from assignments import trees
+
 
 def remove_entry(path: Path) -> None:
     """Remove a file, link or folder the kernel may have put at ``path``, never following a link."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(info.st_mode):
-        shutil.rmtree(path)  # rmtree works on file descriptors and does not follow links inside
-    else:
-        os.unlink(path)
+    trees.remove_tree(path)  # iterative, on file descriptors, never following a link inside
 
 
 def write_new_file(path: Path, data: bytes, owner, mode: int) -> None:
@@ -37,24 +31,14 @@ def write_new_file(path: Path, data: bytes, owner, mode: int) -> None:
         handle.write(data)
 
 
-def walk(roots, enter=lambda info: True):
+def walk(roots, enter=lambda info: True, max_depth: int | None = None, max_entries: int | None = None):
     """Every entry under ``roots`` as (its path, its ``lstat``), links not followed, a vanishing entry or an
-    unreadable folder skipped; a folder's contents only where ``enter(its lstat)`` allows. Iterative, so a
-    student's deep tree cannot exhaust the grader's stack."""
-    stack = [str(root) for root in roots]
-    while stack:
-        try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            yield entry.path, info
-            if stat.S_ISDIR(info.st_mode) and enter(info):
-                stack.append(entry.path)
+    unreadable folder skipped; a folder's contents only where ``enter(its lstat)`` allows and it lies
+    less than ``max_depth`` deep (unbounded when None: a measure must see everything it can). Iterative
+    (``trees.walk``), so a student's deep tree cannot exhaust the grader's stack."""
+    depth = max_depth if max_depth is not None else sys.maxsize
+    for entry in trees.walk(roots, max_depth=depth, enter=lambda _, info: enter(info), max_entries=max_entries):
+        yield entry.path, entry.info
 
 
 def tree_usage(root: Path, max_entries: int | None = None) -> tuple[int, int]:
@@ -74,26 +58,55 @@ def tree_usage(root: Path, max_entries: int | None = None) -> tuple[int, int]:
 SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")
 
 
-def remove_owned(uid: int, roots=SHARED_TMP, skip=()) -> int:
+# How far the sweep looks for a uid's leftovers through folders others own (its own are removed whole,
+# however deep), and how many entries it looks at: a crowded or hostile /tmp costs bounded work.
+SWEEP_DEPTH = 32
+SWEEP_ENTRIES = 200_000
+
+
+def remove_owned(uid: int, roots=SHARED_TMP, skip=()) -> tuple[int, list[str]]:
     """Remove everything owned by ``uid`` under ``roots`` (never following a link, never entering
-    ``skip``); return how many entries went. Where no other uid can be the owner (a sandbox's own uid),
-    this is exactly what that sandbox left behind, wherever it hid it."""
-    removed, skip = 0, {os.path.realpath(p) for p in skip}
-    for root in roots:
-        for folder, subfolders, files in os.walk(root, followlinks=False):
-            subfolders[:] = [d for d in subfolders if os.path.join(folder, d) not in skip]
-            for name in list(subfolders) + files:
-                path = os.path.join(folder, name)
-                try:
-                    if os.lstat(path).st_uid != uid:
-                        continue
-                    remove_entry(Path(path))
-                except OSError:
-                    continue
-                removed += 1
-                if name in subfolders:
-                    subfolders.remove(name)
-    return removed
+    ``skip``); return (how many entries went, problems in the grader's words). Where no other uid can be
+    the owner (a sandbox's own uid), this is exactly what that sandbox left behind, wherever it hid it.
+
+    Scoped to what ``uid`` could have made: it enters only folders of other owners that ``uid`` may write
+    into (``/tmp`` and the like: writable by every uid, or by its group), up to ``SWEEP_DEPTH`` deep and
+    ``SWEEP_ENTRIES`` entries; a folder ``uid`` owns is removed whole, without a depth limit
+    (``trees.remove_tree``). Nothing here raises: what could not be swept is a problem the caller reports."""
+    removed, problems, skip = 0, [], {os.path.realpath(p) for p in skip}
+
+    def may_hold_leftovers(path: str, info: os.stat_result) -> bool:
+        # the sandbox's group is its uid (process.drop_user): a folder that group may write counts too
+        writable = info.st_mode & stat.S_IWOTH or (info.st_gid == uid and info.st_mode & stat.S_IWGRP)
+        return info.st_uid != uid and bool(writable) and path not in skip
+
+    sweep = trees.walk(
+        [root for root in roots if os.path.isdir(root) and os.path.realpath(root) not in skip],
+        max_depth=SWEEP_DEPTH,
+        enter=may_hold_leftovers,
+        max_entries=SWEEP_ENTRIES,
+    )
+    try:
+        for entry in sweep:
+            if entry.info.st_uid != uid or entry.path in skip:
+                continue
+            try:
+                trees.remove_tree(entry.path)
+            except OSError as error:
+                problems.append(
+                    f"{entry.path} could not be removed ({type(error).__name__}: {error.strerror or error})"
+                )
+                continue
+            removed += 1
+    except OSError as error:  # the walk itself skips what it cannot read; this is a last resort
+        problems.append(f"the sweep stopped ({type(error).__name__})")
+    if sweep.too_deep:
+        problems.append(
+            f"{len(sweep.too_deep)} shared folder(s) more than {SWEEP_DEPTH} levels deep were not looked in"
+        )
+    if sweep.cut:
+        problems.append(f"the sweep stopped after {SWEEP_ENTRIES} entries")
+    return removed, problems
 
 
 def python_roots() -> list[str]:

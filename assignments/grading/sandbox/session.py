@@ -114,11 +114,11 @@ import json
 import os
 import re
 import secrets
-import shutil
 import tempfile
 import time
 from pathlib import Path
 
+from assignments.escaping import printable
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.messages import CellOutcome, CpuBudget, connect, execute, wait_for_ready
 from assignments.grading.sandbox.process import (
@@ -139,6 +139,7 @@ from assignments.grading.sandbox.snippets import (
 )
 from assignments.grading.testkit.errors import SandboxError, StudentTimeout
 from assignments.results.model import Finding
+from assignments.trees import remove_quietly
 
 
 class Sandbox:
@@ -216,22 +217,36 @@ class Sandbox:
             self.findings.append(finding)
 
     def close(self):
-        """Kill every process of the sandbox, remove the work folder and whatever its uid left in the
-        shared temporary folders; safe to call twice."""
-        self._stop_kernel()
-        if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-            self.workdir = None
-        self._sweep_shared_tmp()
+        """Kill every process of the sandbox, close its zmq sockets and context, remove the work folder and
+        whatever its uid left in the shared temporary folders; safe to call twice. Nothing the kernel left
+        stops it: each step runs whatever the one before did, and a clean-up that could not finish is a
+        finding (the class goes on)."""
+        try:
+            self._stop_kernel()
+        finally:
+            self._close_channels()  # a client or context left open hangs the process at exit
+            try:
+                if self.workdir is not None:
+                    problem = remove_quietly(self.workdir)  # iterative: a 1,200-deep scratch is no matter
+                    self.workdir = None
+                    if problem:
+                        self._sweep_problems([f"the work folder could not be removed ({problem})"])
+            finally:
+                self._sweep_shared_tmp()
 
     def _sweep_shared_tmp(self):
         """Without a mount namespace the kernel could write to /tmp, /var/tmp and /dev/shm, where a later
         kernel (a classmate's) could pick it up: a stand-in it received, say. Its uid is its own, so every
-        entry that uid owns there is its leftover; each is removed and the count is a finding."""
+        entry that uid owns there is its leftover; each is removed and the count is a finding. The sweep
+        looks only where that uid could write (``remove_owned``), within bounds, and never raises: what it
+        could not do is a finding for staff."""
         uid = self.status.get("uid")
         if not (self.status.get("fallback") or {}).get("dropped") or uid not in SANDBOX_UIDS:
             return
-        removed = remove_owned(uid)
+        try:
+            removed, problems = remove_owned(uid)
+        except Exception as error:  # noqa: BLE001 - a clean-up must never stop the class
+            removed, problems = 0, [f"the sweep failed ({type(error).__name__})"]
         if removed:
             self.findings.append(
                 Finding(
@@ -240,6 +255,14 @@ class Sandbox:
                     "in the machine's shared temporary folders were removed",
                     "info",
                 )
+            )
+        self._sweep_problems(problems)
+
+    def _sweep_problems(self, problems: list[str]) -> None:
+        if problems:
+            shown = "; ".join(printable(p)[:300] for p in problems[:5])
+            self.findings.append(
+                Finding("sandbox-cleanup-incomplete", f"the sandbox's clean-up was incomplete: {shown}", "warning")
             )
 
     def remaining(self) -> float:
@@ -314,21 +337,34 @@ class Sandbox:
         self._cpu_zero = self._kernel.cpu_seconds()
 
     def _stop_kernel(self):
-        if self._client is not None:
+        try:
+            if self._client is not None:
+                try:
+                    self._client.stop_channels()
+                except Exception:  # noqa: BLE001 - tearing down; nothing to report
+                    pass
+                self._client = None
+            if self._kernel is not None:
+                self._kernel.stop()
+                self._peak_rss = max(self._peak_rss, self._kernel.peak_rss)
+                if self._cpu_zero is not None:
+                    self._cpu_charged += max(0.0, self._kernel.cpu_seconds() - self._cpu_zero)
+                    self._cpu_zero = None
+        finally:
+            self._close_channels()
+
+    def _close_channels(self):
+        """Close the client's sockets and destroy the zmq context now, explicitly: a context left to the
+        garbage collector can block its ``term()`` forever (in pytest, while it formats a failure)."""
+        client, self._client = self._client, None
+        if client is not None:
             try:
-                self._client.stop_channels()
+                client.stop_channels()
             except Exception:  # noqa: BLE001 - tearing down; nothing to report
                 pass
-            self._client = None
-        if self._kernel is not None:
-            self._kernel.stop()
-            self._peak_rss = max(self._peak_rss, self._kernel.peak_rss)
-            if self._cpu_zero is not None:
-                self._cpu_charged += max(0.0, self._kernel.cpu_seconds() - self._cpu_zero)
-                self._cpu_zero = None
-        if self._context is not None:
-            self._context.destroy(linger=0)
-            self._context = None
+        context, self._context = self._context, None
+        if context is not None:
+            context.destroy(linger=0)
 
     # ---------------------------------------------------------------- executing code
     def _execute(self, code: str, timeout: float, keep_output: bool = False) -> CellOutcome:

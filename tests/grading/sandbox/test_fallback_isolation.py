@@ -12,6 +12,7 @@ Two attacks of our own, each against real sandboxes:
 import os
 import secrets
 import stat
+from pathlib import Path
 
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.session import KernelHandle, Sandbox
@@ -118,3 +119,58 @@ def test_where_kernels_would_share_a_uid_the_batch_grades_one_at_a_time(tmp_path
     said = capsys.readouterr().out
     assert "grading one submission at a time instead of 2" in said and reason in said, said
     assert "with 1 worker(s)" in said, said
+
+
+DEEP = """
+import os
+fd = os.open("/tmp", os.O_RDONLY)
+for name in ["deep-{token}"] + ["d"] * {depth}:
+    os.mkdir(name, dir_fd=fd)
+    child = os.open(name, os.O_RDONLY, dir_fd=fd)
+    os.close(fd)
+    fd = child
+os.close(os.open("stand-in.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+os.close(fd)
+"""
+
+
+def test_a_1200_deep_folder_in_tmp_stops_no_sandbox_and_no_later_one():
+    """Issue #43 item 8: a kernel makes /tmp/deep-*/d/.../d 1,200 levels deep; its sandbox closes cleanly and
+    removes it. Then, with a world-writable 1,200-deep tree of another owner in /tmp (which the next uid may
+    write into, so the sweep must look, within its bound), the next sandbox closes cleanly too, removes its
+    own leftover and says what it could not look through. Closing runs with the recursion limit just above
+    the caller's depth (Python 3.10/3.11's recursive walkers, emulated: fixtures/deep.py)."""
+    from assignments import trees
+    from tests.fixtures.deep import DEPTH, deep_tree, shallow_stack
+
+    token = secrets.token_hex(6)
+    made = f"/tmp/deep-{token}"
+    other = f"/tmp/deep-other-{token}"
+    try:
+        with fallback.forced():
+            first = started(b'{"cells": []}', "deep.ipynb")
+            try:
+                first.execute_cells([("deep", DEEP.format(token=token, depth=DEPTH))])
+                assert os.lstat(made).st_uid == first.status["uid"], "the kernel made no deep folder"
+            finally:
+                with shallow_stack():
+                    first.close()
+            assert not os.path.lexists(made), "the kernel's 1,200-deep folder outlived its sandbox"
+            assert first._context is None and first._client is None, "zmq context or client left open"
+            removed = [f.message for f in first.findings if f.code == "shared-tmp-removed"]
+            assert removed and removed[0].startswith("1 "), first.findings
+
+            deep_tree(Path(other), DEPTH, mode=0o777)
+            second = started(b'{"cells": []}', "after.ipynb")
+            try:
+                second.execute_cells([("relay", RELAY.format(token=token))])
+            finally:
+                with shallow_stack():
+                    second.close()
+        assert not [p for p in (f"/tmp/relay-{token}.py", f"/var/tmp/relay-{token}") if os.path.lexists(p)]
+        codes = {f.code: f.message for f in second.findings}
+        assert codes.get("shared-tmp-removed", "").startswith("3 "), second.findings
+        assert "levels deep were not looked in" in codes.get("sandbox-cleanup-incomplete", ""), second.findings
+    finally:
+        for path in (made, other):
+            trees.remove_tree(path)

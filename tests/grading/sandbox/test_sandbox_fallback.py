@@ -152,11 +152,12 @@ def test_the_gradescope_runner_scores_nothing_and_blames_the_grader_not_the_stud
     upload = tmp_path / "submission"
     upload.mkdir()
     shutil.copy(next((REPO / "source" / QUICKEST).glob("*.ipynb")), upload / f"{QUICKEST}.ipynb")
-    data = gradescope_runner.run(QUICKEST, upload, tmp_path / "results.json")
-    assert data["score"] == 0 and data["extra_data"]["status"] == "rejected", data["output"]
-    assert "internal problem" in data["output"] and "course staff" in data["output"], data["output"]
-    assert "raised" not in data["output"] and all(t["status"] == "failed" for t in data["tests"]), data["output"]
+    # The grader's failure is not the student's 0 (issue #43 item 7): no results.json, so Gradescope shows
+    # "The autograder failed to execute correctly", and the reason in the staff-only log.
+    assert gradescope_runner.run(QUICKEST, upload, tmp_path / "results.json") is None
+    assert not (tmp_path / "results.json").exists(), "a refused sandbox should leave no score for Gradescope"
     staff = capsys.readouterr().out
+    assert "GRADER FAILURE" in staff, staff
     assert "sandbox-refused" in staff and str(python_out_of_reach) in staff, f"staff should read why:\n{staff}"
 
 
