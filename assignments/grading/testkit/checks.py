@@ -11,11 +11,7 @@ import pytest
 import torch
 
 from assignments.grading.testkit.errors import GradingFailure
-from assignments.grading.testkit.kernel_text import untrusted_text
-
-# How much of a kernel-returned value a message may show: enough to recognise "a dict" or "'fc1.weight'",
-# far too little to carry a line of a stand-in or hidden test out through feedback.
-KERNEL_VALUE_CHARS = 24
+from assignments.grading.testkit.kernel_text import printable_prefix, vocabulary
 
 
 def question(grade_id: str, points: float | None = None):
@@ -35,10 +31,12 @@ def behaviour(definition: str, behaviour: str, mutant: str):
 
 def kernel_value(value) -> str:
     """The only way a message may mention something the student's kernel returned (a name, a key, a
-    string, a shape it reported): its type and a short printable prefix of its repr, never the whole."""
-    kind = type(value).__name__
-    text = untrusted_text(kind, repr(value))
-    return text if len(text) <= KERNEL_VALUE_CHARS else text[: KERNEL_VALUE_CHARS - 3] + "..."
+    string, a number it reported): its type when Python names it, and a short printable prefix of its repr
+    drawn from the submission's kernel-text budget (``kernel_text``), never the whole. Prefer the grader's
+    words: how many, which expected names are missing."""
+    kind = vocabulary(type(value).__name__, "object")
+    prefix = printable_prefix(repr(value))
+    return f"{kind}: {prefix}" if prefix else kind
 
 
 def expect(condition, message: str) -> None:

@@ -31,7 +31,7 @@ from assignments.grading.testkit.errors import (
     StudentTimeout,
     TestBudgetExceeded,
 )
-from assignments.grading.testkit.kernel_text import describe_exception
+from assignments.grading.testkit.kernel_text import KernelTextBudget, active_budget, budgeted, describe_exception
 from assignments.grading.testkit.timers import raising_after
 from assignments.points import shares
 from assignments.results.model import BUDGET_FINDING, Finding, TestResult
@@ -317,13 +317,22 @@ def forget_other_courses_suites(root: Path) -> None:
 
 
 def run_suite(
-    assignment, handle, question_order: list[str], selected: list[str] | None = None, skip=(), log=None
+    assignment,
+    handle,
+    question_order: list[str],
+    selected: list[str] | None = None,
+    skip=(),
+    log=None,
+    kernel_text: KernelTextBudget | None = None,
 ) -> tuple[list[TestResult], list[SuiteProblem]]:
     """Run ``assignment``'s hidden tests (its ``suite_dir``; an Assignment or a name in this course);
     return (results, problems).
 
     ``skip``: node ids not to run; ``log``: an open text file that gets a JSON line as each test starts
-    and ends (the batch's supervisor reads it when it had to kill this process)."""
+    and ends (the batch's supervisor reads it when it had to kill this process). ``kernel_text``: the
+    submission's kernel-text budget, which all the tests' messages draw from; by default the one a door
+    made active for the submission, else a fresh one (one run = one submission)."""
+    kernel_text = kernel_text or active_budget() or KernelTextBudget()
     try:
         cells = {q.grade_id: q.points for q in resolve(assignment).questions}
     except FileNotFoundError:  # a suite without a notebook (engine tests): only explicit points count
@@ -341,6 +350,7 @@ def run_suite(
         contextlib.redirect_stderr(sink),
         single_threaded_torch(),
         no_plugin_autoload(),
+        budgeted(kernel_text),
     ):
         warnings.simplefilter("ignore")
         code = pytest.main([*PYTEST_ARGS, str(resolve(assignment).suite_dir)], plugins=[plugin])
