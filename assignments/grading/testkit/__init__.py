@@ -15,6 +15,7 @@ PUBLIC = {
             "expect_close",
             "expect_between",
             "kernel_value",
+            "kernel_shape",
         ],
         "checks",
     ),

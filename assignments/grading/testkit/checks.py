@@ -39,6 +39,13 @@ def kernel_value(value) -> str:
     return f"{kind}: {prefix}" if prefix else kind
 
 
+def kernel_shape(value) -> str:
+    """The shape of a tensor the kernel returned, as kernel text: a tensor with a zero-size axis may have
+    any sizes at all on its other axes, so the numbers are the kernel's choice and draw from the budget."""
+    shown = printable_prefix(str(tuple(getattr(value, "shape", ()))))
+    return shown or "another shape"
+
+
 def expect(condition, message: str) -> None:
     if not condition:
         raise GradingFailure(message)
@@ -51,7 +58,7 @@ def expect_tensor(value, what: str) -> torch.Tensor:
 
 def expect_shape(value, shape, what: str) -> torch.Tensor:
     tensor = expect_tensor(value, what)
-    expect(tuple(tensor.shape) == tuple(shape), f"{what} should have shape {tuple(shape)}; got {tuple(tensor.shape)}")
+    expect(tuple(tensor.shape) == tuple(shape), f"{what} should have shape {tuple(shape)}; got {kernel_shape(tensor)}")
     return tensor
 
 

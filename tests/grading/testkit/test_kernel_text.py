@@ -2,10 +2,11 @@
 suite run against a handle whose every reply is hostile (tests/fixtures/hostile_replies.py)."""
 
 import pytest
+import torch
 
 from assignments.grading.testkit import suite
-from assignments.grading.testkit.checks import kernel_value
-from assignments.grading.testkit.errors import StudentCodeError
+from assignments.grading.testkit.checks import expect_shape, kernel_value
+from assignments.grading.testkit.errors import GradingFailure, StudentCodeError
 from assignments.grading.testkit.kernel_text import (
     KERNEL_RUN_CHARS,
     KERNEL_TEXT_CHARS,
@@ -87,3 +88,17 @@ def test_a_student_code_error_is_not_shown_beyond_the_budget():
     with budgeted(KernelTextBudget(0)):
         error = StudentCodeError(untrusted_text("ZeroDivisionError", "division by zero"))
     assert str(error) == "ZeroDivisionError"
+
+
+def test_a_shape_the_kernel_chose_is_kernel_text():
+    """A tensor with a zero-size axis may have any sizes on the others: its shape is the kernel's text."""
+    empty = torch.empty(104, 101, 102, 0, 2**40)
+    with budgeted(KernelTextBudget(8)):
+        for _ in range(2):
+            with pytest.raises(GradingFailure) as caught:
+                expect_shape(empty, (3, 4), "x")
+            assert str(caught.value).startswith("x should have shape (3, 4); got ")
+    assert str(caught.value) == "x should have shape (3, 4); got another shape"
+    with pytest.raises(GradingFailure) as caught:
+        expect_shape(empty, (3, 4), "x")
+    assert str(caught.value) == f"x should have shape (3, 4); got {str(tuple(empty.shape))[:KERNEL_RUN_CHARS]}..."
