@@ -102,3 +102,19 @@ def test_a_shape_the_kernel_chose_is_kernel_text():
     with pytest.raises(GradingFailure) as caught:
         expect_shape(empty, (3, 4), "x")
     assert str(caught.value) == f"x should have shape (3, 4); got {str(tuple(empty.shape))[:KERNEL_RUN_CHARS]}..."
+
+
+def test_the_nbgrader_kernel_s_hidden_test_cells_share_one_budget(monkeypatch, toy_assignment, capsys):
+    """Under nbgrader each question's hidden-test cell calls ``hidden_tests`` in the notebook's one kernel:
+    the cells draw from one budget, so a notebook cannot get a fresh one per question."""
+    from assignments.grading.doors.nbgrader import hidden_region
+
+    monkeypatch.setenv(hidden_region.COURSE_VARIABLE, str(toy_assignment.folder))
+    monkeypatch.setattr(hidden_region, "_KERNEL_TEXT", KernelTextBudget(20))
+    namespace = {"add": eval("lambda a, b: 1 / 0")}
+    first, second = toy_assignment.assignment.autograded_order
+    hidden_region.hidden_tests("toy", first, namespace)
+    assert hidden_region._KERNEL_TEXT.spent == 20 and "division by zero" in capsys.readouterr().out
+    hidden_region.hidden_tests("toy", second, namespace)
+    shown = capsys.readouterr().out
+    assert "your code raised NameError\n" in shown and "name 'scale'" not in shown, shown
