@@ -38,7 +38,12 @@ from assignments.grading.sandbox.session import KernelHandle, Sandbox, score_lik
 from assignments.grading.submission.preparation import prepare
 from assignments.grading.testkit.errors import SandboxError
 from assignments.grading.testkit.handle import answered_by
-from assignments.grading.testkit.kernel_text import KernelTextBudget, budgeted, describe_exception
+from assignments.grading.testkit.kernel_text import (
+    SUBMISSION_KERNEL_TEXT_CHARS,
+    KernelTextBudget,
+    budgeted,
+    describe_exception,
+)
 from assignments.grading.testkit.suite import run_suite
 from assignments.results.model import Finding, SubmissionResult, apply_penalties, score_questions
 
@@ -79,8 +84,10 @@ def grade_submission(
         )
         result.timings["total_s"] = round(time.perf_counter() - started, 2)
         return result
-    # One kernel-text budget for everything this submission's kernel says: cell errors, then the tests.
-    with budgeted(KernelTextBudget()):
+    # One kernel-text budget for everything this submission's kernel says: cell errors, then the tests. A
+    # submission resumed in a fresh process (the batch, after its grader was killed) may have spent it in
+    # the process that died, so what is left of it shows no kernel text at all.
+    with budgeted(KernelTextBudget(0 if skip_tests else SUBMISSION_KERNEL_TEXT_CHARS)):
         _grade_or_record(
             result,
             assignment,
