@@ -12,7 +12,7 @@ out through feedback, Gradescope's results.json or PrairieLearn's results. So ke
 
 A grading activates a fresh budget for each submission (``suite.run_suite`` does; the standalone door for
 the whole submission, cells included; the nbgrader kernel keeps one for its process, which grades one
-notebook). Outside any grading (reading an uploaded file, the similarity report) only the per-message cut
+notebook). A test that passes gives back what it drew (``GradingPlugin``): its messages are never shown. Outside any grading (reading an uploaded file, the similarity report) only the per-message cut
 applies: no stand-in has been sent anywhere then.
 """
 
@@ -49,6 +49,11 @@ class KernelTextBudget:
         shown = text[: max(0, self.left)]
         self.left -= len(shown)
         return shown
+
+    def give_back(self, left: int) -> None:
+        """Return to ``left`` characters: what a test drew for messages nobody reads (it passed; an
+        ``expect`` builds its message before it knows whether it fails)."""
+        self.left = max(self.left, min(left, self.chars))
 
 
 _active: KernelTextBudget | None = None

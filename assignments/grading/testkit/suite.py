@@ -127,6 +127,7 @@ class GradingPlugin:
         skip=(),
         log=None,
         cell_points: dict[str, float] | None = None,
+        kernel_text: KernelTextBudget | None = None,
     ):
         self.handle = handle
         self.cell_points = cell_points or {}  # grade_id -> the test cell's points, which the tests share
@@ -140,6 +141,8 @@ class GradingPlugin:
         self.problems: list[SuiteProblem] = []
         self.refused: list[tuple[str, str]] = []  # (question, why): replies that broke a limit
         self._started: dict[str, float] = {}
+        self.kernel_text = kernel_text  # the submission's budget: a test that passes gives back what it drew
+        self._kernel_text_left = 0
 
     @pytest.fixture
     def student(self):
@@ -216,6 +219,7 @@ class GradingPlugin:
         """Tell the handle which question is being scored: it refuses that question's stand-ins."""
         self.handle.question, points = self.marker(item)
         self.handle.order = self.order
+        self._kernel_text_left = self.kernel_text.left if self.kernel_text is not None else 0
         self._write(
             {
                 "event": "start",
@@ -249,6 +253,8 @@ class GradingPlugin:
             self.over_budget.append((grade_id, f"{item.name}: {error}"))
         if report.passed:
             state, earned = "passed", points
+            if self.kernel_text is not None:
+                self.kernel_text.give_back(self._kernel_text_left)
         else:
             students = (AssertionError, StudentCodeError, StudentTimeout, TestBudgetExceeded)
             state = "failed" if isinstance(error, students) else "error"
@@ -337,7 +343,7 @@ def run_suite(
         cells = {q.grade_id: q.points for q in resolve(assignment).questions}
     except FileNotFoundError:  # a suite without a notebook (engine tests): only explicit points count
         cells = {}
-    plugin = GradingPlugin(handle, question_order, selected, skip, log, cells)
+    plugin = GradingPlugin(handle, question_order, selected, skip, log, cells, kernel_text)
     root = str(resolve(assignment).course.root)  # the suite's course (the repository, or a job's copy of it)
     forget_other_courses_suites(Path(root))
     if root in sys.path:  # suites import their helpers as autograder.<assignment>.<module>: this course's first

@@ -7,6 +7,7 @@ import torch
 from assignments.grading.testkit import suite
 from assignments.grading.testkit.checks import expect_shape, kernel_value
 from assignments.grading.testkit.errors import GradingFailure, StudentCodeError
+from assignments.grading.testkit.handle import LocalHandle
 from assignments.grading.testkit.kernel_text import (
     KERNEL_RUN_CHARS,
     KERNEL_TEXT_CHARS,
@@ -118,3 +119,20 @@ def test_the_nbgrader_kernel_s_hidden_test_cells_share_one_budget(monkeypatch, t
     hidden_region.hidden_tests("toy", second, namespace)
     shown = capsys.readouterr().out
     assert "your code raised NameError\n" in shown and "name 'scale'" not in shown, shown
+
+
+def test_a_test_that_passes_gives_back_what_its_unread_messages_drew(tmp_path):
+    """``expect`` builds its message before it knows whether it fails: a passing test's kernel_value calls
+    must not spend the budget a later failure needs."""
+    course = toy.build(tmp_path)  # test_add_numbers: expect(out == 7, f"...got {kernel_value(out)}")
+    namespace = {"torch": torch, "add": lambda a, b: a + b, "scale": lambda x, k: "s" * 40}
+    budget = KernelTextBudget()
+    results, _ = suite.run_suite(
+        course.assignment,
+        LocalHandle(namespace, course.assignment),
+        course.assignment.autograded_order,
+        kernel_text=budget,
+    )
+    failed = [r for r in results if r.outcome != "passed"]
+    assert [r.name for r in failed] == ["test_scale_tensor", "test_scale_zero"], results
+    assert budget.spent == 0, [r.message for r in failed]
