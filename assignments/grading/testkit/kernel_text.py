@@ -12,8 +12,9 @@ out through feedback, Gradescope's results.json or PrairieLearn's results. So ke
 
 A grading activates a fresh budget for each submission (``suite.run_suite`` does; the standalone door for
 the whole submission, cells included; the nbgrader kernel keeps one for its process, which grades one
-notebook). A test that passes gives back what it drew (``GradingPlugin``): its messages are never shown. Outside any grading (reading an uploaded file, the similarity report) only the per-message cut
-applies: no stand-in has been sent anywhere then.
+notebook). A test that passes gives back what it drew (``GradingPlugin``): its messages are never shown.
+Outside any grading (reading an uploaded file, the similarity report) only the per-message cut applies:
+no stand-in has been sent anywhere then.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ KERNEL_RUN_CHARS = 16
 # tests carried ~600 characters when the cut was per message only). 15 messages at the per-message cut.
 SUBMISSION_KERNEL_TEXT_CHARS = 240
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,29}")
+# Type names outside ``builtins`` that are Python's or torch's, not the student's: shown free too.
+_ALSO_NAMED = {"NoneType", "Tensor", "Parameter", "OutOfMemoryError"}
 
 
 class KernelTextBudget:
@@ -78,7 +81,8 @@ def vocabulary(kind: object, otherwise: str) -> str:
     """``kind`` when it names one of Python's own types (ValueError, dict, ...): grader vocabulary, shown
     free; else ``otherwise``, since a class the student defined has a name the student chose."""
     kind = str(kind)
-    return kind if _NAME.fullmatch(kind) and isinstance(getattr(builtins, kind, None), type) else otherwise
+    named = kind in _ALSO_NAMED or isinstance(getattr(builtins, kind, None), type)
+    return kind if _NAME.fullmatch(kind) and named else otherwise
 
 
 def printable_prefix(text: object) -> str:
