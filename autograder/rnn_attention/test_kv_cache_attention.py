@@ -7,7 +7,7 @@ CausalScaledDotAttention (a stand-in), so a mistake there is charged to its own 
 import torch
 import torch.nn.functional as F
 
-from assignments.grading.testkit import behaviour, expect, expect_close, question
+from assignments.grading.testkit import behaviour, expect, expect_close, kernel_shape, question
 from autograder.rnn_attention.checks import LOAD_STATE, expect_loaded
 from autograder.rnn_attention.inputs import random_dot_state, seeded
 from autograder.rnn_attention.oracles import dot_attention
@@ -117,7 +117,7 @@ def test_cache_grows_on_the_time_axis_and_holds_the_projections(student):
                 expect(
                     tuple(tensor.shape) == (batch, past, hidden),
                     f"after {past} positions the cached {name} should have shape {(batch, past, hidden)} (batch, "
-                    f"past + new, hidden); got {tuple(tensor.shape)}: append the new positions along axis 1 (time) "
+                    f"past + new, hidden); got {kernel_shape(tensor)}: append the new positions along axis 1 (time) "
                     f"and return the grown cache",
                 )
                 projected = F.linear(x[:, :past], state[f"{layer}.weight"], state[f"{layer}.bias"])

@@ -19,15 +19,19 @@ def single_threaded(code: str) -> str:
     )
 
 
-def key_problems(state: dict, expected_keys) -> str:
-    """'' when the names match; otherwise a short description of missing and unexpected names."""
+def key_problems(state, expected_keys) -> str:
+    """'' when the names match; otherwise the mismatch in the grader's words: which of the expected names
+    are missing (the grader's names, up to four) and how many others there are. The other names are the
+    kernel's, so they are counted, never quoted (issue #43)."""
+    if not isinstance(state, dict):
+        return "the grader could not read the state dict's names"
     keys, expected = set(state), set(expected_keys)
     if keys == expected:
         return ""
-    missing, unexpected = sorted(expected - keys), sorted(keys - expected)
+    missing, unexpected = sorted(expected - keys), len(keys - expected)
     parts = []
     if missing:
-        parts.append(f"missing {missing[:4]}{' ...' if len(missing) > 4 else ''}")
+        parts.append(f"{len(missing)} missing ({', '.join(missing[:4])}{', ...' if len(missing) > 4 else ''})")
     if unexpected:
-        parts.append(f"unexpected {unexpected[:4]}{' ...' if len(unexpected) > 4 else ''}")
+        parts.append(f"{unexpected} name(s) the skeleton's model does not have")
     return "; ".join(parts)

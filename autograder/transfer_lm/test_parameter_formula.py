@@ -1,6 +1,6 @@
 """parameter_formula_tests: the closed-form count against counted models and the assignment's numbers."""
 
-from assignments.grading.testkit import behaviour, expect, question
+from assignments.grading.testkit import behaviour, expect, kernel_value, question
 from autograder.transfer_lm.oracles import reference_model
 
 CONFIGS = [  # (ntoken, nhid, nlayers, nhead, nclasses)
@@ -33,8 +33,7 @@ def test_formula_matches_counted_models(student):
         expect(
             answer == expected,
             f"for (ntoken, nhid, nlayers, nhead, nclasses) = {config} the model has "
-            f"{expected} trainable parameters; your formula gives {answer} "
-            f"(off by {answer - expected:+d})",
+            f"{expected} trainable parameters; your formula gives {kernel_value(answer)}",
         )
 
 
@@ -49,13 +48,13 @@ def test_formula_assignment_numbers(student):
     # The counts themselves answer a written question, so the messages never print them.
     expect(
         lm == 21018401,
-        f"for the written question's sizes your formula gives {lm} for the language model, "
+        f"for the written question's sizes your formula gives {kernel_value(lm)} for the language model, "
         "which is not its number of trainable parameters; compare each layer's weights and "
         "biases with the model's state dict",
     )
     expect(
         clf == 10968602,
-        f"for the written question's sizes your formula gives {clf} for the 2-class "
+        f"for the written question's sizes your formula gives {kernel_value(clf)} for the 2-class "
         "classifier, which is not its number of trainable parameters",
     )
     expect(clf8 == clf, "the number of heads does not change the parameter count; your formula says it does")

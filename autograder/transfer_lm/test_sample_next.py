@@ -12,7 +12,7 @@ by 0.1 or more.
 
 import torch
 
-from assignments.grading.testkit import behaviour, expect, expect_shape, question
+from assignments.grading.testkit import behaviour, expect, expect_shape, kernel_shape, question
 from autograder.transfer_lm.oracles import decoding_distribution, nucleus_margin
 
 N = 20_000
@@ -113,7 +113,7 @@ def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
     expect(
         tuple(getattr(out["one"], "shape", ())) == (1,),
         f"for a single row of scores sample_next should return shape (1,); got "
-        f"{tuple(getattr(out['one'], 'shape', ()))}: squeeze only the sample dimension (squeeze(-1)), not every "
+        f"{kernel_shape(out['one'])}: squeeze only the sample dimension (squeeze(-1)), not every "
         f"dimension of size 1",
     )
     a, b, c = (expect_shape(out[key], (500,), "the returned ids") for key in ("a", "b", "c"))

@@ -4,8 +4,8 @@ A class of two goes through the real pipeline (Canvas zip, ``grade_class``, ever
 and a student whose kernel keeps the stand-ins it receives and sends their text back as every value the
 tests look at (tests/fixtures/key_echo.py). Then every file written (records, Gradescope results.json,
 Canvas CSV, nbgrader's CSV, feedback, class report) is searched for any 20-character run of a
-``stand_ins.py`` line that the grader's own code and tests do not also contain. Twenty, because
-``checks.kernel_value`` shows at most 24 characters in all, type name and quotes included.
+``stand_ins.py`` line that the grader's own code and tests do not also contain. Twenty, because a message
+shows at most ``kernel_text.KERNEL_RUN_CHARS`` (16) kernel-chosen characters in a row.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from assignments import notebooks
 from assignments.course import resolve
 from assignments.grading.environment import GRADING_ENV
 from assignments.grading.testkit.handle import LocalHandle
-from assignments.grading.testkit.kernel_text import describe_exception
+from assignments.grading.testkit.kernel_text import KernelTextBudget, budgeted, describe_exception
 from assignments.grading.testkit.suite import run_suite, single_threaded_torch
 from assignments.results.model import Finding, SubmissionResult, score_questions
 
@@ -101,5 +101,6 @@ def grade_notebook(
 ) -> SubmissionResult:
     """Execute a trusted notebook here and run the hidden suite on it."""
     start = time.perf_counter()
-    namespace, findings = execute_cells(nb)
-    return grade_namespace(assignment, namespace, findings, student, seed, selected, time.perf_counter() - start)
+    with budgeted(KernelTextBudget()):  # the cells' errors and the tests' messages share one budget
+        namespace, findings = execute_cells(nb)
+        return grade_namespace(assignment, namespace, findings, student, seed, selected, time.perf_counter() - start)

@@ -38,7 +38,12 @@ from assignments.grading.sandbox.session import KernelHandle, Sandbox, score_lik
 from assignments.grading.submission.preparation import prepare
 from assignments.grading.testkit.errors import SandboxError
 from assignments.grading.testkit.handle import answered_by
-from assignments.grading.testkit.kernel_text import describe_exception
+from assignments.grading.testkit.kernel_text import (
+    SUBMISSION_KERNEL_TEXT_CHARS,
+    KernelTextBudget,
+    budgeted,
+    describe_exception,
+)
 from assignments.grading.testkit.suite import run_suite
 from assignments.results.model import Finding, SubmissionResult, apply_penalties, score_questions
 
@@ -79,8 +84,11 @@ def grade_submission(
         )
         result.timings["total_s"] = round(time.perf_counter() - started, 2)
         return result
-    try:
-        _grade(
+    # One kernel-text budget for everything this submission's kernel says: cell errors, then the tests. A
+    # submission resumed in a fresh process (the batch, after its grader was killed) may have spent it in
+    # the process that died, so what is left of it shows no kernel text at all.
+    with budgeted(KernelTextBudget(0 if skip_tests else SUBMISSION_KERNEL_TEXT_CHARS)):
+        _grade_or_record(
             result,
             assignment,
             submission,
@@ -91,6 +99,20 @@ def grade_submission(
             skip_tests=skip_tests,
             test_log=test_log,
             shortcut_rules=shortcut_rules,
+        )
+    result.timings["total_s"] = round(time.perf_counter() - started, 2)
+    return result
+
+
+def _grade_or_record(result: SubmissionResult, assignment: Assignment, submission, question_list, **options) -> None:
+    """``_grade``, with whatever it raised recorded as the grader's failure, not the student's."""
+    try:
+        _grade(
+            result,
+            assignment,
+            submission,
+            question_list,
+            **options,
         )
     except BaseException as error:  # noqa: BLE001 - the batch must go on whatever happened here
         if isinstance(error, KeyboardInterrupt):
@@ -106,8 +128,6 @@ def grade_submission(
         )
         if not result.questions:
             result.questions = score_questions(question_list, [])
-    result.timings["total_s"] = round(time.perf_counter() - started, 2)
-    return result
 
 
 def _reject(result: SubmissionResult, question_list, finding: Finding) -> None:

@@ -19,7 +19,7 @@ from assignments.grading.sandbox.reply import decode_reply
 from assignments.grading.sandbox.scratch import write_new_file
 from assignments.grading.testkit import runtime
 from assignments.grading.testkit.errors import SandboxError, StudentCodeError
-from assignments.grading.testkit.handle import StudentHandle
+from assignments.grading.testkit.handle import RESULT_REFUSED, StudentHandle
 from assignments.grading.testkit.kernel_text import untrusted_text
 
 RUNTIME_MODULE = "_course_grader_runtime"
@@ -141,10 +141,7 @@ def reply_value(reply: dict, limits):
         name, _, message = str(reply.get("error", "")).partition(": ")
         raise StudentCodeError(untrusted_text(name, message))
     if kind == "result":
-        raise StudentCodeError(
-            "the result holds something the grader cannot receive: only tensors, "
-            "numbers, strings, None and lists, tuples or dicts of them"
-        )
+        raise StudentCodeError(RESULT_REFUSED)
     if kind == "too-big":
         raise SandboxError(f"the result is more than the {limits.max_result_bytes // MB} MB allowed")
     raise SandboxError("the kernel returned an unusable reply")

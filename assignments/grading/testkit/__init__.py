@@ -15,6 +15,7 @@ PUBLIC = {
             "expect_close",
             "expect_between",
             "kernel_value",
+            "kernel_shape",
         ],
         "checks",
     ),
@@ -32,7 +33,18 @@ PUBLIC = {
     ),
     **dict.fromkeys(["StudentHandle", "LocalHandle", "answered_by", "DEFAULT_TIMEOUT"], "handle"),
     **dict.fromkeys(["stand_in_source", "extract_definitions", "defined_names"], "stand_ins"),
-    **dict.fromkeys(["untrusted_text", "describe_exception", "KERNEL_TEXT_CHARS"], "kernel_text"),
+    **dict.fromkeys(
+        [
+            "untrusted_text",
+            "describe_exception",
+            "KERNEL_TEXT_CHARS",
+            "KERNEL_RUN_CHARS",
+            "SUBMISSION_KERNEL_TEXT_CHARS",
+            "KernelTextBudget",
+            "budgeted",
+        ],
+        "kernel_text",
+    ),
     **dict.fromkeys(["run_suite", "single_threaded_torch", "SuiteProblem"], "suite"),
 }
 __all__ = sorted(PUBLIC)

@@ -11,11 +11,7 @@ import pytest
 import torch
 
 from assignments.grading.testkit.errors import GradingFailure
-from assignments.grading.testkit.kernel_text import untrusted_text
-
-# How much of a kernel-returned value a message may show: enough to recognise "a dict" or "'fc1.weight'",
-# far too little to carry a line of a stand-in or hidden test out through feedback.
-KERNEL_VALUE_CHARS = 24
+from assignments.grading.testkit.kernel_text import printable_prefix, vocabulary
 
 
 def question(grade_id: str, points: float | None = None):
@@ -35,10 +31,19 @@ def behaviour(definition: str, behaviour: str, mutant: str):
 
 def kernel_value(value) -> str:
     """The only way a message may mention something the student's kernel returned (a name, a key, a
-    string, a shape it reported): its type and a short printable prefix of its repr, never the whole."""
-    kind = type(value).__name__
-    text = untrusted_text(kind, repr(value))
-    return text if len(text) <= KERNEL_VALUE_CHARS else text[: KERNEL_VALUE_CHARS - 3] + "..."
+    string, a number it reported): its type when Python names it, and a short printable prefix of its repr
+    drawn from the submission's kernel-text budget (``kernel_text``), never the whole. Prefer the grader's
+    words: how many, which expected names are missing."""
+    kind = vocabulary(type(value).__name__, "object")
+    prefix = printable_prefix(repr(value))
+    return f"{kind}: {prefix}" if prefix else kind
+
+
+def kernel_shape(value) -> str:
+    """The shape of a tensor the kernel returned, as kernel text: a tensor with a zero-size axis may have
+    any sizes at all on its other axes, so the numbers are the kernel's choice and draw from the budget."""
+    shown = printable_prefix(str(tuple(getattr(value, "shape", ()))))
+    return shown or "another shape"
 
 
 def expect(condition, message: str) -> None:
@@ -53,7 +58,7 @@ def expect_tensor(value, what: str) -> torch.Tensor:
 
 def expect_shape(value, shape, what: str) -> torch.Tensor:
     tensor = expect_tensor(value, what)
-    expect(tuple(tensor.shape) == tuple(shape), f"{what} should have shape {tuple(shape)}; got {tuple(tensor.shape)}")
+    expect(tuple(tensor.shape) == tuple(shape), f"{what} should have shape {tuple(shape)}; got {kernel_shape(tensor)}")
     return tensor
 
 

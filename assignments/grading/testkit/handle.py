@@ -36,6 +36,12 @@ from assignments.grading.testkit.timers import raising_after
 # What one ``run`` may take unless the test asks for less: CPU seconds of the student's kernel in the
 # sandbox (with its wall-clock ceiling, limits.Limits), wall seconds in process (LocalHandle's alarm).
 DEFAULT_TIMEOUT = 60.0
+# What a test is told when a snippet's result holds something no door can carry back, in the grader's words
+# (ResultTypeError's own text names the keys and types the student's code chose).
+RESULT_REFUSED = (
+    "the result holds something the grader cannot receive: only tensors, numbers, strings, None and lists, "
+    "tuples or dicts of them"
+)
 
 
 def answered_by(notebook) -> dict[str, str]:
@@ -129,8 +135,8 @@ class LocalHandle(StudentHandle):
                 result = runtime.run_snippet(self.namespace, code, inputs, stand_in_source, stand_ins, self.seed)
         except StudentTimeout:
             raise
-        except runtime.ResultTypeError as error:
-            raise StudentCodeError(str(error)) from None
+        except runtime.ResultTypeError as error:  # its text names keys and types the student's code chose
+            raise StudentCodeError(runtime.NO_RESULT if str(error) == runtime.NO_RESULT else RESULT_REFUSED) from None
         except BaseException as error:  # SystemExit and KeyboardInterrupt from student code included
             if isinstance(error, KeyboardInterrupt) and not isinstance(error, StudentTimeout):
                 raise

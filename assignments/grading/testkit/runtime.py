@@ -23,6 +23,9 @@ class ResultTypeError(TypeError):
     """The snippet's result holds something other than plain data."""
 
 
+NO_RESULT = "the hidden test snippet did not set `result`"  # the test's own mistake, in the grader's words
+
+
 def seed_everything(seed):
     """Seed python, numpy and torch the same way in both doors so scores agree."""
     random.seed(seed)
@@ -108,7 +111,7 @@ def run_snippet(namespace, code, inputs, stand_in_source="", stand_in_names=(), 
         seed_everything(seed)
         exec(compile(code, "<hidden test>", "exec"), scope)
         if "result" not in scope:
-            raise ResultTypeError("the hidden test snippet did not set `result`")
+            raise ResultTypeError(NO_RESULT)
         return make_plain(scope["result"])
     finally:
         for name, value in saved.items():

@@ -31,7 +31,7 @@ from assignments.grading.testkit.errors import (
     StudentTimeout,
     TestBudgetExceeded,
 )
-from assignments.grading.testkit.kernel_text import describe_exception
+from assignments.grading.testkit.kernel_text import KernelTextBudget, active_budget, budgeted, describe_exception
 from assignments.grading.testkit.timers import raising_after
 from assignments.points import shares
 from assignments.results.model import BUDGET_FINDING, Finding, TestResult
@@ -127,6 +127,7 @@ class GradingPlugin:
         skip=(),
         log=None,
         cell_points: dict[str, float] | None = None,
+        kernel_text: KernelTextBudget | None = None,
     ):
         self.handle = handle
         self.cell_points = cell_points or {}  # grade_id -> the test cell's points, which the tests share
@@ -140,6 +141,8 @@ class GradingPlugin:
         self.problems: list[SuiteProblem] = []
         self.refused: list[tuple[str, str]] = []  # (question, why): replies that broke a limit
         self._started: dict[str, float] = {}
+        self.kernel_text = kernel_text  # the submission's budget: a test that passes gives back what it drew
+        self._kernel_text_left = 0
 
     @pytest.fixture
     def student(self):
@@ -216,6 +219,7 @@ class GradingPlugin:
         """Tell the handle which question is being scored: it refuses that question's stand-ins."""
         self.handle.question, points = self.marker(item)
         self.handle.order = self.order
+        self._kernel_text_left = self.kernel_text.left if self.kernel_text is not None else 0
         self._write(
             {
                 "event": "start",
@@ -249,6 +253,8 @@ class GradingPlugin:
             self.over_budget.append((grade_id, f"{item.name}: {error}"))
         if report.passed:
             state, earned = "passed", points
+            if self.kernel_text is not None:
+                self.kernel_text.give_back(self._kernel_text_left)
         else:
             students = (AssertionError, StudentCodeError, StudentTimeout, TestBudgetExceeded)
             state = "failed" if isinstance(error, students) else "error"
@@ -317,18 +323,27 @@ def forget_other_courses_suites(root: Path) -> None:
 
 
 def run_suite(
-    assignment, handle, question_order: list[str], selected: list[str] | None = None, skip=(), log=None
+    assignment,
+    handle,
+    question_order: list[str],
+    selected: list[str] | None = None,
+    skip=(),
+    log=None,
+    kernel_text: KernelTextBudget | None = None,
 ) -> tuple[list[TestResult], list[SuiteProblem]]:
     """Run ``assignment``'s hidden tests (its ``suite_dir``; an Assignment or a name in this course);
     return (results, problems).
 
     ``skip``: node ids not to run; ``log``: an open text file that gets a JSON line as each test starts
-    and ends (the batch's supervisor reads it when it had to kill this process)."""
+    and ends (the batch's supervisor reads it when it had to kill this process). ``kernel_text``: the
+    submission's kernel-text budget, which all the tests' messages draw from; by default the one a door
+    made active for the submission, else a fresh one (one run = one submission)."""
+    kernel_text = kernel_text or active_budget() or KernelTextBudget()
     try:
         cells = {q.grade_id: q.points for q in resolve(assignment).questions}
     except FileNotFoundError:  # a suite without a notebook (engine tests): only explicit points count
         cells = {}
-    plugin = GradingPlugin(handle, question_order, selected, skip, log, cells)
+    plugin = GradingPlugin(handle, question_order, selected, skip, log, cells, kernel_text)
     root = str(resolve(assignment).course.root)  # the suite's course (the repository, or a job's copy of it)
     forget_other_courses_suites(Path(root))
     if root in sys.path:  # suites import their helpers as autograder.<assignment>.<module>: this course's first
@@ -341,6 +356,7 @@ def run_suite(
         contextlib.redirect_stderr(sink),
         single_threaded_torch(),
         no_plugin_autoload(),
+        budgeted(kernel_text),
     ):
         warnings.simplefilter("ignore")
         code = pytest.main([*PYTEST_ARGS, str(resolve(assignment).suite_dir)], plugins=[plugin])

@@ -22,7 +22,7 @@ from assignments.grading.sandbox.session import KernelHandle, Sandbox
 from assignments.grading.submission.audit import audit_source
 from assignments.grading.testkit.errors import SandboxError, StudentCodeError
 from assignments.grading.testkit.handle import answered_by
-from assignments.grading.testkit.kernel_text import KERNEL_TEXT_CHARS, untrusted_text
+from assignments.grading.testkit.kernel_text import KERNEL_RUN_CHARS, KERNEL_TEXT_CHARS, untrusted_text
 from assignments.grading.testkit.runtime import to_bytes
 from assignments.grading.testkit.stand_ins import extract_definitions
 from tests.fixtures import fallback, toy
@@ -126,7 +126,8 @@ def test_exception_text_from_the_kernel_is_cut_to_a_short_first_line(student):
 def test_untrusted_text_keeps_the_type_and_start_of_the_message():
     assert untrusted_text("ZeroDivisionError", "division by zero") == "ZeroDivisionError: division by zero"
     assert untrusted_text("ValueError", "a\x1b[2Jb\nsecond line") == "ValueError: a?[2Jb"
-    assert len(untrusted_text("ValueError", "x" * 500)) == KERNEL_TEXT_CHARS
+    assert untrusted_text("ValueError", "x" * 500) == f"ValueError: {'x' * KERNEL_RUN_CHARS}..."
+    assert untrusted_text("Exfiltrate", "x") == "Exception: x", "a class the student named is not shown"
 
 
 # ------------------------------------------------------------------ the sandbox's files
@@ -270,9 +271,9 @@ def test_a_stand_in_is_refused_until_its_question_is_scored():
 
 
 def test_kernel_value_shows_a_type_and_a_short_prefix_only():
-    from assignments.grading.testkit.checks import KERNEL_VALUE_CHARS, kernel_value
+    from assignments.grading.testkit.checks import kernel_value
 
     assert kernel_value({"a": 1}).startswith("dict: ")
     long_key = "def scaled_dot_product(q, k, v, mask=None):\n    return q" * 3
     shown = kernel_value(long_key)
-    assert len(shown) <= KERNEL_VALUE_CHARS and "\n" not in shown and "return" not in shown
+    assert shown == "str: 'def scaled_dot_..." and "return" not in shown

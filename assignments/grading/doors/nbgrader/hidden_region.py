@@ -44,16 +44,28 @@ def kernel_assignment(name: str) -> Assignment:
     return (Course(Path(folder)) if folder else default()).assignment(name)
 
 
+# The kernel-text budget of the notebook this kernel runs (nbgrader gives each notebook a kernel of its
+# own): every question's hidden-test region draws from it, so the submission, not each cell, has one.
+_KERNEL_TEXT = None
+
+
 def hidden_tests(assignment: str, grade_id: str, namespace: dict, seed: int = 0) -> float:
     # Here, not at the top: nbgrader's own process imports this module for ``kernel_assignment`` alone
     # (``KeepEvidence``), and the test kit imports torch.
     from assignments.grading.testkit.handle import LocalHandle
+    from assignments.grading.testkit.kernel_text import KernelTextBudget
     from assignments.grading.testkit.suite import run_suite
 
+    global _KERNEL_TEXT
+    _KERNEL_TEXT = _KERNEL_TEXT or KernelTextBudget()
     assignment = kernel_assignment(assignment)
     maximum = assignment.max_points(grade_id)
     results, problems = run_suite(
-        assignment, LocalHandle(namespace, assignment, seed), assignment.autograded_order, [grade_id]
+        assignment,
+        LocalHandle(namespace, assignment, seed),
+        assignment.autograded_order,
+        [grade_id],
+        kernel_text=_KERNEL_TEXT,
     )
     for problem in problems:
         print(f"[grader problem] {problem}")
