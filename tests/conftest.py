@@ -96,6 +96,16 @@ def toy_with_mutant(tmp_path_factory):
 TEST_TIMEOUT_S = float(os.environ.get("COURSE_TEST_TIMEOUT_S", "1800") or 0)
 SHUTDOWN_TIMEOUT_S = 120.0
 _hang_report = None
+_armed: float | None = None  # the timer now running (seconds), None when none is
+
+
+def _arm(seconds: float | None) -> None:
+    global _armed
+    _armed = seconds
+    if seconds is None:
+        faulthandler.cancel_dump_traceback_later()
+    else:
+        faulthandler.dump_traceback_later(seconds, exit=True, file=_hang_report or sys.__stderr__)
 
 
 def _report_file(config):
@@ -117,14 +127,39 @@ def pytest_runtest_protocol(item, nextitem):
         return
     if _hang_report is None:
         _hang_report = _report_file(item.config)
-    faulthandler.dump_traceback_later(TEST_TIMEOUT_S, exit=True, file=_hang_report)
+    _arm(TEST_TIMEOUT_S)
     try:
         yield  # setup, call, teardown and the report of each: a hang while formatting a failure counts
     finally:
+        _arm(None)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_exception_interact():
+    # pytest's faulthandler plugin (tryfirst) cancels every timer when a test fails, for the debugger's
+    # sake: the backstop is armed again, so a teardown that hangs after a failure still ends.
+    if _armed is not None:
+        _arm(_armed)
+
+
+def _disarm_for_fork():
+    # A fork keeps the timer's state but not its watchdog thread, and a child that cancels it (pytest's own
+    # faulthandler plugin does, in a nested pytest.main) then waits for that thread forever: the timer is
+    # off across a fork, and the parent's is armed again (afresh: it stays a backstop, not a budget).
+    if _armed is not None:
         faulthandler.cancel_dump_traceback_later()
+
+
+def _rearm_after_fork():
+    if _armed is not None:
+        _arm(_armed)
+
+
+if TEST_TIMEOUT_S > 0:
+    os.register_at_fork(before=_disarm_for_fork, after_in_parent=_rearm_after_fork)
 
 
 def pytest_unconfigure(config):
     # Interpreter shutdown collects what tests left (a zmq context, say): it must end within a bound too.
     if TEST_TIMEOUT_S > 0:
-        faulthandler.dump_traceback_later(SHUTDOWN_TIMEOUT_S, exit=True, file=_hang_report or sys.__stderr__)
+        _arm(SHUTDOWN_TIMEOUT_S)

@@ -52,6 +52,11 @@ PYTEST_ARGS = [
     "no:unraisableexception",
     "-p",
     "no:threadexception",
+    # pytest's faulthandler plugin switches the process's faulthandler on and off and cancels any traceback
+    # timer: in a grader that runs under a timer (a test run's hang backstop) or in a child forked from one
+    # (the self-test's mutants), cancelling a timer whose watchdog thread the fork left behind blocks forever.
+    "-p",
+    "no:faulthandler",
     "--assert=plain",  # a bare assert shows its message only, never the test's expressions
     "--import-mode=importlib",
     "--capture=sys",
