@@ -180,7 +180,11 @@ def intake_of(students: list[str], folder) -> IntakeResult:
     return IntakeResult(
         toy.NAME,
         "class.zip",
-        [Submission(s, str(folder / "submissions" / f"{s}.ipynb"), "toy.ipynb", name=s) for s in students],
+        [
+            # A Canvas download's students (with their Canvas user ids), as the Canvas CSV needs them.
+            Submission(s, str(folder / "submissions" / f"{s}.ipynb"), "toy.ipynb", name=s, lms="canvas", user_id=f"{i}")
+            for i, s in enumerate(students, 1001)
+        ],
     )
 
 

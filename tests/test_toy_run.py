@@ -22,7 +22,8 @@ def test_a_class_of_the_toy_course_is_graded_and_exported_into_its_run(tmp_path)
     (the_toy.folder / "pyproject.toml").write_text('[project]\nname = "toy"\nversion = "1.0"\n')
     inbox = tmp_path / "inbox"
     inbox.mkdir()
-    (inbox / "ada.ipynb").write_text(nbformat.writes(the_toy.reference()), encoding="utf-8")
+    # Named as Canvas names a download's files: the Canvas CSV carries Canvas's own ids only (issue #43).
+    (inbox / "ada_1001_2001_toy.ipynb").write_text(nbformat.writes(the_toy.reference()), encoding="utf-8")
     run = Run(tmp_path / "run")
     (record,) = grade_class(the_toy.assignment, inbox, run, workers=1)
     assert record.status == "graded", record.findings
