@@ -336,6 +336,13 @@ def merge_runs(
         print(f"merge: WARNING {what}; merged without them (--allow-missing): no export has a row for them")
     whole = as_run(out)
     out = whole.root
+    if whole.results.is_dir():
+        stale = sorted(r.student for r in store.load_results(whole.results, assignment) if r.student not in taken)
+        if stale:
+            raise MergeRefused(
+                f"{out} already holds records of {len(stale)} student(s) these shards do not grade "
+                f"({_names(stale)}), which would export beside the merged class: merge into a new folder"
+            )
     for item in taken.values():
         if item.notebook is not None and not _no_link_below(out, item.notebook):
             raise MergeRefused(f"{out / item.notebook} is reached through a link: a merge follows no link")

@@ -281,6 +281,17 @@ def test_merge_allowed_to_miss_students_warns_and_exports_no_row_for_them(tmp_pa
     assert students == ["ada", "bo", "dee", "eve"], f"cy has no record: no row (Canvas keeps its grade): {students}"
 
 
+def test_a_merge_into_a_folder_holding_other_students_records_is_refused(tmp_path):
+    # A full merge, then an --allow-missing merge of fewer shards into the same folder: the first merge's
+    # record for the missing student would otherwise stay and export as if these shards had graded it.
+    batches.merge_runs(toy.NAME, [shard_run(tmp_path, i) for i in range(SHARDS)], tmp_path / "whole")
+    before = written(tmp_path / "whole")
+    with pytest.raises(batches.MergeRefused) as refused:
+        batches.merge_runs(toy.NAME, [shard_run(tmp_path, 2), shard_run(tmp_path, 1)], tmp_path / "whole", True)
+    assert "already holds records of 1 student(s)" in str(refused.value) and "'cy'" in str(refused.value)
+    assert written(tmp_path / "whole") == before, "a refused merge must write nothing"
+
+
 def test_a_record_for_a_student_another_shard_owns_is_refused(tmp_path):
     # Issue #43: shard 0's run holds a record for ada (shard 2's) while shard 2's own is missing.
     runs = [shard_run(tmp_path, i) for i in (0, 1)]
