@@ -317,6 +317,11 @@ def gather_export_job(
             "late policy: [tool.course.late_policy] is not applied in any export, since Canvas' own Late "
             'Policy deducts ([tool.course.canvas] late_policy = "canvas")'
         )
+    if gradebook:
+        # The names every other export shows (nbgrader's gradebook, the report, feedback) are Canvas's too for
+        # the students the join placed; each keeps its own platform's keys, so the Canvas CSV joins the same.
+        placed, _ = canvas.identities(results, lms, gradebook)
+        lms = {**lms, **{s: {**row, **lms.get(s, {}), "name": row.get("name") or s} for s, row in placed.items()}}
     return ExportJob(assignment, results, graded, run.exports, lms, db_url, run.course, canvas_options, gradebook)
 
 
