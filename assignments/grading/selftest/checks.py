@@ -51,6 +51,7 @@ import nbformat
 from assignments import notebooks
 from assignments.course import Assignment, resolve
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace, grade_notebook
+from assignments.grading.selftest.kinds import KINDS
 from assignments.grading.selftest.mutation import (
     Mutant,
     MutantError,
@@ -343,6 +344,7 @@ class BehaviourRow:
     behaviour: str
     test: str  # a hidden test's function name, or "-" when the behaviour is out of scope
     mutant: str  # the mutant's file stem when ``test`` is named, else one sentence: why out of scope
+    kind: str = ""  # one of ``kinds.KINDS`` when the row answers for one of them, else ""
 
     @property
     def in_scope(self) -> bool:
@@ -367,9 +369,9 @@ def suite_texts(assignment) -> dict[str, str]:
     return {path.name: path.read_text(encoding="utf-8") for path in sorted(folder.glob("test_*.py"))}
 
 
-def _module_rows(texts: dict[str, str], table: str, width: int) -> tuple[list[tuple], bool]:
-    """The tuples of each module's ``table = [...]`` (a literal list of ``width``-tuples), and whether any
-    module has one."""
+def _module_rows(texts: dict[str, str], table: str, width: int, longest: int = 0) -> tuple[list[tuple], bool]:
+    """The tuples of each module's ``table = [...]`` (a literal list of tuples of ``width`` fields, or up to
+    ``longest`` when given), and whether any module has one."""
     rows, found = [], False
     for name, text in texts.items():
         for node in ast.parse(text, name).body:
@@ -380,8 +382,9 @@ def _module_rows(texts: dict[str, str], table: str, width: int) -> tuple[list[tu
                 except ValueError as error:
                     raise ValueError(f"{name}: {table} must be a literal list of tuples ({error})") from None
                 for entry in entries:
-                    if not (isinstance(entry, tuple) and len(entry) == width):
-                        raise ValueError(f"{name}: each entry of {table} needs {width} fields: {entry!r}")
+                    if not (isinstance(entry, tuple) and width <= len(entry) <= max(width, longest)):
+                        fields = f"{width} to {longest}" if longest > width else str(width)
+                        raise ValueError(f"{name}: each entry of {table} needs {fields} fields: {entry!r}")
                     rows.append(entry)
     return rows, found
 
@@ -402,14 +405,17 @@ def behaviour_map(assignment, texts: dict[str, str] | None = None) -> list[Behav
                 try:
                     given = [ast.literal_eval(arg) for arg in decorator.args]
                     given += [ast.literal_eval(k.value) for k in decorator.keywords if k.arg == "mutant"]
+                    kind = [ast.literal_eval(k.value) for k in decorator.keywords if k.arg == "kind"]
                 except ValueError:
-                    given = []
-                if len(given) != 3 or not all(isinstance(value, str) for value in given):
-                    raise ValueError(f"{name}: {node.name}: @behaviour needs three literal strings")
+                    given, kind = [], []
+                if len(given) != 3 or not all(isinstance(value, str) for value in [*given, *kind]):
+                    raise ValueError(f"{name}: {node.name}: @behaviour needs three literal strings (and kind=)")
                 definition, behaviour, mutant = given
-                rows.append(BehaviourRow(definition, behaviour, node.name, mutant))
-    out_of_scope, listed = _module_rows(texts, OUT_OF_SCOPE, 3)
-    rows += [BehaviourRow(definition, behaviour, "-", reason) for definition, behaviour, reason in out_of_scope]
+                rows.append(BehaviourRow(definition, behaviour, node.name, mutant, *kind))
+    # An entry is (definition, behaviour, why out of scope) or, for a row that answers for a kind, the kind
+    # as a fourth field.
+    out_of_scope, listed = _module_rows(texts, OUT_OF_SCOPE, 3, 4)
+    rows += [BehaviourRow(entry[0], entry[1], "-", *entry[2:]) for entry in out_of_scope]
     return rows if rows or listed else None
 
 
@@ -446,6 +452,8 @@ def behaviour_map_problems(assignment, rows: list[BehaviourRow] | None = None) -
                 problems.append(f"{where}: no mutant {row.mutant} (autograder/{name}/mutants/)")
         elif not re.search(r"\w", row.mutant):
             problems.append(f"{where}: out of scope, but no reason is given")
+        if row.kind and row.kind not in KINDS:
+            problems.append(f"{where}: kind {row.kind!r} is not one of {', '.join(KINDS)}")
     return problems
 
 

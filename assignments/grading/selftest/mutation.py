@@ -257,6 +257,7 @@ class Mutant:
     assignment: str = ""
     contract: str = ""  # a mutant's ``contract:`` line: the skeleton's rule it breaks (its visible check must fail)
     source: str = ""  # a variant's ``source:`` line: the tutorial whose form it imitates
+    hunt: str = ""  # the ``hunt:`` line: the blind bug hunt that wrote it (autograder/README.md, Blind hunts)
 
     @property
     def label(self) -> str:
@@ -311,6 +312,7 @@ def load_mutant(path: Path, assignment: str = "") -> Mutant:
         assignment,
         _optional_line(doc, "contract"),
         _optional_line(doc, "source"),
+        _optional_line(doc, "hunt"),
     )
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from . import checks
+from . import checks, kinds
 from .forking import grade_mutants
-from .mutation import MutantError
+from .mutation import Mutant, MutantError
 
 
 def selftest(
@@ -31,6 +31,8 @@ def selftest(
         found = checks.behaviour_map_problems(assignment)
         print(f"  {checks.coverage_line(rows)}" + (" (PROBLEM)" if found else ""), flush=True)
         problems += found
+        definitions = kinds.graded_definitions(checks.reference_notebook(assignment))
+        problems += kinds.kind_problems(assignment, definitions, rows)
         found = checks.contract_parameter_problems(assignment)
         lines = checks.parameter_lines(checks.contract_parameters(assignment) or [])
         lines[0] += " (PROBLEM)" if found else ""
@@ -43,17 +45,21 @@ def selftest(
             found = checks.check_blank(assignment)
             print(f"  blank release: {'PROBLEM' if found else 'zero'}", flush=True)
             problems += found
+        kept: dict[str, dict[str, bool]] = {}
         if not skip_variants:
-            problems += variants_report(assignment)
-        problems += mutants_report(assignment, rows, only_mutants, verbose)
+            problems += variants_report(assignment, kept)
+        caught: dict[str, bool] = {}
+        problems += mutants_report(assignment, rows, only_mutants, verbose, caught)
+        print("\n".join(f"  {line}" for line in question_lines(assignment, definitions, rows, caught, kept)))
     for problem in problems:
         print(problem)
     print("self-test passed" if not problems else f"{len(problems)} problem(s)")
     return 1 if problems else 0
 
 
-def variants_report(assignment) -> list[str]:
-    """Every variant pack through both real doors; one line per pack and door."""
+def variants_report(assignment, kept: dict[str, dict[str, bool]] | None = None) -> list[str]:
+    """Every variant pack through both real doors; one line per pack and door. ``kept`` gets, per variant,
+    per door, whether it kept full marks on its own question."""
     problems = []
     with tempfile.TemporaryDirectory(prefix=f"selftest-{assignment}-") as folder:
         graded = checks.grade_variant_packs(assignment, Path(folder))
@@ -65,15 +71,26 @@ def variants_report(assignment) -> list[str]:
             flush=True,
         )
         problems += found
+        for variant in chosen:
+            own = [q for q in result.questions if q.grade_id == variant.question]
+            full = bool(own) and all(q.points >= q.max_points for q in own)
+            (kept if kept is not None else {}).setdefault(variant.name, {})[result.door] = full
     if not graded:
         print("  variants: none", flush=True)
     return problems
 
 
-def mutants_report(assignment, rows, only_mutants: list[str] | None = None, verbose: bool = False) -> list[str]:
+def mutants_report(
+    assignment,
+    rows,
+    only_mutants: list[str] | None = None,
+    verbose: bool = False,
+    caught: dict[str, bool] | None = None,
+) -> list[str]:
     """One line per mutant (caught on its own question only?) and the visible-check table; ``only_mutants``:
     these mutants only (then no line about hidden tests no mutant fails); ``verbose``: each mutant's failed
-    tests and the warnings about misleading ones."""
+    tests and the warnings about misleading ones; ``caught`` gets, per mutant graded, whether it lost
+    points on its own question."""
     problems, table, results = [], [], []
     chosen = [m for m in checks.mutants(assignment) if not only_mutants or m.name in only_mutants]
     for mutant, result in grade_mutants(assignment, chosen):
@@ -90,6 +107,9 @@ def mutants_report(assignment, rows, only_mutants: list[str] | None = None, verb
                 print(f"      WARNING {warning}")
         problems += found
         results.append(result)
+        own = [q for q in result.questions if q.grade_id == mutant.question]
+        if caught is not None:
+            caught[mutant.name] = any(q.points < q.max_points for q in own)
         failed = checks.visible_check_failed(result)
         table.append((mutant.name, "fails" if failed else "passes", mutant.contract or "-"))
     if results and not only_mutants:
@@ -105,3 +125,38 @@ def mutants_report(assignment, rows, only_mutants: list[str] | None = None, verb
         for name, outcome, contract in table:
             print(f"    {name:<{width}}  {outcome:<13}  {contract}")
     return problems
+
+
+def question_lines(assignment, definitions: dict[str, str], rows, caught: dict[str, bool], kept) -> list[str]:
+    """Per autograded question: mutants caught (and, per blind hunt, its rate), variants that kept full
+    marks in every door they went through, and the behaviour kinds its definitions have no row for."""
+    mutants: list[Mutant] = checks.mutants(assignment)
+    variants: list[Mutant] = checks.variants(assignment)
+    missing = kinds.missing_kinds(definitions, rows)
+    questions = sorted(set(definitions.values()) | {m.question for m in mutants}, key=_notebook_order(assignment))
+    lines = ["per question: mutants caught on it, variants kept (doors), behaviour kinds without a row"]
+    for question in questions:
+        graded = [m for m in mutants if m.question == question and m.name in caught]
+        found = sum(caught[m.name] for m in graded)
+        own = [v for v in variants if v.question == question]
+        doors = sorted({door for v in own for door in kept.get(v.name, {})})
+        full = sum(bool(kept.get(v.name)) and all(kept[v.name].values()) for v in own)
+        shown = f"{full}/{len(own)} ({', '.join(doors)})" if doors else f"{len(own)} not graded"
+        absent = sorted({kind for d, q in definitions.items() if q == question for kind in missing.get(d, [])})
+        lines.append(
+            f"  {question}: mutants {found}/{len(graded)}, variants {shown}, "
+            f"kinds without a row: {', '.join(absent) if absent else 'none'}"
+        )
+        for hunt in sorted({m.hunt for m in graded if m.hunt}):
+            round_ = [m for m in graded if m.hunt == hunt]
+            rate = sum(caught[m.name] for m in round_)
+            lines.append(f"    blind hunt {hunt}: {rate}/{len(round_)} caught ({100 * rate / len(round_):.0f}%)")
+    return lines
+
+
+def _notebook_order(assignment):
+    """A sort key: a question's position in the source notebook (unknown ids last, by name)."""
+    order = {
+        checks.notebooks.grade_id(cell): index for index, cell in enumerate(checks.reference_notebook(assignment).cells)
+    }
+    return lambda question: (order.get(question, len(order)), question)

@@ -364,8 +364,25 @@ def test_the_behaviour_map_is_read_from_the_test_modules():
     assert selftest.behaviour_map("toy", {"test_g.py": MAP["test_g.py"]}) is None
     with pytest.raises(ValueError, match="three literal strings"):
         selftest.behaviour_map("toy", {"test_f.py": MAP["test_f.py"].replace(', mutant="f_never_trains"', "")})
-    with pytest.raises(ValueError, match="3 fields"):
+    with pytest.raises(ValueError, match="3 to 4 fields"):
         selftest.behaviour_map("toy", {"test_f.py": MAP["test_f.py"].replace(' "Grading hides accelerators."', "")})
+
+
+def test_every_graded_definition_answers_for_every_kind_of_behaviour():
+    """A row names its kind (kind= on @behaviour, a fourth field out of scope); a definition with no row of
+    some kind is a problem that names the kinds, and rows of every kind clear it."""
+    from assignments.grading.selftest import kinds
+
+    text = MAP["test_f.py"].replace('mutant="f_never_trains"', 'mutant="f_never_trains", kind="state"')
+    text = text.replace('"Grading hides accelerators.")', '"Grading hides accelerators.", "device")')
+    rows = selftest.behaviour_map("toy", {"test_f.py": text})
+    assert {(row.definition, row.kind) for row in rows} == {("f", "state"), ("f", "device")}
+    (problem,) = kinds.kind_problems("toy", {"f": "f_tests"}, rows)
+    assert "f has no row of kind randomness, validation-order" in problem and "state" not in problem
+    rows += [selftest.BehaviourRow("f", kind, "-", "Not in f.", kind) for kind in kinds.KINDS]
+    assert kinds.kind_problems("toy", {"f": "f_tests"}, rows) == []
+    wrong = [selftest.BehaviourRow("f", "x", "-", "why", "colour")]
+    assert any("kind 'colour' is not one of" in p for p in selftest.behaviour_map_problems("toy", wrong))
 
 
 def test_a_map_row_naming_a_missing_test_or_mutant_is_a_problem():
