@@ -1,0 +1,20 @@
+"""Builds the shifted causal mask with torch.ones(new, total, dtype=torch.bool).triu(...) without a device, so the
+mask is always on the CPU and masking the scores fails when the layer and the inputs are on a GPU.
+
+question: kv_cache_attention_tests
+replaces: kv_cache_attention
+hunt: 2026-12-a
+"""
+
+
+def cached_causal_attention(attention, x_new, cache=None):
+    q = attention.Wq(x_new)
+    keys, values = attention.Wk(x_new), attention.Wv(x_new)
+    if cache is not None:
+        keys = torch.cat([cache[0], keys], dim=1)
+        values = torch.cat([cache[1], values], dim=1)
+    scores = q @ keys.transpose(1, 2) / math.sqrt(attention.hidden_size)
+    new, total = scores.shape[-2:]
+    future = torch.ones(new, total, dtype=torch.bool).triu(diagonal=total - new + 1)
+    weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
+    return weights @ values, (keys, values)
