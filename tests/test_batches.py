@@ -389,9 +389,11 @@ def test_course_merge_refuses_in_one_line_with_exit_2(tmp_path, monkeypatch, cap
     from types import SimpleNamespace
 
     from assignments import workflow
+    from assignments.cli import arguments
     from assignments.cli import main as course
 
     monkeypatch.setattr(workflow, "resolve", lambda name: SimpleNamespace(name=name))  # the toy's name
+    monkeypatch.setattr(arguments, "known_assignments", lambda course: [toy.NAME])  # the command line's check
     code = course(["merge", toy.NAME, str(shard_run(tmp_path, 2)), "--out", str(tmp_path / "whole")])
     printed = capsys.readouterr().out
     assert code == 2, printed

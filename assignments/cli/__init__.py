@@ -1,36 +1,66 @@
 """The instructor command line: ``course <command>`` (or ``python -m assignments <command>``).
 
 One module per command group (``grading``, ``release``, ``export``, ``handgrading``, ``similarity``), each
-registering its commands (``add_commands``) and turning arguments into a call of the wing that does the
-work; ``options`` holds what several groups share. ``build_parser`` below is the one list of groups.
+registering its commands (``help.add_command``, with an example) and turning arguments into a call of the
+wing that does the work; ``options`` holds what several groups share, ``arguments`` every argument that
+names an assignment, a path or a count, with its check at the edge, and ``help`` how ``course --help``
+reads. ``build_parser`` below is the one list of modules; ``GROUPS`` the one list of which job each command
+belongs to, in the order ``course --help`` (and the docs' CLI reference) shows them: a new command is one
+name added to its group (``tests/test_cli_bad_input.py`` fails on a command no group names).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from . import export, grading, handgrading, release, similarity
+from . import arguments, export, grading, handgrading, release, similarity
+from .help import CourseParser, Group
 
 # What `course --help` says to an instructor (the module docstring above is for developers).
 USAGE = """Release, grade and export the course's notebook assignments.
 
-A term: `course release` -> students submit -> `course grade <a> <LMS download>` (or `course autograde`)
--> `course formgrader <a>` for written answers -> `course export <a>`. Each run writes under
-grades/<term>/<assignment>/ ([tool.course] term in pyproject.toml) and reads nothing from another
-run; the demo has grades/demo/. `course clean` removes the demo's runs, build/ and dist/ (`--term T`
-also that term's grades); `make clean` removes all of grades/, build/ and dist/."""
+Each run writes under grades/<term>/<assignment>/ ([tool.course] term in pyproject.toml) and reads nothing
+from another run; the demo has grades/demo/. `course clean` removes the demo's runs, build/ and dist/
+(`--term T` also that term's grades); `make clean` removes all of grades/, build/ and dist/.
+`course <command> --help` says more about a command and ends with an example."""
+
+EPILOG = """Example, a term's assignment:
+  course release transformers
+  course grade transformers submissions.zip
+  course formgrader transformers
+  course export transformers"""
+
+# Which job each command belongs to, in the order `course --help` lists them (the term's in the order a term
+# runs them). One name per command; a command no group names is listed under "other commands" and fails
+# tests/test_cli_bad_input.py.
+GROUPS: tuple[Group, ...] = (
+    Group(
+        "the term",
+        "In the order a term runs them: release, take in and grade the class, hand-grade the written answers, "
+        "export; then the commands for a class graded in shards or for nbgrader's own door.",
+        ("release", "intake", "grade", "autograde", "formgrader", "written", "similarity", "export", "merge", "repair"),
+    ),
+    Group(
+        "authoring",
+        "While writing an assignment: its questions and points, the source notebooks' checks, the hidden "
+        "suites' mutation tests, the LMS bundles, an offline hub for rehearsals.",
+        ("catalog", "hygiene", "claims", "selftest", "lms", "stand-in-hub"),
+    ),
+    Group(
+        "maintenance",
+        "The platforms' bundles and images, the locks, cleaning up, and the demo.",
+        ("gradescope-zip", "image", "prairielearn", "lock", "clean", "demo"),
+    ),
+)
 
 
 # --- the parser ----------------------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="course", description=USAGE, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    # In the order `course --help` lists them.
+def build_parser() -> CourseParser:
+    parser = CourseParser(prog="course", description=USAGE, epilog=EPILOG, groups=GROUPS)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+    # `course --help` lists them by GROUPS, whatever the order here.
     grading.add_commands(sub)
     release.add_commands(sub)
     export.add_commands(sub)
@@ -45,6 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     from assignments.intake import IntakeError
 
     args = build_parser().parse_args(argv)
+    try:
+        arguments.check(args)  # before anything is written
+    except arguments.BadInput as error:
+        print(f"course {args.command}: {error}", file=sys.stderr)
+        return 2
     try:
         return args.func(args)
     except SandboxRefused as error:  # any command that grades: nothing was graded, and this says why

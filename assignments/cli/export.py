@@ -7,15 +7,9 @@ from pathlib import Path
 
 from .. import exports
 from ..escaping import one_line
+from . import arguments
+from .help import add_command
 from .options import course_of, layout_option, root_option
-
-
-def _formats(text: str) -> list[str]:
-    chosen = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [name for name in chosen if name not in exports.FORMATS]
-    if unknown:
-        raise SystemExit(f"unknown export format(s): {', '.join(unknown)}; choose from {', '.join(exports.FORMATS)}")
-    return chosen
 
 
 def cmd_export(args) -> int:
@@ -23,7 +17,7 @@ def cmd_export(args) -> int:
     from ..workflow import export
 
     problems: list[str] = []
-    formats = _formats(args.formats)
+    formats = args.formats  # checked names (arguments.formats)
     run = Run.of_results(args.results) if args.results else Run.of_term(args.assignment)
     # A SQLite gradebook named on the command line: its folder is the course folder formgrader's notebooks go to.
     run = run.with_exports(args.out).with_course(exports.sqlite_folder(args.db))
@@ -94,12 +88,8 @@ def cmd_clean(args) -> int:
 
     course = course_of(args)
     targets = [course.demo_dir, course.build_dir, course.dist_dir]
-    if args.term:
-        term = course.root / "grades" / args.term
-        if args.term in (".", "..", "") or "/" in args.term or not term.is_dir():
-            print(f"no term folder grades/{args.term}")
-            return 1
-        targets.append(term)
+    if args.term:  # a term folder of grades/ (arguments.term checked it)
+        targets.append(course.root / "grades" / args.term)
     for target in targets:
         if target.exists():
             shutil.rmtree(target)
@@ -180,93 +170,86 @@ def _canvas_arguments(parser) -> None:
         "Late Policy is off) or canvas (scores before lateness; Canvas' Late Policy deducts); "
         "default: [tool.course.canvas] late_policy, else course, with a warning",
     )
-    parser.add_argument(
-        "--excuse",
-        action="append",
-        metavar="QUESTION or STUDENT:QUESTION",
-        help="leave a question out of score and maximum, for everyone or one student "
-        "(repeatable; adds to [tool.course.excused])",
-    )
+    arguments.excuse(parser)
 
 
 def add_commands(sub) -> None:
-    intake = sub.add_parser(
+    intake = add_command(
+        sub,
         "intake",
         help="turn an LMS download (zip, folder or .ipynb) into one notebook "
         "per student and report duplicates, late and wrong files",
+        example="course intake transformers submissions.zip --layout canvas",
     )
-    intake.add_argument("assignment")
-    intake.add_argument(
-        "input", type=Path, help="a .ipynb, a folder, a Canvas/Moodle bulk-download zip or a Gradescope export"
-    )
-    intake.add_argument("--dest", type=Path, default=None, help="default: grades/<term>/<assignment>/submissions")
-    intake.add_argument("--manifest", type=Path, default=None, help="default: grades/<term>/<assignment>/intake.json")
+    arguments.assignment(intake)
+    arguments.download(intake, "input", help=f"{arguments.DOWNLOAD}, or a Gradescope export")
+    arguments.output_folder(intake, "--dest", help="default: grades/<term>/<assignment>/submissions")
+    arguments.output_file(intake, "--manifest", ".json", help="default: grades/<term>/<assignment>/intake.json")
     layout_option(intake)
     intake.set_defaults(func=cmd_intake)
 
-    export_cmd = sub.add_parser(
-        "export", help="write Gradescope, Canvas, nbgrader, feedback and report exports from stored results"
+    export_cmd = add_command(
+        sub,
+        "export",
+        help="write Gradescope, Canvas, nbgrader, feedback and report exports from stored results",
+        example="course export transformers --formats canvas,feedback --roster gradebook.csv",
     )
-    export_cmd.add_argument("assignment")
-    export_cmd.add_argument(
-        "--results",
-        type=Path,
-        default=None,
-        help="a run's results folder; default: the term's, grades/<term>/<assignment>/results "
-        "(everything else is read from the same run folder)",
-    )
-    export_cmd.add_argument("--out", type=Path, default=None, help="default: exports/ beside the results folder")
+    arguments.assignment(export_cmd)
+    arguments.results_folder(export_cmd)
+    arguments.output_folder(export_cmd, help="default: exports/ beside the results folder")
     export_cmd.add_argument(
         "--formats",
-        default=",".join(exports.FORMATS),
+        type=arguments.formats,
+        default=list(exports.FORMATS),
         help=f"comma-separated; default: all ({','.join(exports.FORMATS)})",
     )
-    export_cmd.add_argument(
-        "--roster",
-        type=Path,
-        default=None,
-        help="an intake manifest, or a Canvas gradebook export (its names, SIS ids and sections); "
-        "default: intake.json beside the results folder",
-    )
-    export_cmd.add_argument(
-        "--db",
-        default=None,
-        help="nbgrader gradebook URL; default: the run's own (nbgrader/course/gradebook.db beside the results folder)",
-    )
+    arguments.roster(export_cmd)
+    arguments.database(export_cmd)
     _canvas_arguments(export_cmd)
     export_cmd.set_defaults(func=cmd_export)
 
-    zip_cmd = sub.add_parser("gradescope-zip", help="build the Gradescope autograder zip for an assignment")
-    zip_cmd.add_argument("assignment")
-    zip_cmd.add_argument("--out", type=Path, default=None, help="default: dist/gradescope/<assignment>.zip")
+    zip_cmd = add_command(
+        sub,
+        "gradescope-zip",
+        help="build the Gradescope autograder zip for an assignment",
+        example="course gradescope-zip transformers --out dist/gradescope/transformers.zip",
+    )
+    arguments.assignment(zip_cmd, from_root=True)
+    arguments.output_file(zip_cmd, "--out", ".zip", help="default: dist/gradescope/<assignment>.zip", run=False)
     zip_cmd.set_defaults(func=cmd_gradescope_zip)
     root_option(zip_cmd)
 
-    image = sub.add_parser(
+    image = add_command(
+        sub,
         "image",
         help="write the build context of the grader image of an assignment (Gradescope, PrairieLearn, "
         "container hosts, Kubernetes)",
+        example="course image transformers --out build/image/transformers",
     )
-    image.add_argument("assignment")
-    image.add_argument("--out", type=Path, default=None, help="default: build/image/<assignment>")
+    arguments.assignment(image, from_root=True)
+    arguments.output_folder(image, help="default: build/image/<assignment>", run=False)
     image.set_defaults(func=cmd_image)
     root_option(image)
 
-    clean = sub.add_parser(
+    clean = add_command(
+        sub,
         "clean",
         help="remove the demo's runs, release staging and bundles; with --term, "
         "also that term's grades (hand grades included)",
+        example="course clean --term 2025-spring",
     )
-    clean.add_argument("--term", default=None, help="a term folder of grades/ to remove as well")
+    arguments.term(clean)
     clean.set_defaults(func=cmd_clean)
     root_option(clean)
 
-    lock = sub.add_parser(
+    lock = add_command(
+        sub,
         "lock",
         help="resolve the newest releases the requirements allow into locks/python3.X.txt, one per supported "
         "Python (make venv and the Gradescope zip install exactly these); --check compares this environment",
+        example=["course lock --python 3.12", "course lock --check"],
     )
-    lock.add_argument("--python", action="append", metavar="3.X", help="only this Python's lock (repeatable)")
+    arguments.pythons(lock)
     lock.add_argument(
         "--check", action="store_true", help="list what this environment has that its Python's lock does not say"
     )

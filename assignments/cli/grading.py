@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..course import default
+from . import arguments
+from .help import add_command
 from .options import layout_option
 
 
@@ -18,17 +20,12 @@ def cmd_selftest(args) -> int:
 
 def cmd_grade(args) -> int:
     """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
-    from ..batches import Shard
     from ..results import table
     from ..run_folder import Run
     from ..workflow import export_all, grade_class
 
     run = Run.at(args.out) if args.out else Run.of_term(args.assignment)
-    try:
-        shard = Shard.parse(args.shard) if args.shard else None
-    except ValueError as error:
-        print(f"course grade: {error}")
-        return 2
+    shard = args.shard  # a Shard already (arguments.shard), or None
     results = grade_class(
         args.assignment, Path(args.submissions), run, workers=args.workers, shard=shard, layout=args.layout
     )
@@ -121,10 +118,15 @@ def cmd_stand_in_hub(args) -> int:
 def add_commands(sub) -> None:
     from assignments.grading.doors.nbgrader.door import NOTEBOOK_TIMEOUT_S
 
-    selftest = sub.add_parser("selftest", help="mutation-test the hidden suites (reference, blank, mutants)")
-    selftest.add_argument("assignment", nargs="*", help="default: every assignment")
-    selftest.add_argument("--mutant", action="append", help="only this mutant (repeatable)")
-    selftest.add_argument("--repeats", type=int, default=1, help="grade the reference with seeds 0..N-1")
+    selftest = add_command(
+        sub,
+        "selftest",
+        help="mutation-test the hidden suites (reference, blank, mutants)",
+        example="course selftest transformers --mutant block_pre_layernorm --verbose",
+    )
+    arguments.assignment(selftest, several=True, default_help="every assignment")
+    arguments.mutants(selftest)
+    selftest.add_argument("--repeats", type=arguments.count, default=1, help="grade the reference with seeds 0..N-1")
     selftest.add_argument("--skip-blank", action="store_true")
     selftest.add_argument(
         "--skip-variants",
@@ -139,26 +141,39 @@ def add_commands(sub) -> None:
     )
     selftest.set_defaults(func=cmd_selftest)
 
-    grade = sub.add_parser("grade", help="grade submissions with the standalone (sandboxed) grader")
-    grade.add_argument("assignment")
-    grade.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
-    grade.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPU cores)")
-    grade.add_argument("--out", help="output folder (default: grades/<term>/<assignment>)")
+    grade = add_command(
+        sub,
+        "grade",
+        help="grade submissions with the standalone (sandboxed) grader",
+        example="course grade transformers submissions.zip --workers 4",
+    )
+    arguments.assignment(grade)
+    arguments.download(grade)
+    grade.add_argument("--workers", type=arguments.count, default=None, help="parallel workers (default: CPU cores)")
+    arguments.output_folder(grade, help="output folder (default: grades/<term>/<assignment>)")
     layout_option(grade)
     grade.add_argument(
         "--shard",
         metavar="i/N",
+        type=arguments.shard,
         help="grade only shard i of N (0 <= i < N; by a hash of the student key, the same on every machine); "
         "`course merge` joins the shards' runs",
     )
     grade.set_defaults(func=cmd_grade)
 
-    merge = sub.add_parser(
-        "merge", help="join the runs of a class graded as shards (`course grade --shard`) into one run, and export it"
+    merge = add_command(
+        sub,
+        "merge",
+        help="join the runs of a class graded as shards (`course grade --shard`) into one run, and export it",
+        example=[
+            "course grade transformers submissions.zip --shard 0/2 --out shards/0",
+            "course grade transformers submissions.zip --shard 1/2 --out shards/1",
+            "course merge transformers shards/0 shards/1",
+        ],
     )
-    merge.add_argument("assignment")
-    merge.add_argument("runs", nargs="+", type=Path, help="each shard's run folder (its --out)")
-    merge.add_argument("--out", help="the merged run's folder (default: grades/<term>/<assignment>)")
+    arguments.assignment(merge)
+    arguments.run_folders(merge)
+    arguments.output_folder(merge, help="the merged run's folder (default: grades/<term>/<assignment>)")
     merge.add_argument(
         "--allow-missing",
         action="store_true",
@@ -167,43 +182,49 @@ def add_commands(sub) -> None:
     )
     merge.set_defaults(func=cmd_merge)
 
-    prairielearn = sub.add_parser(
+    prairielearn = add_command(
+        sub,
         "prairielearn",
         help="grade one PrairieLearn external-grading job (the grader image's entry point for PrairieLearn)",
+        example="course prairielearn transformers --job /grade",
     )
-    prairielearn.add_argument("assignment")
-    prairielearn.add_argument("--job", type=Path, default=Path("/grade"), help="the job folder (default: /grade)")
+    arguments.assignment(prairielearn, also=arguments.job_assignments)
+    arguments.job_folder(prairielearn)
     prairielearn.set_defaults(func=cmd_prairielearn)
 
-    repair = sub.add_parser(
+    repair = add_command(
+        sub,
         "repair",
         help="repair damaged notebooks (lost nbgrader metadata, another encoding) "
         "so that plain `nbgrader autograde` grades them",
+        example="course repair transformers submissions.zip --out repaired",
     )
-    repair.add_argument("assignment")
-    repair.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
-    repair.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/repair)")
+    arguments.assignment(repair)
+    arguments.download(repair)
+    arguments.output_folder(repair, help="output folder (default: grades/<term>/<assignment>/repair)")
     layout_option(repair)
     repair.set_defaults(func=cmd_repair)
 
-    autograde = sub.add_parser(
+    autograde = add_command(
+        sub,
         "autograde",
         help="grade the same inputs through real `nbgrader autograde`, "
         "each notebook repaired first (as `course repair`)",
+        example="course autograde transformers submissions.zip --timeout 900",
     )
-    autograde.add_argument("assignment")
-    autograde.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
-    autograde.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/nbgrader)")
+    arguments.assignment(autograde)
+    arguments.download(autograde)
+    arguments.output_folder(autograde, help="output folder (default: grades/<term>/<assignment>/nbgrader)")
     layout_option(autograde)
     autograde.add_argument(
         "--timeout",
-        type=float,
+        type=arguments.seconds,
         default=None,
         help=f"seconds one student's nbgrader run may take (default: {NOTEBOOK_TIMEOUT_S:g})",
     )
     autograde.add_argument(
         "--workers",
-        type=int,
+        type=arguments.count,
         default=None,
         help="parallel workers of the standalone second opinion (default: CPU cores)",
     )
@@ -214,19 +235,23 @@ def add_commands(sub) -> None:
     )
     autograde.set_defaults(func=cmd_autograde)
 
-    demo = sub.add_parser(
+    demo = add_command(
+        sub,
         "demo",
         help="the main job on bundled defaults: release, grade a demo class through both doors, export everything",
+        example="course demo --workers 2 --skip-release",
     )
-    demo.add_argument("--workers", type=int, default=None)
-    demo.add_argument("--buggy", type=int, default=3, help="buggy students per assignment")
+    demo.add_argument("--workers", type=arguments.count, default=None, help="parallel workers (default: CPU cores)")
+    demo.add_argument("--buggy", type=arguments.count_or_zero, default=3, help="buggy students per assignment")
     demo.add_argument("--skip-release", action="store_true", help="use the committed release/ as is")
     demo.set_defaults(func=cmd_demo)
 
-    hub = sub.add_parser(
+    hub = add_command(
+        sub,
         "stand-in-hub",
         help="write tiny models and small datasets under the notebooks' hub ids "
         "into a local Hugging Face cache (for offline rehearsals)",
+        example="course stand-in-hub build/hub",
     )
-    hub.add_argument("directory")
+    arguments.output_folder(hub, "directory", help="the cache folder to write (made if missing)", run=False)
     hub.set_defaults(func=cmd_stand_in_hub)

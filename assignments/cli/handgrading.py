@@ -9,10 +9,12 @@ from pathlib import Path
 from assignments.handgrading import formgrader
 
 from ..run_folder import Run
+from . import arguments
+from .help import add_command
 
 
 def cmd_formgrader(args) -> int:
-    root = Path(args.root) if args.root else Run.of_term(args.assignment).course
+    root = args.nbgrader_course or Run.of_term(args.assignment).course
     try:
         server = formgrader.start(root, args.port)
     except (FileNotFoundError, RuntimeError, TimeoutError) as error:
@@ -37,20 +39,16 @@ def cmd_formgrader(args) -> int:
 
 
 def add_formgrader_command(sub) -> None:
-    parser = sub.add_parser(
+    parser = add_command(
+        sub,
         "formgrader",
         help="start nbgrader's formgrader (127.0.0.1, with a token) on the "
         "course folder holding the assignment's gradebook",
+        example="course formgrader transformers --port 8910",
     )
-    parser.add_argument("assignment")
-    parser.add_argument(
-        "--root",
-        type=Path,
-        default=None,
-        help="nbgrader course folder; default: this term's run of the assignment "
-        "(grades/<term>/<assignment>/nbgrader/course, made by `course grade`)",
-    )
-    parser.add_argument("--port", type=int, default=None, help="default: a free port")
+    arguments.assignment(parser)
+    arguments.gradebook_folder(parser)
+    parser.add_argument("--port", type=arguments.port, default=None, help="default: a free port")
     parser.set_defaults(func=cmd_formgrader)
 
 
@@ -80,15 +78,15 @@ def cmd_written(args) -> int:
 
 
 def add_written_command(sub) -> None:
-    parser = sub.add_parser(
+    parser = add_command(
+        sub,
         "written",
         help="one PDF (and HTML) per student of every written answer with its "
         "evidence as submitted, outline.json, and one page per question",
+        example="course written transformers submissions.zip",
     )
-    parser.add_argument("assignment")
-    parser.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS zip (as for `course grade`)")
-    parser.add_argument(
-        "--out", type=Path, default=None, help="default: this term's run, grades/<term>/<assignment>/written"
-    )
+    arguments.assignment(parser)
+    arguments.download(parser, help=f"{arguments.DOWNLOAD} (as for `course grade`)")
+    arguments.output_folder(parser, help="default: this term's run, grades/<term>/<assignment>/written")
     parser.add_argument("--no-pdf", action="store_true", help="HTML only (no Chromium needed)")
     parser.set_defaults(func=cmd_written)

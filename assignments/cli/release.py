@@ -9,6 +9,8 @@ from assignments.release import lms
 
 from .. import release
 from ..course import points_report
+from . import arguments
+from .help import add_command
 from .options import course_of, root_option
 
 
@@ -132,14 +134,16 @@ def cmd_claims(args) -> int:
 
 
 def add_commands(sub) -> None:
-    cmd = sub.add_parser(
+    cmd = add_command(
+        sub,
         "release",
         help="regenerate release/, solutions/ and dist/lms/ from source/",
         description="Hygiene checks, nbgrader generate_assignment, validate (source: all tests "
         "pass; release: none pass), executed solutions, LMS bundles. Nothing in "
         "release/ or solutions/ changes unless every step succeeds.",
+        example=["course release transformers", "course release --check"],
     )
-    cmd.add_argument("assignment", nargs="*", help="default: every assignment with a source notebook")
+    arguments.assignment(cmd, several=True, default_help="every assignment with a source notebook", from_root=True)
     cmd.add_argument("--no-validate", action="store_true", help="skip nbgrader validate (quick checks only)")
     cmd.add_argument(
         "--no-execute", action="store_true", help="write solutions without executing them (quick checks only)"
@@ -149,33 +153,50 @@ def add_commands(sub) -> None:
         action="store_true",
         help="regenerate into a scratch folder and report drift from release/ and solutions/; changes nothing",
     )
-    cmd.add_argument("--jobs", type=int, help="parallel notebook runs (default: CPU count, at most 8)")
+    cmd.add_argument("--jobs", type=arguments.count, help="parallel notebook runs (default: CPU count, at most 8)")
     cmd.add_argument("--no-lms", action="store_true", help="do not rebuild dist/lms/<assignment>.zip")
     cmd.add_argument("--keep-stage", action="store_true", help="keep the staging folder under build/")
     cmd.set_defaults(func=cmd_release)
     root_option(cmd)
 
-    cat = sub.add_parser("catalog", help="assignments, their questions (grade_id, kind, points) and totals")
+    cat = add_command(
+        sub,
+        "catalog",
+        help="assignments, their questions (grade_id, kind, points) and totals",
+        example="course catalog",
+    )
     cat.set_defaults(func=cmd_catalog)
     root_option(cat)
 
-    bundle = sub.add_parser("lms", help="rebuild dist/lms/<assignment>.zip from the committed release/")
-    bundle.add_argument("assignment", nargs="*", help="default: every released assignment")
+    bundle = add_command(
+        sub,
+        "lms",
+        help="rebuild dist/lms/<assignment>.zip from the committed release/",
+        example="course lms transformers rnn_attention",
+    )
+    arguments.assignment(bundle, several=True, default_help="every released assignment", from_root=True)
     bundle.set_defaults(func=cmd_lms)
     root_option(bundle)
 
-    check = sub.add_parser("hygiene", help="check source notebooks (what `course release` checks first)")
-    check.add_argument("assignment", nargs="*", help="default: every assignment with a source notebook")
+    check = add_command(
+        sub,
+        "hygiene",
+        help="check source notebooks (what `course release` checks first)",
+        example="course hygiene transfer_lm",
+    )
+    arguments.assignment(check, several=True, default_help="every assignment with a source notebook", from_root=True)
     check.set_defaults(func=cmd_hygiene)
     root_option(check)
 
-    listing = sub.add_parser(
+    listing = add_command(
+        sub,
         "claims",
         help="list claims without a source (figures, findings) in source notebooks and model answers",
         description="Each claim in prose, prompts, model answers and mark schemes carries a footnote [^key] "
         "defined as measured, derived, estimate or cited (source/README.md, Claims and their sources). "
         "`course release` and `course hygiene` refuse an assignment with problems, except those not enforced yet.",
+        example="course claims rnn_attention",
     )
-    listing.add_argument("assignment", nargs="*", help="default: every assignment with a source notebook")
+    arguments.assignment(listing, several=True, default_help="every assignment with a source notebook", from_root=True)
     listing.set_defaults(func=cmd_claims)
     root_option(listing)

@@ -8,6 +8,8 @@ from pathlib import Path
 from assignments.similarity import report as similarity_report
 
 from ..run_folder import Run
+from . import arguments
+from .help import add_command
 
 
 def cmd_similarity(args) -> int:
@@ -31,18 +33,22 @@ def cmd_similarity(args) -> int:
 
 
 def add_commands(sub) -> None:
-    parser = sub.add_parser(
+    parser = add_command(
+        sub,
         "similarity",
         help="compare the class's answer cells pairwise and write a ranked HTML report of the most similar pairs",
+        example="course similarity transformers submissions.zip --top 10",
     )
-    parser.add_argument("assignment")
-    parser.add_argument("submissions", help="an .ipynb, a folder of them, or an LMS bulk-download zip")
-    parser.add_argument("--out", help="output folder (default: grades/<term>/<assignment>/similarity)")
+    arguments.assignment(parser)
+    arguments.download(parser)
+    arguments.output_folder(parser, help="output folder (default: grades/<term>/<assignment>/similarity)")
     parser.add_argument(
         "--top",
-        type=int,
+        type=arguments.count,
         default=similarity_report.TOP,
         help=f"pairs shown side by side (default {similarity_report.TOP})",
     )
-    parser.add_argument("--workers", type=int, default=None, help="processes reading notebooks (default: CPU cores)")
+    parser.add_argument(
+        "--workers", type=arguments.count, default=None, help="processes reading notebooks (default: CPU cores)"
+    )
     parser.set_defaults(func=cmd_similarity)

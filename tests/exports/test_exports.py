@@ -570,7 +570,7 @@ def test_course_export_command(tmp_path, results, capsys):
     assert '"doejane","111"' in (out / "canvas" / f"{A}_canvas.csv").read_text(), "every CSV field is quoted"
     assert (out / "report" / "histograms.png").stat().st_size > 0
     assert len(list((out / "feedback").glob("*.html"))) == 3
-    assert course(["export", A, "--results", str(tmp_path / "none"), "--out", str(out)]) == 1
+    assert course(["export", A, "--results", str(tmp_path / "none"), "--out", str(out)]) == 2
 
 
 def test_titles_keep_acronyms_and_counts_their_nouns():
