@@ -1,0 +1,27 @@
+"""Checks every argument first, at the top of the function, before looking at the temperature, so a
+greedy call (temperature 0) with a top_p outside (0, 1] raises ValueError instead of returning the argmax.
+
+question: sample_next_tests
+replaces: sample_next
+hunt: 2026-12-a
+contract: with temperature 0, top_p is not looked at, not even checked
+"""
+
+
+def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None):
+    if top_p is not None and not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1]; got {top_p}")
+    if temperature == 0:
+        return scores.argmax(dim=-1)
+    scaled = scores / temperature
+    if top_k is not None:
+        kth_best = scaled.topk(top_k, dim=-1).values[:, -1:]
+        scaled = scaled.masked_fill(scaled < kth_best, float("-inf"))
+    if top_p is not None and top_p < 1:
+        ranked, order = torch.softmax(scaled, dim=-1).sort(dim=-1, descending=True, stable=True)
+        ahead = ranked.cumsum(dim=-1) - ranked
+        cut_ranked = ahead >= top_p
+        cut = torch.zeros_like(cut_ranked).scatter(-1, order, cut_ranked)
+        scaled = scaled.masked_fill(cut, float("-inf"))
+    probabilities = torch.softmax(scaled, dim=-1)
+    return torch.multinomial(probabilities, 1, generator=generator).squeeze(-1)
