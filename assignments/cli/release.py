@@ -48,6 +48,7 @@ def cmd_release(args) -> int:
         jobs=args.jobs,
         bundles=not args.no_lms,
         keep_stage=args.keep_stage,
+        check_remote=args.check_remote,
     )
     for problem in outcome.problems:
         print(problem)
@@ -91,6 +92,11 @@ def cmd_catalog(args) -> int:
 
 def cmd_lms(args) -> int:
     course = course_of(args)
+    refused = release.colab_link_problems(course)
+    if refused:  # a bundle's README hands students the Colab links
+        for problem in refused:
+            print(problem)
+        return 2
     names = args.assignment or [n for n in course.names() if (course.release_dir / n).is_dir()]
     status = 0
     for name in names:
@@ -109,7 +115,7 @@ def cmd_lms(args) -> int:
 def cmd_hygiene(args) -> int:
     course = course_of(args)
     names = args.assignment or release.available(course)[0]
-    problems = release.hygiene_problems(course, names)
+    problems = (release.colab_link_problems(course) if names else []) + release.hygiene_problems(course, names)
     for problem in problems:
         print(problem)
     print(f"{len(problems)} problem(s)" if problems else f"clean: {', '.join(names) or 'no source notebooks'}")
@@ -156,6 +162,12 @@ def add_commands(sub) -> None:
     cmd.add_argument("--jobs", type=arguments.count, help="parallel notebook runs (default: CPU count, at most 8)")
     cmd.add_argument("--no-lms", action="store_true", help="do not rebuild dist/lms/<assignment>.zip")
     cmd.add_argument("--keep-stage", action="store_true", help="keep the staging folder under build/")
+    cmd.add_argument(
+        "--check-remote",
+        action="store_true",
+        help="also list the GitHub repository [tool.course] colab_url opens and refuse one holding solutions/ "
+        "or autograder/ (needs the network)",
+    )
     cmd.set_defaults(func=cmd_release)
     root_option(cmd)
 

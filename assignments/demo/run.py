@@ -29,7 +29,8 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
         # Executing the solutions is deterministic, but other library versions give other numbers: where the
         # committed outputs were made with other versions than here, they are kept (the tree stays clean).
         committed = release.solution_notebooks(default())
-        outcome = release.release()
+        # The demo is the one release the shipped placeholder colab_url passes (its students are made up).
+        outcome = release.release(demo=True)
         if not outcome.ok:
             print("\n".join(outcome.problems) + "\nrelease refused; the demo stops here")
             return 1

@@ -2,6 +2,9 @@
 
 ``course release [ASSIGNMENT...]`` (default: every assignment with a source notebook), per assignment:
 
+0. the Colab link ``[tool.course] colab_url`` must be one students may have: not the shipped placeholder
+   (only the demo's release and ``--check`` accept it) and not a link into this course repository
+   (``colab_target``; ``--check-remote`` also lists the repository it opens);
 1. hygiene checks on the source (``assignments/release/hygiene.py``) and its claims (``claims.py``: every figure
    or finding in prose, model answers and mark schemes carries a footnote that says it was measured,
    derived, estimated or cited); any problem stops the release before anything runs, each reported as
@@ -40,7 +43,7 @@ from . import claims
 from .drift import compare, drift, keep_other_environments_outputs, solution_notebooks, staged_folders, without_outputs
 from .errors import Outcome, StepFailed
 from .leaks import leaks, secret_lines
-from .pipeline import available, hygiene_problems, label_problems, release
+from .pipeline import available, colab_link_problems, hygiene_problems, label_problems, release
 from .solutions import (
     GRADING_RUN_NOTE,
     SOLUTION_ENV,
@@ -56,6 +59,7 @@ __all__ = [
     "label_problems",
     "available",
     "hygiene_problems",
+    "colab_link_problems",
     "Outcome",
     "StepFailed",
     "leaks",

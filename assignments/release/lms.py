@@ -17,6 +17,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+from assignments.release import colab_target
 from assignments.release.hygiene import COLAB_BADGE_ID, REPO_MODULES, SETUP_ID, imported_modules
 
 from ..config import read_toml
@@ -74,20 +75,26 @@ def colab_pattern(root: Path = REPO) -> str:
 PLACEHOLDERS = re.compile(r"YOUR[-_]|<[^>]*>|\bOWNER\b|\bexample\.(com|org)\b|\bchangeme\b", re.IGNORECASE)
 
 
-def colab_problems(root: Path = REPO) -> list[str]:
-    """Why ``[tool.course] colab_url`` cannot go into a release (empty: it can): missing, malformed, or a
-    template value (YOUR-ORG, <owner>, example.com) that would send every student to a dead link."""
+def colab_problems(root: Path = REPO, *, placeholder_ok: bool = False) -> list[str]:
+    """Why ``[tool.course] colab_url`` cannot go to students (empty: it can): missing, malformed, a template
+    value (YOUR-ORG, <owner>, example.com) that would send every student to a dead link, or a link into this
+    course repository, which holds the answer key (``colab_target``).
+
+    The shipped pyproject.toml holds a placeholder on purpose: ``placeholder_ok`` is for the demo (its
+    students are made up) and for runs that give students nothing (``course release --check``); every
+    release, bundle and ``course publish`` that reaches students refuses it."""
     try:
         pattern = colab_pattern(root)
     except (OSError, ValueError) as error:
         return [str(error)]
-    if PLACEHOLDERS.search(pattern):
-        return [
+    problems = colab_target.remote_problems(pattern, root)
+    if PLACEHOLDERS.search(pattern) and not placeholder_ok:
+        problems.append(
             f"[tool.course] colab_url in pyproject.toml is still a placeholder ({pattern}); set it to "
-            "where students open the release notebooks: Colab's GitHub link pattern for your repository, "
-            "branch and release/{assignment}/{notebook} (README, Publish)"
-        ]
-    return []
+            "where students open the release notebooks: Colab's GitHub link pattern for the student repository "
+            "`course publish` fills, its branch and {assignment}/{notebook} (docs/how-to/publish.md)"
+        )
+    return problems
 
 
 def colab_url(assignment: str, notebook: str, root: Path = REPO) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-from assignments.release import hygiene, lms
+from assignments.release import colab_target, hygiene, lms
 
 from .. import notebooks
 from ..course import Course
@@ -51,8 +51,18 @@ def label_problems(course: Course, name: str, path: Path) -> list[str]:
     ]
 
 
+def colab_link_problems(course: Course, *, placeholder_ok: bool = False, check_remote: bool = False) -> list[str]:
+    """Why the configured Colab link cannot go into a release (``lms.colab_problems``); with ``check_remote``
+    the repository it opens is listed too (``colab_target.check_remote``: no solutions/ or autograder/)."""
+    problems = lms.colab_problems(course.root, placeholder_ok=placeholder_ok)
+    if check_remote and not problems:
+        problems += colab_target.check_remote(lms.colab_pattern(course.root))
+    return problems
+
+
 def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
-    problems = lms.colab_problems(course.root) if assignments else []
+    """The source notebooks' checks (the Colab link is checked by the release itself: ``colab_link_problems``)."""
+    problems = []
     for name in assignments:
         folder = course.source_dir / name
         found = sorted(folder.glob("*.ipynb")) if folder.is_dir() else []
@@ -163,9 +173,13 @@ def release(
     keep_stage: bool = False,
     stage_into: Path | None = None,
     log=print,
+    demo: bool = False,
+    check_remote: bool = False,
 ) -> Outcome:
     """Run the pipeline; see the module docstring. ``commit_output=False`` stops after staging (the staged
-    release/ and solutions/ folders stay in ``stage_into``, which must then be given)."""
+    release/ and solutions/ folders stay in ``stage_into``, which must then be given). The Colab link must
+    be one students may have (``colab_link_problems``); the shipped placeholder passes only for ``demo`` (the
+    demo's release) and a release that commits nothing; ``check_remote`` also lists the repository it opens."""
     course = course or Course()
     outcome = Outcome()
     present, missing = available(course)
@@ -179,6 +193,10 @@ def release(
         outcome.skipped = [m for m in missing]
         for name in missing:
             log(f"{name}: skipped (no source notebook yet)")
+    if names:
+        outcome.problems += colab_link_problems(
+            course, placeholder_ok=demo or not commit_output, check_remote=check_remote
+        )
     outcome.problems += hygiene_problems(course, names)
     for note in claims.pending_notes(course, names) if not outcome.problems else []:
         log(note)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import warnings
 from pathlib import Path
@@ -318,11 +319,19 @@ def toy_cells():
     ]
 
 
+# A toy course's student repository: the shipped colab_url is a placeholder every release but the demo's refuses.
+TOY_COLAB_URL = "https://colab.research.google.com/github/toy-course/toy-students/blob/main/{assignment}/{notebook}"
+
+
 def write_toy(root: Path, cells=None, text: str | None = None, name: str = "toy") -> Path:
     (root / "source" / name).mkdir(parents=True, exist_ok=True)
     for config in ("pyproject.toml", "nbgrader_config.py"):
         if not (root / config).exists():
             shutil.copy(REPO / config, root / config)
+    settings = (root / "pyproject.toml").read_text()
+    (root / "pyproject.toml").write_text(
+        re.sub(r'(?m)^colab_url = ".*"$', lambda _: f'colab_url = "{TOY_COLAB_URL}"', settings)
+    )
     path = root / "source" / name / f"{name}.ipynb"
     if text is None:
         nb = new_notebook(
@@ -610,14 +619,19 @@ def test_demo_keeps_outputs_executed_with_other_versions(tmp_path):
 
 
 def test_release_refuses_a_placeholder_colab_url(tmp_path):
-    """A template value would put a dead link at the top of every student's notebook (issue 24)."""
+    """A template value would put a dead link at the top of every student's notebook (issue 24); the shipped
+    pyproject.toml holds one on purpose (#45), which only the demo's release and a release that commits
+    nothing accept."""
+    write_toy(tmp_path)
     (tmp_path / "pyproject.toml").write_text(
         '[tool.course]\ncolab_url = "https://colab.research.google.com/github/YOUR-ORG/YOUR-REPO/blob/main/'
-        'release/{assignment}/{notebook}"\n'
+        '{assignment}/{notebook}"\n'
     )
-    problems = release.hygiene_problems(Course(tmp_path), ["toy"])
-    assert "[tool.course] colab_url in pyproject.toml is still a placeholder" in problems[0]
-    assert lms.colab_problems(REPO) == [], "the course's own colab_url is not a placeholder"
+    outcome = release.release(["toy"], Course(tmp_path), log=lambda *_: None)
+    assert "[tool.course] colab_url in pyproject.toml is still a placeholder" in outcome.problems[0]
+    assert not (tmp_path / "release").exists()
+    assert lms.colab_problems(REPO, placeholder_ok=True) == []
+    assert "still a placeholder" in lms.colab_problems(REPO)[0], "the shipped colab_url is the placeholder"
 
 
 def test_a_numbered_title_gives_the_assignments_place_in_the_catalog(tmp_path):
