@@ -75,13 +75,15 @@ def _text_lines(path: Path, text: str) -> list[tuple[str, str]]:
     ]
 
 
-def leaks(folder: Path, source_nb, display: str | None = None) -> list[str]:
-    """Everything in a release folder that students must not see (empty: nothing)."""
+def leaks(folder: Path, source_nb, display: str | None = None, paths=None) -> list[str]:
+    """Everything in a release folder that students must not see (empty: nothing). ``paths``: only these
+    files under ``folder`` (default: every file in it)."""
     secrets, shipped = _secret_and_shipped(source_nb)
     # long secret lines that the source never shows inside a longer shipped line (e.g. quoted in a hint)
     embedded = [line for line in secrets if len(line) >= SUBSTRING_MIN and line not in shipped]
     problems = []
-    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
+    found = Path(folder).rglob("*") if paths is None else (Path(p) for p in paths)
+    for path in sorted(p for p in found if p.is_file()):
         name = f"{display or folder}/{path.relative_to(folder).as_posix()}"
         try:
             text = path.read_text(encoding="utf-8")

@@ -277,8 +277,12 @@ def repo_modules(root: Path = REPO) -> set[str]:
 # --- LMS bundles ---------------------------------------------------------------------------------------
 
 
-def student_readme(assignment: str, notebooks: list[str], root: Path = REPO) -> str:
-    title = default().assignment(assignment).title
+def student_readme(
+    assignment: str, notebooks: list[str], root: Path = REPO, *, title: str | None = None, where: str = "this bundle"
+) -> str:
+    """The student's page for one assignment: where to open it, how to work, how to submit. ``where``: what
+    holds the notebook beside this page (an LMS bundle, a folder of the published student repository)."""
+    title = title or default().assignment(assignment).title
     links = "\n".join(f"- [{name}]({colab_url(assignment, name, root)})" for name in notebooks)
     files = ", ".join(f"`{name}`" for name in notebooks)
     return f"""# {title}
@@ -292,7 +296,7 @@ In Google Colab (recommended; nothing to install):
 Then **File > Save a copy in Drive**, so your work is saved in your own Drive. A GPU is optional: the
 first code cell says whether the notebook found one (Runtime > Change runtime type > GPU to get one).
 
-Working locally instead: open {files} from this bundle in Jupyter; the first code cell installs
+Working locally instead: open {files} from {where} in Jupyter; the first code cell installs
 whatever your Python lacks.
 
 ## Work
