@@ -10,6 +10,7 @@ A run is what ``course grade`` (or ``course autograde``, ``course merge``, the d
     <run>/exports/<format>/     what ``course export`` writes
     <run>/similarity/           ``course similarity``'s report
     <run>/written/              ``course written``'s pages
+    <run>/feedback/<lms>/       ``course feedback``'s zips for the LMS, and released.json, what went to whom
     <door>/course/              nbgrader's course folder: gradebook.db, submitted/, formgrader opens it
     <door>/repair/              repaired copies nbgrader graded, and repair.json
     <door>/results/             the nbgrader door's own records
@@ -42,6 +43,8 @@ GRADEBOOK = "gradebook.db"
 REPAIR = "repair"
 SIMILARITY = "similarity"
 WRITTEN = "written"
+FEEDBACK = "feedback"
+RELEASED = "released.json"
 STANDALONE = "standalone"  # `course autograde`'s cross-check: the standalone door's run inside the door's
 
 
@@ -133,6 +136,16 @@ class Run:
     @property
     def written(self) -> Path:
         return self.root / WRITTEN
+
+    @property
+    def feedback(self) -> Path:
+        """``course feedback``'s folder: one folder per LMS, and the release record."""
+        return self.root / FEEDBACK
+
+    @property
+    def released(self) -> Path:
+        """The release record: every feedback release of this run, who got what (``delivery/record.py``)."""
+        return self.feedback / RELEASED
 
     @property
     def repair_alone(self) -> Path:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from . import arguments, export, grading, handgrading, release, similarity
+from . import arguments, export, feedback, grading, handgrading, publish, release, similarity
 from .help import CourseParser, Group
 
 # What `course --help` says to an instructor (the module docstring above is for developers).
@@ -26,9 +26,11 @@ from another run; the demo has grades/demo/. `course clean` removes the demo's r
 
 EPILOG = """Example, a term's assignment:
   course release transformers
+  course publish ../nlp-students
   course grade transformers submissions.zip
   course formgrader transformers
-  course export transformers"""
+  course export transformers
+  course feedback transformers --lms canvas"""
 
 # Which job each command belongs to, in the order `course --help` lists them (the term's in the order a term
 # runs them). One name per command; a command no group names is listed under "other commands" and fails
@@ -36,9 +38,23 @@ EPILOG = """Example, a term's assignment:
 GROUPS: tuple[Group, ...] = (
     Group(
         "the term",
-        "In the order a term runs them: release, take in and grade the class, hand-grade the written answers, "
-        "export; then the commands for a class graded in shards or for nbgrader's own door.",
-        ("release", "intake", "grade", "autograde", "formgrader", "written", "similarity", "export", "merge", "repair"),
+        "In the order a term runs them: release and publish the student side, take in and grade the class, "
+        "hand-grade the written answers, export and deliver the feedback; then the commands for a class graded "
+        "in shards or for nbgrader's own door.",
+        (
+            "release",
+            "publish",
+            "intake",
+            "grade",
+            "autograde",
+            "formgrader",
+            "written",
+            "similarity",
+            "export",
+            "feedback",
+            "merge",
+            "repair",
+        ),
     ),
     Group(
         "authoring",
@@ -63,7 +79,9 @@ def build_parser() -> CourseParser:
     # `course --help` lists them by GROUPS, whatever the order here.
     grading.add_commands(sub)
     release.add_commands(sub)
+    publish.add_commands(sub)
     export.add_commands(sub)
+    feedback.add_commands(sub)
     handgrading.add_formgrader_command(sub)
     similarity.add_commands(sub)
     handgrading.add_written_command(sub)
