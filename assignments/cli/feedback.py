@@ -8,35 +8,13 @@ from pathlib import Path
 from ..escaping import one_line
 
 
-def _canvas_target(args, config: dict) -> tuple[str, str, str] | str:
-    """(Canvas URL, course id, assignment id) for the API, or the line saying what is missing."""
-    table = config.get("canvas") or {}
-    url = args.canvas_url or table.get("url") or ""
-    course_id = str(args.canvas_course or table.get("course_id") or "")
-    assignment_id = str(args.canvas_id or (table.get("assignments") or {}).get(args.assignment, {}).get("id") or "")
-    missing = [
-        what
-        for what, value in (
-            ("--canvas-url (or [tool.course.canvas] url)", url),
-            ("--canvas-course (or [tool.course.canvas] course_id)", course_id),
-            (f"--canvas-id (or [tool.course.canvas.assignments] {args.assignment} = {{ id = ... }})", assignment_id),
-        )
-        if not value
-    ]
-    if missing:
-        return "the Canvas API needs " + ", ".join(missing)
-    return url, course_id, assignment_id
-
-
 def cmd_feedback(args) -> int:
-    from ..config import settings
     from ..course import resolve
     from ..delivery import canvas_api
-    from ..delivery.release import ELSEWHERE, release_zip
+    from ..delivery.deliver import DeliveryRefused, canvas_target, deliver
+    from ..delivery.release import ELSEWHERE
     from ..exports import sqlite_folder
-    from ..intake import IntakeResult
     from ..run_folder import Run
-    from ..workflow import gather_export_job
 
     if args.lms in ELSEWHERE:
         print(ELSEWHERE[args.lms])
@@ -44,59 +22,39 @@ def cmd_feedback(args) -> int:
     if (args.api or args.dry_run) and args.lms != "canvas":
         print("--api and --dry-run are for Canvas; Moodle takes the feedback zip")
         return 2
-    try:
-        assignment = resolve(args.assignment)
-    except (KeyError, ValueError, OSError) as error:
-        print(f"unknown assignment {args.assignment!r}: {error}")
-        return 2
-    run = Run.of_results(args.results) if args.results else Run.of_term(assignment)
-    run = run.with_course(sqlite_folder(args.db))
-    if not run.intake.is_file():
-        print(
-            f"no intake manifest {run.intake}: feedback goes back only to students an LMS download named "
-            "(grade the class from its Canvas or Moodle download first)"
-        )
-        return 2
     problems: list[str] = []
     try:
-        intake = IntakeResult.load(run.intake)
-        job = gather_export_job(run, assignment, ("feedback",), db_url=args.db, strict=False, problems=problems)
-    except (FileNotFoundError, LookupError, ValueError, KeyError, TypeError) as error:
+        assignment = resolve(args.assignment)
+        run = Run.of_results(args.results) if args.results else Run.of_term(assignment)
+        canvas = (
+            canvas_target(assignment, args.canvas_url, args.canvas_course, args.canvas_id)
+            if args.api or args.dry_run
+            else None
+        )
+        done = deliver(
+            run.with_course(sqlite_folder(args.db)),
+            assignment,
+            args.lms,
+            db_url=args.db,
+            include_ungraded=args.include_ungraded,
+            changed_only=args.changed_only,
+            canvas=canvas,
+            dry_run=args.dry_run,
+            token=os.environ.get(canvas_api.TOKEN_VARIABLE),
+            problems=problems,
+        )
+    except (DeliveryRefused, KeyError, RuntimeError, ValueError, OSError) as error:
+        for problem in problems:
+            print(one_line(problem))
         print(f"feedback not released: {one_line(error)}")
         return 2
     for problem in problems:
-        print(problem)
-    choices = {"include_ungraded": args.include_ungraded, "changed_only": args.changed_only}
-    try:
-        if args.api or args.dry_run:
-            target = _canvas_target(args, settings(assignment.course.root))
-            if isinstance(target, str):
-                print(target)
-                return 2
-            url, course_id, canvas_id = target
-            done = canvas_api.release_api(
-                run,
-                assignment.name,
-                job.results,
-                job.roster,
-                intake,
-                url=url,
-                course_id=course_id,
-                assignment_id=canvas_id,
-                token=os.environ.get(canvas_api.TOKEN_VARIABLE),
-                dry_run=args.dry_run,
-                **choices,
-            )
-        else:
-            done = release_zip(run, assignment.name, job.results, job.roster, intake, args.lms, **choices)
-    except (RuntimeError, ValueError, OSError) as error:
-        print(f"feedback not released: {one_line(error)}")
-        return 2
-    _report(args, done, run)
+        print(one_line(problem))
+    _report(args, done)
     return 0 if done.pages else 1
 
 
-def _report(args, done, run) -> None:
+def _report(args, done) -> None:
     if done.archive is not None:
         how = (
             "in Canvas: Assignments > the assignment > Re-Upload Submissions"

@@ -17,4 +17,7 @@ one zip writer that refuses anything that could leave its folder (``archive``). 
 not true yet (written answers not graded, a grader problem) is held back, with the reason
 (``release.held_reason``). Every release is appended to ``<run>/feedback/released.json`` (``record``): per
 student the file, its checksum, the LMS key, when, and the results it was made from.
+
+``deliver.deliver`` is the command's one call: it reads the run once (``workflow.gather_export_job``: the
+records with hand grades, the names) and releases through the chosen way in.
 """
