@@ -199,6 +199,13 @@ def test_a_stale_release_a_folder_inside_the_course_and_a_planted_leak_are_refus
     assert list(out.iterdir()) == []
 
 
+def test_an_assignment_name_never_reaches_outside_release(tmp_path):
+    course = course_with(tmp_path)
+    with pytest.raises(PublishRefused, match="not an assignment of the catalog"):
+        publish(course, tmp_path / "students", ["../../solutions/transformers"])
+    assert not (tmp_path / "students").exists()
+
+
 def test_the_published_paths_never_leave_the_folder():
     for name in default().order:
         path = PurePosixPath(notebook_path(STUDENT_URL, name, f"{name}.ipynb"))
