@@ -191,6 +191,12 @@ def test_a_stale_release_a_folder_inside_the_course_and_a_planted_leak_are_refus
     with pytest.raises(PublishRefused, match="did not write"):
         publish(course, out)
     (out / "README.md").unlink()
+    (course.root / "keep.txt").write_text("the course's own file\n")
+    (out / MANIFEST).write_text(json.dumps({"files": {"../course/keep.txt": "0" * 64}}))
+    with pytest.raises(PublishRefused, match="outside the folder"):
+        publish(course, out)
+    assert (course.root / "keep.txt").exists()
+    (out / MANIFEST).unlink()
 
     stale = course.root / "release" / "transformers" / "transformers.ipynb"
     stale.write_text(stale.read_text().replace("my-uni/nlp-students", "my-uni/old-students"))

@@ -175,6 +175,9 @@ def _existing(out: Path) -> tuple[dict[str, str], list[Path], list[str]]:
             earlier = {str(k): str(v) for k, v in json.loads(manifest.read_text(encoding="utf-8"))["files"].items()}
         except (ValueError, KeyError, AttributeError, TypeError):
             problems.append(f"{manifest}: not what `course publish` writes; remove it or give another folder")
+        outside = [rel for rel in earlier if not _inside(out, rel)]
+        if outside:  # the files it names are removed on the next publish: never one outside DIR
+            problems.append(f"{manifest}: names {ascii(outside[0])}, outside the folder; remove the file")
     stack = [out]
     while stack:
         folder = stack.pop()
@@ -193,6 +196,14 @@ def _existing(out: Path) -> tuple[dict[str, str], list[Path], list[str]]:
     return earlier, files, problems
 
 
+def _inside(out: Path, rel: str) -> bool:
+    """Whether the relative path ``rel`` names a place inside ``out`` (no absolute path, no ``..``, no link out)."""
+    path = PurePosixPath(rel)
+    if path.is_absolute() or not path.parts or any(part in ("..", "") for part in rel.split("/")):
+        return False
+    return out.resolve() in (out / rel).resolve().parents
+
+
 def _course_source(course: Course):
     """Every assignment's source notebook as one: what the leak scan looks for anywhere in the tree."""
     cells = []
@@ -201,10 +212,10 @@ def _course_source(course: Course):
     return SimpleNamespace(cells=cells)  # all that the leak scan reads of a notebook
 
 
-def tree_leaks(course: Course, root: Path, assignments: list[str], display: str, extra=()) -> list[str]:
+def tree_leaks(course: Course, root: Path, assignments: list[str], display: str) -> list[str]:
     """The release's leak scan (``leaks.leaks``) over a published tree at ``root`` (messages name it
-    ``display``): each assignment's folder against its own source, then every file, ``extra`` files under
-    ``root`` included, against every assignment's. Also: no file inside a key folder."""
+    ``display``): each assignment's folder against its own source, then every file against every
+    assignment's. Also: no file inside a key folder."""
     problems = []
     pattern = lms.colab_pattern(course.root)
     files = [p for p in root.rglob("*") if p.is_file() and p.relative_to(root).parts[0] not in KEPT]
@@ -212,9 +223,9 @@ def tree_leaks(course: Course, root: Path, assignments: list[str], display: str,
         folder = root / PurePosixPath(notebook_path(pattern, name, f"{name}.ipynb")).parent
         mine = [path for path in files if folder in path.parents]
         problems += leaks(root, notebooks.read(course.assignment(name).source_path), display, mine)
-    everyone = leaks(root, _course_source(course), display, [*files, *extra])
+    everyone = leaks(root, _course_source(course), display, files)
     problems += [problem for problem in everyone if problem not in problems]
-    for path in [*files, *extra]:
+    for path in files:
         parts = path.relative_to(root).parts
         if any(part in KEY_FOLDERS for part in parts[:-1]):
             problems.append(f"{display}/{path.relative_to(root).as_posix()}: inside a key folder")
