@@ -211,7 +211,7 @@ def test_one_students_page_never_reaches_another(tmp_path):
         "forged",
         submissions=[
             forged("111"),
-            forged("111-5f3a", user_id="111", submission_id=900),  # a second record claiming Canvas user 111
+            forged("111-5f3a", user_id="111", submission_id=950),  # a second record claiming Canvas user 111
             forged("555", user_id="55a"),  # not a Canvas id
             forged("666", lms="plain", user_id=None, submission_id=None),
             forged("777", submission_id=None),  # a text entry: no attachment to comment on

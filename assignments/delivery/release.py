@@ -147,7 +147,9 @@ def _apart(pages: list[Page], held: list[Held], api: bool) -> tuple[list[Page], 
     feedback must never reach another."""
     claims: dict[str, list[Page]] = {}
     for page in pages:
-        for claim in [repr(sorted(page.lms_key.items()))[:200]] + ([] if api else [archive.folded(page.file)]):
+        # The person: their LMS id alone (two attachments of one Canvas user are still one person).
+        person = page.lms_key.get("canvas_user_id") or page.lms_key.get("moodle_participant_id")
+        for claim in [f"person {person}"] + ([] if api else [f"file {archive.folded(page.file)}"]):
             claims.setdefault(claim, []).append(page)
     clashing = {p.student: others for others in claims.values() if len(others) > 1 for p in others}
     kept = [p for p in pages if p.student not in clashing]
