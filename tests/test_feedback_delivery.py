@@ -270,7 +270,7 @@ def test_the_canvas_api_dry_run_prints_what_it_would_post_and_sends_nothing(tmp_
     monkeypatch.delenv("CANVAS_API_TOKEN", raising=False)
     run, found = canvas_run(tmp_path)
     args = ["feedback", A, "--lms", "canvas", "--results", str(run.results), "--api", "--dry-run"]
-    assert cli.main(args) == 2 and "the Canvas API needs --canvas-url" in capsys.readouterr().out
+    assert cli.main(args) == 2 and "the Canvas API needs --canvas-url" in capsys.readouterr().err
     target = ["--canvas-url", "https://canvas.example.edu", "--canvas-course", "17", "--canvas-id", "4242"]
     assert cli.main(args + target) == 0
     said = capsys.readouterr().out
@@ -285,7 +285,7 @@ def test_platforms_that_grade_themselves_need_nothing_and_bad_input_writes_nothi
     empty = Run(tmp_path / "run")
     store.save_result(graded("111"), empty.results)
     assert cli.main(["feedback", A, "--lms", "moodle", "--results", str(empty.results)]) == 2
-    assert "no intake manifest" in capsys.readouterr().out
+    assert "no intake manifest" in capsys.readouterr().err
     assert cli.main(["feedback", A, "--lms", "moodle", "--dry-run", "--results", str(empty.results)]) == 2
     assert not empty.feedback.exists()
     json.loads((empty.results / "111.json").read_text())  # untouched

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+import sys
 
 from ..escaping import one_line
+from . import arguments
+from .help import add_command
+
+
+def _refuse(line: str) -> int:
+    print(f"course feedback: {one_line(line, 2000)}", file=sys.stderr)
+    return 2
 
 
 def cmd_feedback(args) -> int:
@@ -20,8 +27,7 @@ def cmd_feedback(args) -> int:
         print(ELSEWHERE[args.lms])
         return 0
     if (args.api or args.dry_run) and args.lms != "canvas":
-        print("--api and --dry-run are for Canvas; Moodle takes the feedback zip")
-        return 2
+        return _refuse("--api and --dry-run are for Canvas; Moodle takes the feedback zip")
     problems: list[str] = []
     try:
         assignment = resolve(args.assignment)
@@ -44,10 +50,7 @@ def cmd_feedback(args) -> int:
             problems=problems,
         )
     except (DeliveryRefused, KeyError, RuntimeError, ValueError, OSError) as error:
-        for problem in problems:
-            print(one_line(problem))
-        print(f"feedback not released: {one_line(error)}")
-        return 2
+        return _refuse(f"nothing released: {error}")
     for problem in problems:
         print(one_line(problem))
     _report(args, done)
@@ -80,29 +83,31 @@ def _report(args, done) -> None:
 
 
 def add_commands(sub) -> None:
-    cmd = sub.add_parser(
+    cmd = add_command(
+        sub,
         "feedback",
         help="deliver each student's feedback page the way their LMS takes it (a Canvas re-upload zip or its "
         "API, Moodle's feedback zip) and record what went to whom",
         description="Writes <run>/feedback/<lms>/<assignment>_feedback_<lms>.zip, each page named as the LMS "
         "named that student's download, and appends the release to <run>/feedback/released.json. A student "
         "whose written answers are not graded yet, or whose record the grader had a problem with, is held "
-        "back. Example: course feedback transformers --lms canvas",
+        "back (docs/how-to/feedback.md).",
+        example=[
+            "course feedback transformers --lms canvas",
+            "course feedback transformers --lms canvas --api --dry-run --canvas-url https://canvas.example.edu "
+            "--canvas-course 1234 --canvas-id 56789",
+            "course feedback transformers --lms moodle --include-ungraded",
+        ],
     )
-    cmd.add_argument("assignment")
+    arguments.assignment(cmd)
     cmd.add_argument(
         "--lms",
         required=True,
         choices=("canvas", "moodle", "gradescope", "prairielearn"),
         help="where the class submitted; Gradescope and PrairieLearn show feedback in their own results",
     )
-    cmd.add_argument(
-        "--results",
-        type=Path,
-        default=None,
-        help="a run's results folder; default: the term's, grades/<term>/<assignment>/results",
-    )
-    cmd.add_argument("--db", default=None, help="nbgrader gradebook URL holding the hand grades; default: the run's")
+    arguments.results_folder(cmd)
+    arguments.database(cmd)
     cmd.add_argument(
         "--include-ungraded",
         action="store_true",

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import sys
 
+from . import arguments
+from .help import add_command
 from .options import course_of, root_option
 
 
 def cmd_publish(args) -> int:
+    from ..escaping import one_line
     from ..release.publish import PublishRefused, publish
 
     course = course_of(args)
     try:
         done = publish(course, args.dir, args.assignment or None, check_remote=args.check_remote)
     except PublishRefused as error:
-        print(f"{error}\nnothing was published")
+        first, *more = str(error).splitlines()
+        print(f"course publish: nothing published: {one_line(first, 2000)}", file=sys.stderr)
+        for line in more:  # a leak scan may find several; each is one line
+            print(f"  {one_line(line, 2000)}", file=sys.stderr)
         return 2
     print(
         f"published {len(done.written)} file(s) to {done.out}"
@@ -25,17 +31,19 @@ def cmd_publish(args) -> int:
 
 
 def add_commands(sub) -> None:
-    cmd = sub.add_parser(
+    cmd = add_command(
+        sub,
         "publish",
         help="write the student side (release notebooks, their data, a student README) to a folder of its own, "
         "the repository colab_url opens",
         description="Writes DIR/README.md and DIR/<assignment>/ from the committed release/, where each Colab "
         "link points, after the release's leak scan of the whole tree. Refuses, writing nothing, the shipped "
         "placeholder colab_url, a colab_url into this course repository, a stale release, and a DIR inside the "
-        "course repository. Example: course publish ../nlp-students",
+        "course repository (docs/how-to/publish.md).",
+        example=["course publish ../nlp-students", "course publish ../nlp-students transformers --check-remote"],
     )
-    cmd.add_argument("dir", type=Path, help="the folder (or a clone of the student repository) to write")
-    cmd.add_argument("assignment", nargs="*", help="default: every assignment with a release folder")
+    arguments.output_folder(cmd, "dir", help="the folder (or a clone of the student repository) to write", run=False)
+    arguments.assignment(cmd, several=True, default_help="every assignment with a release folder", from_root=True)
     cmd.add_argument(
         "--check-remote",
         action="store_true",
