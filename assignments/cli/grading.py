@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from ..course import default
@@ -64,7 +65,16 @@ def cmd_merge(args) -> int:
 
 
 def cmd_prairielearn(args) -> int:
-    """PrairieLearn's external-grading entry point: the job in /grade, results in /grade/results/results.json."""
+    """PrairieLearn's external-grading entry point: the job in /grade, results in /grade/results/results.json.
+    With --print-timeout: the job timeout the question's info.json needs, derived from the grader's limits."""
+    if args.print_timeout:
+        from ..prairielearn_question import job_timeout
+
+        print(job_timeout())
+        return 0
+    if not args.assignment:
+        print("course prairielearn: name the assignment to grade (e.g. `course prairielearn transformers`)")
+        return 2
     from ..prairielearn_runner import main
 
     return main(args.assignment, args.job)  # non-zero where the grader failed: PrairieLearn fails the job
@@ -170,9 +180,19 @@ def add_commands(sub) -> None:
     prairielearn = sub.add_parser(
         "prairielearn",
         help="grade one PrairieLearn external-grading job (the grader image's entry point for PrairieLearn)",
+        description="Grade the notebook in a PrairieLearn job folder and write its results/results.json.",
+        epilog="example: course prairielearn transformers --job /grade\n"
+        "         course prairielearn --print-timeout   # the seconds for info.json's externalGradingOptions.timeout",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    prairielearn.add_argument("assignment")
+    prairielearn.add_argument("assignment", nargs="?")
     prairielearn.add_argument("--job", type=Path, default=Path("/grade"), help="the job folder (default: /grade)")
+    prairielearn.add_argument(
+        "--print-timeout",
+        action="store_true",
+        help="print the job timeout in seconds that a question's info.json needs (the grader's wall-clock "
+        "ceiling plus its own work at PrairieLearn's 0.9 CPU) and exit",
+    )
     prairielearn.set_defaults(func=cmd_prairielearn)
 
     repair = sub.add_parser(
