@@ -66,6 +66,9 @@ def cmd_gradescope_zip(args) -> int:
     except FileNotFoundError as error:
         print(f"cannot build the Gradescope zip: {error}")
         return 1
+    except ValueError as error:  # the course's settings (pyproject.toml [tool.course])
+        print(f"cannot build the Gradescope zip: {error}")
+        return 2
     print(f"wrote {out} (upload it as the autograder of a Gradescope programming assignment)")
     return 0
 
@@ -80,6 +83,9 @@ def cmd_image(args) -> int:
     except FileNotFoundError as error:
         print(f"cannot write the grader image's build context: {error}")
         return 1
+    except ValueError as error:  # the course's settings (pyproject.toml [tool.course])
+        print(f"cannot write the grader image's build context: {error}")
+        return 2
     print(
         f"wrote {out}: build it with `docker build -t course-grader:{args.assignment} {out}` (or podman; "
         f"`make image` does it here), and `--target engine` for the image without the assignment, which "

@@ -427,7 +427,7 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
     assert "| attention_written | manual | 3 | 1 | 2.5 | 2.5 | 2.5 | 0 |" in (out / "report" / "summary.md").read_text(
         encoding="utf-8"
     )
-    scored = json.loads((out / "gradescope" / "222.json").read_text())
+    scored = json.loads((out / "gradescope-preview" / "222.json").read_text())
     assert all("(written)" not in test.get("name", "") for test in scored["tests"])
     assert scored["score"] == 5.0, "Gradescope grades written answers itself"
     shown = root / "autograded" / "222" / "toy" / "toy.ipynb"
@@ -558,7 +558,7 @@ def test_course_export_command(tmp_path, results, capsys):
             "--out",
             str(out),
             "--formats",
-            "gradescope,canvas,feedback,report",
+            "gradescope-preview,canvas,feedback,report",
             "--db",
             f"sqlite:///{tmp_path / 'none.db'}",
         ]
@@ -566,7 +566,7 @@ def test_course_export_command(tmp_path, results, capsys):
     assert code == 0
     printed = capsys.readouterr().out
     assert f"canvas: 1 file(s) in {out / 'canvas'}" in printed
-    assert sorted(p.name for p in (out / "gradescope").iterdir()) == ["111.json", "222.json", "333.json"]
+    assert sorted(p.name for p in (out / "gradescope-preview").iterdir()) == ["111.json", "222.json", "333.json"]
     assert '"doejane","111"' in (out / "canvas" / f"{A}_canvas.csv").read_text(), "every CSV field is quoted"
     assert (out / "report" / "histograms.png").stat().st_size > 0
     assert len(list((out / "feedback").glob("*.html"))) == 3
