@@ -41,8 +41,9 @@ MAX_TIMEOUT_S = 600
 # importing torch and the grader, reading and checking the upload, restoring the notebook's locked cells,
 # and after the window closes, failing the tests still to run and writing results.json. Measured at 3.9 to
 # 5.1 s for the three assignments' references at half a CPU (benchmarks/results/grade_class_half_cpu.json,
-# "grader_cpu_s", imports included); six times that leaves room for a slower host.
-GRADER_OWN_CPU_S = 30.0
+# "grader_cpu_s", imports included). Twelve times that: a CPU quota caps a container, it reserves nothing,
+# and a grading host running several jobs gives each less than its 0.9 when they all compute at once.
+GRADER_OWN_CPU_S = 60.0
 TIMEOUT_STEP_S = 10  # the timeout is rounded up to a multiple of this
 
 IMAGE_PLACEHOLDER = "YOUR-DOCKERHUB-ACCOUNT/course-grader:engine"
