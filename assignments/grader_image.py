@@ -6,7 +6,8 @@ The folder holds ``Containerfile`` and ``course`` from the repository's ``image/
 the assignment's Gradescope bundle unpacked (``gradescope_bundle.build_autograder_zip``): what the image
 grades with is exactly what the zip ships, the locks included, and never a solution notebook. Its
 ``engine`` target leaves the assignment out (a public registry may hold it); ``prairielearn/`` beside
-holds the assignment for a PrairieLearn question's ``tests/`` folder, from which ``course prairielearn``
+is a PrairieLearn question to copy into a course's ``questions/``: ``info.json`` and ``question.html``
+(``prairielearn_question``) and ``tests/`` holding the assignment, from which ``course prairielearn``
 grades with that image (``prairielearn_runner.QUESTION_COURSE``).
 """
 
@@ -19,19 +20,20 @@ from pathlib import Path
 
 from assignments.gradescope.bundle import build_autograder_zip
 
-from .course import REPO
+from .course import REPO, Course
+from .prairielearn_question import IMAGE_PLACEHOLDER, write_question_files
 from .prairielearn_runner import QUESTION_COURSE
 
 IMAGE_DIR = REPO / "image"
 CONTEXT_FILES = ("Containerfile", "course")  # from image/, beside source/
-PRAIRIELEARN = "prairielearn"  # beside source/: the files a question's tests/ folder holds
+PRAIRIELEARN = "prairielearn"  # beside source/: the PrairieLearn question (info.json, question.html, tests/)
 # The bundle's parts that make it one assignment's grader (the rest is the grader and the locks).
 ASSIGNMENT_PARTS = ("autograder", "release", "source")
 
 
-def write_context(assignment: str, out: Path, repo: Path = REPO) -> Path:
-    """Write the build context of ``assignment``'s grader image to ``out`` (replacing what was there);
-    returns ``out``."""
+def write_context(assignment: str, out: Path, repo: Path = REPO, prairielearn_image: str = IMAGE_PLACEHOLDER) -> Path:
+    """Write the build context of ``assignment``'s grader image to ``out`` (replacing what was there), and
+    the PrairieLearn question whose info.json names ``prairielearn_image``; returns ``out``."""
     out = Path(out)
     source, question = out / "source", out / PRAIRIELEARN
     for folder in (source, question):
@@ -44,11 +46,13 @@ def write_context(assignment: str, out: Path, repo: Path = REPO) -> Path:
             for info in zipped.infolist():
                 targets = [source / info.filename]
                 if info.filename.split("/")[0] in ASSIGNMENT_PARTS:
-                    targets.append(question / QUESTION_COURSE / info.filename)
+                    targets.append(question / "tests" / QUESTION_COURSE / info.filename)
                 for target in targets:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(zipped.read(info))
                     target.chmod((info.external_attr >> 16) & 0o777 or 0o644)
     for name in CONTEXT_FILES:
         shutil.copy2(IMAGE_DIR / name, out / name)
+    title = Course(Path(repo)).assignment(assignment).title
+    write_question_files(assignment, title, question, image=prairielearn_image)
     return out

@@ -8,7 +8,11 @@ The job folder as PrairieLearn lays it out (docs/externalGrading.md): ``/grade/s
 ``/grade/data/data.json`` (the question's data; not needed: the notebook is the whole submission),
 ``/grade/tests`` and ``/grade/serverFilesCourse`` (the question's and the course's files), and
 ``/grade/results``, which the job must create. The upload is found and read as on Gradescope
-(``gradescope_runner.grade_upload``: only a regular file inside the folder, never a link).
+(``gradescope_runner.grade_upload``: only a regular file inside the folder, never a link), with
+PrairieLearn's own cap on its size (``PRAIRIELEARN_UPLOAD_BYTES``).
+
+The question's ``info.json``, with the job's timeout derived from the grader's limits, is
+``prairielearn_question``'s (``course prairielearn --print-timeout`` prints that timeout).
 
 The assignment comes from the question's ``tests/`` folder when it holds one (``tests/course/``, laid out as
 the repository: ``autograder/<a>/``, ``release/<a>/``, ``source/<a>/grading.json``; ``course image``
@@ -41,6 +45,12 @@ EXIT_GRADER_FAILED = 3
 # and the question's and course's files. Without namespaces, permissions are what keep the kernel out.
 PRIVATE = ("student", "data", "tests", "serverFilesCourse")
 STUDENT = "student"  # PrairieLearn's job names nobody; the record needs a key
+# PrairieLearn's pl-file-upload takes at most 5 MB per answer (docs/elements/pl-file-upload.md; its script
+# refuses files adding up to more than 5 * 1024 * 1024 bytes before they are sent, and the server refuses
+# larger requests). A larger file reaches a job only past that element (a workspace's graded files, a
+# hand-made request); it is answered as PrairieLearn would have: not graded, the attempt kept, and why.
+PRAIRIELEARN_UPLOAD_BYTES = 5 * 1024 * 1024
+UPLOAD_LIMIT_NAME = "PrairieLearn accepts for an upload"
 QUESTION_COURSE = "course"  # the assignment's files in the question's tests/ folder: tests/course/
 
 
@@ -55,15 +65,16 @@ def job_assignment(assignment: str, job: Path):
     return resolve(assignment)
 
 
-def grade_with(hw, path: Path, student: str):
+def grade_with(hw, path: Path, student: str, limits=None):
     from assignments.grading.doors.standalone import grade_submission
 
-    return grade_submission(hw, path, student)
+    return grade_submission(hw, path, student, limits=limits)
 
 
-def run(assignment: str, job: Path = Path("/grade")) -> Path | None:
+def run(assignment: str, job: Path = Path("/grade"), limits=None) -> Path | None:
     """Grade the job in ``job`` and write ``job/results/results.json``; returns its path, or None where the
-    grader failed (nothing written; ``main`` exits non-zero, see ``GRADER_FAILURE_SPEC``)."""
+    grader failed (nothing written; ``main`` exits non-zero, see ``GRADER_FAILURE_SPEC``). ``limits``: the
+    sandbox's (``Limits``; default its own), from which the question's timeout is derived."""
     from assignments.gradescope.runner import grade_upload, grader_failure, staff_lines, staff_traceback
 
     job = Path(job)
@@ -74,7 +85,12 @@ def run(assignment: str, job: Path = Path("/grade")) -> Path | None:
                 os.chmod(job / name, 0o700)
         hw = job_assignment(assignment, job)
         result = grade_upload(
-            assignment, job / "student", STUDENT, grade=lambda _, path, who: grade_with(hw, path, who)
+            assignment,
+            job / "student",
+            STUDENT,
+            grade=lambda _, path, who: grade_with(hw, path, who, limits),
+            max_bytes=PRAIRIELEARN_UPLOAD_BYTES,
+            limit_name=UPLOAD_LIMIT_NAME,
         )
     except Exception as error:  # noqa: BLE001 - the grader's failure, reported as one below
         staff_traceback()  # the job's log, which staff see
@@ -96,11 +112,11 @@ def run(assignment: str, job: Path = Path("/grade")) -> Path | None:
     return results
 
 
-def main(assignment: str, job: Path = Path("/grade")) -> int:
+def main(assignment: str, job: Path = Path("/grade"), limits=None) -> int:
     """``run``, as an exit status: 0 with a results.json, ``EXIT_GRADER_FAILED`` where the grader failed
     (whatever raised, RecursionError included)."""
     try:
-        return 0 if run(assignment, job) is not None else EXIT_GRADER_FAILED
+        return 0 if run(assignment, job, limits) is not None else EXIT_GRADER_FAILED
     except Exception:  # noqa: BLE001 - a failed job, not a score
         from assignments.gradescope.runner import staff_traceback
 

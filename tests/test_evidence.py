@@ -19,7 +19,7 @@ from assignments import notebooks
 from assignments.course import resolve
 from assignments.demo import students as demo_class
 from assignments.exports.feedback import feedback_html, feedback_markdown
-from assignments.exports.report import summary_markdown
+from assignments.exports.report import student_markdown, summary_markdown
 from assignments.grading.doors.nbgrader.evidence import KEPT_KEY, KeepEvidence, ShowEvidence
 from assignments.grading.submission import evidence
 from assignments.release import hygiene
@@ -166,8 +166,9 @@ def test_feedback_and_class_report_carry_the_evidence():
     for text in (markdown, page):
         assert EDITED_FIGURE in text and "FLAGGED (edited)" in text
     assert "data:image/png;base64," in page
-    report = summary_markdown([result])
-    assert "## Written answers' evidence" in report and EDITED_FIGURE in report and "(edited)" in report
+    summary, page = summary_markdown([result]), student_markdown(result)
+    assert "## Written answers' evidence" in summary and "| 1 | 0 | 1 |" in summary, "counted by status"
+    assert "## Written answers' evidence" in page and EDITED_FIGURE in page and "FLAGGED (edited)" in page
 
 
 def toy_with_evidence(folder):

@@ -189,7 +189,7 @@ def check_prairielearn_schema(data: dict) -> None:
 @pytest.fixture(scope="module")
 def through_prairielearn(tmp_path_factory):
     folder = tmp_path_factory.mktemp("prairielearn")
-    question = write_context(A, folder / "context", repo=COURSE.root) / PRAIRIELEARN  # the question's tests/
+    question = write_context(A, folder / "context", repo=COURSE.root) / PRAIRIELEARN / "tests"  # the question's tests/
     uploads = {**notebooks(), "unreadable": b"\x89PNG not a notebook"}
     with ThreadPoolExecutor(AT_ONCE) as pool:
         jobs = {name: pool.submit(prairielearn, folder / name, data, question) for name, data in uploads.items()}
@@ -320,8 +320,8 @@ def test_merged_run_writes_the_same_exports_as_the_whole_class_run(batch_runs):
     canvas = f"canvas/{A}_canvas.csv"
     with open(whole / canvas, newline="") as a, open(merged / canvas, newline="") as b:
         assert list(csv.reader(a)) == list(csv.reader(b)), "the Canvas CSVs of the merged and whole runs differ"
-    for path in sorted((whole / "gradescope").glob("*.json")):
-        one, other = json.loads(path.read_text()), json.loads((merged / "gradescope" / path.name).read_text())
+    for path in sorted((whole / "gradescope-preview").glob("*.json")):
+        one, other = json.loads(path.read_text()), json.loads((merged / "gradescope-preview" / path.name).read_text())
         for data in (one, other):
             data.pop("execution_time")
             data["output"] = "".join(ch for ch in data["output"] if not ch.isdigit())

@@ -34,5 +34,5 @@ def test_a_class_of_the_toy_course_is_graded_and_exported_into_its_run(tmp_path)
     with open(run.exports / "canvas" / "toy_canvas.csv", newline="", encoding="utf-8") as handle:
         rows = {row["Student"]: row for row in csv.DictReader(handle)}
     assert rows["ada"]["toy"] == "5", f"Canvas should get 5 (the written answer waits for a person): {rows}"
-    for folder in ("gradescope", "nbgrader", "feedback", "report"):
+    for folder in ("gradescope-preview", "nbgrader", "feedback", "report"):
         assert any((run.exports / folder).iterdir()), f"no {folder} export in {run.exports}"

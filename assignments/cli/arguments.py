@@ -45,9 +45,11 @@ def _listed(names) -> str:
     return ", ".join(names)
 
 
-def assignment(parser, *, several: bool = False, default_help: str = "", from_root: bool = False, also=None) -> None:
-    """The assignment (``several``: zero or more; none means ``default_help``), one of the course's names
-    (``from_root``: of ``--root``'s course when given) or of ``also(args)``."""
+def assignment(
+    parser, *, several: bool = False, default_help: str = "", from_root: bool = False, also=None, optional: bool = False
+) -> None:
+    """The assignment (``several``: zero or more; none means ``default_help``; ``optional``: zero or one), one
+    of the course's names (``from_root``: of ``--root``'s course when given) or of ``also(args)``."""
     try:
         names = known_assignments(default())
     except ValueError:  # a term [tool.course] cannot have: `check` says so for the commands that need it
@@ -55,6 +57,8 @@ def assignment(parser, *, several: bool = False, default_help: str = "", from_ro
     help_text = f"one of: {_listed(names)}" + (" (or those of --root's course)" if from_root else "")
     if several:
         parser.add_argument("assignment", nargs="*", help=f"{help_text}; default: {default_help}")
+    elif optional:
+        parser.add_argument("assignment", nargs="?", help=f"{help_text}; {default_help}")
     else:
         parser.add_argument("assignment", help=help_text)
     _add_check(parser, partial(_known_assignments, also))
@@ -274,7 +278,7 @@ def known_assignments(course: Course) -> list[str]:
 
 
 def _known_assignments(also, args, course: Course) -> None:
-    given = args.assignment if isinstance(args.assignment, list) else [args.assignment]
+    given = args.assignment if isinstance(args.assignment, list) else [args.assignment] if args.assignment else []
     known = known_assignments(course)
     known += [name for name in (also(args) if also else []) if name not in known]
     for name in given:
@@ -526,6 +530,8 @@ def _gradebook_ok(args, course) -> None:
 
 
 def _job_ok(args, course) -> None:
+    if getattr(args, "print_timeout", False):  # prints a number, reads no job
+        return
     path = args.job
     what = "run it in PrairieLearn's grading container, or give --job a job folder (student/ inside)"
     if not path.is_dir():

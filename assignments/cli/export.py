@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .. import exports
 from ..escaping import one_line
+from ..prairielearn_question import IMAGE_PLACEHOLDER as PRAIRIELEARN_IMAGE_PLACEHOLDER
 from . import arguments
 from .help import add_command
 from .options import course_of, layout_option, root_option
@@ -59,6 +60,9 @@ def cmd_gradescope_zip(args) -> int:
     except FileNotFoundError as error:
         print(f"cannot build the Gradescope zip: {error}")
         return 1
+    except ValueError as error:  # the course's settings (pyproject.toml [tool.course])
+        print(f"cannot build the Gradescope zip: {error}")
+        return 2
     print(f"wrote {out} (upload it as the autograder of a Gradescope programming assignment)")
     return 0
 
@@ -69,15 +73,24 @@ def cmd_image(args) -> int:
     course = course_of(args)
     out = Path(args.out or course.build_dir / "image" / args.assignment)
     try:
-        write_context(args.assignment, out, repo=course.root)
+        write_context(args.assignment, out, repo=course.root, prairielearn_image=args.prairielearn_image)
     except FileNotFoundError as error:
         print(f"cannot write the grader image's build context: {error}")
         return 1
+    except ValueError as error:  # the course's settings (pyproject.toml [tool.course])
+        print(f"cannot write the grader image's build context: {error}")
+        return 2
     print(
         f"wrote {out}: build it with `docker build -t course-grader:{args.assignment} {out}` (or podman; "
         f"`make image` does it here), and `--target engine` for the image without the assignment, which "
-        f"PrairieLearn pulls with {out / PRAIRIELEARN} as the question's tests/ folder (README, The grader image)"
+        f"PrairieLearn pulls; {out / PRAIRIELEARN} is the PrairieLearn question to copy into the course's "
+        f"questions/ (docs/how-to/prairielearn.md)"
     )
+    if args.prairielearn_image == PRAIRIELEARN_IMAGE_PLACEHOLDER:
+        print(
+            f"  its info.json names the image {PRAIRIELEARN_IMAGE_PLACEHOLDER}: "
+            "pass --prairielearn-image with the engine image you pushed"
+        )
     return 0
 
 
@@ -228,6 +241,12 @@ def add_commands(sub) -> None:
     )
     arguments.assignment(image, from_root=True)
     arguments.output_folder(image, help="default: build/image/<assignment>", run=False)
+    image.add_argument(
+        "--prairielearn-image",
+        default=PRAIRIELEARN_IMAGE_PLACEHOLDER,
+        help="the public engine image PrairieLearn pulls, for the question's info.json "
+        "(e.g. myaccount/course-grader:engine)",
+    )
     image.set_defaults(func=cmd_image)
     root_option(image)
 

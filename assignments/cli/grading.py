@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from ..course import default
@@ -61,7 +62,19 @@ def cmd_merge(args) -> int:
 
 
 def cmd_prairielearn(args) -> int:
-    """PrairieLearn's external-grading entry point: the job in /grade, results in /grade/results/results.json."""
+    """PrairieLearn's external-grading entry point: the job in /grade, results in /grade/results/results.json.
+    With --print-timeout: the job timeout the question's info.json needs, derived from the grader's limits."""
+    if args.print_timeout:
+        from ..prairielearn_question import job_timeout
+
+        print(job_timeout())
+        return 0
+    if not args.assignment:
+        print(
+            "course prairielearn: name the assignment to grade (e.g. `course prairielearn transformers`)",
+            file=sys.stderr,
+        )
+        return 2
     from ..prairielearn_runner import main
 
     return main(args.assignment, args.job)  # non-zero where the grader failed: PrairieLearn fails the job
@@ -186,10 +199,18 @@ def add_commands(sub) -> None:
         sub,
         "prairielearn",
         help="grade one PrairieLearn external-grading job (the grader image's entry point for PrairieLearn)",
-        example="course prairielearn transformers --job /grade",
+        example=["course prairielearn transformers --job /grade", "course prairielearn --print-timeout"],
     )
-    arguments.assignment(prairielearn, also=arguments.job_assignments)
+    arguments.assignment(
+        prairielearn, also=arguments.job_assignments, optional=True, default_help="needed unless --print-timeout"
+    )
     arguments.job_folder(prairielearn)
+    prairielearn.add_argument(
+        "--print-timeout",
+        action="store_true",
+        help="print the job timeout in seconds that a question's info.json needs (the grader's wall-clock "
+        "ceiling plus its own work at PrairieLearn's 0.9 CPU) and exit",
+    )
     prairielearn.set_defaults(func=cmd_prairielearn)
 
     repair = add_command(

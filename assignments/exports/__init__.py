@@ -1,4 +1,4 @@
-"""Exports from the results model: Gradescope, Canvas CSV, nbgrader gradebook, feedback, class report.
+"""Exports from the results model: a Gradescope preview, Canvas CSV, nbgrader gradebook, feedback, class report.
 
 Every exporter reads ``SubmissionResult`` records (a run's ``results/<student>.json``, see
 ``results/store.py``); none re-parses logs or notebooks. Each format is one writer in ``WRITERS`` (an
@@ -31,10 +31,12 @@ class ExportJob:
     canvas_gradebook: dict | None = None  # a Canvas gradebook export: Canvas user id -> Canvas's own row
 
 
-def _gradescope(job: ExportJob) -> list[Path]:
+def _gradescope_preview(job: ExportJob) -> list[Path]:
+    """Each student's results.json as Gradescope would show it: a preview for staff. Gradescope cannot
+    import it (its scores come only from run_autograder in its own container; ``course gradescope-zip``)."""
     from .gradescope import write_all
 
-    return write_all(job.results, job.out / "gradescope")
+    return write_all(job.results, job.out / GRADESCOPE_PREVIEW)
 
 
 def _canvas(job: ExportJob) -> list[Path]:
@@ -70,15 +72,21 @@ def _report_writer(job: ExportJob) -> list[Path]:
     return write_report(job.results, job.out / "report", job.assignment)
 
 
+GRADESCOPE_PREVIEW = "gradescope-preview"  # the format's name and its folder: a preview, not an import file
 # The registry: format name -> writer, in the order ``course export`` runs them by default.
 WRITERS: dict[str, Callable[[ExportJob], list[Path]]] = {
-    "gradescope": _gradescope,
+    GRADESCOPE_PREVIEW: _gradescope_preview,
     "canvas": _canvas,
     "nbgrader": _nbgrader,
     "feedback": _feedback,
     "report": _report_writer,
 }
 FORMATS = tuple(WRITERS)
+# What a format's files are for, where its name alone could mislead (printed with what was written).
+NOTES = {
+    GRADESCOPE_PREVIEW: "what each student would see on Gradescope; a preview that Gradescope cannot import "
+    "(Gradescope scores through the autograder zip, `course gradescope-zip`)",
+}
 
 
 def write(
@@ -123,4 +131,5 @@ def report_problem(problems: list[str] | None, line: str) -> None:
 def print_written(written: dict[str, list[Path]]) -> None:
     for name, paths in written.items():
         folders = sorted({str(p.parent) for p in paths})
-        print(f"{name}: {len(paths)} file(s) in {', '.join(folders)}")
+        note = f" ({NOTES[name]})" if name in NOTES else ""
+        print(f"{name}: {len(paths)} file(s) in {', '.join(folders)}{note}")

@@ -1,6 +1,6 @@
 """How a written answer's evidence (``results.model.Evidence``) is shown: Markdown and HTML blocks.
 
-Every view (feedback, class report, ``course written``) shows the same thing: the label line
+Every view (feedback, the class report's student pages, ``course written``) shows the same thing: the label
 (``evidence.label``: the student's own run, or flagged and why), then the outputs as submitted. The text
 is the student's, so it is always escaped (HTML) or fenced (Markdown), and images are only ever PNG
 data whose base64 alphabet is checked before it goes into a page (``escaping``).
@@ -16,8 +16,6 @@ from ..escaping import html_image, html_text, markdown_fence, markdown_inline
 from ..results.model import Evidence
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-REPORT_LINES = 6  # lines of output text per evidence cell in the class report
-REPORT_CHARS = 1000  # and at most this many characters of them (the end: a run's summary comes last)
 
 
 def plain(text: str) -> str:
@@ -61,17 +59,3 @@ def evidence_html(items: list[Evidence]) -> str:
 STYLE = """.evidence{border-left:4px solid #1a7f37;background:#f6f8fa;padding:.4rem .8rem;margin:.6rem 0}
 .evidence.flagged{border-left-color:#cf222e;background:#ffebe9}.evidence pre{white-space:pre-wrap;margin:.3rem 0}
 .evidence img{max-width:100%}"""
-
-
-def report_lines(items: list[Evidence]) -> str:
-    """The class report's cell for one student and question: status and the last lines of output text."""
-    parts = []
-    for item in items:
-        text = "\n".join(plain(o["text"]) for o in item.outputs if o["kind"] != "image")
-        lines = [line.strip() for line in text.splitlines() if line.strip()][-REPORT_LINES:]
-        shown = " / ".join(lines)
-        shown = markdown_inline(shown if len(shown) <= REPORT_CHARS else "…" + shown[-REPORT_CHARS:], REPORT_CHARS + 1)
-        figures = sum(1 for o in item.outputs if o["kind"] == "image")
-        extra = f" [{figures} figure(s)]" if figures else ""
-        parts.append(f"{markdown_inline(item.cell)} ({item.status}): {shown or '(no text output)'}{extra}")
-    return "<br>".join(parts)

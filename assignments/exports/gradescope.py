@@ -1,5 +1,8 @@
 """Gradescope's ``results.json`` from a results record (the runner inside Gradescope's container is
 ``assignments/gradescope/runner.py``; the autograder zip is built by ``assignments/gradescope/bundle.py``).
+``course export``'s ``gradescope-preview`` format writes the same file per student: a preview of what
+each student would see on Gradescope, which Gradescope cannot import (its scores come only from
+``run_autograder`` in its own container).
 
 results.json follows Gradescope's autograder specification: a top-level ``score`` (the autograded
 points, which Gradescope uses instead of summing the tests), ``execution_time``, ``output`` for the
@@ -25,26 +28,55 @@ from .text import execution_seconds, humanise_test, points, question_title, safe
 # ---------------------------------------------------------------- results.json
 
 
+# Gradescope's visibility values (gradescope/autograder_samples, docs/specs.md at
+# 00f6aa02e2bb1083bd8788c5a1d306fea721e833, "Controlling Test Case Visibility"), in our words:
+# - "visible" (its default): the student always sees the test;
+# - "after_due_date": the test is shown once the assignment's due date has passed;
+# - "after_published": the test is shown once staff publish the grades from "Review Grades";
+# - "hidden": the test is never shown to students.
+# A top-level "visibility" applies to every test, and a test's own value overrides it. The spec adds that
+# while any test is held back (after_due_date before the due date, after_published before publishing),
+# students do not see their total score either; tests marked "hidden" do not hide the total, because the
+# spec means "hidden" only for tests that carry no points. Every hidden test here carries points, so
+# "hidden" is refused as the course's setting: it would hide which tests lost points while the total,
+# made of those very points, stays in view.
 VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
+COURSE_VISIBILITIES = ("visible", "after_due_date", "after_published")
+VISIBILITY_SPEC = "gradescope/autograder_samples docs/specs.md, Controlling Test Case Visibility"
+# What the top-level output says instead of the score while the tests (and so the total) are held back.
+HELD_BACK = {
+    "after_due_date": "Your autograded score and each test's result are shown after the due date.",
+    "after_published": "Your autograded score and each test's result are shown when grades are published.",
+}
 
 
 def test_visibility(pyproject: Path | None = None) -> str:
-    """``[tool.course] gradescope_test_visibility``: when students see hidden tests' names and messages.
-
-    Gradescope's values: visible (default, as before), after_due_date, after_published, hidden.
-    """
+    """``[tool.course] gradescope_test_visibility``: when students see the hidden tests and, with them, their
+    autograded total (``VISIBILITIES`` above says what each value does on Gradescope). ValueError for a
+    value Gradescope does not know, and for "hidden" (Gradescope keeps it for tests worth no points)."""
     try:
         course = read_toml(pyproject or REPO / "pyproject.toml").get("tool", {}).get("course", {})
         value = course.get("gradescope_test_visibility", "visible")
     except (OSError, ValueError):
         return "visible"
-    if value not in VISIBILITIES:
-        raise ValueError(f"[tool.course] gradescope_test_visibility is {value!r}; expected one of {VISIBILITIES}")
+    if value == "hidden":
+        raise ValueError(
+            "[tool.course] gradescope_test_visibility = 'hidden' is refused: Gradescope keeps 'hidden' for tests "
+            "worth no points (they never hide the total) and every test here carries points; use "
+            "'after_due_date' or 'after_published' to hold the tests and the total back until then"
+        )
+    if value not in COURSE_VISIBILITIES:
+        raise ValueError(
+            f"[tool.course] gradescope_test_visibility is {value!r}; expected one of {COURSE_VISIBILITIES}"
+        )
     return value
 
 
 def results_json(result: SubmissionResult, visibility: str | None = None) -> dict:
-    """The Gradescope results.json for one record."""
+    """The Gradescope results.json for one record. ``visibility`` (default: the course's setting) is the
+    assignment-level value and every hidden test's; a question that no test ran for (an upload that
+    could not be graded) stays visible, so the student learns at once that the upload must be sent again.
+    While tests are held back, the top-level output leaves out the score Gradescope hides."""
     visibility = visibility or test_visibility()
     tests = []
     for question in result.questions:
@@ -80,12 +112,12 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
     return {
         "score": autograded_score(result),
         "execution_time": int(round(execution_seconds(result))),
-        "output": printable(overall_output(result)),
+        "output": printable(overall_output(result, HELD_BACK.get(visibility))),
         "output_format": "text",
         "test_output_format": "text",
         "test_name_format": "text",
-        "stdout_visibility": "hidden",
-        "visibility": "visible",
+        "stdout_visibility": "hidden",  # run_autograder's stdout is the staff log (findings unabridged)
+        "visibility": visibility,
         "tests": tests,
         "extra_data": {
             "student": result.student,
@@ -109,10 +141,12 @@ def autograded_score(result: SubmissionResult) -> float:
     return float(reported(result).points)
 
 
-def overall_output(result: SubmissionResult) -> str:
+def overall_output(result: SubmissionResult, held_back: str | None = None) -> str:
+    """The submission's message: its score (or ``held_back``, the line that says when the score is shown),
+    lateness, excused and written questions, and the grader's notes for the student."""
     score = reported(result)
-    lines = [f"Autograded score: {points(score.points)} / {points(score.max_points)}"]
-    if score.penalty:
+    lines = [held_back or f"Autograded score: {points(score.points)} / {points(score.max_points)}"]
+    if score.penalty and not held_back:
         lines.append(f"Late penalty: -{points(score.penalty)} points ({result.late_note}).")
     elif result.late_note:
         lines.append(f"Late: {result.late_note}.")

@@ -1,22 +1,39 @@
-"""The class report: a per-question score histogram (PNG) and a Markdown summary.
+"""The class report, written to read at any class size (docs/reference/class-report.md):
 
-Every text in the summary's tables goes through ``escaping.markdown_inline``: student keys and evidence
-outputs are the students', and a grade id or test name costs nothing to escape too. The only image is
-the report's own histogram.
+- ``summary.md``: one row per question (its title, difficulty and discrimination beside the usual
+  figures), findings by code, shortcuts, the hardest hidden tests, and per written question how many
+  students' evidence was kept or flagged: nothing in it grows with the number of students;
+- ``histograms.png`` and ``questions.png`` (``report_figures``): scores per question, and each question's
+  difficulty and discrimination (``item_analysis``);
+- ``students/index.md`` and ``students/<student>.md``: each student's scores, findings and written
+  answers' evidence, on a page of their own.
+
+Every text in them goes through ``escaping``: student keys, findings and evidence outputs are the
+students'; titles and grade ids cost nothing to escape too. A student's page is named after their key,
+which the results store has already checked as a file name, and linked with its name percent-encoded.
 """
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections import Counter
 from pathlib import Path
+from urllib.parse import quote
 
 from ..escaping import markdown_inline as md
 from ..results.findings import SHORTCUT
 from ..results.findings import kind as finding_kind
 from ..results.model import SubmissionResult
+from ..results.store import result_path
+from . import report_figures
+from .evidence_view import evidence_markdown
+from .item_analysis import QuestionStats, question_order, question_stats
 from .text import humanise_test, plural, points, question_title, recorded_title
+
+STUDENTS = "students"  # the folder of the per-student pages, beside summary.md
+HARDEST_TESTS = 15
+TOTAL_TITLE = "Autograded total (every submission)"
+EVIDENCE_STATUSES = ("kept", "edited", "not-run", "missing")
 
 
 def meaning(code: str) -> str:
@@ -25,142 +42,104 @@ def meaning(code: str) -> str:
     return found.meaning if found else ""
 
 
-def _question_order(results: list[SubmissionResult]) -> list[tuple[str, str, float]]:
-    order: dict[str, tuple[str, float]] = {}
-    for result in results:
-        for q in result.questions:
-            order.setdefault(q.grade_id, (q.kind, q.max_points))
-    return [(grade_id, kind, maximum) for grade_id, (kind, maximum) in order.items()]
+def titles(results: list[SubmissionResult], assignment: str) -> dict[str, str]:
+    """grade_id -> the question's title: as the records carry it, else the assignment's, else readable."""
+    return {g: question_title(assignment, recorded_title(results, g)) for g, _, _ in question_order(results)}
 
 
-def _scores(results: list[SubmissionResult], grade_id: str) -> list[float]:
-    found = []
-    for result in results:
-        try:
-            value = result.question(grade_id).points
-        except KeyError:
-            continue
-        if value is not None:
-            found.append(float(value))
-    return found
+def kind_name(kind: str) -> str:
+    """How a question's kind reads in the report: "autograded" or "written" (the record's "manual")."""
+    return "written" if kind == "manual" else md(kind)
 
 
-def histogram_png(results: list[SubmissionResult], path: Path, assignment: str | None = None) -> Path:
-    """One subplot per question (plus the autograded total): how many students got each score."""
-    import matplotlib
+def _number(value: float | None, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    assignment = assignment or (results[0].assignment if results else "")
-    panels = [
-        (question_title(assignment, recorded_title(results, g)), kind, m, _scores(results, g))
-        for g, kind, m in _question_order(results)
+def _total(results: list[SubmissionResult]) -> tuple[float, list[float]]:
+    return max((r.autograded_max for r in results), default=0.0), [float(r.autograded_points) for r in results]
+
+
+def _figures(found: list[float], maximum: float) -> str:
+    """The mean, median and full-marks cells of a row."""
+    if not found:
+        return "– | – | –"
+    full = sum(1 for score in found if score >= maximum - 1e-9)
+    return f"{_number(statistics.fmean(found))} | {points(statistics.median(found))} | {full}"
+
+
+def question_rows(results: list[SubmissionResult], stats: list[QuestionStats], names: dict[str, str]) -> list[str]:
+    """The summary's table: one row per question, then the autograded total."""
+    out = [
+        "| question | grade id | kind | max | scored | mean | median | full marks | difficulty | discrimination |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    panels.append(
-        (
-            "Autograded total",
-            "total",
-            max((r.autograded_max for r in results), default=0.0),
-            [r.autograded_points for r in results],
+    for stat in stats:
+        out.append(
+            f"| {md(names[stat.grade_id])} | {md(stat.grade_id)} | {kind_name(stat.kind)} | "
+            f"{points(stat.max_points)} | {stat.graded} | {_figures(list(stat.scores), stat.max_points)} | "
+            f"{_number(stat.difficulty)} | {_number(stat.discrimination)} |"
         )
+    maximum, totals = _total(results)
+    out.append(
+        f"| {TOTAL_TITLE} | – | total | {points(maximum)} | {len(totals)} | {_figures(totals, maximum)} | – | – |"
     )
-    ncols = min(3, len(panels))
-    nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.2 * nrows), squeeze=False)
-    for ax in axes.flat[len(panels) :]:
-        ax.set_visible(False)
-    for ax, (title, kind, maximum, scores) in zip(axes.flat, panels):
-        top = max(maximum, max(scores, default=0.0), 1.0)
-        step = 0.5 if top <= 5 else (1.0 if top <= 20 else top / 20)
-        bins = [i * step for i in range(int(math.ceil(top / step)) + 2)]
-        ax.hist(scores, bins=bins, align="left", rwidth=0.85, color="#4c72b0" if kind != "manual" else "#dd8452")
-        label = " (written)" if kind == "manual" and not title.endswith("(written)") else ""
-        ax.set_title(f"{title}{label}\nmax {points(maximum)}, n = {len(scores)}", fontsize=10)
-        ax.set_xlabel("points")
-        ax.set_ylabel("students")
-        ax.set_xlim(-step, top + step)
-        ax.yaxis.get_major_locator().set_params(integer=True)
-        if not scores:
-            ax.set_ylim(0, 1)
-            ax.set_yticks([])
-            ax.text(0.5, 0.5, "not graded yet", transform=ax.transAxes, ha="center", va="center", color="gray")
-    fig.suptitle(f"{assignment}: score per question ({plural(len(results), 'submission')})", fontsize=12)
-    fig.tight_layout(rect=(0, 0, 1, 0.97))  # leave room for the title above the panels
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    plt.close(fig)
-    return path
+    return out
 
 
 def summary_markdown(results: list[SubmissionResult], assignment: str | None = None) -> str:
-    """Mean, median and maximum per question; submissions by status; findings by code; hardest tests."""
+    """The class report's summary page (see the module's docstring)."""
     assignment = assignment or (results[0].assignment if results else "")
-    out = [f"# Class report: {md(assignment)}", "", f"{len(results)} submission(s)"]
+    stats = question_stats(results)
+    names = titles(results, assignment)
+    out = [f"# Class report: {md(assignment)}", "", plural(len(results), "submission")]
     statuses = Counter(r.status for r in results)
     if statuses:
         out[-1] += ": " + ", ".join(f"{n} {md(status)}" for status, n in sorted(statuses.items()))
+    if statuses.get("rejected"):
+        out += [
+            "",
+            f"{plural(statuses['rejected'], 'upload')} could not be graded: each scores 0 in the autograded "
+            "total and is left out of the per-question figures.",
+        ]
+    out += ["", "## Questions", "", *question_rows(results, stats, names)]
+    waiting = [names[s.grade_id] for s in stats if not s.scores]
+    if waiting:
+        out += ["", f"Not graded yet (no panel below): {', '.join(md(name) for name in waiting)}."]
     out += [
         "",
-        "## Scores per question",
+        "Difficulty: the mean score over the maximum (1: everyone had full marks). Discrimination: the "
+        "correlation between a question's score and the rest of each student's total; below 0.2 the "
+        "question separates strong and weak students little, and below 0 the stronger students did worse "
+        "on it, so look at the question, its tests or its mark scheme.",
         "",
-        "| question | kind | max | graded | mean | median | max scored | full marks |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "![score per question](histograms.png)",
+        "",
+        "![difficulty and discrimination per question](questions.png)",
     ]
-    rows = [(g, kind, m, _scores(results, g)) for g, kind, m in _question_order(results)]
-    rows.append(
-        (
-            "autograded total",
-            "total",
-            max((r.autograded_max for r in results), default=0.0),
-            [r.autograded_points for r in results],
-        )
-    )
-    for grade_id, kind, maximum, scores in rows:
-        if scores:
-            stats = [
-                points(statistics.fmean(scores)),
-                points(statistics.median(scores)),
-                points(max(scores)),
-                str(sum(1 for s in scores if s >= maximum - 1e-9)),
-            ]
-        else:
-            stats = ["–", "–", "–", "–"]
-        out.append(f"| {md(grade_id)} | {md(kind)} | {points(maximum)} | {len(scores)} | " + " | ".join(stats) + " |")
-    findings = Counter(f.code for r in results for f in r.findings)
-    students = {code: len({r.student for r in results if any(f.code == code for f in r.findings)}) for code in findings}
-    out += ["", "## Findings", ""]
-    if findings:
-        out += ["| code | meaning | count | students |", "| --- | --- | ---: | ---: |"]
-        out += [
-            f"| {md(code)} | {md(meaning(code))} | {n} | {students[code]} |" for code, n in sorted(findings.items())
-        ]
-    else:
-        out.append("No findings.")
-    out += shortcut_section(results)
-    out += evidence_section(results)
-    tests: dict[tuple[str, str], list[bool]] = {}
-    for result in results:
-        for q in result.questions:
-            for t in q.tests:
-                tests.setdefault((q.grade_id, t.name), []).append(t.outcome == "passed")
-    if tests:
-        out += [
-            "",
-            "## Hidden tests by pass rate (lowest first)",
-            "",
-            "| question | test | passed |",
-            "| --- | --- | ---: |",
-        ]
-        ranked = sorted(tests.items(), key=lambda item: (sum(item[1]) / len(item[1]), item[0]))
-        for (grade_id, name), passed in ranked[:15]:
-            out.append(f"| {md(grade_id)} | {md(humanise_test(name))} | {sum(passed)} / {len(passed)} |")
+    out += findings_section(results)
+    out += shortcut_section(results, names)
+    out += hardest_tests_section(results, names)
+    out += evidence_section(results, names)
+    out += ["", f"Each student's scores, findings and evidence: [{STUDENTS}/index.md]({STUDENTS}/index.md)."]
     return "\n".join(out) + "\n"
 
 
-def shortcut_section(results: list[SubmissionResult]) -> list[str]:
+def findings_section(results: list[SubmissionResult]) -> list[str]:
+    findings = Counter(f.code for r in results for f in r.findings)
+    students = {code: len({r.student for r in results if any(f.code == code for f in r.findings)}) for code in findings}
+    out = ["", "## Findings", ""]
+    if not findings:
+        return out + ["No findings."]
+    out += ["| code | meaning | count | students |", "| --- | --- | ---: | ---: |"]
+    return out + [
+        f"| {md(code)} | {md(meaning(code))} | {n} | {students[code]} |" for code, n in sorted(findings.items())
+    ]
+
+
+def shortcut_section(results: list[SubmissionResult], names: dict[str, str] | None = None) -> list[str]:
     """Markdown lines: per question, who used a library call it forbids, and how many lost the points."""
+    names = names or {}
     flagged: dict[str, set[str]] = {}
     zeroed: dict[str, set[str]] = {}
     for result in results:
@@ -175,41 +154,156 @@ def shortcut_section(results: list[SubmissionResult]) -> list[str]:
         "",
         "## Shortcuts (answers that use a library call their question forbids)",
         "",
-        "| question | students | scored 0 for it | who |",
+        "| question | students | scored 0 for it | who (first 10) |",
         "| --- | ---: | ---: | --- |",
     ]
     for question in sorted(flagged):
         who = ", ".join(md(student) for student in sorted(flagged[question])[:10])
         who += ", …" if len(flagged[question]) > 10 else ""
-        out.append(f"| {md(question)} | {len(flagged[question])} | {len(zeroed.get(question, ()))} | {who} |")
+        title = names.get(question, question)
+        out.append(f"| {md(title)} | {len(flagged[question])} | {len(zeroed.get(question, ()))} | {who} |")
     return out
 
 
-def evidence_section(results: list[SubmissionResult]) -> list[str]:
-    """Markdown lines: per written question, each student's evidence as submitted (status and the last
-    lines of output text), so numbers can be compared across the class."""
+def hardest_tests_section(results: list[SubmissionResult], names: dict[str, str]) -> list[str]:
+    tests: dict[tuple[str, str], list[bool]] = {}
+    for result in results:
+        for q in result.questions:
+            for t in q.tests:
+                tests.setdefault((q.grade_id, t.name), []).append(t.outcome == "passed")
+    if not tests:
+        return []
+    out = [
+        "",
+        f"## Hidden tests by pass rate (lowest {HARDEST_TESTS})",
+        "",
+        "| question | test | passed |",
+        "| --- | --- | ---: |",
+    ]
+    ranked = sorted(tests.items(), key=lambda item: (sum(item[1]) / len(item[1]), item[0]))
+    for (grade_id, name), passed in ranked[:HARDEST_TESTS]:
+        title = names.get(grade_id, grade_id)
+        out.append(f"| {md(title)} | {md(humanise_test(name))} | {sum(passed)} / {len(passed)} |")
+    return out
+
+
+def evidence_section(results: list[SubmissionResult], names: dict[str, str]) -> list[str]:
+    """Per written question: how many students' evidence was kept, and how many flagged and why (counts;
+    each student's evidence is on their own page)."""
     from assignments.grading.submission.evidence import by_question
 
-    from .evidence_view import report_lines
-
-    rows: dict[str, list[tuple[str, str]]] = {}
-    for result in sorted(results, key=lambda r: r.student):
+    counts: dict[str, Counter] = {}
+    for result in results:
         for question, items in by_question(result.evidence).items():
-            rows.setdefault(question, []).append((result.student, report_lines(items)))
-    if not rows:
+            tally = counts.setdefault(question, Counter())
+            tally["students"] += 1
+            for item in items:
+                tally[item.status] += 1
+    if not counts:
         return []
-    out = ["", "## Written answers' evidence (outputs as the students submitted them)"]
-    for question, entries in rows.items():
-        out += ["", f"### {md(question)}", "", "| student | evidence (status: last lines of output) |", "| --- | --- |"]
-        out += [f"| {md(student)} | {text} |" for student, text in entries]
+    out = [
+        "",
+        "## Written answers' evidence",
+        "",
+        "Evidence cells by what the grader found (each student's outputs, as submitted, are on their page).",
+        "",
+        "| question | students | " + " | ".join(EVIDENCE_STATUSES) + " |",
+        "| --- | ---: | " + " | ".join("---:" for _ in EVIDENCE_STATUSES) + " |",
+    ]
+    for question, tally in counts.items():
+        cells = " | ".join(str(tally[status]) for status in EVIDENCE_STATUSES)
+        out.append(f"| {md(names.get(question, question))} | {tally['students']} | {cells} |")
     return out
+
+
+# ---------------------------------------------------------------- a page per student
+
+
+def page_name(student: str) -> str:
+    """``<student>.md``: the key as the results store names its record (ValueError for no file name)."""
+    return result_path(Path("."), student).with_suffix(".md").name
+
+
+def student_markdown(result: SubmissionResult, names: dict[str, str] | None = None) -> str:
+    """One student's page: status, score per question, findings, and the written answers' evidence."""
+    from assignments.grading.submission.evidence import by_question
+
+    names = names or {}
+    out = [
+        f"# {md(result.student)}: {md(result.assignment)}",
+        "",
+        f"Status: {md(result.status)}. Autograded: {points(result.autograded_points)} / "
+        f"{points(result.autograded_max)}.",
+        "",
+        "## Scores",
+        "",
+        "| question | kind | points | max |",
+        "| --- | --- | ---: | ---: |",
+    ]
+    for question in result.questions:
+        title = names.get(question.grade_id) or question_title(result.assignment, question)
+        out.append(
+            f"| {md(title)} | {kind_name(question.kind)} | {points(question.points)} | {points(question.max_points)} |"
+        )
+    if result.findings:
+        out += ["", "## Findings", ""]
+        for finding in result.findings:
+            where = f" [{md(finding.cell)}]" if finding.cell else ""
+            out.append(f"- {md(finding.severity)} {md(finding.code)}{where}: {md(finding.message)}")
+    evidence = by_question(result.evidence)
+    if evidence:
+        out += ["", "## Written answers' evidence (outputs as the student submitted them)"]
+        for question, items in evidence.items():
+            out += ["", f"### {md(names.get(question, question))}", "", *evidence_markdown(items)]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def students_index(results: list[SubmissionResult]) -> str:
+    out = ["# Students", "", "| student | status | autograded |", "| --- | --- | ---: |"]
+    for result in sorted(results, key=lambda r: r.student):
+        link = f"[{md(result.student)}]({quote(page_name(result.student))})"
+        score = f"{points(result.autograded_points)} / {points(result.autograded_max)}"
+        out.append(f"| {link} | {md(result.status)} | {score} |")
+    return "\n".join(out) + "\n"
+
+
+def write_student_pages(results: list[SubmissionResult], folder: Path, names: dict[str, str]) -> list[Path]:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = [folder / "index.md"]
+    written[0].write_text(students_index(results), encoding="utf-8")
+    for result in results:
+        path = folder / page_name(result.student)
+        path.write_text(student_markdown(result, names), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+# ---------------------------------------------------------------- the report
+
+
+def histogram_figure(results: list[SubmissionResult], assignment: str, stats: list[QuestionStats], names: dict):
+    """The histograms' figure: a panel per question with a score (graded records), then the autograded
+    total of every submission."""
+    panels = [(names[s.grade_id], s.kind, s.max_points, list(s.scores)) for s in stats]
+    panels.append((TOTAL_TITLE, "total", *_total(results)))
+    heading = f"{assignment}: score per question ({plural(len(results), 'submission')})"
+    return report_figures.histogram_figure(panels, heading)
 
 
 def write_report(results: list[SubmissionResult], folder: Path, assignment: str | None = None) -> list[Path]:
+    """summary.md, histograms.png, questions.png and the students' pages, in ``folder``; returns the paths
+    (summary and figures first)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    png = histogram_png(results, folder / "histograms.png", assignment)
-    md = folder / "summary.md"
-    text = summary_markdown(results, assignment) + f"\n![score per question]({png.name})\n"
-    md.write_text(text, encoding="utf-8")
-    return [png, md]
+    assignment = assignment or (results[0].assignment if results else "")
+    stats = question_stats(results)
+    names = titles(results, assignment)
+    histograms = report_figures.save(histogram_figure(results, assignment, stats, names), folder / "histograms.png")
+    items = report_figures.save(
+        report_figures.item_analysis_figure(stats, names, f"{assignment}: difficulty and discrimination per question"),
+        folder / "questions.png",
+    )
+    summary = folder / "summary.md"
+    summary.write_text(summary_markdown(results, assignment), encoding="utf-8")
+    return [summary, histograms, items, *write_student_pages(results, folder / STUDENTS, names)]

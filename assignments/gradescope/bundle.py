@@ -185,7 +185,11 @@ def autograder_files(assignment: str, repo: Path = REPO, package_dir: Path = PAC
 
 
 def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_dir: Path = PACKAGE_DIR) -> Path:
-    """Write the Gradescope autograder zip for ``assignment`` to ``out``; returns ``out``."""
+    """Write the Gradescope autograder zip for ``assignment`` to ``out``; returns ``out``. ValueError, with
+    nothing written, where the course's ``gradescope_test_visibility`` is one the runner would refuse."""
+    from ..exports.gradescope import test_visibility
+
+    test_visibility(Path(repo) / "pyproject.toml")  # refused here, before a zip whose every grading would fail
     files = autograder_files(assignment, Path(repo), Path(package_dir))
     hw = Course(Path(repo)).assignment(assignment)
     manifest = json.dumps(hw.grading_manifest(), indent=1, sort_keys=True) + "\n"

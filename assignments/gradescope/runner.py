@@ -115,10 +115,22 @@ def find_notebook(submission_dir: Path, assignment: str) -> tuple[Path | None, l
     return chosen, notes, []
 
 
-def read_upload(path: Path, submission_dir: Path) -> bytes:
+NOTEBOOK_LIMIT_NAME = "a notebook may be"  # how the upload limit is named to the student: the grader's own
+
+
+def _megabytes(size: int) -> str:
+    """``5.3 MB``: one decimal where it tells a file just over a limit from the limit."""
+    value = size / 2**20
+    return f"{value:.1f} MB" if value < 100 else f"{value:.0f} MB"
+
+
+def read_upload(
+    path: Path, submission_dir: Path, max_bytes: int = MAX_NOTEBOOK_BYTES, limit_name: str = NOTEBOOK_LIMIT_NAME
+) -> bytes:
     """The bytes of the regular file ``path``, which must lie inside ``submission_dir`` once every link is
     resolved; opened without following a link (O_NOFOLLOW), so a link swapped in after the scan is refused
-    too. UploadRefused otherwise, or when it is larger than MAX_NOTEBOOK_BYTES."""
+    too. UploadRefused otherwise, or when it is larger than ``max_bytes`` (the message names the limit as
+    ``limit_name`` says: "more than the 5 MB PrairieLearn accepts for an upload")."""
     root = os.path.realpath(submission_dir)
     if os.path.commonpath([root, os.path.realpath(path)]) != root:
         raise UploadRefused(f"{path.name} lies outside the upload; {DOWNLOAD_HINT}")
@@ -131,13 +143,12 @@ def read_upload(path: Path, submission_dir: Path) -> bytes:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise UploadRefused(f"{path.name} is not a regular file; {DOWNLOAD_HINT}")
-        if info.st_size > MAX_NOTEBOOK_BYTES:
+        if info.st_size > max_bytes:
             raise UploadRefused(
-                f"{path.name} is {info.st_size / 2**20:.0f} MB, more than the "
-                f"{MAX_NOTEBOOK_BYTES // 2**20} MB a notebook may be; clear its outputs "
-                f"(Edit > Clear all outputs) and upload it again"
+                f"{one_line(path.name)} is {_megabytes(info.st_size)}, more than the {max_bytes / 2**20:g} MB "
+                f"{limit_name}; clear its outputs (Edit > Clear all outputs) and upload it again"
             )
-        return handle.read(MAX_NOTEBOOK_BYTES + 1)[:MAX_NOTEBOOK_BYTES]
+        return handle.read(max_bytes + 1)[:max_bytes]
 
 
 def submitter(metadata_path: Path) -> str:
@@ -270,11 +281,19 @@ def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
             )
 
 
-def grade_upload(assignment: str, submission_dir: Path, student: str, grade=None):
+def grade_upload(
+    assignment: str,
+    submission_dir: Path,
+    student: str,
+    grade=None,
+    max_bytes: int = MAX_NOTEBOOK_BYTES,
+    limit_name: str = NOTEBOOK_LIMIT_NAME,
+):
     """The record of the notebook uploaded to ``submission_dir``: graded from a private copy when one
     usable notebook is there, else a ``rejected`` record whose finding tells the student what to upload.
     What an upload holds besides (other files, a second notebook) is an ``upload`` note. Any platform's
-    runner starts here (Gradescope's below, PrairieLearn's in ``prairielearn_runner``).
+    runner starts here (Gradescope's below, PrairieLearn's in ``prairielearn_runner``, which passes its
+    platform's smaller ``max_bytes``).
 
     ``grade(assignment, path, student) -> SubmissionResult`` defaults to the standalone grader."""
     submission_dir = Path(submission_dir)
@@ -282,7 +301,7 @@ def grade_upload(assignment: str, submission_dir: Path, student: str, grade=None
     try:
         if notebook is None and refused:
             raise UploadRefused(f"{'; '.join(refused)}: only a notebook file is graded; {DOWNLOAD_HINT}")
-        data = read_upload(notebook, submission_dir) if notebook is not None else None
+        data = read_upload(notebook, submission_dir, max_bytes, limit_name) if notebook is not None else None
         problem = _unusable(notebook.name, data, assignment) if data is not None else None
     except UploadRefused as why:
         data, problem = None, str(why)

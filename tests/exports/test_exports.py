@@ -18,6 +18,7 @@ import pytest
 from assignments import exports
 from assignments.cli import main as course
 from assignments.course import REPO
+from assignments.escaping import markdown_inline
 from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, text
 from assignments.gradescope import bundle as gradescope_bundle
 from assignments.gradescope import lock as lockfile
@@ -424,10 +425,11 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
     assert "Grader's comment:** Good intuition; say why the scale is sqrt(d_k)." in md
     assert "written: 2.5 / 3" in md and "not graded yet" not in md
     assert "say why the scale is sqrt(d_k)." in (out / "feedback" / "222.html").read_text(encoding="utf-8")
-    assert "| attention_written | manual | 3 | 1 | 2.5 | 2.5 | 2.5 | 0 |" in (out / "report" / "summary.md").read_text(
-        encoding="utf-8"
-    )
-    scored = json.loads((out / "gradescope" / "222.json").read_text())
+    written = markdown_inline(report.titles(results, "toy")["attention_written"])
+    assert f"| {written} | attention_written | written | 3 | 1 | 2.50 | 2.5 | 0 | 0.83 | – |" in (
+        out / "report" / "summary.md"
+    ).read_text(encoding="utf-8")
+    scored = json.loads((out / "gradescope-preview" / "222.json").read_text())
     assert all("(written)" not in test.get("name", "") for test in scored["tests"])
     assert scored["score"] == 5.0, "Gradescope grades written answers itself"
     shown = root / "autograded" / "222" / "toy" / "toy.ipynb"
@@ -509,17 +511,22 @@ def test_feedback_strips_traceback_frames():
 
 
 def test_class_report(tmp_path, results):
-    files = report.write_report(results, tmp_path / "report", A)
-    png, md = files
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
-    text = md.read_text()
-    assert "| attention_tests | autograded | 3 | 3 | 1.3333 | 1 | 3 | 1 |" in text
-    assert "| attention_written | manual | 3 | 0 | – | – | – | – |" in text
+    summary, histograms, questions, index, *pages = report.write_report(results, tmp_path / "report", A)
+    for png in (histograms, questions):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000, png
+    text = summary.read_text()
+    names = {g: markdown_inline(t) for g, t in report.titles(results, A).items()}
+    # the rejected upload is left out of the per-question figures; two students are too few for a correlation
+    assert f"| {names['attention_tests']} | attention_tests | autograded | 3 | 2 | 2.00 | 2 | 1 | 0.67 | – |" in text
+    assert f"| {names['attention_written']} | attention_written | written | 3 | 0 | – | – | – | – | – |" in text
+    assert "| Autograded total (every submission) | – | total | 5 | 3 |" in text, text
     # each code with its meaning from the catalogue (results/findings.py), then count and students
     assert re.search(r"\| suite-problem \| [^|]+ \| 2 \| 2 \|", text), text
     assert re.search(r"\| invalid-json \| [^|]+ \| 1 \| 1 \|", text), text
-    assert "Padded keys get zero attention | 1 / 2" in text
+    assert f"| {names['attention_tests']} | Padded keys get zero attention | 1 / 2 |" in text
     assert "1 rejected" in text and "2 graded" in text
+    assert index.name == "index.md" and sorted(p.name for p in pages) == ["111.md", "222.md", "333.md"]
+    assert "[222](222.md)" in index.read_text()
 
 
 # ---------------------------------------------------------------- command line
@@ -558,7 +565,7 @@ def test_course_export_command(tmp_path, results, capsys):
             "--out",
             str(out),
             "--formats",
-            "gradescope,canvas,feedback,report",
+            "gradescope-preview,canvas,feedback,report",
             "--db",
             f"sqlite:///{tmp_path / 'none.db'}",
         ]
@@ -566,7 +573,7 @@ def test_course_export_command(tmp_path, results, capsys):
     assert code == 0
     printed = capsys.readouterr().out
     assert f"canvas: 1 file(s) in {out / 'canvas'}" in printed
-    assert sorted(p.name for p in (out / "gradescope").iterdir()) == ["111.json", "222.json", "333.json"]
+    assert sorted(p.name for p in (out / "gradescope-preview").iterdir()) == ["111.json", "222.json", "333.json"]
     assert '"doejane","111"' in (out / "canvas" / f"{A}_canvas.csv").read_text(), "every CSV field is quoted"
     assert (out / "report" / "histograms.png").stat().st_size > 0
     assert len(list((out / "feedback").glob("*.html"))) == 3

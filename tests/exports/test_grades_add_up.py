@@ -69,7 +69,7 @@ def percentages(out: Path, students) -> dict[str, dict[str, float]]:
     return {
         student: {
             "canvas": on_canvas[student],
-            "gradescope": gradescope_percent(out / "gradescope" / f"{student}.json"),
+            "gradescope": gradescope_percent(out / "gradescope-preview" / f"{student}.json"),
             "nbgrader": on_nbgrader[student],
             "feedback": feedback_percent(out / "feedback" / f"{student}.md"),
         }
@@ -109,7 +109,7 @@ def class_export(tmp_path_factory) -> Path:
     export(
         Run(run, exports=out, course=root),
         "toy",
-        ("gradescope", "canvas", "nbgrader", "feedback"),
+        ("gradescope-preview", "canvas", "nbgrader", "feedback"),
         db_url=db,
         canvas_options=canvas.CanvasOptions(TOY, late_policy="course"),
         excused=["111:mha_tests"],
@@ -167,7 +167,7 @@ def test_a_group_counts_each_members_own_extension_whatever_the_order_of_members
     adjusted = adjust.apply([group], {group.student: first}, TEN_PERCENT)
     assert "least late member" in adjusted[0].late_note, "the feedback says how the group's lateness was counted"
     out = tmp_path / "exports"
-    gradescope.write_all(adjusted, out / "gradescope")
+    gradescope.write_all(adjusted, out / "gradescope-preview")
     canvas.write_canvas_csv(adjusted, out / "canvas" / "toy_canvas.csv", canvas.CanvasOptions(TOY))
     feedback.write_feedback(adjusted, out / "feedback")
     (out / "nbgrader").mkdir()

@@ -141,6 +141,6 @@ def test_no_export_carries_answer_key_text(graded_class):
     _, files = graded_class
     runs = key_runs()
     kinds = {p.parent.name for p in files}
-    assert {"results", "gradescope", "canvas", "nbgrader", "feedback"} <= kinds, kinds
+    assert {"results", "gradescope-preview", "canvas", "nbgrader", "feedback"} <= kinds, kinds
     found = {f"{p.parent.name}/{p.name}": leaks(readable(p), runs) for p in files}
     assert not any(found.values()), {name: runs[:3] for name, runs in found.items() if runs}

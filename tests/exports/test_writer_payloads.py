@@ -19,6 +19,7 @@ import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 import pytest
 
@@ -78,8 +79,11 @@ class Page(HTMLParser):
         return " ".join(" ".join(self.text).split())
 
 
-def active(html: str, own_images: tuple[str, ...] = (), own_styles: int = 0) -> list[str]:
-    """What in ``html`` would run, load, link or typeset: none may come from a student."""
+def active(
+    html: str, own_images: tuple[str, ...] = (), own_styles: int = 0, own_links: tuple[str, ...] = ()
+) -> list[str]:
+    """What in ``html`` would run, load, link or typeset: none may come from a student (``own_links``: the
+    writer's own links between its pages)."""
     page = Page(html)
     found = []
     styles = 0
@@ -87,7 +91,7 @@ def active(html: str, own_images: tuple[str, ...] = (), own_styles: int = 0) -> 
         if tag in ACTIVE_TAGS:
             found.append(f"<{tag}>")
         styles += tag == "style"
-        if tag == "a" and not (attrs.get("href") or "").startswith("#"):
+        if tag == "a" and not (attrs.get("href") or "").startswith("#") and attrs.get("href") not in own_links:
             found.append(f"link to {attrs.get('href')!r}")
         if tag == "img" and not (attrs.get("src") in own_images or attrs.get("src", "").startswith("data:image/")):
             found.append(f"image from {attrs.get('src')!r}")
@@ -112,13 +116,16 @@ def rendered_markdown(text: str) -> list[tuple[str, str]]:
     return [("mistune", eager(text)), ("markdown-it-py", commonmark.render(text))]
 
 
-def check_markdown(path: Path, must_show: list[str], headings: list[str]) -> None:
+def check_markdown(
+    path: Path, must_show: list[str], headings: list[str], own_links: tuple[str, ...] = (), own_images=()
+) -> None:
     """Nothing active, every text in ``must_show`` read as typed, and each of ``headings`` still a heading
     (no fence or table a student opened swallowed the rest of the file)."""
     text = path.read_text(encoding="utf-8")
     assert not INVISIBLE.search(text), f"{path.name}: a control or direction character reaches the file"
     for renderer, html in rendered_markdown(text):
-        assert active(html) == [], f"{path.name} rendered by {renderer}: {active(html)}"
+        found = active(html, own_images=tuple(own_images), own_links=own_links)
+        assert found == [], f"{path.name} rendered by {renderer}: {found}"
         lost = [heading for heading in headings if f"<h2>{heading}</h2>" not in html]
         assert not lost, f"{path.name} rendered by {renderer}: these are no longer headings: {lost}"
         shown = Page(html).visible
@@ -180,11 +187,23 @@ def test_feedback_shows_every_payload_as_text(record, tmp_path):
 
 
 def test_the_class_report_shows_every_payload_as_text(record, tmp_path):
-    summary = tmp_path / "summary.md"  # report.write_report's text, without drawing its histogram
-    summary.write_text(report.summary_markdown([record, hostile_record()], "transformers"), encoding="utf-8")
-    last_lines = "# heading / > quote / - item / 1. item / ? bell ? reversed ? isolate / separator"  # colours dropped
-    cells = [one_line(cell) + " (edited)" for cell in EVIDENCE_CELLS]
-    check_markdown(summary, [one_line(STUDENT), last_lines, *cells], ["Hidden tests by pass rate (lowest first)"])
+    report.write_report([record], tmp_path, "transformers")
+    page = report.page_name(STUDENT)
+    check_markdown(
+        tmp_path / "summary.md",
+        [one_line(STUDENT)],  # who used a shortcut
+        ["Questions", "Findings", "Hidden tests by pass rate (lowest 15)"],
+        own_links=("students/index.md",),
+        own_images=("histograms.png", "questions.png"),
+    )
+    index = tmp_path / "students" / "index.md"
+    check_markdown(index, [one_line(STUDENT)], [], own_links=(quote(page),))
+    hrefs = [a.get("href") for tag, a in Page(rendered_markdown(index.read_text())[1][1]).tags if tag == "a"]
+    assert [unquote(h) for h in hrefs] == [page] and (index.parent / page).is_file(), hrefs
+    labels = [f"FLAGGED (edited) evidence cell {one_line(cell)}" for cell in EVIDENCE_CELLS]
+    check_markdown(
+        index.parent / page, [one_line(p) for p in SHORT] + [one_line(STUDENT), *labels], ["Scores", "Findings"]
+    )
 
 
 def test_csv_and_gradescope_fields_are_plain(record, tmp_path):

@@ -332,7 +332,7 @@ def test_feedback_and_class_report_show_the_finding():
     )
     assert "<strong>Shortcut</strong>" in feedback_html(result)
     report = summary_markdown([result, _full_marks("transfer_lm")])
-    assert "## Shortcuts" in report and "| square_mask_tests | 1 | 0 | someone |" in report, report
+    assert "## Shortcuts" in report and f"| {title} | 1 | 0 | someone |" in report, report
 
 
 # --- end to end ------------------------------------------------------------------------------------------
@@ -363,4 +363,5 @@ def test_standalone_door_flags_a_helper_and_applies_the_zero_penalty(tmp_path):
     assert [(f.cell, f.severity) for f in found] == [("square_mask_tests", "error")], result.findings
     assert "`causal`" in found[0].message and "added cell 4" in found[0].message, found[0].message
     assert "**Shortcut**" in feedback_markdown(result)
-    assert "| square_mask_tests | 1 | 1 | shortcut |" in summary_markdown([result])
+    title = markdown_inline(question_title("transfer_lm", "square_mask_tests"))
+    assert f"| {title} | 1 | 1 | shortcut |" in summary_markdown([result])
