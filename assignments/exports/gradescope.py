@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..config import read_toml
+from ..config import read_toml, setting
 from ..course import REPO
 from ..escaping import one_line, printable
 from ..results.model import SubmissionResult
@@ -25,7 +25,7 @@ from .text import execution_seconds, humanise_test, points, question_title, safe
 # ---------------------------------------------------------------- results.json
 
 
-VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
+VISIBILITIES = setting("gradescope_test_visibility").choices
 
 
 def test_visibility(pyproject: Path | None = None) -> str:
