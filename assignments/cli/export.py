@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import exports
+from ..config import setting
 from ..escaping import one_line
 from . import arguments
 from .help import add_command
@@ -100,6 +101,12 @@ def cmd_clean(args) -> int:
 def cmd_lock(args) -> int:
     from assignments.gradescope import lock as lockfile
 
+    if args.docs:
+        path, moved = lockfile.write_docs()
+        print(f"wrote {path.relative_to(lockfile.REPO)}: {len(lockfile.read(path))} packages, {len(moved)} moved")
+        for line in moved:
+            print(f"  {line}")
+        return 0
     if args.check:
         problems = lockfile.drift()
         for line in problems:
@@ -152,7 +159,7 @@ def _canvas_arguments(parser) -> None:
     )
     parser.add_argument(
         "--ungraded-written",
-        choices=("zero", "omit"),
+        choices=setting("canvas.ungraded_written").choices,
         default=None,
         help="a written answer not graded yet counts 0, or leaves that student's Canvas cell "
         "empty; default: [tool.course.canvas] ungraded_written, else zero",
@@ -164,7 +171,7 @@ def _canvas_arguments(parser) -> None:
     )
     parser.add_argument(
         "--canvas-late-policy",
-        choices=("course", "canvas"),
+        choices=setting("canvas.late_policy").choices,
         default=None,
         help="who deducts for lateness: course (this course's late policy, in every export; Canvas' own "
         "Late Policy is off) or canvas (scores before lateness; Canvas' Late Policy deducts); "
@@ -252,5 +259,10 @@ def add_commands(sub) -> None:
     arguments.pythons(lock)
     lock.add_argument(
         "--check", action="store_true", help="list what this environment has that its Python's lock does not say"
+    )
+    lock.add_argument(
+        "--docs",
+        action="store_true",
+        help="only locks/docs.txt: the documentation tools (make docs), resolved against the Pythons' locks as they are",
     )
     lock.set_defaults(func=cmd_lock)
