@@ -19,7 +19,8 @@ def cmd_export(args) -> int:
 
     problems: list[str] = []
     formats = args.formats  # checked names (arguments.formats)
-    run = Run.of_results(args.results) if args.results else Run.of_term(args.assignment)
+    assignment = course_of(args).assignment(args.assignment)
+    run = Run.of_results(args.results) if args.results else Run.of_term(assignment)
     # A SQLite gradebook named on the command line: its folder is the course folder formgrader's notebooks go to.
     run = run.with_exports(args.out).with_course(exports.sqlite_folder(args.db))
     choices = {
@@ -32,7 +33,7 @@ def cmd_export(args) -> int:
     try:
         written = export(
             run,
-            args.assignment,
+            assignment,
             formats,
             roster=args.roster,
             db_url=args.db,
@@ -125,7 +126,7 @@ def cmd_intake(args) -> int:
     from .. import intake
     from ..run_folder import Run
 
-    run = Run.of_term(args.assignment)
+    run = Run.of_term(course_of(args).assignment(args.assignment))
     dest = args.dest or run.submissions
     try:
         result = intake.collect(args.input, args.assignment, dest, layout=args.layout)
@@ -188,11 +189,12 @@ def add_commands(sub) -> None:
         "per student and report duplicates, late and wrong files",
         example="course intake transformers submissions.zip --layout canvas",
     )
-    arguments.assignment(intake)
+    arguments.assignment(intake, from_root=True)
     arguments.download(intake, "input", help=f"{arguments.DOWNLOAD}, or a Gradescope export")
     arguments.output_folder(intake, "--dest", help="default: grades/<term>/<assignment>/submissions")
     arguments.output_file(intake, "--manifest", ".json", help="default: grades/<term>/<assignment>/intake.json")
     layout_option(intake)
+    root_option(intake)
     intake.set_defaults(func=cmd_intake)
 
     export_cmd = add_command(
@@ -201,7 +203,7 @@ def add_commands(sub) -> None:
         help="write Gradescope, Canvas, nbgrader, feedback and report exports from stored results",
         example="course export transformers --formats canvas,feedback --roster gradebook.csv",
     )
-    arguments.assignment(export_cmd)
+    arguments.assignment(export_cmd, from_root=True)
     arguments.results_folder(export_cmd)
     arguments.output_folder(export_cmd, help="default: exports/ beside the results folder")
     export_cmd.add_argument(
@@ -213,6 +215,7 @@ def add_commands(sub) -> None:
     arguments.roster(export_cmd)
     arguments.database(export_cmd)
     _canvas_arguments(export_cmd)
+    root_option(export_cmd)
     export_cmd.set_defaults(func=cmd_export)
 
     zip_cmd = add_command(
