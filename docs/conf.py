@@ -29,3 +29,25 @@ html_sidebars = {"**": ["about.html", "navigation.html", "searchbox.html"]}
 html_static_path = []
 html_copy_source = False
 suppress_warnings = []
+
+
+def check_docs_lock(app, config) -> None:
+    """The docs tools must be exactly locks/docs.txt (and the Python's lock for what both pin): a build with
+    other versions stops, so what CI builds is what the lock records."""
+    from sphinx.errors import ConfigError
+
+    from assignments.gradescope import lock
+
+    pinned = {**lock.read(lock.lock_path()), **lock.read(lock.docs_lock_path())}
+    installed = lock.installed_closure(lock.docs_requirements())
+    moved = lock.compare({name: pinned.get(name, "not at all") for name in installed}, installed, "installed")
+    if moved:
+        raise ConfigError(
+            "the docs tools differ from locks/docs.txt and this Python's lock: "
+            + "; ".join(moved)
+            + " (make docs installs them; course lock --docs moves the lock)"
+        )
+
+
+def setup(app):
+    app.connect("config-inited", check_docs_lock)
