@@ -161,7 +161,7 @@ tutorial-course: venv
 release: venv
 	$(BIN)/course release
 
-# The grader image (image/Containerfile; README, The grader image): one assignment's grader for Gradescope,
+# The grader image (image/Containerfile; docs/how-to/grader-image.md): one assignment's grader for Gradescope,
 # PrairieLearn, any container host and Kubernetes, and its `engine` target without the assignment (for a
 # public registry: PrairieLearn). Here podman from Debian's packages (.ci/install-podman)
 # runs with runc and cgroupfs and modest ulimits (this machine refuses its default runtime and larger

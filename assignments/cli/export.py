@@ -78,7 +78,7 @@ def cmd_image(args) -> int:
     print(
         f"wrote {out}: build it with `docker build -t course-grader:{args.assignment} {out}` (or podman; "
         f"`make image` does it here), and `--target engine` for the image without the assignment, which "
-        f"PrairieLearn pulls with {out / PRAIRIELEARN} as the question's tests/ folder (README, The grader image)"
+        f"PrairieLearn pulls with {out / PRAIRIELEARN} as the question's tests/ folder (docs/how-to/grader-image.md)"
     )
     return 0
 
