@@ -40,9 +40,24 @@ def fence(text: str, language: str = "text") -> str:
     return f"{ticks}{language}\n{text.rstrip()}\n{ticks}\n"
 
 
+CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+
+
+def prose(text) -> str:
+    """Text from the code as Markdown: ``<`` and ``>`` outside code spans as entities, so a placeholder such
+    as ``grades/<term>/`` shows rather than being read as an HTML tag."""
+    parts, at = [], 0
+    for match in CODE_SPAN.finditer(str(text)):
+        parts.append(str(text)[at : match.start()].replace("<", "&lt;").replace(">", "&gt;"))
+        parts.append(match.group(0))
+        at = match.end()
+    parts.append(str(text)[at:].replace("<", "&lt;").replace(">", "&gt;"))
+    return "".join(parts)
+
+
 def cell(text) -> str:
-    """A Markdown table cell: one line, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """A Markdown table cell: one line, pipes escaped, placeholders kept (``prose``)."""
+    return prose(" ".join(str(text).split())).replace("|", "\\|")
 
 
 def first_sentence(doc: str | None) -> str:
@@ -102,8 +117,8 @@ def settings() -> str:
         if entry.choices:
             facts.append("one of " + ", ".join(f"`{toml_value(c)}`" for c in entry.choices))
         facts.append(f"read by `{entry.read_by}`")
-        out.append("*" + "; ".join(facts) + ".*\n")
-        out.append(entry.meaning + "\n")
+        out.append("*" + prose("; ".join(facts)) + ".*\n")
+        out.append(prose(entry.meaning) + "\n")
     return "\n".join(out)
 
 
@@ -143,7 +158,7 @@ def record() -> str:
         cls = getattr(module, name)
         out.append(f"\n## `{name}`\n")
         if cls.__doc__ and not cls.__doc__.startswith(f"{name}("):
-            out.append(" ".join(cls.__doc__.split()) + "\n")
+            out.append(prose(" ".join(cls.__doc__.split())) + "\n")
         out += ["| field | type | default | meaning |", "| --- | --- | --- | --- |"]
         for field in dataclasses.fields(cls):
             doc = " ".join(" ".join(comments.get((name, field.name), [])).split())
@@ -206,13 +221,13 @@ def exports() -> str:
         out.append(
             f"Written by `assignments/exports/{module.__name__.rsplit('.', 1)[1]}.py`, under `exports/{name}/`.\n"
         )
-        out.append(inspect.cleandoc(module.__doc__ or "") + "\n")
+        out.append(prose(inspect.cleandoc(module.__doc__ or "")) + "\n")
     out.append("\n## PrairieLearn's `results.json`\n")
     out.append(
         "Not a `course export` format: the grader image's PrairieLearn entry point (`course prairielearn`) "
         "writes it for each job. Written by `assignments/exports/prairielearn.py`.\n"
     )
-    out.append(inspect.cleandoc(prairielearn.__doc__ or "") + "\n")
+    out.append(prose(inspect.cleandoc(prairielearn.__doc__ or "")) + "\n")
     record = example_record()
     out.append("\n## Examples\n")
     out.append(
