@@ -196,8 +196,8 @@ def lock_for(python: str, root: Path = REPO) -> dict[str, str]:
 
 
 def write(root: Path = REPO, pythons: list[str] | None = None) -> list[tuple[Path, list[str]]]:
-    """Write the lock of each Python in ``pythons`` (default: every supported one); returns each path with
-    what moved since the lock it replaces."""
+    """Write the lock of each Python in ``pythons`` (default: every supported one, and then the docs tools'
+    lock, resolved against them); returns each path with what moved since the lock it replaces."""
     written = []
     for python in pythons or supported_pythons(root):
         path = lock_path(python, root)
@@ -206,7 +206,7 @@ def write(root: Path = REPO, pythons: list[str] | None = None) -> list[tuple[Pat
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render(pins, python), encoding="utf-8")
         written.append((path, compare(before, pins)))
-    if docs_requirements(root):
+    if pythons is None and docs_requirements(root):  # every Python's lock moved: the docs tools' may have to
         written.append(write_docs(root))
     return written
 
