@@ -82,14 +82,16 @@ def cli() -> str:
         "The top level, `course --help`:\n",
         fence(parser.format_help()),
     ]
+    seen = set()
     for name, sub in commands.choices.items():
-        if not helps.get(name):
-            raise ExtensionError(f"course {name} has no help line (assignments/cli)")
-        out += [
-            f"\n## course {name}\n",
-            f"{cell(helps[name])[:1].upper()}{cell(helps[name])[1:]}.\n",
-            fence(sub.format_help()),
-        ]
+        if id(sub) in seen:  # an alias of a command already shown
+            continue
+        seen.add(id(sub))
+        summary = helps.get(name) or first_sentence(sub.description)
+        if not summary:
+            raise ExtensionError(f"course {name} has neither a help line nor a description (assignments/cli)")
+        summary = cell(summary)
+        out += [f"\n## course {name}\n", f"{summary[:1].upper()}{summary[1:].rstrip('.')}.\n", fence(sub.format_help())]
     return "\n".join(out)
 
 
