@@ -115,6 +115,22 @@ SETTINGS: tuple[Setting, ...] = (
         ("course", "canvas"),
     ),
     Setting(
+        "canvas.url",
+        "string",
+        None,
+        "The Canvas instance's address (https://canvas.example.edu), for `course feedback`'s delivery through "
+        "Canvas's API. `course feedback --canvas-url` overrides it.",
+        "assignments/delivery/deliver.py",
+    ),
+    Setting(
+        "canvas.course_id",
+        "string or integer",
+        None,
+        "The Canvas course's id (the number in its URL), for `course feedback`'s delivery through Canvas's API. "
+        "`course feedback --canvas-course` overrides it.",
+        "assignments/delivery/deliver.py",
+    ),
+    Setting(
         "canvas.assignments.<assignment>",
         "inline table: name (string), id (integer), points (number)",
         None,
