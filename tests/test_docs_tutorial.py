@@ -1,6 +1,6 @@
 """The tutorial (docs/tutorial.md), run as a reader runs it: every command of its `console` blocks, in order,
 on the toy course, each checked against the output the page shows; its `toml` block applied to the course's
-pyproject.toml as the page says (each line under the table of the same name).
+pyproject.toml as the page says (each key set in the table of the same name).
 
 The commands run from a folder laid out as the repository's root (links to its Makefile, .venv, package,
 tests and locks), so the page's relative paths (`build/tutorial`) land in the test's own scratch folder and
@@ -76,19 +76,27 @@ def unmatched(shown: list[str], printed: str) -> list[str]:
 
 
 def apply_settings(body: str, pyproject: Path) -> None:
-    """Each key line of the block goes right under the table header of the same name in ``pyproject``."""
+    """The block's settings, made as a person edits the file: each key line replaces the line that sets the
+    same key in the table of the same name in ``pyproject``, or goes right under that table's header."""
     text = pyproject.read_text(encoding="utf-8").splitlines(keepends=True)
     table = None
     for line in body.splitlines():
         if line.startswith("["):
             table = line.strip()
             headers = [i for i, existing in enumerate(text) if existing.strip() == table]
-            assert len(headers) == 1, f"the page adds to {table}, which {pyproject} holds {len(headers)} times"
-            at = headers[0] + 1
+            assert len(headers) == 1, f"the page sets keys of {table}, which {pyproject} holds {len(headers)} times"
+            start = headers[0] + 1
+            end = next((i for i in range(start, len(text)) if text[i].startswith("[")), len(text))
+            at = start
         elif line.strip():
             assert table, f"a settings line before any table: {line!r}"
-            text.insert(at, line + "\n")
-            at += 1
+            key = line.split("=", 1)[0].strip()
+            same = [i for i in range(start, end) if text[i].split("=", 1)[0].strip() == key]
+            if same:
+                text[same[0]] = line + "\n"
+            else:
+                text.insert(at, line + "\n")
+                at, end = at + 1, end + 1
     pyproject.write_text("".join(text), encoding="utf-8")
 
 
