@@ -151,10 +151,17 @@ gradescope-images-toy: venv
 gradescope-trees-clean:
 	rm -rf $(GRADESCOPE_TREES)
 
+# The tutorial's course (docs/tutorial.md): the toy course, and a class of three as Canvas's download and
+# gradebook export give it (tests/fixtures/tutorial.py). tests/test_docs_tutorial.py runs the tutorial on it.
+TUTORIAL_COURSE ?= build/tutorial
+tutorial-course: venv
+	rm -rf $(TUTORIAL_COURSE)
+	$(BIN)/python -m tests.fixtures.tutorial $(TUTORIAL_COURSE)
+
 release: venv
 	$(BIN)/course release
 
-# The grader image (image/Containerfile; README, The grader image): one assignment's grader for Gradescope,
+# The grader image (image/Containerfile; docs/how-to/grader-image.md): one assignment's grader for Gradescope,
 # PrairieLearn, any container host and Kubernetes, and its `engine` target without the assignment (for a
 # public registry: PrairieLearn). Here podman from Debian's packages (.ci/install-podman)
 # runs with runc and cgroupfs and modest ulimits (this machine refuses its default runtime and larger
@@ -249,6 +256,24 @@ newest:
 
 selftest: venv
 	$(BIN)/course selftest --repeats 10
+
+# The staff documentation (docs/, Sphinx with MyST-Parser), built offline with warnings as errors into
+# build/docs/html. Its tools come from locks/docs.txt, installed beside this Python's lock (the lock as
+# constraints, so nothing the course runs moves) and never into the Gradescope zip or the grader image. The
+# reference pages (CLI, settings, findings, the result record, export formats) and every benchmark figure are
+# generated from the code and benchmarks/results/ at each build (docs/_ext/): a fresh build (-E) each time.
+DOCS_LOCK := locks/docs.txt
+$(VENV)/.docs-installed: $(DOCS_LOCK) | $(VENV)/.installed
+	@grep -q "^# pythons:.* $(PY_VERSION)\b" $(DOCS_LOCK) || { echo "the docs tools are locked for Python" \
+	  "$$(sed -n 's/^# pythons: *//p' $(DOCS_LOCK)) (locks/docs.txt); this venv has $(PY_VERSION):" \
+	  "build the docs with PYTHON=python3.11 or newer"; exit 1; }
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -r $(DOCS_LOCK)
+	touch $@
+
+docs: $(VENV)/.docs-installed
+	rm -rf build/docs
+	$(BIN)/python -m sphinx -W --keep-going -E -q -b html docs build/docs/html
+	@echo "docs: build/docs/html/index.html"
 
 clean:
 	rm -rf build grades dist submitted autograded feedback gradebook.db

@@ -1,6 +1,6 @@
 """The grader image's build context (``course image <assignment>``): one folder that ``podman build`` or
 ``docker build`` turns into the image that grades that assignment on Gradescope, PrairieLearn, any
-container host and Kubernetes (README, "The grader image").
+container host and Kubernetes (docs/how-to/grader-image.md).
 
 The folder holds ``Containerfile`` and ``course`` from the repository's ``image/`` and, under ``source/``,
 the assignment's Gradescope bundle unpacked (``gradescope_bundle.build_autograder_zip``): what the image

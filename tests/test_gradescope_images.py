@@ -1,4 +1,4 @@
-"""Gradescope's real install, rehearsed for every Python the course supports (README: Grading on Gradescope).
+"""Gradescope's real install, rehearsed for every Python the course supports (docs/how-to/gradescope.md).
 
 Gradescope builds an autograder by running the zip's ``setup.sh`` as root on its base image, with that
 image's ``python3`` (Ubuntu 22.04: 3.10, the default; 24.04: 3.12), then runs ``run_autograder`` once per

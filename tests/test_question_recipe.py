@@ -1,4 +1,4 @@
-"""README "Add or change a question", followed on a copy of the toy assignment, one kind of edit after another.
+"""docs/how-to/add-question.md ("Add or change a question"), followed on a copy of the toy assignment, one kind of edit after another.
 
 The toy (``tests/fixtures/toy.py``) starts with a mutant, a variant and a shortcut answer of its own, and
 gains a question ``negate``: its heading, answer cell and test cell (add a question), hidden tests sharing

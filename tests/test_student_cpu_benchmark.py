@@ -1,5 +1,5 @@
 """benchmarks/student_cpu.py keeps working: its quick mode (tiny models) runs in seconds and reports every
-figure the README's CPU table is made of. The real figures need minutes at the real sizes and are not a test."""
+figure the student page's CPU table is made of (docs/student.md, read from results/student_cpu.json). The real figures need minutes at the real sizes and are not a test."""
 
 import json
 import subprocess

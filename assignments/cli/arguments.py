@@ -298,6 +298,17 @@ def job_assignments(args) -> list[str]:
         return []
 
 
+def gradebook_assignments(args) -> list[str]:
+    """``course formgrader --root``: the assignments that nbgrader course folder holds (its source/ folders), so
+    a run of a course made elsewhere (the tutorial's toy course) opens as well as one of this checkout's."""
+    folder = getattr(args, "nbgrader_course", None)
+    source = Path(folder) / "source" if folder is not None else None
+    try:
+        return sorted(p.name for p in source.iterdir() if p.is_dir()) if source and source.is_dir() else []
+    except OSError:
+        return []
+
+
 def _download_ok(dest: str, args, course) -> None:
     path = Path(getattr(args, dest))
     what = f"give the class's submissions: {DOWNLOAD}"

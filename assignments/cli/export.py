@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import exports
+from ..config import setting
 from ..escaping import one_line
 from ..prairielearn_question import IMAGE_PLACEHOLDER as PRAIRIELEARN_IMAGE_PLACEHOLDER
 from . import arguments
@@ -19,7 +20,8 @@ def cmd_export(args) -> int:
 
     problems: list[str] = []
     formats = args.formats  # checked names (arguments.formats)
-    run = Run.of_results(args.results) if args.results else Run.of_term(args.assignment)
+    assignment = course_of(args).assignment(args.assignment)
+    run = Run.of_results(args.results) if args.results else Run.of_term(assignment)
     # A SQLite gradebook named on the command line: its folder is the course folder formgrader's notebooks go to.
     run = run.with_exports(args.out).with_course(exports.sqlite_folder(args.db))
     choices = {
@@ -32,7 +34,7 @@ def cmd_export(args) -> int:
     try:
         written = export(
             run,
-            args.assignment,
+            assignment,
             formats,
             roster=args.roster,
             db_url=args.db,
@@ -113,6 +115,12 @@ def cmd_clean(args) -> int:
 def cmd_lock(args) -> int:
     from assignments.gradescope import lock as lockfile
 
+    if args.docs:
+        path, moved = lockfile.write_docs()
+        print(f"wrote {path.relative_to(lockfile.REPO)}: {len(lockfile.read(path))} packages, {len(moved)} moved")
+        for line in moved:
+            print(f"  {line}")
+        return 0
     if args.check:
         problems = lockfile.drift()
         for line in problems:
@@ -131,7 +139,7 @@ def cmd_intake(args) -> int:
     from .. import intake
     from ..run_folder import Run
 
-    run = Run.of_term(args.assignment)
+    run = Run.of_term(course_of(args).assignment(args.assignment))
     dest = args.dest or run.submissions
     try:
         result = intake.collect(args.input, args.assignment, dest, layout=args.layout)
@@ -165,7 +173,7 @@ def _canvas_arguments(parser) -> None:
     )
     parser.add_argument(
         "--ungraded-written",
-        choices=("zero", "omit"),
+        choices=setting("canvas.ungraded_written").choices,
         default=None,
         help="a written answer not graded yet counts 0, or leaves that student's Canvas cell "
         "empty; default: [tool.course.canvas] ungraded_written, else zero",
@@ -177,7 +185,7 @@ def _canvas_arguments(parser) -> None:
     )
     parser.add_argument(
         "--canvas-late-policy",
-        choices=("course", "canvas"),
+        choices=setting("canvas.late_policy").choices,
         default=None,
         help="who deducts for lateness: course (this course's late policy, in every export; Canvas' own "
         "Late Policy is off) or canvas (scores before lateness; Canvas' Late Policy deducts); "
@@ -194,11 +202,12 @@ def add_commands(sub) -> None:
         "per student and report duplicates, late and wrong files",
         example="course intake transformers submissions.zip --layout canvas",
     )
-    arguments.assignment(intake)
+    arguments.assignment(intake, from_root=True)
     arguments.download(intake, "input", help=f"{arguments.DOWNLOAD}, or a Gradescope export")
     arguments.output_folder(intake, "--dest", help="default: grades/<term>/<assignment>/submissions")
     arguments.output_file(intake, "--manifest", ".json", help="default: grades/<term>/<assignment>/intake.json")
     layout_option(intake)
+    root_option(intake)
     intake.set_defaults(func=cmd_intake)
 
     export_cmd = add_command(
@@ -207,7 +216,7 @@ def add_commands(sub) -> None:
         help="write Gradescope, Canvas, nbgrader, feedback and report exports from stored results",
         example="course export transformers --formats canvas,feedback --roster gradebook.csv",
     )
-    arguments.assignment(export_cmd)
+    arguments.assignment(export_cmd, from_root=True)
     arguments.results_folder(export_cmd)
     arguments.output_folder(export_cmd, help="default: exports/ beside the results folder")
     export_cmd.add_argument(
@@ -219,6 +228,7 @@ def add_commands(sub) -> None:
     arguments.roster(export_cmd)
     arguments.database(export_cmd)
     _canvas_arguments(export_cmd)
+    root_option(export_cmd)
     export_cmd.set_defaults(func=cmd_export)
 
     zip_cmd = add_command(
@@ -271,5 +281,10 @@ def add_commands(sub) -> None:
     arguments.pythons(lock)
     lock.add_argument(
         "--check", action="store_true", help="list what this environment has that its Python's lock does not say"
+    )
+    lock.add_argument(
+        "--docs",
+        action="store_true",
+        help="only locks/docs.txt: the documentation tools (make docs), resolved against the Pythons' locks as they are",
     )
     lock.set_defaults(func=cmd_lock)

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..course import default
 from . import arguments
 from .help import add_command
-from .options import layout_option
+from .options import course_of, layout_option, root_option
 
 
 def cmd_selftest(args) -> int:
@@ -25,14 +25,15 @@ def cmd_grade(args) -> int:
     from ..run_folder import Run
     from ..workflow import export_all, grade_class
 
-    run = Run.at(args.out) if args.out else Run.of_term(args.assignment)
+    assignment = course_of(args).assignment(args.assignment)
+    run = Run.at(args.out) if args.out else Run.of_term(assignment)
     shard = args.shard  # a Shard already (arguments.shard), or None
     results = grade_class(
-        args.assignment, Path(args.submissions), run, workers=args.workers, shard=shard, layout=args.layout
+        assignment, Path(args.submissions), run, workers=args.workers, shard=shard, layout=args.layout
     )
     print(table.score_table(results, f"{args.assignment}: standalone grader" + (f", shard {shard}" if shard else "")))
     if shard is None:
-        export_all(args.assignment, run)
+        export_all(assignment, run)
         print(f"results: {run.results}\nexports: {run.exports}")
     else:
         print(
@@ -160,7 +161,7 @@ def add_commands(sub) -> None:
         help="grade submissions with the standalone (sandboxed) grader",
         example="course grade transformers submissions.zip --workers 4",
     )
-    arguments.assignment(grade)
+    arguments.assignment(grade, from_root=True)
     arguments.download(grade)
     grade.add_argument("--workers", type=arguments.count, default=None, help="parallel workers (default: CPU cores)")
     arguments.output_folder(grade, help="output folder (default: grades/<term>/<assignment>)")
@@ -172,6 +173,7 @@ def add_commands(sub) -> None:
         help="grade only shard i of N (0 <= i < N; by a hash of the student key, the same on every machine); "
         "`course merge` joins the shards' runs",
     )
+    root_option(grade)
     grade.set_defaults(func=cmd_grade)
 
     merge = add_command(

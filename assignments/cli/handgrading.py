@@ -46,7 +46,7 @@ def add_formgrader_command(sub) -> None:
         "course folder holding the assignment's gradebook",
         example="course formgrader transformers --port 8910",
     )
-    arguments.assignment(parser)
+    arguments.assignment(parser, also=arguments.gradebook_assignments)
     arguments.gradebook_folder(parser)
     parser.add_argument("--port", type=arguments.port, default=None, help="default: a free port")
     parser.set_defaults(func=cmd_formgrader)

@@ -42,10 +42,11 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from ..config import setting
 from ..results.model import SubmissionResult
 
 Scope = Literal["all", "autograded"]
-CANVAS_LATE_POLICIES = ("course", "canvas")
+CANVAS_LATE_POLICIES = setting("canvas.late_policy").choices
 
 
 @dataclass(frozen=True)

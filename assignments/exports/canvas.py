@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import setting
 from ..escaping import one_line
 from ..results.model import SubmissionResult
 from . import csv_safe
@@ -44,7 +45,7 @@ from .adjust import reported_score
 from .text import points, question_title, recorded_title
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-UNGRADED_CHOICES = ("zero", "omit")
+UNGRADED_CHOICES = setting("canvas.ungraded_written").choices
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def options(
             f"named {name!r} on import (set [tool.course.canvas.assignments] {assignment.name} = "
             '{ name = "...", id = ... } or pass --canvas-id)'
         )
-    ungraded = ungraded_written or table.get("ungraded_written", "zero")
+    ungraded = ungraded_written or table.get("ungraded_written", setting("canvas.ungraded_written").default)
     if ungraded not in UNGRADED_CHOICES:
         raise ValueError(f"[tool.course.canvas] ungraded_written is {ungraded!r}; choose one of {UNGRADED_CHOICES}")
     points_possible = configured.get("points")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..config import read_toml
+from ..config import read_toml, setting
 from ..course import REPO
 from ..escaping import one_line, printable
 from ..results.model import SubmissionResult
@@ -41,7 +41,7 @@ from .text import execution_seconds, humanise_test, points, question_title, safe
 # "hidden" is refused as the course's setting: it would hide which tests lost points while the total,
 # made of those very points, stays in view.
 VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
-COURSE_VISIBILITIES = ("visible", "after_due_date", "after_published")
+COURSE_VISIBILITIES = setting("gradescope_test_visibility").choices  # the three above that are not "hidden"
 VISIBILITY_SPEC = "gradescope/autograder_samples docs/specs.md, Controlling Test Case Visibility"
 # What the top-level output says instead of the score while the tests (and so the total) are held back.
 HELD_BACK = {

@@ -165,13 +165,15 @@ def _public_index_env() -> dict[str, str]:
     return env
 
 
-def resolve(interpreter: Path, requirements: list[str]) -> dict[str, str]:
-    """canonical name -> version that pip chooses for ``requirements`` on ``interpreter`` (nothing installed)."""
+def resolve(interpreter: Path, requirements: list[str], constraints: Path | None = None) -> dict[str, str]:
+    """canonical name -> version that pip chooses for ``requirements`` on ``interpreter`` (nothing installed),
+    within ``constraints`` (a lock) where given."""
     with tempfile.TemporaryDirectory() as folder:
         wanted, report = Path(folder) / "requirements.txt", Path(folder) / "report.json"
         wanted.write_text("\n".join(requirements) + "\n", encoding="utf-8")
         command = [sys.executable, "-m", "pip", "--python", str(interpreter), "install", "--dry-run"]
         command += ["--ignore-installed", "--quiet", "--report", str(report), "-r", str(wanted)]
+        command += ["-c", str(constraints)] if constraints else []
         done = subprocess.run(command, env=_public_index_env(), capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"pip could not resolve the requirements on {interpreter}:\n{done.stderr[-3000:]}")
@@ -194,8 +196,8 @@ def lock_for(python: str, root: Path = REPO) -> dict[str, str]:
 
 
 def write(root: Path = REPO, pythons: list[str] | None = None) -> list[tuple[Path, list[str]]]:
-    """Write the lock of each Python in ``pythons`` (default: every supported one); returns each path with
-    what moved since the lock it replaces."""
+    """Write the lock of each Python in ``pythons`` (default: every supported one, and then the docs tools'
+    lock, resolved against them); returns each path with what moved since the lock it replaces."""
     written = []
     for python in pythons or supported_pythons(root):
         path = lock_path(python, root)
@@ -204,7 +206,86 @@ def write(root: Path = REPO, pythons: list[str] | None = None) -> list[tuple[Pat
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render(pins, python), encoding="utf-8")
         written.append((path, compare(before, pins)))
+    if pythons is None and docs_requirements(root):  # every Python's lock moved: the docs tools' may have to
+        written.append(write_docs(root))
     return written
+
+
+# --- the documentation tools' lock -----------------------------------------------------------------------
+#
+# Sphinx and MyST-Parser build the staff documentation (`make docs`) and nothing else: they are an optional
+# extra (``[project.optional-dependencies] docs``), pinned in a lock of their own that holds only what the
+# Python's lock does not, so the Gradescope zip and the grader image, which install ``python3.X.txt``
+# alone, never carry them. ``make docs`` installs it with that Python's lock as constraints: every package
+# both need stays at the lock's version.
+DOCS_LOCK = "docs.txt"
+DOCS_HEADER = (
+    "# The documentation tools' exact versions (`make docs`): only what locks/python3.X.txt does not pin,\n"
+    "# installed with that lock as constraints. Never in the Gradescope zip or the grader image. Written by\n"
+    "# `course lock --docs` (and `make lock`) from [project.optional-dependencies] docs; never edit by hand.\n"
+)
+DOCS_PYTHONS = "# pythons:"  # the header line naming the Pythons the pins resolve on
+
+
+def docs_requirements(root: Path = REPO) -> list[str]:
+    """The documentation tools the project asks for (``[project.optional-dependencies] docs``)."""
+    return list(_pyproject(root)["project"].get("optional-dependencies", {}).get("docs", []))
+
+
+def docs_lock_path(root: Path = REPO) -> Path:
+    return Path(root) / LOCK_DIR / DOCS_LOCK
+
+
+def docs_lock(root: Path = REPO) -> tuple[dict[str, str], list[str]]:
+    """The docs tools' pins and the supported Pythons they install on. Resolved against each Python's lock
+    in turn: a Python whose lock admits no release of the tools is left out (3.10: myst-parser 5 needs 3.11,
+    and myst-parser 4 refuses the lock's markdown-it-py 4); once one Python has resolved, every later one
+    must take the same pins, so one file serves them all."""
+    wanted = docs_requirements(root)
+    pins: dict[str, str] | None = None
+    pythons = []
+    for python in supported_pythons(root):
+        interpreter = find_interpreter(python)
+        if interpreter is None:
+            raise LookupError(f"no Python {python} here to resolve the docs lock: `pyenv install {python}`")
+        locked = lock_path(python, root)
+        fixed = [f"{name}=={version}" for name, version in (pins or {}).items()]
+        try:
+            chosen = resolve(interpreter, wanted + fixed, constraints=locked)
+        except RuntimeError:
+            if pins is None:
+                continue  # too old for the docs tools at the lock's versions
+            raise
+        own = {name: version for name, version in chosen.items() if name not in read(locked)}
+        if pins is not None and own != pins:
+            raise RuntimeError(f"the docs tools need other packages on Python {python}: {compare(pins, own, python)}")
+        pins = own
+        pythons.append(python)
+    if pins is None:
+        raise RuntimeError(f"the docs tools {wanted} resolve against no supported Python's lock")
+    return pins, pythons
+
+
+def render_docs(pins: dict[str, str], pythons: list[str]) -> str:
+    lines = "".join(f"{name}=={version}\n" for name, version in sorted(pins.items()))
+    return DOCS_HEADER + f"{DOCS_PYTHONS} {' '.join(pythons)}\n" + lines
+
+
+def docs_pythons(root: Path = REPO) -> list[str]:
+    """The Pythons ``locks/docs.txt`` was resolved on (its header)."""
+    for line in docs_lock_path(root).read_text(encoding="utf-8").splitlines():
+        if line.startswith(DOCS_PYTHONS):
+            return line[len(DOCS_PYTHONS) :].split()
+    return []
+
+
+def write_docs(root: Path = REPO) -> tuple[Path, list[str]]:
+    """Write ``locks/docs.txt``; returns its path and what moved."""
+    path = docs_lock_path(root)
+    before = read(path) if path.is_file() else {}
+    pins, pythons = docs_lock(root)
+    path.write_text(render_docs(pins, pythons), encoding="utf-8")
+    return path, compare(before, pins)
 
 
 def compare(locked: dict[str, str], other: dict[str, str], other_name: str = "now") -> list[str]:

@@ -1,4 +1,4 @@
-"""The grading engine, in folders by concern (README: architecture). One submission's path runs
+"""The grading engine, in folders by concern (docs/explanation/architecture.md). One submission's path runs
 straight down this list, entering each folder once:
 
 - ``submission``: read a file, check it is this assignment's, recover lost metadata, restore locked and

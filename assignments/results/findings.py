@@ -1,5 +1,5 @@
 """Every finding code the grader records, in one catalogue: its usual severity, who may read its message,
-and what it means in one line (the class report's legend and the README's table read it from here).
+and what it means in one line (the class report's legend and the findings reference, docs/reference/findings.md, read it from here).
 
 A finding's own message says what happened to this submission; the catalogue says what the code means
 in general. ``tests/results/test_findings.py`` checks that every ``Finding`` the package makes uses a code

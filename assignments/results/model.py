@@ -34,13 +34,13 @@ def bounded_message(text: str) -> str:
 @dataclass
 class TestResult:
     __test__ = False  # not a pytest test class, despite the name
-    name: str  # the test function's name, which says the behaviour it checks
-    question: str  # grade_id of the autograded test cell
-    points: float  # earned
-    max_points: float
-    outcome: Outcome
-    message: str = ""  # author-written, safe to show the student; bounded_message() when created
-    seconds: float = 0.0
+    name: str  #: the test function's name, which says the behaviour it checks
+    question: str  #: grade_id of the autograded test cell
+    points: float  #: points earned
+    max_points: float  #: the test's share of its question's points
+    outcome: Outcome  #: passed, failed, or error (the test itself could not run to a verdict)
+    message: str = ""  #: author-written, safe to show the student; bounded_message() when created
+    seconds: float = 0.0  #: how long the test ran
 
     def __post_init__(self):
         # Bounded here, when the record is made, so the stored record and every export read the same text.
@@ -49,57 +49,58 @@ class TestResult:
 
 @dataclass
 class QuestionResult:
-    grade_id: str
-    kind: QuestionKind
-    max_points: float
-    points: float | None = None  # None: waits for a person (manual) or was never graded
-    tests: list[TestResult] = field(default_factory=list)
-    comment: str = ""  # a grader's comment (from nbgrader's formgrader), shown to the student
-    excused: bool = False  # left out of the score and its maximum (exports/adjust.py)
-    # What students call the question (its notebook heading: titles.py), recorded when it was graded so
-    # every export shows it even without the source notebook; "" in records made before titles were kept.
+    grade_id: str  #: the question's cell: the test cell of an autograded one, the answer cell of a written one
+    kind: QuestionKind  #: autograded (hidden tests) or manual (a written answer a person grades)
+    max_points: float  #: the points the source notebook's cell declares
+    points: float | None = None  #: None: waits for a person (manual) or was never graded
+    tests: list[TestResult] = field(default_factory=list)  #: the hidden tests that scored it (autograded only)
+    comment: str = ""  #: a grader's comment (from nbgrader's formgrader), shown to the student
+    excused: bool = False  #: left out of the score and its maximum (exports/adjust.py)
+    #: What students call the question (its notebook heading: titles.py), recorded when it was graded so
+    #: every export shows it even without the source notebook; "" in records made before titles were kept.
     title: str = ""
 
 
 @dataclass
 class Finding:
-    code: str  # a code of results/findings.py's catalogue, e.g. "test-cell-edited", "invalid-json"
-    message: str  # what happened, for the student and the instructor
-    severity: Severity = "warning"  # "error": grading was affected (results/findings.py: each code's)
-    cell: str | None = None  # grade_id or cell position it concerns
+    code: str  #: a code of results/findings.py's catalogue, e.g. "test-cell-edited", "invalid-json"
+    message: str  #: what happened, for the student and the instructor
+    severity: Severity = "warning"  #: "error": grading was affected (results/findings.py: each code's)
+    cell: str | None = None  #: grade_id or cell position it concerns
 
 
 @dataclass
 class Evidence:
     """One evidence cell of one written question, as the student submitted it (``assignments/grading/submission/evidence.py``)."""
 
-    question: str  # grade_id of the written answer that relies on it
-    cell: str  # grade_id of the evidence cell
-    status: EvidenceStatus
-    note: str = ""  # grader-written: why the status is not "kept"
-    execution_count: int | None = None
-    outputs: list[dict] = field(default_factory=list)  # {"kind": "text"|"image"|"error", "text"|"png": ...}
+    question: str  #: grade_id of the written answer that relies on it
+    cell: str  #: grade_id of the evidence cell
+    status: EvidenceStatus  #: kept, or what went wrong: missing, not-run, edited
+    note: str = ""  #: grader-written: why the status is not "kept"
+    execution_count: int | None = None  #: Jupyter's count on the cell as submitted
+    #: the outputs as submitted, within limits: {"kind": "text"|"image"|"error", "text"|"png": ...}
+    outputs: list[dict] = field(default_factory=list)
 
 
 @dataclass
 class SubmissionResult:
-    student: str
-    assignment: str
-    door: Door
-    source_file: str = ""
-    status: Status = "graded"  # "rejected": nothing could be run; every autograded question is 0
-    questions: list[QuestionResult] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    timings: dict = field(default_factory=dict)
-    # Percent of the points possible an export reports, taken off by the course's late policy: a share,
-    # not points, because each export reports its own points possible (exports/adjust.py).
+    student: str  #: the student's key in this run (the LMS's id where the download gives one)
+    assignment: str  #: the assignment's name
+    door: Door  #: which grading door made it
+    source_file: str = ""  #: the notebook that was graded
+    status: Status = "graded"  #: "rejected": nothing could be run; every autograded question is 0
+    questions: list[QuestionResult] = field(default_factory=list)  #: one entry per graded cell
+    findings: list[Finding] = field(default_factory=list)  #: everything the grader noticed (results/findings.py)
+    timings: dict = field(default_factory=dict)  #: seconds and memory the grading took, by stage
+    #: Percent of the points possible an export reports, taken off by the course's late policy: a share,
+    #: not points, because each export reports its own points possible (exports/adjust.py).
     late_percent: float = 0.0
-    late_note: str = ""  # how lateness was counted, for feedback
-    evidence: list[Evidence] = field(default_factory=list)  # written answers' evidence, as submitted
+    late_note: str = ""  #: how lateness was counted, for feedback
+    evidence: list[Evidence] = field(default_factory=list)  #: written answers' evidence, as submitted
     # What the record was graded from and by what (assignments/batches.py): a later batch over the same run
     # keeps a record whose two are unchanged instead of grading the student again.
-    submission_sha256: str = ""  # SHA-256 of the notebook file as graded
-    grader_version: str = ""  # batches.grader_version(): the package version and a hash of the grader's files
+    submission_sha256: str = ""  #: SHA-256 of the notebook file as graded
+    grader_version: str = ""  #: batches.grader_version(): the package version and a hash of the grader's files
 
     def question(self, grade_id: str) -> QuestionResult:
         for entry in self.questions:
