@@ -348,6 +348,7 @@ def test_seeds(student):
     kind="non-integer",
 )
 @behaviour("mask_inputs", "mask_rate followed at 0.0125 too", mutant="mask_ignores_rate")
+@behaviour("mask_inputs", "each token selected on its own at 0.0125 too", mutant="mask_same_positions_every_row")
 def test_rate_off_the_percent_grid(student):
     # 0.0125 is 1.25%: a selection that compares a random whole percent with the rate (randint(0, 100) <
     # round(100 * mask_rate)) follows every rate the other tests use (0.05, 0.15, 0.4, 0.5, 0 and 1) and

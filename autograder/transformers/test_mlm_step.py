@@ -170,6 +170,10 @@ def test_two_steps_match_reference(student):
 @behaviour("mlm_step", "returns the loss as a float on a batch of one too", mutant="mlm_step_returns_loss_tensor")
 @behaviour("mlm_step", "the loss over the selected tokens on a batch of one too", mutant="mlm_loss_summed")
 @behaviour("mlm_step", "the update on a batch of one too (backward before the step)", mutant="mlm_missing_backward")
+@behaviour(
+    "mlm_step", "the generator passed on to mask_inputs on a batch of one too", mutant="mlm_step_ignores_generator"
+)
+@behaviour("mlm_step", "pad_token_id passed on on a batch of one too", mutant="mlm_step_pad_id_zero")
 def test_batch_of_one_sentence(student):
     # One sentence of 30 tokens (pad id 2), one SGD step, against the same step taken here: with this
     # generator mask_inputs selects some of its real tokens at rate 0.4, so the loss is a number.
@@ -203,9 +207,9 @@ def test_batch_of_one_sentence(student):
     )
     expect(
         abs(out["loss"] - loss) <= 1e-4 * abs(loss) + 1e-5,
-        "the loss of mlm_step on a batch of one sentence (tokens of shape (1, 30)) differs from the reference "
-        "(the model in training mode, masked with mask_inputs and the generator, cross-entropy over the selected "
-        "tokens only)",
+        "the loss of mlm_step on a batch of one sentence (tokens of shape (1, 30), pad id 2) differs from the "
+        "reference (the model in training mode, masked with mask_inputs, the generator and pad_token_id, pad_mask "
+        "= tokens == pad_token_id, cross-entropy over the selected tokens only)",
     )
     moved = (model.head.weight - state["head.weight"]).abs().max().item()
     expect_close(
