@@ -102,6 +102,12 @@ def oracle_logits(bert, gru, out, ids, mask):
 
 @question("bert_gru_sentiment_tests")
 @behaviour("BERTGRUSentiment", "gradient flow: BERT frozen, the head trained", mutant="bert_not_frozen")
+@behaviour(
+    "BERTGRUSentiment",
+    "state: a step over model.parameters() leaves BERT as it was",
+    mutant="bert_not_frozen",
+    kind="state",
+)
 def test_bert_frozen_head_learns(student):
     # Checked by behaviour: the grader's BERT and head weights go in, one SGD step over *all* of
     # model.parameters() on logits.sum() runs in the kernel, and the logits after the step must equal an
@@ -148,17 +154,22 @@ def test_bert_frozen_head_learns(student):
     optimizer = torch.optim.SGD(list(gru.parameters()) + list(out_layer.parameters()), lr=0.5)
     with torch.no_grad():
         features = bert(input_ids=ids, attention_mask=mask).last_hidden_state
+        before = oracle_from_features(gru, out_layer, features, mask)
     oracle_from_features(gru, out_layer, features, mask).sum().backward()
     optimizer.step()
     with torch.no_grad():
         expected = oracle_from_features(gru, out_layer, features, mask)
+    # Tolerance from the size of the effect: the head's step moves each logit by about 10 (measured: 10.1 to
+    # 10.7), so 0.01% of the smallest move (about 1e-3) is a hundred times float32 noise on logits of about 11
+    # and far below the step of a head that misses a gradient.
+    effect = (expected - before).abs().min().item()
     expect_close(
         out["after"],
         expected,
-        "logits after one SGD step over all of model.parameters(): BERT must "
-        "not change and every GRU and output-layer parameter must get a gradient",
-        rtol=1e-4,
-        atol=1e-4,
+        "logits after one SGD step over all of model.parameters() (the step moves each logit by about "
+        f"{effect:.0f}): BERT must not change and every GRU and output-layer parameter must get a gradient",
+        rtol=0.0,
+        atol=1e-4 * effect,
     )
 
 
@@ -166,8 +177,13 @@ def test_bert_frozen_head_learns(student):
 @behaviour("BERTGRUSentiment", "packed GRU reads real tokens only", mutant="gru_reads_padding")
 @behaviour("BERTGRUSentiment", "final state of the last layer, both directions", mutant="gru_first_layer_hidden")
 @behaviour("BERTGRUSentiment", "eval mode: no dropout in the head", mutant="gru_head_dropout_always_on")
-@behaviour("BERTGRUSentiment", "a batch of one review", mutant="gru_lengths_squeezed")
-@behaviour("BERTGRUSentiment", "attention_mask None: every token real", mutant="gru_head_requires_mask")
+@behaviour("BERTGRUSentiment", "a batch of one review", mutant="gru_lengths_squeezed", kind="batch-of-one")
+@behaviour(
+    "BERTGRUSentiment",
+    "attention_mask None: every token real (the keep-everything mask)",
+    mutant="gru_head_requires_mask",
+    kind="degenerate",
+)
 @behaviour("BERTGRUSentiment", "output_dim logits", mutant="gru_single_logit")
 def test_matches_gru_oracle(student):
     # hidden, layers, bidirectional, lengths (None: no attention_mask, every token real), output_dim, BERT's
@@ -386,6 +402,111 @@ def test_head_dropout_in_training(student):
         )
 
 
+@question("bert_gru_sentiment_tests", points=0.5)
+@behaviour(
+    "BERTGRUSentiment",
+    "randomness in every branch: the GRU's own dropout between its layers in training mode",
+    mutant="gru_without_layer_dropout",
+    kind="randomness",
+)
+def test_gru_dropout_between_layers(student):
+    # A 2-layer unidirectional GRU (hidden 4) under the grader's weights, the output layer the identity
+    # (output_dim 4, no bias), dropout 0.5, training mode. The head's dropout alone would make every logit 0
+    # or the eval-mode final state divided by 1 - p, whatever order dropout draws in; nn.GRU(...,
+    # dropout=p) also drops the first layer's outputs before the second layer reads them, so kept logits
+    # then differ from that. 64 sentences of 2 to 6 tokens: all of a sentence's first-layer outputs (4 units,
+    # 2 steps or more) survive with probability at most 0.5^8 = 0.004, so a correct model matches in about
+    # that share of its kept entries (bound 0.5); a GRU built without the dropout matches in all of them.
+    g = torch.Generator().manual_seed(39)
+    hidden, rate = 4, 0.5
+    features = torch.randn(64, 6, 32, generator=g)
+    lengths = torch.randint(2, 7, (64,), generator=g)
+    mask = (torch.arange(6)[None, :] < lengths[:, None]).long()
+    bert, config, state = tiny_bert(40)
+    gru, _ = oracle_head(41, 32, hidden, 2, False)
+    identity = nn.Linear(hidden, hidden)
+    with torch.no_grad():
+        identity.weight.copy_(torch.eye(hidden))
+        identity.bias.zero_()
+    gru_state, out_state = head_states(gru, identity)
+    with torch.no_grad():
+        final = oracle_from_features(gru, identity, features, mask)  # eval mode: no dropout anywhere
+    body = (
+        "model.train()\n"
+        "with torch.no_grad():\n"
+        "    logits = model(features=features, attention_mask=mask)\n"
+        "result = {'loaded': True, 'logits': logits}"
+    )
+    out = student.run(
+        with_head(body),
+        config=config,
+        bert_state=state,
+        hidden=hidden,
+        out_dim=hidden,
+        layers=2,
+        bidirectional=False,
+        dropout=rate,
+        features=features,
+        mask=mask,
+        ids=None,
+        gru_state=gru_state,
+        out_state=out_state,
+    )
+    expect(out["loaded"] is True, CONTRACT)
+    logits = expect_shape(out["logits"], (64, hidden), f"logits with output_dim={hidden}")
+    kept = logits != 0
+    matches = ((logits - final / (1 - rate)).abs() < 1e-5) & kept
+    share = matches.sum().item() / max(kept.sum().item(), 1)
+    expect(
+        share < 0.5,
+        f"in training mode with n_layers=2 and dropout={rate}, {100 * share:.0f}% of the kept logits equal a GRU's "
+        "with no dropout between its layers (expected almost none): build the GRU with nn.GRU(..., "
+        "dropout=0 if n_layers < 2 else dropout), as the skeleton says",
+    )
+
+
+# Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope).
+OUT_OF_SCOPE = [
+    (
+        "BERTGRUSentiment",
+        "validation order",
+        "It checks no argument; its special cases (features given or not, attention_mask None or not) are decided by one argument each and tested both ways.",
+        "validation-order",
+    ),
+    (
+        "BERTGRUSentiment",
+        "exact boundaries",
+        "It compares nothing with a threshold: the lengths are sums of a 0/1 mask.",
+        "boundary",
+    ),
+    (
+        "BERTGRUSentiment",
+        "a sort's ties",
+        "It sorts nothing itself: pack_padded_sequence(enforce_sorted=False) sorts by length and puts the batch back in order, and reviews of equal length give the same result in either order.",
+        "ties",
+    ),
+    (
+        "BERTGRUSentiment",
+        "device of what it makes",
+        "pack_padded_sequence needs its lengths on the CPU and a transformers BertModel cannot run on the meta device, so no device but the CPU can be tried in grading (which hides GPUs); the notebook moves the model and batches to DEVICE itself.",
+        "device",
+    ),
+    (
+        "BERTGRUSentiment",
+        "optimisation steps",
+        "It takes no optimisation step itself (train_epoch does); the one test that steps over its parameters, to show BERT frozen and the head learning, compares the logits to 0.01% of the step's effect on them, and the mistakes it meets (a trainable BERT, a head without gradients) are far larger.",
+        "step-tolerance",
+    ),
+    (
+        "BERTGRUSentiment",
+        "hyper-parameters that are not whole numbers",
+        "No arithmetic touches a hyper-parameter: dropout (0.2 and 0.5 in the tests) goes unchanged into nn.Dropout and nn.GRU, and the rest are sizes and a flag.",
+        "non-integer",
+    ),
+]
+
+
 # The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
 # Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
 CONTRACT_PARAMETERS = [
@@ -396,15 +517,20 @@ CONTRACT_PARAMETERS = [
         None,
     ),
     ("BERTGRUSentiment", "hidden_dim", "4, 5, 6, 8", None),
-    ("BERTGRUSentiment", "output_dim", "1, 2, 3, 8", None),
+    ("BERTGRUSentiment", "output_dim", "1, 2, 3, 4, 8", None),
     ("BERTGRUSentiment", "n_layers", "1, 2", None),
     ("BERTGRUSentiment", "bidirectional", "True, False", None),
     ("BERTGRUSentiment", "dropout", "0.2, 0.5", None),
     ("BERTGRUSentiment.encode", "input_ids", "(3, 7), (3, 8), and every forward call without features", None),
     ("BERTGRUSentiment.encode", "attention_mask", "padding masks, None (through forward)", None),
-    ("BERTGRUSentiment.head", "features", "BERT's outputs, and cached features (3, 8, 32), (128, 5, 32)", None),
+    (
+        "BERTGRUSentiment.head",
+        "features",
+        "BERT's outputs, and cached features (3, 8, 32), (128, 5, 32), (64, 6, 32)",
+        None,
+    ),
     ("BERTGRUSentiment.head", "attention_mask", "padding masks with lengths from 1 to seq, None", None),
     ("BERTGRUSentiment.forward", "input_ids", "None, batches of 1 to 4 reviews of 7 to 9 tokens", None),
     ("BERTGRUSentiment.forward", "attention_mask", "None, padding masks", None),
-    ("BERTGRUSentiment.forward", "features", "None, cached features (3, 8, 32), (128, 5, 32)", None),
+    ("BERTGRUSentiment.forward", "features", "None, cached features (3, 8, 32), (128, 5, 32), (64, 6, 32)", None),
 ]

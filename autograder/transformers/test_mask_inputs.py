@@ -16,6 +16,8 @@ gives D close to 0 for the rows; the same positions in every row give column cou
 65,000.
 Other rates (mask_rate 0.4 and 0.05 over 65,536 tokens): sigma 0.0019 and 0.00085, bounds 0.01 and 0.0045;
 [MASK] among the ~26,000 and ~3,300 selected: sigma 0.0025 and 0.0070, bounds 0.0125 and 0.035.
+A rate off the whole-percent grid (mask_rate 0.0125 over 256 * 1024 = 262,144 tokens): sigma = 0.000217, bound
+0.0011 (5 sigma); a rate quantised to whole percents (1% or 2%) is off by 0.0025 or more, over 11 sigma.
 Small vocabulary (6 ids, pad 3, [MASK] 9; every real token is id 1; rate 0.5 over 16,384 tokens): among
 the ~1,640 selected tokens that are not [MASK], each of the ids 0, 2, 4, 5 is p = 0.1 (sigma 0.0074, bound
 0.04) and id 1 p = 0.6 (kept, or drawn again; sigma 0.0121, bound 0.06); [MASK] among the ~8,190 selected
@@ -156,6 +158,12 @@ def test_invariants(student):
     "mask_rate followed (0.4, 0.05, and 0 and 1 at the ends), 80% [MASK] whatever it is",
     mutant="mask_ignores_rate",
 )
+@behaviour(
+    "mask_inputs",
+    "mask_rate 0 selects nothing, even in sentences of one token (no minimum of one per sentence)",
+    mutant="mask_at_least_one_per_sentence",
+    kind="degenerate",
+)
 def test_mask_rate_is_followed(student):
     for rate, seed, bound, mask_bound in ((0.4, 61, 0.01, 0.0125), (0.05, 62, 0.0045, 0.035)):
         tokens = batch(seed)
@@ -231,6 +239,12 @@ def test_choices_independent_of_position(student):
     "randomness: random ids uniform over the vocabulary, never pad or [MASK]",
     mutant="mask_random_tokens_from_batch",
 )
+@behaviour(
+    "mask_inputs",
+    "the shift past the pad id at its exact boundary (>= pad_token_id, not >)",
+    mutant="mask_random_skip_past_pad_strict",
+    kind="boundary",
+)
 def test_random_replacements(student):
     for seed in SEEDS:
         tokens = batch(seed + 40, low=1, high=11)  # the batch only uses ids 1..10 of a vocabulary of 1000
@@ -290,6 +304,18 @@ def test_random_replacements(student):
 
 @question("mask_inputs_tests", points=0.5)
 @behaviour("mask_inputs", "randomness: every draw from the given generator", mutant="mask_input_modified_in_place")
+@behaviour(
+    "mask_inputs",
+    "randomness in every branch: the random replacement ids drawn from the generator too",
+    mutant="mask_random_ids_ignore_generator",
+    kind="randomness",
+)
+@behaviour(
+    "mask_inputs",
+    "state across calls: the caller's generator advances, so consecutive calls with it differ",
+    mutant="mask_restarts_generator",
+    kind="state",
+)
 def test_seeds(student):
     tokens = batch(50)[:8]
     code = (
@@ -297,14 +323,46 @@ def test_seeds(student):
         "for s in (1, 1, 2):\n"
         "    g = torch.Generator().manual_seed(s)\n"
         "    outs.append(mask_inputs(tokens, 1000, 1000, generator=g))\n"
+        "g = torch.Generator().manual_seed(3)\n"
+        "outs += [mask_inputs(tokens, 1000, 1000, generator=g), mask_inputs(tokens, 1000, 1000, generator=g)]\n"
         "result = [list(o) for o in outs]"
     )
-    (m1, l1), (m1b, l1b), (m2, l2) = student.run(code, tokens=tokens)
+    (m1, l1), (m1b, l1b), (m2, l2), (first, _), (second, _) = student.run(code, tokens=tokens)
     expect(
         torch.equal(m1, m1b) and torch.equal(l1, l1b),
         "two calls with generators seeded alike must give the same result (draw every random number from `generator`)",
     )
     expect(not torch.equal(l1, l2), "different generator seeds must select different tokens")
+    expect(
+        not torch.equal(first, second),
+        "two consecutive calls with one generator gave the same masked tokens: draw from `generator` itself, so "
+        "that it moves on from call to call (pre-training passes one generator to every step)",
+    )
+
+
+@question("mask_inputs_tests", points=0.5)
+@behaviour(
+    "mask_inputs",
+    "a mask_rate off the whole-percent grid (0.0125) is followed",
+    mutant="mask_rate_in_whole_percents",
+    kind="non-integer",
+)
+@behaviour("mask_inputs", "mask_rate followed at 0.0125 too", mutant="mask_ignores_rate")
+@behaviour("mask_inputs", "each token selected on its own at 0.0125 too", mutant="mask_same_positions_every_row")
+def test_rate_off_the_percent_grid(student):
+    # 0.0125 is 1.25%: a selection that compares a random whole percent with the rate (randint(0, 100) <
+    # round(100 * mask_rate)) follows every rate the other tests use (0.05, 0.15, 0.4, 0.5, 0 and 1) and
+    # selects 1% or 2% here. The bound is in the module docstring.
+    g = torch.Generator().manual_seed(71)
+    tokens = torch.randint(1, V, (256, 1024), generator=g)
+    out = corrupt(student, tokens, 71, rate=0.0125)
+    selected = (out["labels"] != -100).float().mean().item()
+    expect(
+        abs(selected - 0.0125) < 0.0011,
+        f"with mask_rate=0.0125 about 1.25% of the real tokens should be selected (labelled); got "
+        f"{100 * selected:.2f}%: select each token with probability mask_rate itself, e.g. torch.rand(...) < "
+        "mask_rate, whatever the rate (not only whole percents)",
+    )
 
 
 # Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
@@ -315,17 +373,52 @@ OUT_OF_SCOPE = [
         "randomness: which calls draw from the generator, in which order",
         "Only rates, independence and seeding are checked, so any order passes; variants mask_one_uniform_per_token and mask_bernoulli_multinomial keep full marks.",
     ),
+    (
+        "mask_inputs",
+        "validation order",
+        "It checks no argument, and its special cases (pads, only_mask) are separate masks with no order between them, each tested.",
+        "validation-order",
+    ),
+    (
+        "mask_inputs",
+        "a sort's ties",
+        "mask_inputs sorts nothing: each token's draw is compared with a rate.",
+        "ties",
+    ),
+    (
+        "mask_inputs",
+        "device of what it makes",
+        "tokens are a long CPU tensor by contract and the generator the caller passes is a CPU generator, whose draws live on the CPU: nothing it makes can be elsewhere (the dtype row checks the outputs keep the input's dtype).",
+        "device",
+    ),
+    (
+        "mask_inputs",
+        "optimisation steps",
+        "It takes no optimisation step.",
+        "step-tolerance",
+    ),
+    (
+        "mask_inputs",
+        "a batch of one",
+        "It works elementwise on (batch, seq) and reshapes nothing; a batch of one sentence (1, 7) and sentences of one token (5, 1) run in test_mask_rate_is_followed.",
+        "batch-of-one",
+    ),
 ]
 
 
 # The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
 # Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
 CONTRACT_PARAMETERS = [
-    ("mask_inputs", "tokens", "(64, 1280), (8, 1280), (32, 640), (1, 7), (5, 1)", None),
+    ("mask_inputs", "tokens", "(64, 1280), (8, 1280), (32, 640), (256, 1024), (1, 7), (5, 1)", None),
     ("mask_inputs", "vocab_size", "6, 1000", None),
     ("mask_inputs", "mask_token_id", "9, 1000", None),
     ("mask_inputs", "pad_token_id", "0, 3, 7", None),
-    ("mask_inputs", "mask_rate", "0.0, 0.05, 0.15, 0.4, 1.0", None),
+    ("mask_inputs", "mask_rate", "0.0, 0.0125, 0.05, 0.15, 0.4, 0.5, 1.0", None),
     ("mask_inputs", "only_mask", "False, True", None),
-    ("mask_inputs", "generator", "generators seeded 1, 2, 11-13, 21, 22, 41-44, 51-53, 61-64", None),
+    (
+        "mask_inputs",
+        "generator",
+        "generators seeded 1, 2, 11-13, 21, 22, 41-44, 51-53, 61-64, 71, and one generator seeded 3 passed to two calls",
+        None,
+    ),
 ]

@@ -108,6 +108,12 @@ def test_mini_bert_matches_reference(student):
     "train mode: each block gets attn_drop_rate and layer_drop_rate in the skeleton's order",
     mutant="mini_bert_block_rates_swapped",
 )
+@behaviour(
+    "MiniBERT",
+    "randomness in every branch: the positional encoding's dropout draws at layer_drop_rate in training mode",
+    mutant="mini_bert_positional_encoding_default_dropout",
+    kind="randomness",
+)
 def test_dropout_rates_reach_positional_encoding_and_blocks(student):
     # In training mode, with each rate at an end of its range (0 keeps everything, 1 drops everything), the
     # model is deterministic whatever order its dropouts draw in, so it must equal the grader's reference.
@@ -152,6 +158,47 @@ def test_dropout_rates_reach_positional_encoding_and_blocks(student):
         )
 
 
+@question("mini_bert_tests", points=0.5)
+@behaviour(
+    "MiniBERT",
+    "device: the logits (and every tensor it makes, a default mask say) follow the tokens' device",
+    mutant="mini_bert_default_mask_on_cpu",
+    kind="device",
+)
+def test_follows_the_tokens_device(student):
+    # PyTorch's 'meta' device stands for an accelerator (grading hides GPUs): tensors there have shapes but no
+    # data, and mixing them with CPU tensors fails as mixing CUDA and CPU tensors does. The reference model runs
+    # there whole (embedding, positional encoding, the stand-in blocks, head); a model moved there with .to()
+    # fails only where its forward makes a tensor on the CPU, such as a mask of its own when pad_mask is None.
+    g = torch.Generator().manual_seed(929)
+    tokens = torch.randint(1, 13, (2, 5), generator=g)
+    pad_mask = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
+    code = (
+        "result = []\n"
+        "model = MiniBERT(2, 13, 8, 2, 0.1, 0.1).to('meta')\n"
+        "for mode in ('eval', 'train'):\n"
+        "    getattr(model, mode)()\n"
+        "    for mask in (None, pad_mask):\n"
+        "        try:\n"
+        "            with torch.no_grad():\n"
+        "                logits = model(tokens.to('meta'), None if mask is None else mask.to('meta'))\n"
+        "            result.append([str(logits.device), list(logits.shape)])\n"
+        "        except Exception:\n"
+        "            result.append(None)\n"
+    )
+    outs = student.run(code, stand_ins=MODEL, tokens=tokens, pad_mask=pad_mask)
+    calls = [(mode, mask) for mode in ("eval", "train") for mask in ("pad_mask=None", "a padding mask")]
+    for (mode, mask), out in zip(calls, outs):
+        expect(
+            out == ["meta", [2, 5, 13]],
+            f"MiniBERT(2, 13, 8, 2, 0.1, 0.1) moved to the 'meta' device (a stand-in for a GPU), in {mode} mode, "
+            f"with tokens there and {mask}, "
+            + ("raised an error" if out is None else "returned logits elsewhere or of another shape than (2, 5, 13)")
+            + ": every tensor forward makes must be made on the tokens' device (device=tokens.device); "
+            "pad_mask=None can go to the blocks as it is",
+        )
+
+
 # Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
 # Behaviour maps): (definition, behaviour, why it is out of scope).
 OUT_OF_SCOPE = [
@@ -160,6 +207,44 @@ OUT_OF_SCOPE = [
         "the head applied through its weights (F.linear, weight tying)",
         "Any use of self.head is allowed, and the visible check no longer swaps the head out; variant mini_bert_functional_head keeps full marks.",
     ),
+    (
+        "MiniBERT",
+        "validation order",
+        "It checks no argument and has no special case of its own: pad_mask, None or not, passes through to the blocks.",
+        "validation-order",
+    ),
+    ("MiniBERT", "exact boundaries", "It compares nothing with a threshold.", "boundary"),
+    ("MiniBERT", "a sort's ties", "MiniBERT sorts and ranks nothing.", "ties"),
+    (
+        "MiniBERT",
+        "degenerate values",
+        "It has no branch on a value: the rates go to the provided PositionalEncoding and the blocks, and the training-mode test already runs them at the ends 0 and 1, on sentences of one token.",
+        "degenerate",
+    ),
+    (
+        "MiniBERT",
+        "state across calls",
+        "Its mode is its only state (eval and training outputs are both checked); forward keeps nothing from one call to the next.",
+        "state",
+    ),
+    (
+        "MiniBERT",
+        "hyper-parameters that are not whole numbers",
+        "No arithmetic touches a hyper-parameter: the rates go unchanged to PositionalEncoding and the blocks, and vocab_size + 1 is a whole number.",
+        "non-integer",
+    ),
+    (
+        "MiniBERT",
+        "optimisation steps",
+        "It takes no optimisation step; mlm_step's tests step the stand-in model.",
+        "step-tolerance",
+    ),
+    (
+        "MiniBERT",
+        "a batch of one",
+        "forward reshapes nothing, and a batch of one sentence, tokens (1, 7), runs in test_dropout_rates_reach_positional_encoding_and_blocks.",
+        "batch-of-one",
+    ),
 ]
 
 
@@ -167,15 +252,15 @@ OUT_OF_SCOPE = [
 # Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
 CONTRACT_PARAMETERS = [
     ("MiniBERT", "n_layers", "1, 2, 3", None),
-    ("MiniBERT", "vocab_size", "19, 23, 31", None),
-    ("MiniBERT", "embed_dim", "12, 16", None),
+    ("MiniBERT", "vocab_size", "13, 19, 23, 31", None),
+    ("MiniBERT", "embed_dim", "8, 12, 16", None),
     ("MiniBERT", "n_heads", "2, 3, 4", None),
     ("MiniBERT", "attn_drop_rate", "0.0, 0.1, 0.2, 1.0", None),
     ("MiniBERT", "layer_drop_rate", "0.0, 0.1, 0.2, 1.0", None),
     (
         "MiniBERT.forward",
         "tokens",
-        "(batch, seq) (1, 7), (3, 9), (3, 10), (4, 1), with [MASK] (id vocab_size) among them",
+        "(batch, seq) (1, 7), (3, 9), (3, 10), (4, 1), (2, 5) on the meta device, with [MASK] (id vocab_size) among them",
         None,
     ),
     ("MiniBERT.forward", "pad_mask", "None, a padding mask", None),

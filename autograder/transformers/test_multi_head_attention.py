@@ -84,6 +84,12 @@ def revealing_state(E):
 )
 @behaviour(
     "MultiHeadAttention",
+    "randomness: the attention's dropout draws in training mode only, two training calls differ",
+    mutant="mha_dropout_in_eval",
+    kind="randomness",
+)
+@behaviour(
+    "MultiHeadAttention",
     "train mode: the module's attn_drop_rate reaches the attention, survivors rescaled",
     mutant="mha_dropout_default_rate",
 )
@@ -188,6 +194,55 @@ OUT_OF_SCOPE = [
         "MultiHeadAttention",
         "gradient flow",
         "Its parameters are two nn.Linear layers the student only calls; the block's training-mode test and mlm_step's steps run the stand-in.",
+    ),
+    (
+        "MultiHeadAttention",
+        "validation order",
+        "The skeleton asks for no argument check (embed_dim divisible by n_heads is the caller's promise), and forward's one special case, mask None, is tested both ways.",
+        "validation-order",
+    ),
+    (
+        "MultiHeadAttention",
+        "exact boundaries",
+        "It compares nothing with a threshold: the one rate it holds goes unchanged to scaled_dot_product (the stand-in).",
+        "boundary",
+    ),
+    ("MultiHeadAttention", "a sort's ties", "MultiHeadAttention sorts and ranks nothing.", "ties"),
+    (
+        "MultiHeadAttention",
+        "degenerate values",
+        "It has no branch on a value of its own: one head, one token and a sentence of one real token are among test_mha_matches_pytorch's cases, and a rate of 0.0 only passes through to the stand-in.",
+        "degenerate",
+    ),
+    (
+        "MultiHeadAttention",
+        "state across calls",
+        "Its mode is its only state (two eval-mode calls must agree, two training calls differ); forward keeps nothing from one call to the next.",
+        "state",
+    ),
+    (
+        "MultiHeadAttention",
+        "device of what it makes",
+        "forward makes no tensor of its own: views of qkv_proj's output, the stand-in attention and o_proj, all on the input's device.",
+        "device",
+    ),
+    (
+        "MultiHeadAttention",
+        "hyper-parameters that are not whole numbers",
+        "embed_dim and n_heads are whole numbers and divisible by contract, so head_dim = embed_dim // n_heads is exact (a true division gives a float that view refuses in the visible check); the rate passes through and is read off the output at 0.5 and 0.2.",
+        "non-integer",
+    ),
+    (
+        "MultiHeadAttention",
+        "optimisation steps",
+        "It takes no optimisation step; mlm_step's tests step the stand-in.",
+        "step-tolerance",
+    ),
+    (
+        "MultiHeadAttention",
+        "a batch of one",
+        "forward takes the batch size from embedding.shape and squeezes nothing; the batch-of-one cases (1, 6, 8) and (1, 1, 4) run in test_mha_matches_pytorch.",
+        "batch-of-one",
     ),
 ]
 

@@ -106,6 +106,12 @@ def test_returns_probability(student):
 
 @question("predict_sentiment_tests")
 @behaviour("predict_sentiment", "eval mode", mutant="predict_without_eval")
+@behaviour(
+    "predict_sentiment",
+    "randomness: no dropout draws in a prediction (eval mode), so the same sentence gives the same answer",
+    mutant="predict_without_eval",
+    kind="randomness",
+)
 def test_eval_mode(student):
     # Only the mode, whatever the tokenization: the model arrives in training mode (dropout 0.5 before the
     # output layer), and the grader gives it two heads that differ only in the output bias (0.3 and -0.9).
@@ -146,6 +152,50 @@ OUT_OF_SCOPE = [
         "predict_sentiment",
         "gradient flow: no graph built",
         "A graph changes no returned number, only memory, and one sentence's graph is small.",
+    ),
+    (
+        "predict_sentiment",
+        "validation order",
+        "It checks no argument and has no special case: every sentence takes the same path.",
+        "validation-order",
+    ),
+    (
+        "predict_sentiment",
+        "exact boundaries",
+        "It returns a probability and compares it with nothing; the 0.5 threshold is binary_accuracy's.",
+        "boundary",
+    ),
+    ("predict_sentiment", "a sort's ties", "predict_sentiment sorts and ranks nothing.", "ties"),
+    (
+        "predict_sentiment",
+        "degenerate values",
+        "It has no branch on a value and no hyper-parameter; the shortest sentence of the tests, two words, takes the path a long one takes.",
+        "degenerate",
+    ),
+    (
+        "predict_sentiment",
+        "state across calls",
+        "It keeps nothing from one call to the next (a second prediction of the same sentence must agree); the mode it leaves the model in is not contract (variant predict_restores_mode).",
+        "state",
+    ),
+    (
+        "predict_sentiment",
+        "device of what it makes",
+        "Grading hides accelerators, so DEVICE is the CPU there and a missing .to(DEVICE) cannot show, and BERT cannot run on the meta device; on a Colab GPU the demo cell after it fails loudly.",
+        "device",
+    ),
+    (
+        "predict_sentiment",
+        "hyper-parameters that are not whole numbers",
+        "It has no hyper-parameter.",
+        "non-integer",
+    ),
+    ("predict_sentiment", "optimisation steps", "It takes no optimisation step.", "step-tolerance"),
+    (
+        "predict_sentiment",
+        "a batch of one",
+        "Every call is a batch of one sentence, so a squeeze that drops the batch axis fails every test of the question; nothing about it is specific to one case.",
+        "batch-of-one",
     ),
 ]
 

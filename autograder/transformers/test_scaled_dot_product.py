@@ -41,6 +41,12 @@ CALL_UNCHANGED = (
 
 @question("scaled_dot_product_tests")
 @behaviour("scaled_dot_product", "scores scaled by sqrt(head_dim)", mutant="sdp_scale_by_dk")
+@behaviour(
+    "scaled_dot_product",
+    "the scale sqrt(head_dim) where it is not a whole number (head_dim 3 and 8)",
+    mutant="sdp_scale_integer_sqrt",
+    kind="non-integer",
+)
 @behaviour("scaled_dot_product", "softmax over the keys", mutant="sdp_softmax_wrong_axis")
 @behaviour("scaled_dot_product", "input mutation: q, k, v left unmodified", mutant="sdp_scales_query_in_place")
 def test_matches_reference_without_mask(student):
@@ -69,6 +75,12 @@ def test_matches_reference_without_mask(student):
 @question("scaled_dot_product_tests")
 @behaviour("scaled_dot_product", "padding hides key columns, not query rows", mutant="sdp_mask_query_rows")
 @behaviour("scaled_dot_product", "mask applied before the softmax", mutant="sdp_mask_after_softmax")
+@behaviour(
+    "scaled_dot_product",
+    "a batch of one sentence with a padding mask (its mask of shape (1, seq))",
+    mutant="sdp_mask_squeezed",
+    kind="batch-of-one",
+)
 def test_padding_mask(student):
     g = torch.Generator().manual_seed(202)
     for shape in SHAPES:
@@ -109,34 +121,74 @@ def test_padding_mask(student):
     "train mode: dropout on the weights at the given rate, survivors rescaled",
     mutant="sdp_dropout_ignored",
 )
+@behaviour(
+    "scaled_dot_product",
+    "randomness: each weight dropped on its own, not one mask shared by every sentence and head",
+    mutant="sdp_dropout_mask_shared_across_heads",
+    kind="randomness",
+)
+@behaviour(
+    "scaled_dot_product",
+    "attn_drop_rate 1.0 drops every weight: attention and values all zeros, no NaN",
+    mutant="sdp_manual_dropout_nan_at_rate_one",
+    kind="degenerate",
+)
 def test_dropout_on_weights(student):
     # 2*2*64*64 = 16,384 weights per rate, each dropped with probability p: sigma of the dropped fraction is
     # sqrt(p (1 - p) / 16384), 0.0036 at p = 0.3 and 0.0038 at p = 0.6, so 5 sigma is under 0.02, the bound.
+    # Independence: the 4 (sentence, head) slices hold 4,096 weights each; two slices dropped independently
+    # agree (both dropped or both kept) at p^2 + (1 - p)^2 of the positions, 0.58 at p = 0.3 and 0.52 at
+    # p = 0.6, with sigma sqrt(0.58 * 0.42 / 4096) = 0.0077: the bound 0.7 is over 15 sigma above both, and
+    # one mask shared by every slice agrees everywhere (1.0).
+    # At p = 1 dropout drops everything (F.dropout and nn.Dropout give zeros); a hand-made mask that divides
+    # by 1 - p gives 0 / 0 = NaN there.
     g = torch.Generator().manual_seed(303)
     q, k, v = (torch.randn(2, 2, 64, 8, generator=g) for _ in range(3))
     code = (
         "result = []\n"
         "for rate in rates:\n"
-        "    values, attention = scaled_dot_product(q, k, v, attn_drop_rate=rate, mask=None)\n"
+        "    values, attention = scaled_dot_product(q.clone(), k.clone(), v.clone(), attn_drop_rate=rate, mask=None)\n"
         "    result.append({'values': values, 'attention': attention})"
     )
-    rates = (0.3, 0.6)
+    # The kept weights are compared with the function's own weights at rate 0, so a wrong scale or softmax
+    # costs points in test_matches_reference_without_mask only, under its own message.
+    rates = (0.0, 0.3, 0.6, 1.0)
     outs = student.run(code, q=q, k=k, v=v, rates=list(rates))
     expect(isinstance(outs, list) and len(outs) == len(rates), "scaled_dot_product must return (values, attention)")
-    _, weights = reference_attention(q, k, v)
-    for rate, out in zip(rates, outs):
+    weights = expect_shape(outs[0]["attention"], (2, 2, 64, 64), "attention with attn_drop_rate=0.0")
+    for rate, out in zip(rates[1:], outs[1:]):
         attention = expect_shape(out["attention"], (2, 2, 64, 64), f"attention with attn_drop_rate={rate}")
+        if rate == 1.0:
+            values = expect_shape(out["values"], (2, 2, 64, 8), "values with attn_drop_rate=1.0")
+            left = int((attention != 0).sum() + (values != 0).sum())  # NaN != 0 counts too
+            expect(
+                left == 0,
+                f"with attn_drop_rate=1.0 dropout drops every attention weight, so the attention and the values "
+                f"must be all zeros (as F.dropout with p=1.0 gives); {left} entries were not 0 (NaN included): "
+                "a hand-made dropout must not divide 0 by 1 - p = 0",
+            )
+            continue
         dropped = (attention == 0).float().mean().item()
         expect(
             abs(dropped - rate) < 0.02,
             f"with attn_drop_rate={rate} about {100 * rate:.0f}% of the attention weights should be zeroed; "
             f"got {100 * dropped:.1f}%",
         )
+        slices = (attention == 0).reshape(4, -1)  # one row per (sentence, head)
+        agreement = max((slices[i] == slices[j]).float().mean().item() for i in range(4) for j in range(i + 1, 4))
+        expect(
+            agreement < 0.7,
+            f"with attn_drop_rate={rate} two (sentence, head) slices of the attention dropped the same weights at "
+            f"{100 * agreement:.0f}% of the positions (independent dropout agrees at about "
+            f"{100 * (rate**2 + (1 - rate) ** 2):.0f}%): dropout must drop each weight on its own, with a mask "
+            "of the attention's full shape (batch, heads, seq, seq)",
+        )
         kept = attention != 0
         expect_close(
             attention[kept],
             weights[kept] / (1 - rate),
-            f"kept attention weights at attn_drop_rate={rate} (dropout must rescale them by 1/(1-p))",
+            f"kept attention weights at attn_drop_rate={rate}, against your weights at rate 0 (dropout must "
+            "rescale them by 1/(1-p))",
             rtol=1e-4,
             atol=1e-6,
         )
@@ -146,6 +198,45 @@ def test_dropout_on_weights(student):
             f"values at attn_drop_rate={rate} (they must be the dropped-out attention times v)",
             rtol=1e-4,
             atol=1e-5,
+        )
+
+
+@question("scaled_dot_product_tests", points=0.5)
+@behaviour(
+    "scaled_dot_product",
+    "device and dtype: what it returns (and every tensor it makes) follows q, k and v",
+    mutant="sdp_dropout_mask_on_cpu",
+    kind="device",
+)
+def test_follows_input_device_and_dtype(student):
+    # PyTorch's 'meta' device stands for an accelerator (grading hides GPUs): tensors there have shapes but no
+    # data, and mixing them with CPU tensors fails as mixing CUDA and CPU tensors does. The reference runs there
+    # (softmax, masked_fill, F.dropout), so a tensor made on the CPU, a dropout mask say, is the only way to fail.
+    # float64 inputs must give float64 outputs. Dropout is on (rate 0.3), since that is where masks get made.
+    g = torch.Generator().manual_seed(313)
+    q, k, v = (torch.randn(2, 3, 5, 4, generator=g) for _ in range(3))
+    mask = padding_mask(2, 5, g)
+    code = (
+        "result = []\n"
+        "for device, dtype in cases:\n"
+        "    try:\n"
+        "        sent = [t.to(device=device, dtype=getattr(torch, dtype)) for t in (q, k, v)]\n"
+        "        values, attention = scaled_dot_product(*sent, attn_drop_rate=0.3, mask=mask.to(device))\n"
+        "        result.append([str(values.device), str(values.dtype), str(attention.device), str(attention.dtype)])\n"
+        "    except Exception:\n"
+        "        result.append(None)\n"
+    )
+    cases = [["meta", "float32"], ["cpu", "float64"]]
+    outs = student.run(code, q=q, k=k, v=v, mask=mask, cases=cases)
+    for (device, dtype), out in zip(cases, outs):
+        expected = [device, f"torch.{dtype}"] * 2
+        expect(
+            out == expected,
+            f"scaled_dot_product on {dtype} q, k, v and a mask on the '{device}' device (a stand-in for a GPU), "
+            f"with attn_drop_rate=0.3, "
+            + ("raised an error" if out is None else "returned values or attention on another device or dtype")
+            + ": every tensor it makes (a dropout mask, a scale) must be made on q's device and dtype "
+            "(torch.rand_like(attention), or device=q.device)",
         )
 
 
@@ -164,8 +255,28 @@ OUT_OF_SCOPE = [
     ),
     (
         "scaled_dot_product",
-        "dtype and device",
-        "Every caller passes float32 tensors on one device, and the function creates no tensor of its own but a view of the mask.",
+        "validation order",
+        "It checks no argument, and its one special case, mask None, is tested both ways.",
+        "validation-order",
+    ),
+    (
+        "scaled_dot_product",
+        "exact boundaries",
+        "It compares nothing with a threshold of its own; a hand-made dropout's rand < p against <= differs only where a float32 draw equals p exactly, about once in 16 million weights.",
+        "boundary",
+    ),
+    ("scaled_dot_product", "a sort's ties", "scaled_dot_product sorts and ranks nothing.", "ties"),
+    (
+        "scaled_dot_product",
+        "state across calls",
+        "A function of its arguments alone: it keeps nothing from one call to the next.",
+        "state",
+    ),
+    (
+        "scaled_dot_product",
+        "optimisation steps",
+        "It takes no optimisation step; the training steps of later questions run the stand-in.",
+        "step-tolerance",
     ),
 ]
 
@@ -176,11 +287,17 @@ CONTRACT_PARAMETERS = [
     (
         "scaled_dot_product",
         "q",
-        "(batch, heads, seq, head_dim) (2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8), (1, 1, 1, 3), (2, 2, 64, 8)",
+        "(batch, heads, seq, head_dim) (2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8), (1, 1, 1, 3), (2, 2, 64, 8); "
+        "float32 on the CPU, float32 on the meta device, float64",
         None,
     ),
     ("scaled_dot_product", "k", "(2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8), (1, 1, 1, 3), (2, 2, 64, 8), as q", None),
     ("scaled_dot_product", "v", "(2, 3, 5, 4), (3, 2, 7, 16), (1, 4, 6, 8), (1, 1, 1, 3), (2, 2, 64, 8), as q", None),
-    ("scaled_dot_product", "attn_drop_rate", "0.0, 0.3, 0.6", None),
-    ("scaled_dot_product", "mask", "None, bool padding masks whose rows keep 1 to seq real tokens", None),
+    ("scaled_dot_product", "attn_drop_rate", "0.0, 0.3, 0.6, 1.0", None),
+    (
+        "scaled_dot_product",
+        "mask",
+        "None, bool padding masks whose rows keep 1 to seq real tokens, on the CPU and the meta device",
+        None,
+    ),
 ]

@@ -124,6 +124,12 @@ def test_blocks_chain_in_sequential(student):
 )
 @behaviour(
     "TransformerBlock",
+    "randomness in every branch: both dropout sites draw in training mode, each at its rate",
+    mutant="block_dropout_on_residual_sum",
+    kind="randomness",
+)
+@behaviour(
+    "TransformerBlock",
     "train mode: linear_net's dropout at layer_drop_rate",
     mutant="block_feed_forward_dropout_uses_attention_rate",
 )
@@ -204,6 +210,55 @@ OUT_OF_SCOPE = [
         "TransformerBlock",
         "input mutation: an in-place residual (x += ...)",
         "It changes only the caller's embedding tensor, which MiniBERT never reads again, so no output a student sees or a test scores depends on it.",
+    ),
+    (
+        "TransformerBlock",
+        "validation order",
+        "It checks no argument and has no special case of its own: the mask, None or not, only passes through to self_attn.",
+        "validation-order",
+    ),
+    (
+        "TransformerBlock",
+        "exact boundaries",
+        "It compares nothing with a threshold; its rates go to nn.Dropout modules the skeleton names.",
+        "boundary",
+    ),
+    ("TransformerBlock", "a sort's ties", "TransformerBlock sorts and ranks nothing.", "ties"),
+    (
+        "TransformerBlock",
+        "degenerate values",
+        "It has no branch on a value: its rates go to nn.Dropout, and the training-mode test already runs them at the degenerate ends 0 and 1.",
+        "degenerate",
+    ),
+    (
+        "TransformerBlock",
+        "state across calls",
+        "Its mode is its only state (eval and training outputs are both checked); forward keeps nothing from one call to the next.",
+        "state",
+    ),
+    (
+        "TransformerBlock",
+        "device of what it makes",
+        "forward makes no tensor of its own: it calls the modules the skeleton names, which follow the input.",
+        "device",
+    ),
+    (
+        "TransformerBlock",
+        "hyper-parameters that are not whole numbers",
+        "No arithmetic touches a hyper-parameter: the rates go unchanged into nn.Dropout, and the widths (E, 4E) are whole numbers.",
+        "non-integer",
+    ),
+    (
+        "TransformerBlock",
+        "optimisation steps",
+        "It takes no optimisation step; mlm_step's tests step the stand-in.",
+        "step-tolerance",
+    ),
+    (
+        "TransformerBlock",
+        "a batch of one",
+        "forward reshapes nothing, and a batch of one sentence, (1, 4, 8), is among test_block_matches_pytorch's cases.",
+        "batch-of-one",
     ),
 ]
 

@@ -1,0 +1,28 @@
+"""Makes sure every sentence has at least one selected token (one real token picked at random where the
+draw selected none), so that each sentence counts in the loss: at mask_rate 0 it still selects a token in
+every sentence.
+
+question: mask_inputs_tests
+replaces: mask_inputs
+"""
+
+
+def mask_inputs(tokens, vocab_size, mask_token_id, pad_token_id=0, mask_rate=0.15, only_mask=False, generator=None):
+    real = tokens != pad_token_id
+    selected = (torch.rand(tokens.shape, generator=generator) < mask_rate) & real
+    empty = ~selected.any(dim=1) & real.any(dim=1)
+    if empty.any():
+        scores = torch.rand(tokens.shape, generator=generator).masked_fill(~real, -1.0)
+        pick = F.one_hot(scores.argmax(dim=1), tokens.size(1)).bool()
+        selected = selected | (pick & empty[:, None])
+    labels = torch.where(selected, tokens, torch.full_like(tokens, -100))
+    choice = torch.rand(tokens.shape, generator=generator)
+    if only_mask:
+        choice = torch.zeros_like(choice)
+    to_mask = selected & (choice < 0.8)
+    to_random = selected & (choice >= 0.8) & (choice < 0.9)
+    random_tokens = torch.randint(0, vocab_size - 1, tokens.shape, generator=generator)
+    random_tokens = random_tokens + (random_tokens >= pad_token_id).long()
+    masked = torch.where(to_mask, torch.full_like(tokens, mask_token_id), tokens)
+    masked = torch.where(to_random, random_tokens.to(tokens.dtype), masked)
+    return masked, labels
