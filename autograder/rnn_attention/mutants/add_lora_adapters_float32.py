@@ -5,7 +5,7 @@ have the base layer's dtype and the forward mixes dtypes.
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: do not change any weight's dtype; the adapters live where their base layers do
+stated: do not change any weight's dtype; the adapters live where their base layers do
 """
 
 

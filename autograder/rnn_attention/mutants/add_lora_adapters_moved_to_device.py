@@ -5,7 +5,7 @@ wrapped base layer too, so on a model that lives elsewhere (a CPU model on a GPU
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: do not change any weight's device; the adapters live where their base layers do
+stated: do not change any weight's device; the adapters live where their base layers do
 """
 
 

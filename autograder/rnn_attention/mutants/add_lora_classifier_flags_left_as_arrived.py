@@ -5,7 +5,7 @@ loaded with requires_grad off) comes back with a frozen classifier.
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: whatever requires_grad flags the model arrived with, classifier.weight and classifier.bias require gradients afterwards
+stated: whatever requires_grad flags the model arrived with, classifier.weight and classifier.bias require gradients afterwards
 """
 
 

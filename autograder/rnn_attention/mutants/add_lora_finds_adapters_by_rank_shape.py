@@ -6,7 +6,7 @@ length) that unrelated parameter becomes trainable too.
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: exactly the adapters' A and B and the classifier require gradients afterwards
+stated: exactly the adapters' A and B and the classifier require gradients afterwards
 """
 
 

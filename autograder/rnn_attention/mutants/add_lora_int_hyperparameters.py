@@ -4,7 +4,7 @@ alpha=2.5 becomes 2, so the update is scaled by 2 / rank instead of 2.5 / rank.
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: alpha is a positive number, not necessarily whole
+stated: alpha is a positive number, not necessarily whole
 """
 
 

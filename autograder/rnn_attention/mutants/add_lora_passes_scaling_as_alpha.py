@@ -4,7 +4,7 @@ LoRALinear divides by rank a second time: the update is scaled by alpha / rank**
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: each adapter is LoRALinear(base, rank, alpha), scaled by alpha / rank
+stated: each adapter is LoRALinear(base, rank, alpha), scaled by alpha / rank
 """
 
 

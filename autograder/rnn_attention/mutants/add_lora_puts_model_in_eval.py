@@ -4,7 +4,7 @@ unchanged") and never restores the mode: a model given in training mode comes ba
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: add_lora does not change the model's mode (model.training)
+stated: add_lora does not change the model's mode (model.training)
 """
 
 

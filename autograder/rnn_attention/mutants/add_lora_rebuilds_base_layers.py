@@ -5,7 +5,7 @@ dtype and device, and the model no longer holds its original query and value lay
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: do not change any weight's dtype or device; the model is changed in place
+stated: do not change any weight's dtype or device; the model is changed in place
 """
 
 

@@ -5,7 +5,7 @@ caller's global random stream is reset as a side effect.
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: A is drawn from torch's random state, not seeded
+stated: A is drawn from torch's random state, not seeded
 """
 
 

@@ -3,7 +3,7 @@
 question: kv_cache_attention_tests
 replaces: kv_cache_attention
 hunt: 2026-12-b
-contract: gradients of the context reach the cached keys and values (no detach)
+stated: gradients of the context reach the cached keys and values (no detach)
 """
 
 

@@ -3,7 +3,7 @@
 question: kv_cache_attention_tests
 replaces: kv_cache_attention
 hunt: 2026-12-b
-contract: keep it differentiable (no detach): gradients reach the cached keys and values
+stated: keep it differentiable (no detach): gradients reach the cached keys and values
 """
 
 

@@ -3,7 +3,7 @@
 question: kv_cache_attention_tests
 replaces: kv_cache_attention
 hunt: 2026-12-b
-contract: leave the layer's mode as it is
+stated: leave the layer's mode as it is
 """
 
 

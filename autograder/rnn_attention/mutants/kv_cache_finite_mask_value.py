@@ -3,7 +3,7 @@
 question: kv_cache_attention_tests
 replaces: kv_cache_attention
 hunt: 2026-12-b
-contract: masked keys get weight exactly 0, however large their scores
+stated: masked keys get weight exactly 0, however large their scores
 """
 
 

@@ -3,7 +3,7 @@
 question: kv_cache_attention_tests
 replaces: kv_cache_attention
 hunt: 2026-12-b
-contract: work in x_new's dtype; a mask you make is made like it
+stated: work in x_new's dtype; a mask you make is made like it
 """
 
 

@@ -3,7 +3,7 @@
 question: kv_cache_attention_tests
 replaces: kv_cache_attention
 hunt: 2026-12-b
-contract: keep it differentiable (with gradients on, no in-place write into a tensor that is needed)
+stated: keep it differentiable (with gradients on, no in-place write into a tensor that is needed)
 """
 
 

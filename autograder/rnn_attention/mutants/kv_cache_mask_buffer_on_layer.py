@@ -3,7 +3,7 @@
 question: kv_cache_attention_tests
 replaces: kv_cache_attention
 hunt: 2026-12-b
-contract: change nothing in the attention layer (add no attribute)
+stated: change nothing in the attention layer (add no attribute)
 """
 
 

@@ -3,7 +3,7 @@
 question: kv_cache_attention_tests
 replaces: kv_cache_attention
 hunt: 2026-12-b
-contract: a mask you make is made on x_new's device
+stated: a mask you make is made on x_new's device
 """
 
 

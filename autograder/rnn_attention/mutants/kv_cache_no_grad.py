@@ -3,7 +3,7 @@
 question: kv_cache_attention_tests
 replaces: kv_cache_attention
 hunt: 2026-12-b
-contract: keep it differentiable (no torch.no_grad)
+stated: keep it differentiable (no torch.no_grad)
 """
 
 

@@ -5,7 +5,7 @@ bound 1/sqrt(in) below 0.02) entries fall outside +-1/sqrt(in_features).
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: every entry of A within +-1/sqrt(in_features) at any width (kaiming_uniform_ with a=sqrt(5))
+stated: every entry of A within +-1/sqrt(in_features) at any width (kaiming_uniform_ with a=sqrt(5))
 """
 
 

@@ -5,7 +5,7 @@ shape (out, in) and the adapter's product breaks.
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: B has shape (out_features, rank) for any rank >= 1
+stated: B has shape (out_features, rank) for any rank >= 1
 """
 
 

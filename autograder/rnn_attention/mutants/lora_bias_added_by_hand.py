@@ -4,7 +4,7 @@ layers with a bias, a TypeError for a base layer built with bias=False.
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: base is an nn.Linear with or without bias
+stated: base is an nn.Linear with or without bias
 """
 
 

@@ -5,7 +5,7 @@ instead of 1.25 and alpha=16, rank=6 gives 2.0 instead of 2.67.
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: alpha is a positive number, not necessarily whole (2.5 is fine); the update is scaled by alpha / rank
+stated: alpha is a positive number, not necessarily whole (2.5 is fine); the update is scaled by alpha / rank
 """
 
 

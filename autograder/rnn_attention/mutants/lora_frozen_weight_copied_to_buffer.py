@@ -6,7 +6,7 @@ values.
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: forward uses base.weight as it is at this call
+stated: forward uses base.weight as it is at this call
 """
 
 

@@ -5,7 +5,7 @@ training step, a state dict loaded) the evaluation output still uses the stale m
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: forward uses A, B and base.weight as they are at this call; a merged weight must be a new tensor made at every call
+stated: forward uses A, B and base.weight as they are at this call; a merged weight must be a new tensor made at every call
 """
 
 

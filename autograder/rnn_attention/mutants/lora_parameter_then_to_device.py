@@ -5,7 +5,7 @@ not registered as parameters (not in parameters(), not trained by the optimiser,
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: A and B are trainable parameters with base.weight's dtype and device
+stated: A and B are trainable parameters with base.weight's dtype and device
 """
 
 

@@ -5,7 +5,7 @@ that axis in the output.
 question: lora_tests
 replaces: lora
 hunt: 2026-12-b
-contract: x (..., in_features) -> (..., out_features) with any number of leading axes
+stated: x (..., in_features) -> (..., out_features) with any number of leading axes
 """
 
 
