@@ -824,6 +824,79 @@ def test_masked_keys_with_huge_scores_have_no_influence(student):
             past += new
 
 
+@question("kv_cache_attention_tests")
+@behaviour(
+    "cached_causal_attention",
+    "a query whose visible scores are all below -1e9: masked keys still get weight exactly 0 (-inf, not a large "
+    "finite number)",
+    mutant="kv_cache_finite_mask_value",
+    kind="boundary",
+)
+@behaviour(
+    "cached_causal_attention",
+    "float32 scores in the hundreds: the softmax stays finite (exp of the scores minus their row maximum)",
+    mutant="kv_cache_manual_softmax_overflow",
+    kind="degenerate",
+)
+def test_extreme_scores_in_float32(student):
+    # (a) Position 0 sees only its own key. Its input is 1e6 d for the direction d (of 64 drawn) whose query and
+    # key point most against each other, so its one visible score is about -1e12 * c (c > 0.01 here), far below
+    # any finite stand-in for -inf such as -1e9: with -inf the weight of its own key is exactly 1 and its context
+    # is Wv x0 (about 1e6 in size, compared to relative 1e-4: float32 keeps 6e-8). A finite mask gives the
+    # future keys the weight. (b) Inputs 20 times the usual size make scores of several hundred, above float32's
+    # exp limit (88.7): a softmax that does not subtract the row maximum returns inf / inf = nan. float32
+    # roundings of scores of size 1e3 (6e-5 each) move each weight by at most a quarter of that, so every
+    # context is within 1e-3 of the float64 oracle relative to its largest entry.
+    for seed, chunks in enumerate([[6], [2, 4]]):
+        g = torch.Generator().manual_seed(470 + seed)
+        batch, hidden = 2, 5
+        state = random_dot_state(hidden, g)
+        double = {name: value.double() for name, value in state.items()}
+        candidates = torch.randn(64, hidden, generator=g, dtype=torch.float64)
+        alignment = (candidates @ double["Wq.weight"].T * (candidates @ double["Wk.weight"].T)).sum(-1)
+        direction = candidates[alignment.argmin()] / candidates[alignment.argmin()].norm()
+        x = seeded((batch, 6, hidden), g)
+        x[:, 0] = (1e6 * direction).float()
+        what = f"batch {batch}, hidden {hidden}, chunks of {chunks}, position 0's only visible score about -1e12"
+        out = _call(student, what, RUN_CHUNKS, state=state, hidden_size=hidden, x=x, chunks=chunks)
+        contexts = out.get("contexts")
+        expect(
+            isinstance(contexts, list) and len(contexts) == len(chunks), "cached_causal_attention returned no context"
+        )
+        full, _ = dot_attention(double, x.double(), x.double(), x.double(), causal=True)
+        expect(
+            isinstance(contexts[0], torch.Tensor) and contexts[0].dim() == 3,
+            "the context should be (batch, new, hidden)",
+        )
+        expect_close(
+            contexts[0][:, :1],
+            full[:, :1],
+            f"{what}: the context of position 0, whose one visible key scores far below -1e9: masked keys must get "
+            f"weight exactly 0 (mask with -inf, not a large finite number)",
+            rtol=1e-4,
+            atol=1e-3,
+        )
+        loud = 20 * seeded((batch, 6, hidden), g)
+        what = f"batch {batch}, hidden {hidden}, chunks of {chunks}, inputs 20 times the usual size (scores in the hundreds)"
+        out = _call(student, what, RUN_CHUNKS, state=state, hidden_size=hidden, x=loud, chunks=chunks)
+        contexts = out.get("contexts")
+        expect(
+            isinstance(contexts, list) and len(contexts) == len(chunks), "cached_causal_attention returned no context"
+        )
+        full, _ = dot_attention(double, loud.double(), loud.double(), loud.double(), causal=True)
+        past = 0
+        for call, (new, context) in enumerate(zip(chunks, contexts)):
+            expect_close(
+                context,
+                full[:, past : past + new],
+                f"{what}: the context of call {call + 1}: the softmax must stay finite for large scores (subtract "
+                f"each row's maximum, as torch.softmax does)",
+                rtol=0,
+                atol=1e-3 * float(full.abs().max()),
+            )
+            past += new
+
+
 # Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
 # Behaviour maps): (definition, behaviour, why it is out of scope[, the kind it answers for]).
 OUT_OF_SCOPE = [

@@ -44,7 +44,8 @@ with torch.no_grad():
     A.copy_(a)
     B.copy_(b)
 x = x.clone().requires_grad_(True)
-out = lora(x)
+# the layer gets a non-contiguous view of x (its last two axes stored transposed), as a slice or a transpose gives
+out = lora(x.mT.contiguous().mT if x.dim() >= 2 else x)
 (out * g).sum().backward()
 result = {"out": out.detach(), "A_grad": A.grad, "B_grad": B.grad, "x_grad": x.grad,
           "base_grads": [p.grad is not None for p in base.parameters()]}
@@ -169,7 +170,8 @@ def test_lora_linear_draws_a_fresh_A_within_the_bound(student):
 
 # (in, out, rank, alpha, x's shape): scalings 2, 0.25, 8, 1.5, 1.25, 0.125 and 2.5 (alphas 2.5, 0.5 and 7.5 are
 # not whole numbers, and alpha // rank would be 1, 0 and 2); leading axes (3,), (2, 3), (1, 1), (4,), none at
-# all, a single row (1,) and three axes (2, 1, 3).
+# all, a single row (1,) and three axes (2, 1, 3); a rank (4) above in_features (3). The layer gets x as a
+# non-contiguous view wherever it has two axes of more than one entry (.view would refuse it; reshape copies).
 FORWARD_CASES = [
     (6, 5, 2, 4.0, (3, 6)),
     (5, 8, 4, 1.0, (2, 3, 5)),
@@ -178,6 +180,7 @@ FORWARD_CASES = [
     (7, 4, 2, 2.5, (7,)),
     (5, 6, 4, 0.5, (1, 5)),
     (4, 7, 3, 7.5, (2, 1, 3, 4)),
+    (3, 5, 4, 2.0, (2, 3)),
 ]
 
 
@@ -221,6 +224,17 @@ FORWARD_CASES = [
     "LoRALinear",
     "gradient flow: no gradient reaches the wrapped layer's weight and bias",
     mutant="lora_base_not_frozen",
+)
+@behaviour(
+    "LoRALinear",
+    "a rank above in_features: B is (out_features, rank) whatever in_features is",
+    mutant="lora_b_zeros_like_weight_slice",
+    kind="degenerate",
+)
+@behaviour(
+    "LoRALinear",
+    "inputs that are non-contiguous views (a transpose or a slice): any tensor of shape (..., in_features)",
+    mutant="lora_view_flattens_leading_axes",
 )
 def test_lora_linear_forward_and_gradients_match_the_formula(student):
     generator = torch.Generator().manual_seed(32)
@@ -795,6 +809,56 @@ def test_add_lora_keeps_the_models_device_and_dtype(student):
         out["made"] == ["meta torch.float64"],
         f"{where}: every parameter, the adapters' included, must stay on the model's device and in its dtype "
         "(here 'meta', which stands in for a GPU, and float64); some did not",
+    )
+
+
+CALLER_SEEDS = """
+from transformers import BertConfig
+draws = []
+for seed in seeds:
+    torch.manual_seed(seed)
+    model = BertForSentenceClassification(BertConfig(**config))
+    model.load_state_dict(state)
+    add_lora(model, rank, alpha)
+    query = model.encoder.layer[0].attention.self.query
+    found = [p.detach().clone() for p in query.parameters() if p.requires_grad and tuple(p.shape) == (rank, width)]
+    draws.append(found[0] if len(found) == 1 else None)
+result = {"draws": draws}
+"""
+
+
+@question("lora_tests")
+@behaviour(
+    "add_lora",
+    "randomness: the adapters' A come from torch's random state as the caller left it (two caller seeds, two A)",
+    mutant="add_lora_seeds_global_rng",
+    kind="randomness",
+)
+def test_add_lora_draws_from_the_callers_random_state(student):
+    # The same model gets adapters twice, after torch.manual_seed(1) and after torch.manual_seed(2): the first
+    # query adapter's A (rank x 32 entries drawn by kaiming_uniform_) differs unless add_lora seeds torch itself.
+    state, _ = tiny_bert_state(seed=91)
+    rank, alpha, width = 2, 3.0, TINY_BERT["hidden_size"]
+    where = f"add_lora(rank={rank}, alpha={alpha:g}) on the same BERT after torch.manual_seed(1) and after seed 2"
+    out = student.run(
+        CALLER_SEEDS,
+        stand_ins=("BertForSentenceClassification",),
+        config=TINY_BERT,
+        state=state,
+        rank=rank,
+        alpha=alpha,
+        width=width,
+        seeds=[1, 2],
+    )
+    draws = out.get("draws") if isinstance(out, dict) else None
+    expect(
+        isinstance(draws, list) and len(draws) == 2 and all(isinstance(d, torch.Tensor) for d in draws),
+        f"{where}: layer 0's query adapter must have exactly one trainable A of shape ({rank}, {width})",
+    )
+    expect(
+        not torch.equal(draws[0], draws[1]),
+        f"{where}: both got the same A; the adapters must draw from torch's random state as the caller left it "
+        "(do not seed inside add_lora)",
     )
 
 

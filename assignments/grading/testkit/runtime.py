@@ -109,6 +109,9 @@ def run_snippet(namespace, code, inputs, stand_in_source="", stand_in_names=(), 
         scope = dict(namespace)
         scope.update(inputs)
         seed_everything(seed)
+        # Every test starts where a fresh notebook does: gradients on. A call that left them off (a student's
+        # torch.set_grad_enabled(False) in an earlier question) would otherwise cost points on every later one.
+        torch.set_grad_enabled(True)
         exec(compile(code, "<hidden test>", "exec"), scope)
         if "result" not in scope:
             raise ResultTypeError(NO_RESULT)
