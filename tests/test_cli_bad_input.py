@@ -70,6 +70,7 @@ CASES: list[tuple[list[str], str]] = [
     (["written", "transformerz", "class"], "unknown assignment 'transformerz'"),
     (["written", "transformers", "roster.csv"], "roster.csv is a .csv file"),
     (["written", "transformers", "class", "--out", f"{OTHER_RUN}/written"], "is in a run of rnn_attention"),
+    (["written", "transformers", "class", "--roster", "roster.csv"], "is not a Canvas gradebook export"),
     (["similarity", "transformerz", "class"], "unknown assignment 'transformerz'"),
     (["similarity", "transformers", "missing"], "missing does not exist"),
     (["similarity", "transformers", "class", "--top", "0"], "--top: 0 is less than 1"),

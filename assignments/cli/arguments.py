@@ -105,15 +105,13 @@ def results_folder(parser) -> None:
     _add_check(parser, _results_ok)
 
 
-def roster(parser) -> None:
-    """``course export --roster``: an intake manifest or a Canvas gradebook export."""
-    parser.add_argument(
-        "--roster",
-        type=Path,
-        default=None,
-        help="an intake manifest (.json), or a Canvas gradebook export (.csv: its names, SIS ids and sections); "
-        "default: intake.json beside the results folder",
-    )
+def roster(
+    parser,
+    help: str = "an intake manifest (.json), or a Canvas gradebook export (.csv: its names, SIS ids and sections); "
+    "default: intake.json beside the results folder",
+) -> None:
+    """``course export --roster`` (and ``course written``'s): an intake manifest or a Canvas gradebook export."""
+    parser.add_argument("--roster", type=Path, default=None, help=help)
     _add_check(parser, _roster_ok)
 
 

@@ -60,8 +60,10 @@ def cmd_written(args) -> int:
     from ..escaping import one_line
 
     out = Path(args.out or Run.of_term(args.assignment).written)
-    try:
-        outline, refused = written(args.assignment, Path(args.submissions), out, pdf=not args.no_pdf)
+    try:  # --roster was checked before (arguments.roster)
+        outline, refused = written(
+            args.assignment, Path(args.submissions), out, pdf=not args.no_pdf, roster=args.roster
+        )
     except (FileNotFoundError, RuntimeError) as error:
         print(f"course written: {error}")
         return 1
@@ -73,7 +75,20 @@ def cmd_written(args) -> int:
     for entry in outline["questions"]:
         pages = entry["pages"]
         print(f"{entry['question']:<32} {entry['points']:>4g} points  page(s) {pages[0]}-{pages[-1]}")
+    plain = sum(1 for entry in outline["students"].values() if entry["id_kind"] in ("Canvas user id", "student key"))
+    if plain:
+        print(
+            f"{plain} cover(s) carry the LMS's own key as the student ID, which a Gradescope roster may not hold: "
+            "give --roster <Canvas gradebook export> for Canvas's names and SIS User IDs"
+        )
     print(f"per student: {out / 'students'}\nper question: {out / 'questions'}\noutline: {out / 'outline.json'}")
+    if (out / "class.pdf").is_file():
+        print(
+            f"the class in one PDF: {out / 'class.pdf'} ({outline['pages_per_submission']} pages per student; "
+            f"page 1 of each is the cover with the name and student ID)"
+        )
+    if outline.get("template"):
+        print(f"template (prompts only, empty cover): {out / outline['template']}")
     return 0
 
 
@@ -88,5 +103,10 @@ def add_written_command(sub) -> None:
     arguments.assignment(parser)
     arguments.download(parser, help=f"{arguments.DOWNLOAD} (as for `course grade`)")
     arguments.output_folder(parser, help="default: this term's run, grades/<term>/<assignment>/written")
+    arguments.roster(
+        parser,
+        help="names and ids for the covers: a Canvas gradebook export (.csv, Grades > Export: its names and SIS "
+        "User IDs) or an intake manifest (.json); default: what the download says",
+    )
     parser.add_argument("--no-pdf", action="store_true", help="HTML only (no Chromium needed)")
     parser.set_defaults(func=cmd_written)

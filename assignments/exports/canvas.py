@@ -176,10 +176,16 @@ def identities(
     Canvas gradebook export (Canvas user id -> row). A record the roster does not describe (records
     written without an intake) keeps its key as the instructor gave it: a Canvas user id when it is
     one."""
+    return student_identities([result.student for result in results], roster, gradebook)
+
+
+def student_identities(
+    students: list[str], roster: dict[str, dict], gradebook: dict[str, dict] | None = None
+) -> tuple[dict[str, dict], dict[str, str]]:
+    """``identities`` of the student keys ``students`` (``course written`` has no records yet)."""
     gradebook = gradebook or {}
     found: dict[str, list[dict]] = {}
-    for result in results:
-        student = result.student
+    for student in students:
         info = roster.get(student)
         if info is None:
             # No platform's record (results written without an intake): the key is taken as given, as it
