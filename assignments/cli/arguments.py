@@ -41,6 +41,12 @@ def _add_check(parser, step) -> None:
     parser.set_defaults(checks=(*(parser.get_default("checks") or ()), step))
 
 
+def own_check(parser, step) -> None:
+    """A command's own check of its arguments, ``step(args, course)`` raising BadInput: run with the others,
+    in the order declared, before the command does anything."""
+    _add_check(parser, step)
+
+
 def _listed(names) -> str:
     return ", ".join(names)
 
