@@ -58,6 +58,7 @@ def the_class(tmp_path) -> tuple[Path, Path, str]:
     written answers each waiting for a grader."""
     root = tmp_path / "course"
     db = toy_course(root)
+    (root / "source" / "toy").mkdir(parents=True)  # as nbgrader's course folder holds it (`course formgrader` checks)
     with nbgrader_gradebook.open_gradebook(db) as gb:
         gb.update_or_create_grade_cell("mha_written", "toy", "toy", max_score=2.0, cell_type="markdown")
         gb.update_or_create_solution_cell("mha_written", "toy", "toy")
