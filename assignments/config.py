@@ -96,12 +96,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "canvas.ungraded_written",
         "string",
-        "zero",
-        'A written answer without a hand grade: "zero" counts it 0 in the Canvas total, "omit" leaves that '
-        "student's Canvas cell empty until every written answer of theirs is graded (Canvas keeps what it "
-        "has). `course export --ungraded-written` overrides it.",
+        "withhold",
+        'A student with a written answer no grader has graded yet: "withhold" leaves their Canvas cell empty '
+        '(Canvas keeps what it has) until every written answer of theirs is graded; "partial" posts the '
+        "points earned so far, the pending answers counting nothing yet. `course export` says how many answers "
+        'are pending either way; "omit" and "zero", the earlier names, are read as "withhold" and "partial". '
+        "`course export --ungraded-written` overrides it.",
         "assignments/exports/canvas.py",
-        ("zero", "omit"),
+        ("withhold", "partial"),
     ),
     Setting(
         "canvas.late_policy",

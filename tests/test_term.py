@@ -76,7 +76,8 @@ def export(run: Path, a) -> Path:
         Run.at(run),
         a,
         ("canvas", "feedback"),
-        canvas_options=canvas.CanvasOptions(CANVAS),
+        # Partial totals, asked for: Bob's and Grace's written answers wait for a grader all term.
+        canvas_options=canvas.CanvasOptions(CANVAS, ungraded_written="partial"),
         excused=[EXCUSED],
         late_policy=adjust.LatePolicy(per_day=10, cap=50),
     )

@@ -41,6 +41,12 @@ def _add_check(parser, step) -> None:
     parser.set_defaults(checks=(*(parser.get_default("checks") or ()), step))
 
 
+def own_check(parser, step) -> None:
+    """A command's own check of its arguments, ``step(args, course)`` raising BadInput: run with the others,
+    in the order declared, before the command does anything."""
+    _add_check(parser, step)
+
+
 def _listed(names) -> str:
     return ", ".join(names)
 
@@ -105,15 +111,13 @@ def results_folder(parser) -> None:
     _add_check(parser, _results_ok)
 
 
-def roster(parser) -> None:
-    """``course export --roster``: an intake manifest or a Canvas gradebook export."""
-    parser.add_argument(
-        "--roster",
-        type=Path,
-        default=None,
-        help="an intake manifest (.json), or a Canvas gradebook export (.csv: its names, SIS ids and sections); "
-        "default: intake.json beside the results folder",
-    )
+def roster(
+    parser,
+    help: str = "an intake manifest (.json), or a Canvas gradebook export (.csv: its names, SIS ids and sections); "
+    "default: intake.json beside the results folder",
+) -> None:
+    """``course export --roster`` (and ``course written``'s): an intake manifest or a Canvas gradebook export."""
+    parser.add_argument("--roster", type=Path, default=None, help=help)
     _add_check(parser, _roster_ok)
 
 

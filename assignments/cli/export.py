@@ -8,6 +8,7 @@ from pathlib import Path
 from .. import exports
 from ..config import setting
 from ..escaping import one_line
+from ..exports import canvas
 from ..prairielearn_question import IMAGE_PLACEHOLDER as PRAIRIELEARN_IMAGE_PLACEHOLDER
 from . import arguments
 from .help import add_command
@@ -173,10 +174,11 @@ def _canvas_arguments(parser) -> None:
     )
     parser.add_argument(
         "--ungraded-written",
-        choices=setting("canvas.ungraded_written").choices,
+        choices=(*setting("canvas.ungraded_written").choices, *canvas.UNGRADED_RENAMED),
         default=None,
-        help="a written answer not graded yet counts 0, or leaves that student's Canvas cell "
-        "empty; default: [tool.course.canvas] ungraded_written, else zero",
+        help="a student with a written answer not graded yet: withhold (their Canvas cell stays empty, Canvas "
+        "keeps what it has) or partial (post the points earned so far); omit and zero are the earlier names; "
+        "default: [tool.course.canvas] ungraded_written, else withhold",
     )
     parser.add_argument(
         "--per-question",

@@ -14,6 +14,15 @@ both score and maximum; what remains is a fraction, which is scaled to the expor
 late penalty is a percent of those same points possible. So a perfect student with an excused question
 keeps full marks everywhere, and a day late at 10% costs 10 percentage points everywhere.
 
+Pending written answers: a written question with no hand grade yet, in a record a grader can still
+grade (not excused, not a rejected record), is *pending*. ``reported_score`` counts it as nothing earned
+so far and says how many are pending (``Score.pending``); no export shows that sum as the student's
+score unless asked: the Canvas CSV leaves the student's cell empty (``ungraded_written = "withhold"``,
+the default) or posts the partial total only when the instructor chose ``"partial"``; the feedback and
+nbgrader's CSV say "pending" instead of a number. A rejected record (no notebook, or one that could not
+be read) has no answer for a grader to see: its written questions count 0, like its autograded ones,
+unless a grader enters a hand grade.
+
 Excusing: ``[tool.course.excused] <assignment> = ["<grade_id>", "<student>:<grade_id>", ...]`` (or
 ``course export --excuse``).
 
@@ -98,24 +107,38 @@ def canvas_late_policy(config: dict) -> str | None:
 
 @dataclass(frozen=True)
 class Score:
-    points: float  # what the export shows, after the late penalty, never below 0
+    points: float  # what the export shows, after the late penalty, never below 0 (pending answers: nothing yet)
     max_points: float  # the export's points possible
     penalty: float  # points the late policy took off, on those points possible
     before_penalty: float  # the score on those points possible before the late penalty
-    ungraded: bool  # a written answer in scope (not excused) still waits for a hand grade
+    pending: int  # written answers in scope (not excused) that still wait for a hand grade (``is_pending``)
     excused: bool = False  # every question in scope is excused: nothing is left to score
+    pending_points: float = 0.0  # those answers' points (their maximum, before any scaling)
+
+    @property
+    def ungraded(self) -> bool:
+        """The score is not final: ``points`` is a partial total that no export shows as the score."""
+        return self.pending > 0
 
     @property
     def fraction(self) -> float:
         return self.points / self.max_points if self.max_points else 1.0
 
 
+def is_pending(result: SubmissionResult, question) -> bool:
+    """A written answer of ``result`` that waits for a grader: no hand grade, not excused, and in a record
+    a grader can grade (a rejected record has no answer to show; its written questions count 0)."""
+    return (
+        question.kind == "manual" and question.points is None and not question.excused and result.status != "rejected"
+    )
+
+
 def reported_score(result: SubmissionResult, scope: Scope = "all", points_possible: float | None = None) -> Score:
     """The score an export reports for ``result``: the questions of ``scope`` that are not excused
-    (written answers not graded yet as 0), as a fraction of their maximum, scaled to ``points_possible``
-    (default: that maximum), less the late penalty (``late_percent`` of those points possible), never
-    below 0. When every question in scope is excused the export has nothing to count against the
-    student: full points possible, and ``excused`` says so."""
+    (pending written answers as nothing earned yet, counted in ``pending``), as a fraction of their
+    maximum, scaled to ``points_possible`` (default: that maximum), less the late penalty
+    (``late_percent`` of those points possible), never below 0. When every question in scope is excused
+    the export has nothing to count against the student: full points possible, and ``excused`` says so."""
     in_scope = [q for q in result.questions if scope == "all" or q.kind == scope]
     kept = [q for q in in_scope if not q.excused]
     earned = sum(q.points or 0.0 for q in kept)
@@ -123,13 +146,15 @@ def reported_score(result: SubmissionResult, scope: Scope = "all", points_possib
     possible = maximum if points_possible is None else float(points_possible)
     before = possible * earned / maximum if maximum else possible
     penalty = round(possible * result.late_percent / 100, 4)
+    pending = [q for q in kept if is_pending(result, q)]
     return Score(
         round(max(0.0, before - penalty), 4),
         possible,
         penalty,
         round(before, 4),
-        any(q.kind == "manual" and q.points is None for q in kept),
+        len(pending),
         bool(in_scope) and not kept,
+        sum(q.max_points for q in pending),
     )
 
 

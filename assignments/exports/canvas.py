@@ -14,11 +14,17 @@ late penalty and excused questions of ``exports/adjust.py``), under the Canvas a
 points possible whatever the CSV's "Points Possible" row says (its importer sends that row's value only
 when it creates a new assignment), so the total is reported on the Canvas assignment's own points
 possible (``points`` in its configuration, default every question's points): an excused question then
-costs nothing, and "EX" (Canvas' excused mark) stands for a student with every question excused. A
-written answer with no hand grade yet counts as the instructor chose (``ungraded_written``): ``zero``, or
-``omit``, which leaves that student's cell empty until it is graded (Canvas keeps what it has) and says
-how many were left. One column per question comes only on request (``per_question``); Canvas creates
-those columns as new assignments unless they exist there under the same titles.
+costs nothing, and "EX" (Canvas' excused mark) stands for a student with every question excused.
+
+No grade before it is true: a student with a written answer no grader has graded yet (``adjust.is_pending``)
+gets no total by default (``ungraded_written = "withhold"``): their cell is left empty, which Canvas reads
+as "leave this grade as it is", until every written answer of theirs has a hand grade. Only when the
+instructor asks for partial totals (``"partial"``, in ``[tool.course.canvas]`` or ``--ungraded-written``)
+is the total posted with the pending answers counting nothing yet. Either way the export prints how many
+answers of how many students are pending. (``"omit"`` and ``"zero"``, the earlier names, are read as
+``"withhold"`` and ``"partial"``.) One column per question comes only on request (``per_question``); a
+pending answer's cell is always empty there. Canvas creates those columns as new assignments unless they
+exist there under the same titles.
 
 Identity: each platform has its own student key, and this CSV carries Canvas's only (``identities``). A row's
 ``ID`` is a Canvas user id from Canvas itself: the name Canvas gave a file in its bulk download (the intake's
@@ -46,6 +52,7 @@ from .text import points, question_title, recorded_title
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 UNGRADED_CHOICES = setting("canvas.ungraded_written").choices
+UNGRADED_RENAMED = {"omit": "withhold", "zero": "partial"}  # the earlier names of the same choices
 
 
 @dataclass(frozen=True)
@@ -63,7 +70,7 @@ class CanvasAssignment:
 @dataclass(frozen=True)
 class CanvasOptions:
     target: CanvasAssignment
-    ungraded_written: str = "zero"  # "zero" | "omit"
+    ungraded_written: str = setting("canvas.ungraded_written").default  # one of UNGRADED_CHOICES
     per_question: bool = False
     points_possible: float | None = None  # the Canvas assignment's; None: every question's points
     late_policy: str | None = None  # who deducts for lateness in Canvas (adjust.py); None: the configuration's
@@ -95,6 +102,12 @@ def options(
             '{ name = "...", id = ... } or pass --canvas-id)'
         )
     ungraded = ungraded_written or table.get("ungraded_written", setting("canvas.ungraded_written").default)
+    if ungraded in UNGRADED_RENAMED:
+        print(
+            f'canvas: ungraded_written = "{ungraded}" is the earlier name of "{UNGRADED_RENAMED[ungraded]}"; '
+            "reading it as that"
+        )
+        ungraded = UNGRADED_RENAMED[ungraded]
     if ungraded not in UNGRADED_CHOICES:
         raise ValueError(f"[tool.course.canvas] ungraded_written is {ungraded!r}; choose one of {UNGRADED_CHOICES}")
     points_possible = configured.get("points")
@@ -163,10 +176,16 @@ def identities(
     Canvas gradebook export (Canvas user id -> row). A record the roster does not describe (records
     written without an intake) keeps its key as the instructor gave it: a Canvas user id when it is
     one."""
+    return student_identities([result.student for result in results], roster, gradebook)
+
+
+def student_identities(
+    students: list[str], roster: dict[str, dict], gradebook: dict[str, dict] | None = None
+) -> tuple[dict[str, dict], dict[str, str]]:
+    """``identities`` of the student keys ``students`` (``course written`` has no records yet)."""
     gradebook = gradebook or {}
     found: dict[str, list[dict]] = {}
-    for result in results:
-        student = result.student
+    for student in students:
         info = roster.get(student)
         if info is None:
             # No platform's record (results written without an intake): the key is taken as given, as it
@@ -241,9 +260,29 @@ def assignment_points(results: list[SubmissionResult], opts: CanvasOptions) -> f
 
 def _total(result: SubmissionResult, ungraded: str, possible: float) -> str:
     score = reported_score(result, "all", possible)
-    if score.ungraded and ungraded == "omit":
-        return ""
+    if score.pending and ungraded != "partial":
+        return ""  # withheld: Canvas keeps what it has until the written answers are graded
     return "EX" if score.excused else points(score.points)
+
+
+def pending_line(results: list[SubmissionResult], opts: CanvasOptions) -> str | None:
+    """What the export says about written answers no grader has graded yet among ``results`` (the
+    records in the CSV), or None when there are none."""
+    scores = [reported_score(r) for r in results]
+    answers, students = sum(s.pending for s in scores), sum(1 for s in scores if s.pending)
+    if not answers:
+        return None
+    waiting = f"{answers} written answer(s) of {students} student(s) are not graded yet"
+    if opts.ungraded_written == "partial":
+        return (
+            f'canvas: {waiting}; as asked (ungraded_written = "partial"), their {opts.target.column!r} totals '
+            "are partial: those answers count nothing until they are graded"
+        )
+    return (
+        f"canvas: {waiting}; those students' {opts.target.column!r} cells are left empty (Canvas keeps what it "
+        "has) until every written answer of theirs is graded. Grade them in formgrader and export again, or "
+        "pass --ungraded-written partial to post partial totals"
+    )
 
 
 def _question_cell(result: SubmissionResult, grade_id: str) -> str:
@@ -302,15 +341,12 @@ def write_canvas_csv(
     """Write the import file; ``roster`` (student -> {name, user_id, lms, ...}) comes from the intake
     manifest, ``gradebook`` from a Canvas gradebook export (``read_gradebook_export``). Each record left
     out, and why, is printed on one line."""
-    for _, why in sorted(identities(results, roster or {}, gradebook)[1].items()):
+    placed, refused = identities(results, roster or {}, gradebook)
+    for _, why in sorted(refused.items()):
         print(f"canvas: {why}")
-    if opts.ungraded_written == "omit":
-        waiting = sum(1 for r in results if reported_score(r).ungraded)
-        if waiting:
-            print(
-                f"canvas: {waiting} student(s) have written answers not graded yet; their "
-                f"{opts.target.column!r} cell is left empty (Canvas keeps what it has) until they are"
-            )
+    line = pending_line([r for r in results if r.student in placed], opts)
+    if line:
+        print(line)
     return csv_safe.write_rows(path, rows(results, opts, roster, points_possible, gradebook))
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..escaping import html_text, markdown_inline, page_policy_meta
 from ..results.findings import SHORTCUT
 from ..results.model import SubmissionResult
+from .adjust import is_pending, reported_score
 from .evidence_view import STYLE as EVIDENCE_STYLE
 from .evidence_view import evidence_html, evidence_markdown
 from .text import humanise_test, points, question_title, safe_message, student_findings
@@ -50,16 +51,16 @@ def _evidence_of(result: SubmissionResult, question) -> list:
 
 
 def _total_line(result: SubmissionResult) -> str:
-    """Autograded, then written answers (graded ones as points, the rest as "not graded yet"), excluding
-    excused questions."""
+    """Autograded, then written answers (graded ones as points, pending ones as "not graded yet"),
+    excluding excused questions."""
     kept = [q for q in result.questions if not q.excused]
     auto = [q for q in kept if q.kind == "autograded"]
     line = f"Autograded: {points(sum(q.points or 0 for q in auto))} / {points(sum(q.max_points for q in auto))} points"
-    graded = [q for q in kept if q.kind == "manual" and q.points is not None]
-    pending = [q for q in kept if q.kind == "manual" and q.points is None]
+    pending = [q for q in kept if is_pending(result, q)]
+    graded = [q for q in kept if q.kind == "manual" and not is_pending(result, q)]
     parts = []
     if graded:
-        parts.append(f"{points(sum(q.points for q in graded))} / {points(sum(q.max_points for q in graded))}")
+        parts.append(f"{points(sum(q.points or 0 for q in graded))} / {points(sum(q.max_points for q in graded))}")
     if pending:
         parts.append(f"not graded yet ({points(sum(q.max_points for q in pending))} points)")
     if parts:
@@ -69,21 +70,26 @@ def _total_line(result: SubmissionResult) -> str:
 
 def _score_lines(result: SubmissionResult) -> list[str]:
     """The late penalty, if any, and the assignment's score as every export counts it."""
-    from .adjust import reported_score
-
     score = reported_score(result)
     lines = [f"Late penalty: −{points(score.penalty)} points ({result.late_note})"] if score.penalty else []
     lines += [f"Late: {result.late_note}"] if result.late_note and not score.penalty else []
-    total = f"Score: {points(score.points)} / {points(score.max_points)}"
-    return lines + [total + (" so far (written answers still to be graded)" if score.ungraded else "")]
+    if score.pending:
+        # No grade before it is true: a partial sum is not shown as the score.
+        answers = "written answer" if score.pending == 1 else "written answers"
+        return lines + [
+            f"Score: pending: {score.pending} {answers} ({points(score.pending_points)} points) not graded yet"
+        ]
+    return lines + [f"Score: {points(score.points)} / {points(score.max_points)}"]
 
 
 def _question_heading(result: SubmissionResult, question) -> str:
     title = question_title(result.assignment, question)
     if question.excused:
         return f"{title}: excused"
-    if question.kind == "manual" and question.points is None:
+    if is_pending(result, question):
         return f"{title}: not graded yet ({points(question.max_points)} points)"
+    if question.kind == "manual" and question.points is None:  # a rejected record: no answer could be read
+        return f"{title}: 0 / {points(question.max_points)} (no answer could be read from the notebook)"
     status = " (graded by hand)" if question.kind == "manual" else ""
     return f"{title}: {points(question.points)} / {points(question.max_points)}{status}"
 

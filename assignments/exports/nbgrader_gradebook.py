@@ -239,13 +239,19 @@ def place_missing_notebooks(
     return placed
 
 
+PENDING_COLUMN = "written_pending"  # added to nbgrader's CSV: written answers not graded yet
+
+
 def report_scores(path: Path, results: list[SubmissionResult], assignment: str) -> Path:
     """Rewrite the CSV ``nbgrader export`` wrote at ``path`` with the course's arithmetic
     (``exports/adjust.py``), so its percentages agree with every other export: for each student of
     ``assignment`` with a record, ``raw_score`` (before lateness), ``late_submission_penalty`` and
     ``score`` on nbgrader's ``max_score`` (the gradebook's points possible, every grade cell's). nbgrader
-    itself knows neither excused questions nor the course's late policy. Other rows stay as written;
-    every cell is written through ``csv_safe`` (a student's name is in it)."""
+    itself knows neither excused questions nor the course's late policy. A column of this course's,
+    ``written_pending``, says how many written answers of the student no grader has graded yet; while
+    any is, ``raw_score``, ``late_submission_penalty`` and ``score`` are left empty (nbgrader would count
+    those answers 0: no grade before it is true). Other rows stay as written; every cell is written
+    through ``csv_safe`` (a student's name is in it)."""
     import csv
 
     from . import csv_safe
@@ -260,9 +266,15 @@ def report_scores(path: Path, results: list[SubmissionResult], assignment: str) 
         if record is None or row.get("assignment") != assignment:
             continue
         score = reported_score(record, "all", float(row["max_score"]))
+        row[PENDING_COLUMN] = str(score.pending)
+        if score.pending:
+            row["raw_score"] = row["late_submission_penalty"] = row["score"] = ""
+            continue
         row["raw_score"] = str(score.before_penalty)
         row["late_submission_penalty"] = str(score.penalty)
         row["score"] = str(score.points)
+    if PENDING_COLUMN not in header:
+        header = [*header, PENDING_COLUMN]
     return csv_safe.write_records(path, header, rows)
 
 

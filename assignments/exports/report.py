@@ -26,6 +26,7 @@ from ..results.findings import kind as finding_kind
 from ..results.model import SubmissionResult
 from ..results.store import result_path
 from . import report_figures
+from .adjust import is_pending
 from .evidence_view import evidence_markdown
 from .item_analysis import QuestionStats, question_order, question_stats
 from .text import humanise_test, plural, points, question_title, recorded_title
@@ -106,6 +107,7 @@ def summary_markdown(results: list[SubmissionResult], assignment: str | None = N
     waiting = [names[s.grade_id] for s in stats if not s.scores]
     if waiting:
         out += ["", f"Not graded yet (no panel below): {', '.join(md(name) for name in waiting)}."]
+    out += pending_lines(results, stats, names)
     out += [
         "",
         "Difficulty: the mean score over the maximum (1: everyone had full marks). Discrimination: the "
@@ -123,6 +125,23 @@ def summary_markdown(results: list[SubmissionResult], assignment: str | None = N
     out += evidence_section(results, names)
     out += ["", f"Each student's scores, findings and evidence: [{STUDENTS}/index.md]({STUDENTS}/index.md)."]
     return "\n".join(out) + "\n"
+
+
+def pending_lines(results: list[SubmissionResult], stats: list[QuestionStats], names: dict[str, str]) -> list[str]:
+    """How many written answers wait for a grader (``adjust.is_pending``), per question: pending, never 0."""
+    counts = {}
+    for stat in stats:
+        found = sum(is_pending(r, q) for r in results for q in r.questions if q.grade_id == stat.grade_id)
+        if found:
+            counts[names[stat.grade_id]] = found
+    if not counts:
+        return []
+    each = ", ".join(f"{md(name)}: {n}" for name, n in counts.items())
+    return [
+        "",
+        f"{plural(sum(counts.values()), 'written answer')} not graded yet ({each}): a written question's figures "
+        "are over the answers graded so far, and no total of a student with a pending answer is final.",
+    ]
 
 
 def findings_section(results: list[SubmissionResult]) -> list[str]:

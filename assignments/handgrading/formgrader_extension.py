@@ -16,17 +16,31 @@ This extension loads nbgrader's formgrader (and none of nbgrader's student-side 
 
 ``FormgraderOnly`` (the server's authorizer, see ``formgrader.start``) refuses Jupyter's own APIs
 (kernels, terminals, contents, files, sessions, shutdown), which formgrader does not use: a page cannot
-start a kernel as the instructor or read the course folder through them.
+start a kernel as the instructor or read the course folder through them. ``NOT_HERE`` refuses the API
+calls behind formgrader's own buttons that run nbgrader's steps (generate, release, collect, autograde,
+feedback): nbgrader's autograde would run a student's notebook outside the course's sandbox, as the
+instructor, and the course has its own commands for each. What is left is grading: reading submissions,
+saving scores, comments and flags.
+
+With several TAs (``graders.TaTokens``) the server's log names the TA behind every grade, comment or flag
+saved. The names TAs' browsers use for the server (``HOSTS_VARIABLE``, set by ``formgrader.start`` for an
+address other machines reach) join the loopback names in the policy's script sources.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import json
+import os
 from html.parser import HTMLParser
 from pathlib import Path
 
 from jupyter_server.auth.authorizer import Authorizer
+from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.utils import url_path_join
+
+HOSTS_VARIABLE = "COURSE_FORMGRADER_HOSTS"  # the names TAs' browsers use, comma-separated (formgrader.start)
 
 # A page's values as JSON data (not code), then one constant script that makes them the global variables
 # formgrader's scripts read. htmlsafe ``tojson`` writes <, > and & as escapes, so the data cannot end its
@@ -316,11 +330,15 @@ def page_script_hashes(environment, exporter, nbgrader_templates: str, base_url:
     return {base64.b64encode(hashlib.sha256(s.encode("utf-8")).digest()).decode("ascii") for _, s in found[0]}
 
 
-def content_security_policy(script_hashes: set[str], base_url: str, hosts=("127.0.0.1", "localhost")) -> str:
+def content_security_policy(
+    script_hashes: set[str], base_url: str, hosts=("127.0.0.1", "localhost"), remote_hosts=()
+) -> str:
     """Scripts from formgrader's static folder only (not the rest of this origin: the course folder's
     files are served here too) and the given inline scripts; styles may be inline (formgrader's and
-    nbconvert's pages use them); images, fonts and requests stay on this server."""
+    nbconvert's pages use them); images, fonts and requests stay on this server. ``remote_hosts``: the
+    names TAs' browsers use on the network, with the page's own scheme (http, or https behind TLS)."""
     static = [f"http://{host}:*{base_url}formgrader/static/" for host in hosts]
+    static += [f"{host}:*{base_url}formgrader/static/" for host in remote_hosts]
     inline = [f"'sha256-{digest}'" for digest in sorted(script_hashes)]
     return "; ".join(
         [
@@ -357,9 +375,67 @@ def _load_jupyter_server_extension(serverapp) -> None:
     settings["nbgrader_exporter"] = exporter
     base_url = serverapp.base_url if serverapp.base_url.endswith("/") else serverapp.base_url + "/"
     hashes = page_script_hashes(environment, exporter, handlers.template_path, base_url.rstrip("/"))
-    policy = content_security_policy(hashes, base_url)
+    remote = [host for host in os.environ.get(HOSTS_VARIABLE, "").split(",") if host]
+    policy = content_security_policy(hashes, base_url, remote_hosts=[_source_host(h) for h in remote])
     settings.setdefault("headers", {})["Content-Security-Policy"] = policy
+    _refuse_first(serverapp.web_app, [(url_path_join(base_url, pattern), NotHere) for pattern in NOT_HERE])
+    settings["log_function"] = _saves_logged(settings.get("log_function"), serverapp.log)
     serverapp.log.info("formgrader: submissions rendered inert; Content-Security-Policy: %s", policy)
+
+
+def _source_host(host: str) -> str:
+    """A host as a CSP source expression writes it (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+# formgrader's API calls that run nbgrader's steps rather than grade (its manage pages' buttons).
+NOT_HERE = [
+    r"/formgrader/api/assignment/[^/]+/(assign|unrelease|release|collect|generate_feedback|release_feedback)",
+    r"/formgrader/api/assignment/[^/]+/[^/]+/(generate_feedback|release_feedback)",
+    r"/formgrader/api/submission/[^/]+/[^/]+/autograde",
+]
+
+
+class NotHere(JupyterHandler):
+    """Refuses one of formgrader's steps: the course runs it with its own commands, in its sandbox."""
+
+    def _refuse(self, *args):
+        self.set_status(403)
+        self.set_header("Content-Type", "application/json")
+        self.finish(
+            json.dumps(
+                {
+                    "success": False,
+                    "error": "not from formgrader here: use course release, course autograde or course grade, "
+                    "and course export for feedback",
+                }
+            )
+        )
+
+    get = post = put = delete = _refuse
+
+
+def _refuse_first(web_app, rules) -> None:
+    """Add ``rules`` ahead of every handler already added (nbgrader's own, for the same URLs)."""
+    web_app.add_handlers(".*$", rules)
+    router = web_app.default_router.rules
+    router.insert(0, router.pop(-2))  # tornado adds a host's rules just before its catch-all rule
+
+
+def _saves_logged(earlier, log):
+    """Tornado's request log function, also naming the TA behind each change saved through
+    formgrader's API (a grade, a comment, a flag)."""
+
+    def log_request(handler) -> None:
+        if earlier is not None:
+            earlier(handler)
+        request = handler.request
+        if request.method in ("PUT", "POST") and "/formgrader/api/" in request.path and handler.get_status() < 400:
+            user = getattr(handler, "_jupyter_current_user", None)
+            who = getattr(user, "username", None) or "an unnamed session"
+            log.info("formgrader: %s saved %s %s", who, request.method, request.path)
+
+    return log_request
 
 
 class FormgraderOnly(Authorizer):

@@ -1,15 +1,32 @@
 """`course written`: every student's written answers, with their evidence, as a PDF for hand grading.
 
-For each student, one HTML page and one PDF: per written question (in notebook order) its prompt, its
-points, the student's answer as submitted (mark schemes are never in it: the release has none, and a
-pasted one is cut out) and the evidence the answer relies on, outputs and figures as submitted
-(``evidence.collect``: the same reading, and the same flags, as the grading doors). One question starts
-on each page. Beside them:
+For each student, one HTML page and one PDF: first a cover page with the student's name and id, then per
+written question (in notebook order) its prompt, its points, the student's answer as submitted (mark
+schemes are never in it: the release has none, and a pasted one is cut out) and the evidence the answer
+relies on, outputs and figures as submitted (``evidence.collect``: the same reading, and the same flags,
+as the grading doors). One question starts on each page. Beside them:
 
-- ``outline.json``: each question's pages, the same for every student, and per student the findings of
-  this command. A question that takes more pages for one student than for another is padded with blank
-  pages in the others' PDFs, so a Gradescope PDF assignment's outline is set once for the class.
+- ``outline.json``: each question's pages, the same for every student, the cover, and per student the
+  name and id on their cover, their pages in ``class.pdf`` and the findings of this command. A question
+  that takes more pages for one student than for another is padded with blank pages in the others' PDFs,
+  so a Gradescope PDF assignment's outline is set once for the class.
+- ``class.pdf``: every student's PDF one after the other (each the same number of pages), with a PDF
+  outline (bookmarks) per student and question; ``template.pdf``: the same pages with the prompts only
+  and an empty cover, for the assignment's template.
 - ``questions/<grade_id>.html``: one question across the class, for TAs who grade question by question.
+
+The cover is for Gradescope's roster matching. Gradescope's guide for instructor-uploaded (exam and
+quiz) assignments says: on the template, during *Edit Outline*, the instructor marks a Name region and
+an ID region; when submissions are created on *Manage Scans*, Gradescope reads those two regions of
+each submission's first page and proposes the roster student whose name and student ID match, and it
+matches best when both regions are used and agree exactly with the roster. (It says it reads
+handwriting best; this cover is typed, large, in a fixed box.) So every cover puts the name and the id
+in the same two boxes at the same place, one line each, and nothing else a student wrote is on that
+page. The name and id come from the roster (``cover_identities``): the LMS's name (a Canvas gradebook
+export's, with ``--roster``, or the download's), and as id the one a Gradescope roster holds where
+known (Gradescope's student id, else the SIS User ID), else the LMS's own key. A name is the student's
+own text on some platforms: it is one printable line, escaped, cut to ``NAME_CHARS``, and cannot leave
+its box.
 
 Rendering: headless Chromium from the OS packages (``make browser``) prints the HTML to PDF; pypdf reads
 the printed pages back to find where each question starts and to pad. Students' text goes through
@@ -42,10 +59,12 @@ from pathlib import Path
 
 from .. import notebooks
 from ..course import resolve
-from ..escaping import IMAGE_TYPES, html_text, markdown_html, page_policy_meta
+from ..escaping import IMAGE_TYPES, NAME_CHARS, html_text, markdown_html, one_line, page_policy_meta
+from ..exports.canvas import read_gradebook_export, student_identities
 from ..exports.evidence_view import STYLE as EVIDENCE_STYLE
 from ..exports.evidence_view import evidence_html
 from ..results.model import Evidence, Finding
+from ..results.store import load_roster
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Printed small on each question's first page and found there by pypdf. The nonce is drawn for each run
@@ -56,7 +75,15 @@ section.question{break-after:page}section.question:last-child{break-after:auto}
 .marker{font-size:7pt;color:#888}.prompt{background:#f6f8fa;padding:.3rem .8rem;border-radius:4px}
 .answer{border:1px solid #ccc;padding:.3rem .8rem;border-radius:4px;margin:.6rem 0;overflow-wrap:anywhere}
 .answer pre,.prompt pre{white-space:pre-wrap}.missing{color:#cf222e}img{max-width:100%}
-@media screen{section.cut-note{display:none}}"""
+@media screen{section.cut-note{display:none}}
+section.cover{break-after:page;height:255mm;overflow:hidden;position:relative}
+.cover h1{height:12mm;margin:0 0 14mm;font-size:16pt;white-space:nowrap;overflow:hidden}
+.cover .label{height:6mm;margin:0;font-size:10pt;color:#444}
+.cover .box{height:16mm;line-height:16mm;margin:0 0 10mm;padding:0 4mm;border:.6mm solid #000;font-size:22pt;
+white-space:nowrap;overflow:hidden;font-family:"DejaVu Sans",sans-serif}
+.cover .about{position:absolute;bottom:8mm;font-size:8pt;color:#666}.cover .marker{position:absolute;bottom:0}"""
+COVER_PAGES = 1  # the cover is page 1 of every PDF; the questions follow
+ID_CHARS = 40
 TOO_LARGE, RENDER_FAILED, PAGES_CUT = "written-too-large", "written-render-failed", "written-pages-cut"
 
 
@@ -77,6 +104,38 @@ class WrittenAnswer:
     answer: str | None  # Markdown as submitted; None: the student's cell is gone
     attachments: dict = field(default_factory=dict)  # name -> (mime, base64) pasted into the answer
     evidence: list[Evidence] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CoverIdentity:
+    """What a student's cover page shows, for Gradescope's roster matching."""
+
+    name: str  # as the LMS gave it (the student's own text on some platforms)
+    id: str  # the id a Gradescope roster holds where known, else the LMS's key
+    id_kind: str  # where the id comes from, for outline.json and the instructor
+
+
+def cover_identities(
+    students: list[str], roster: dict[str, dict], gradebook: dict[str, dict] | None = None
+) -> dict[str, CoverIdentity]:
+    """student key -> their cover's name and id, from the intake's ``roster`` (student -> what their
+    platform said) and a Canvas gradebook export (``canvas.read_gradebook_export``), joined as the Canvas
+    CSV joins them (``canvas.student_identities``: a join that is not one to one places nobody)."""
+    placed = student_identities(students, roster, gradebook)[0] if gradebook else {}
+    found = {}
+    for student in students:
+        info, row = roster.get(student) or {}, placed.get(student) or {}
+        name = row.get("name") or info.get("name") or student
+        for kind, value in (
+            ("Gradescope student id", info.get("sid")),
+            ("SIS User ID", row.get("sis_user_id")),
+            ("Canvas user id", row.get("user_id") or (info.get("user_id") if info.get("lms") == "canvas" else "")),
+            ("student key", student),
+        ):
+            if value:
+                found[student] = CoverIdentity(one_line(name, NAME_CHARS), one_line(value, ID_CHARS), kind)
+                break
+    return found
 
 
 class RenderError(RuntimeError):
@@ -164,20 +223,48 @@ def _answer_body(answer: WrittenAnswer, empty: str) -> str:
     return markdown_html(answer.answer, answer.attachments) if answer.answer else f'<p class="missing">{empty}</p>'
 
 
-def question_html(number: int, total: int, answer: WrittenAnswer, nonce: str = "") -> str:
+def question_html(number: int, total: int, answer: WrittenAnswer, nonce: str = "", template: bool = False) -> str:
+    """One question's section; ``template``: the prompt only, for ``template.pdf``."""
     e = html_text
+    body = (
+        '<p class="missing">The student\'s answer and its evidence.</p>'
+        if template
+        else _answer_body(answer, "No answer: this cell is empty or was deleted.")
+    )
     parts = [
         f'<section class="question" id="{e(answer.grade_id)}">',
         f'<p class="marker">{MARKER.format(nonce=nonce, number=number, total=total)}</p>',
         f"<h2>Question {number}: {e(answer.grade_id)} ({answer.points:g} points)</h2>",
         f'<div class="prompt">{markdown_html(answer.prompt)}</div>',
         "<h3>Answer</h3>",
-        f'<div class="answer">{_answer_body(answer, "No answer: this cell is empty or was deleted.")}</div>',
+        f'<div class="answer">{body}</div>',
     ]
     if answer.evidence:
         parts += ["<h3>Evidence: outputs the answer relies on, as submitted</h3>", evidence_html(answer.evidence)]
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def cover_html(assignment: str, identity: CoverIdentity | None, total: int, nonce: str, key: str = "") -> str:
+    """Page 1 of a student's PDF: the Name and Student ID boxes Gradescope's regions are drawn on, each
+    one line at the same place for every student (``identity`` None: the empty boxes of the template).
+    Its marker (number 0) lets ``locate`` check that it took exactly one page."""
+    e = html_text
+    name, number = (identity.name, identity.id) if identity else ("", "")
+    about = f"course written · {e(assignment)}" + (f" · {e(key)}" if key else " · template")
+    return "\n".join(
+        [
+            '<section class="cover">',
+            f"<h1>{e(assignment)}: written answers</h1>",
+            '<p class="label">Name</p>',
+            f'<div class="box name">{e(name)}</div>',
+            '<p class="label">Student ID</p>',
+            f'<div class="box id">{e(number)}</div>',
+            f'<p class="about">{about}</p>',
+            f'<p class="marker">{MARKER.format(nonce=nonce, number=0, total=total)}</p>',
+            "</section>",
+        ]
+    )
 
 
 def cut_note_html(student: str, total: int, nonce: str, pages: int) -> str:
@@ -197,7 +284,8 @@ def cut_note_html(student: str, total: int, nonce: str, pages: int) -> str:
     )
 
 
-def page(title: str, sections: list[str]) -> str:
+def page(title: str, sections: list[str], heading: bool = True) -> str:
+    """A whole HTML page; ``heading``: the title as its first heading (a student's page has a cover instead)."""
     return (
         "\n".join(
             [
@@ -205,7 +293,7 @@ def page(title: str, sections: list[str]) -> str:
                 '<html lang="en"><head><meta charset="utf-8">',
                 page_policy_meta(),
                 f"<title>{html_text(title)}</title><style>{PAGE_STYLE}\n{EVIDENCE_STYLE}</style></head><body>",
-                f"<h1>{html_text(title)}</h1>",
+                *([f"<h1>{html_text(title)}</h1>"] if heading else []),
                 *sections,
                 "</body></html>",
             ]
@@ -286,12 +374,13 @@ class Printed:
 
 
 def locate(pdf_path: Path, total: int, nonce: str, deadline: float | None = None) -> Printed:
-    """Find the ``total`` questions' markers and the note's in the printed pages. Reading stops once all
-    are found, or with ``RenderError`` past ``deadline`` (a ``time.monotonic()`` value)."""
+    """Find the cover's marker, the ``total`` questions' and the note's in the printed pages. Reading
+    stops once all are found, or with ``RenderError`` past ``deadline`` (a ``time.monotonic()`` value);
+    also when the cover did not take exactly the first page."""
     from pypdf import PdfReader
 
     reader = PdfReader(str(pdf_path))
-    wanted = {number: _marker(nonce, number, total) for number in range(1, total + 2)}
+    wanted = {number: _marker(nonce, number, total) for number in range(0, total + 2)}
     found: dict[int, int] = {}
     for index, pdf_page in enumerate(reader.pages):
         if deadline is not None and time.monotonic() > deadline:
@@ -303,6 +392,8 @@ def locate(pdf_path: Path, total: int, nonce: str, deadline: float | None = None
     missing = [number for number in wanted if number not in found]
     if missing:
         raise RenderError(f"the printed PDF lacks the start of question(s) {missing}")
+    if found[0] != 0 or found[1] != COVER_PAGES:
+        raise RenderError("the cover page did not print as the first page alone")
     return Printed([found[number] for number in range(1, total + 1)], found[total + 1], len(reader.pages))
 
 
@@ -315,13 +406,15 @@ def print_student(html_path: Path, total: int, nonce: str, limits: Limits, chrom
 
 
 def assemble(pdf_path: Path, printed: Printed, widths: list[int]) -> list[int]:
-    """Rewrite ``pdf_path`` so question k takes exactly ``widths[k]`` pages: blank pages added after a
-    shorter answer; a longer one keeps its first ``widths[k] - 1`` pages and then the note page. Returns
-    the indices of the questions cut."""
+    """Rewrite ``pdf_path`` as its cover, then each question k on exactly ``widths[k]`` pages: blank
+    pages added after a shorter answer; a longer one keeps its first ``widths[k] - 1`` pages and then the
+    note page. Returns the indices of the questions cut."""
     from pypdf import PdfReader, PdfWriter
 
     reader = PdfReader(str(pdf_path))
     writer = PdfWriter()
+    for index in range(COVER_PAGES):
+        writer.add_page(reader.pages[index])
     cut = []
     for k, (start, taken, width) in enumerate(zip(printed.starts, printed.spans(), widths)):
         if taken > width:
@@ -368,8 +461,11 @@ def write_class(
     pdf: bool = True,
     limits: Limits = Limits(),
     chromium: Path | None = None,
+    identities: dict[str, CoverIdentity] | None = None,
 ) -> dict:
-    """Write every student's HTML (and PDF), the per-question pages and ``outline.json``; return the outline.
+    """Write every student's HTML (and PDF, ``class.pdf`` and ``template.pdf``), the per-question pages
+    and ``outline.json``; return the outline. ``identities``: each student's cover (``cover_identities``;
+    a student without one is named by their key).
 
     Each student is bounded by ``limits``; what one student's answers cost them (left out, pages cut) is a
     finding of theirs in the outline's ``findings``, and never stops or reshapes another's PDF."""
@@ -379,7 +475,10 @@ def write_class(
     chromium = chromium or CHROMIUM
     if pdf and not chromium.exists():
         raise FileNotFoundError(f"{chromium} is missing: install Chromium from the OS packages (`make browser`)")
+    for stale in ("class.pdf", "template.pdf", "template.html"):  # an earlier run's must not pass for this one's
+        (out / stale).unlink(missing_ok=True)
     nonce = f"{secrets.randbelow(10**16):016d}"  # this run's markers (digits: no font ligature splits them)
+    covers = {s: (identities or {}).get(s) or CoverIdentity(one_line(s, NAME_CHARS), s, "student key") for s in answers}
     findings: dict[str, list[Finding]] = {}
     kept, left_out, printed = {}, {}, {}
     for student, mine in sorted(answers.items()):
@@ -393,10 +492,12 @@ def write_class(
             left_out[student] = why
             continue
         kept[student] = mine
-        sections = [question_html(k, len(mine), a, nonce) for k, a in enumerate(mine, start=1)]
+        sections = [cover_html(assignment, covers[student], len(mine), nonce, student)]
+        sections += [question_html(k, len(mine), a, nonce) for k, a in enumerate(mine, start=1)]
         sections.append(cut_note_html(student, len(mine), nonce, limits.question_pages))
         html_path = out / "students" / f"{student}.html"
-        html_path.write_text(page(f"{assignment}: written answers of {student}", sections), encoding="utf-8")
+        title = f"{assignment}: written answers of {student}"
+        html_path.write_text(page(title, sections, heading=False), encoding="utf-8")
         if pdf and mine:
             try:
                 printed[student] = print_student(html_path, len(mine), nonce, limits, chromium)
@@ -416,7 +517,7 @@ def write_class(
                 f"its first {widths[k] - 1} and a note (the whole answer is in students/{student}.html)"
             )
             findings.setdefault(student, []).append(Finding("written-pages-cut", message, "info"))
-    outline, page_number = [], 1
+    outline, page_number = [], 1 + COVER_PAGES
     for answer, width in zip(questions, widths):
         outline.append(
             {
@@ -431,28 +532,113 @@ def write_class(
         (out / "questions" / f"{answer.grade_id}.html").write_text(
             class_page(assignment, answer.grade_id, rows, left_out), encoding="utf-8"
         )
+    in_class = merge_class(out, sorted(printed), covers, outline) if printed else {}
+    template = write_template(out, assignment, questions, widths, nonce, limits, chromium) if printed else None
     data = {
         "assignment": assignment,
         "pdf": bool(pdf),
+        "cover": {
+            "page": 1,
+            "regions": "Name: the first box; ID: the second box (draw Gradescope's Name and ID regions on them)",
+        },
+        "pages_per_submission": page_number - 1,
         "questions": outline,
         "note": (
-            "pages are 1-based and the same in every student's PDF (shorter answers are padded, an answer "
-            f"longer than {limits.question_pages} pages is cut with a note)"
+            "pages are 1-based and the same in every student's PDF (page 1 is the cover; shorter answers are "
+            f"padded, an answer longer than {limits.question_pages} pages is cut with a note)"
         ),
+        "template": template,
+        "students": {
+            student: {
+                "name": covers[student].name,
+                "id": covers[student].id,
+                "id_kind": covers[student].id_kind,
+                "pdf": f"students/{student}.pdf" if student in printed else None,
+                "class_pdf_pages": in_class.get(student),
+            }
+            for student in sorted(answers)
+        },
         "findings": {student: [asdict(f) for f in found] for student, found in sorted(findings.items())},
     }
     (out / "outline.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return data
 
 
+def merge_class(
+    out: Path, students: list[str], covers: dict[str, CoverIdentity], outline: list[dict]
+) -> dict[str, list[int]]:
+    """``class.pdf``: the printed PDFs of ``students`` one after the other (each the same number of pages),
+    with a PDF outline: one entry per student (their cover's name and id), under it the cover and each
+    question. Returns each student's first and last page in it (1-based)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    placed = {}
+    for student in students:
+        reader = PdfReader(str(out / "students" / f"{student}.pdf"))
+        first = len(writer.pages)
+        for pdf_page in reader.pages:
+            writer.add_page(pdf_page)
+        cover = covers[student]
+        mark = writer.add_outline_item(title=f"{cover.name} ({cover.id})", page_number=first)
+        writer.add_outline_item(title="Cover: name and student ID", page_number=first, parent=mark)
+        for entry in outline:
+            title = f"{entry['question']} ({entry['points']:g} pts)"
+            writer.add_outline_item(title=title, page_number=first + entry["pages"][0] - 1, parent=mark)
+        placed[student] = [first + 1, len(writer.pages)]
+    with open(out / "class.pdf", "wb") as handle:
+        writer.write(handle)
+    return placed
+
+
+def write_template(
+    out: Path,
+    assignment: str,
+    questions: list[WrittenAnswer],
+    widths: list[int],
+    nonce: str,
+    limits: Limits,
+    chromium: Path,
+) -> str | None:
+    """``template.pdf``: an empty cover and each question's prompt on the same pages as in every student's
+    PDF (what a Gradescope assignment's outline is drawn on, with no student's answer in it). Returns its
+    name, or None when it could not be printed (the students' PDFs stand)."""
+    if not questions:
+        return None
+    blank = [WrittenAnswer(a.grade_id, a.prompt, a.points, None) for a in questions]
+    sections = [cover_html(assignment, None, len(blank), nonce)]
+    sections += [question_html(k, len(blank), a, nonce, template=True) for k, a in enumerate(blank, start=1)]
+    sections.append(cut_note_html("template", len(blank), nonce, limits.question_pages))
+    html_path = out / "template.html"
+    html_path.write_text(page(f"{assignment}: written answers (template)", sections, heading=False), encoding="utf-8")
+    try:
+        located = print_student(html_path, len(blank), nonce, limits, chromium)
+        assemble(html_path.with_suffix(".pdf"), located, widths)
+    except (RenderError, OSError, ValueError) as error:
+        html_path.with_suffix(".pdf").unlink(missing_ok=True)
+        print(f"course written: no template.pdf ({one_line(str(error))}); upload any student's PDF as the template")
+        return None
+    return "template.pdf"
+
+
 def written(
-    assignment: str, submissions: Path, out: Path, pdf: bool = True, limits: Limits = Limits()
+    assignment: str,
+    submissions: Path,
+    out: Path,
+    pdf: bool = True,
+    limits: Limits = Limits(),
+    roster: Path | None = None,
 ) -> tuple[dict, dict[str, str]]:
     """Read a class (an .ipynb, a folder or an LMS zip, as ``course grade`` reads it) and write everything.
+    ``roster``: a Canvas gradebook export (names and SIS ids for the covers) or an intake manifest.
     Returns (outline, {student: why their notebook was left out})."""
     from ..workflow import collect
 
-    jobs, _ = collect(assignment, Path(submissions), Path(out))
+    gradebook = None
+    if roster and Path(roster).suffix.lower() == ".csv":
+        gradebook = read_gradebook_export(Path(roster))  # ValueError: not a Canvas gradebook export
+    jobs, found = collect(assignment, Path(submissions), Path(out))
+    lms = load_roster(Path(roster)) if roster and gradebook is None else found.roster()
     answers, refused = {}, {}
     for job in jobs:
         mine, why = read_answers(assignment, Path(job.path))
@@ -460,5 +646,6 @@ def written(
             refused[job.student] = why
         else:
             answers[job.student] = mine
-    outline = write_class(assignment, answers, out, pdf=pdf, limits=limits)
+    covers = cover_identities(sorted(answers), lms, gradebook)
+    outline = write_class(assignment, answers, out, pdf=pdf, limits=limits, identities=covers)
     return outline, refused

@@ -47,7 +47,8 @@ def gradescope_class(tmp_path: Path, people: dict[str, str]) -> Path:
 
 
 def export_canvas(run: Path, roster: Path | None) -> tuple[str, list]:
-    opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"))
+    # Partial totals: these records' written answers wait for a grader, and the totals show who is placed.
+    opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), ungraded_written="partial")
     written = export(Run(run), "transformers", ("canvas",), roster=roster, canvas_options=opts)
     return written["canvas"][0].read_text(encoding="utf-8")
 

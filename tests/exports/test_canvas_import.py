@@ -107,10 +107,11 @@ def export_canvas(run: Path, roster: Path, **choices) -> str:
 
 
 def test_canvas_imports_the_total_into_the_existing_assignment_and_nothing_else(run):
-    text = export_canvas(run, run.parent / "export.csv")
+    text = export_canvas(run, run.parent / "export.csv", ungraded_written="partial")
     imported = canvas_import(text, GRADEBOOK_EXPORT)
     assert imported["created"] == [], "Canvas would create new assignments"
-    # 111: 1 + 2 autograded, written not graded (0); 222: 5 + 2.5; 333 (rejected) is no Canvas student.
+    # 111: 1 + 2 autograded, written not graded (a partial total, asked for); 222: 5 + 2.5; 333 (rejected)
+    # is no Canvas student.
     assert imported["grades"] == {"111": {"4821": "3"}, "222": {"4821": "7.5"}}
     assert imported["unmatched"] == ["333"]
     rows = list(csv.DictReader(text.splitlines()))
@@ -118,8 +119,8 @@ def test_canvas_imports_the_total_into_the_existing_assignment_and_nothing_else(
     assert rows[1]["Student"] == "Doe, Jane" and rows[1]["SIS Login ID"] == "jdoe" and rows[1]["Section"] == "Section A"
 
 
-def test_ungraded_written_answers_can_leave_canvas_as_it_is(run):
-    imported = canvas_import(export_canvas(run, run.parent / "export.csv", ungraded_written="omit"), GRADEBOOK_EXPORT)
+def test_a_student_with_ungraded_written_answers_keeps_what_canvas_has_by_default(run):
+    imported = canvas_import(export_canvas(run, run.parent / "export.csv"), GRADEBOOK_EXPORT)
     assert imported["grades"] == {"111": {}, "222": {"4821": "7.5"}}
 
 
@@ -149,9 +150,9 @@ def test_penalty_and_excused_questions_change_every_total_the_same_way():
     adjusted = adjust.apply(results, roster, policy, ["mha_tests", "222:attention_written"])
     late, on_time = adjusted
     assert late.late_percent == 10 and "1 day(s) late: 10% of the points off" in late.late_note
-    assert adjust.reported_score(late) == adjust.Score(5.4, 6.0, 0.6, 6.0, False), "3 + 3 of 6 (mha excused), less 10%"
+    assert adjust.reported_score(late) == adjust.Score(5.4, 6.0, 0.6, 6.0, 0), "3 + 3 of 6 (mha excused), less 10%"
     assert adjust.reported_score(on_time).points == 3.0, "only attention is left for 222, at full marks"
-    assert adjust.reported_score(late, "all", 8.0) == adjust.Score(7.2, 8.0, 0.8, 8.0, False), (
+    assert adjust.reported_score(late, "all", 8.0) == adjust.Score(7.2, 8.0, 0.8, 8.0, 0), (
         "on Canvas' 8 points possible, a perfect student with mha excused and a day late keeps 90%"
     )
     assert results[0].late_percent == 0 and not results[0].questions[1].excused, "inputs stay as they were"

@@ -274,7 +274,7 @@ def read_csv(path) -> list[list[str]]:
         return list(csv.reader(handle))
 
 
-def test_canvas_csv_has_one_column_for_the_existing_canvas_assignment(tmp_path, results):
+def test_canvas_csv_has_one_column_for_the_existing_canvas_assignment(tmp_path, results, capsys):
     roster = {
         "111": {"name": "doejane", "user_id": "111"},
         "222": {"name": "Jane Roe", "user_id": "222", "sis_user_id": "s222", "section": "B"},
@@ -282,23 +282,25 @@ def test_canvas_csv_has_one_column_for_the_existing_canvas_assignment(tmp_path, 
     table = read_csv(canvas.write_canvas_csv(results, tmp_path / "canvas.csv", canvas.CanvasOptions(HOMEWORK), roster))
     assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Homework 1 (4821)"]
     assert table[1] == ["Points Possible", "", "", "", "", "8"]
-    # Written answers not graded yet count 0 by default: autograded 3, 5 and 0 (rejected).
+    # By default a written answer not graded yet withholds the total (Canvas keeps what it has): 111 and 222
+    # wait for a grader; 333's notebook could not be read, so it has nothing to wait for and scores 0.
     assert table[2:] == [
-        ["doejane", "111", "", "", "", "3"],
-        ["Jane Roe", "222", "s222", "", "B", "5"],
+        ["doejane", "111", "", "", "", ""],
+        ["Jane Roe", "222", "s222", "", "B", ""],
         ["333", "333", "", "", "", "0"],
     ]
+    assert "2 written answer(s) of 2 student(s) are not graded yet" in capsys.readouterr().out
     graded = record("444", padded_ok=True)
     graded.questions[2].points = 2.5
     assert canvas.rows([graded], canvas.CanvasOptions(HOMEWORK), points_possible=False)[1][-1] == "7.5"
 
 
-def test_canvas_leaves_ungraded_students_empty_when_asked_and_adds_questions_on_request(tmp_path, results, capsys):
+def test_canvas_posts_partial_totals_only_when_asked_and_adds_questions_on_request(tmp_path, results, capsys):
     graded = record("444", padded_ok=True)
     graded.questions[2].points = 2.5
-    opts = canvas.CanvasOptions(HOMEWORK, ungraded_written="omit", per_question=True)
+    opts = canvas.CanvasOptions(HOMEWORK, ungraded_written="partial", per_question=True)
     table = read_csv(canvas.write_canvas_csv(results + [graded], tmp_path / "canvas.csv", opts))
-    assert "3 student(s) have written answers not graded yet" in capsys.readouterr().out
+    assert "2 written answer(s) of 2 student(s) are not graded yet; as asked" in capsys.readouterr().out
     assert table[0][5:] == [
         "Homework 1 (4821)",
         "Homework 1: Attention",
@@ -306,7 +308,8 @@ def test_canvas_leaves_ungraded_students_empty_when_asked_and_adds_questions_on_
         "Homework 1: Attention (written)",
     ]
     assert table[1][5:] == ["8", "3", "2", "3"]
-    assert [row[5] for row in table[2:]] == ["", "", "", "7.5"]
+    assert [row[5] for row in table[2:]] == ["3", "5", "0", "7.5"]
+    # A pending answer's own column is empty in either mode; the rejected record's reads as nothing graded.
     assert table[2][6:] == ["1", "2", ""] and table[5][6:] == ["3", "2", "2.5"]
 
 
@@ -318,8 +321,11 @@ def test_canvas_assignment_comes_from_the_course_configuration(tmp_path):
         '[tool.course.canvas.assignments]\ntransformers = { name = "HW 1", id = 77 }\n'
     )
     hw = Course(tmp_path).assignment("transformers")
-    assert canvas.options(hw) == canvas.CanvasOptions(canvas.CanvasAssignment("HW 1", "77"), "omit")
-    assert canvas.options(hw, "Other", "5", "zero").target.column == "Other (5)"
+    # "omit" and "zero" are the earlier names of "withhold" and "partial".
+    assert canvas.options(hw) == canvas.CanvasOptions(canvas.CanvasAssignment("HW 1", "77"), "withhold")
+    other = canvas.options(hw, "Other", "5", "zero")
+    assert other.target.column == "Other (5)" and other.ungraded_written == "partial"
+    assert canvas.options(hw, ungraded_written="partial").ungraded_written == "partial"
     (tmp_path / "pyproject.toml").write_text('[tool.course.canvas]\nungraded_written = "maybe"\n')
     with pytest.raises(ValueError, match="ungraded_written"):
         canvas.options(Course(tmp_path).assignment("transformers"))
@@ -415,7 +421,7 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
     with open(out / "canvas" / "toy_canvas.csv", newline="") as handle:
         table = {row["Student"]: row for row in csv.DictReader(handle)}
     assert table["222"]["toy"] == "7.5", "Canvas total should add the hand grade to 5 autograded"
-    assert table["111"]["toy"] == "3", "an ungraded written answer counts 0 by default"
+    assert table["111"]["toy"] == "", "a written answer not graded yet withholds the total by default"
     with open(out / "nbgrader" / "grades.csv", newline="") as handle:
         nb_rows = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert float(nb_rows["222"]["raw_score"]) == 7.5
@@ -430,6 +436,7 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
         out / "report" / "summary.md"
     ).read_text(encoding="utf-8")
     scored = json.loads((out / "gradescope-preview" / "222.json").read_text())
+    assert "1 written answer not graded yet" in (out / "report" / "summary.md").read_text(encoding="utf-8")
     assert all("(written)" not in test.get("name", "") for test in scored["tests"])
     assert scored["score"] == 5.0, "Gradescope grades written answers itself"
     shown = root / "autograded" / "222" / "toy" / "toy.ipynb"
@@ -463,7 +470,9 @@ def test_feedback_markdown_and_html(tmp_path, results):
     # Issue 26: an ungraded written answer is "not graded yet", never "0 / N".
     assert "## Attention (written): not graded yet (3 points)" in md
     assert "**Autograded: 3 / 5 points; written: not graded yet (3 points)**" in md
-    assert "Score: 3 / 8 so far (written answers still to be graded)" in md and "0 / 3" not in md
+    # Pending means pending: no partial sum is shown as the score.
+    assert "Score: pending: 1 written answer (3 points) not graded yet" in md and "0 / 3" not in md
+    assert "Score: 3 / 8" not in md
     assert "test cell mha_tests was edited" in md and "internal problem" in md
     assert "network isolation" not in md  # notes about the grading machine are for staff
     page = feedback.feedback_html(results[0])
@@ -520,6 +529,8 @@ def test_class_report(tmp_path, results):
     assert f"| {names['attention_tests']} | attention_tests | autograded | 3 | 2 | 2.00 | 2 | 1 | 0.67 | – |" in text
     assert f"| {names['attention_written']} | attention_written | written | 3 | 0 | – | – | – | – | – |" in text
     assert "| Autograded total (every submission) | – | total | 5 | 3 |" in text, text
+    # 333's notebook could not be read: nothing of it waits for a grader; 111's and 222's answers do
+    assert "2 written answers not graded yet" in text
     # each code with its meaning from the catalogue (results/findings.py), then count and students
     assert re.search(r"\| suite-problem \| [^|]+ \| 2 \| 2 \|", text), text
     assert re.search(r"\| invalid-json \| [^|]+ \| 1 \| 1 \|", text), text
