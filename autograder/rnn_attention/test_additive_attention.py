@@ -16,6 +16,12 @@ def _inputs(seed, batch, k, seq, hidden):
 
 @question("additive_attention_tests")
 @behaviour("AdditiveAttention", "weights are a softmax over the keys", mutant="additive_softmax_over_queries")
+@behaviour(
+    "AdditiveAttention",
+    "a batch of one (the last shape): context and weights keep their batch axis",
+    mutant="additive_scores_squeezed",
+    kind="batch-of-one",
+)
 def test_additive_shapes_and_weights_sum_to_one(student):
     # The last shape is an edge: a batch of one and a single key, whose weight must be exactly 1.
     for seed, (batch, k, seq, hidden) in enumerate([(2, 3, 6, 5), (4, 1, 9, 3), (1, 2, 1, 4)]):
@@ -26,6 +32,12 @@ def test_additive_shapes_and_weights_sum_to_one(student):
 @question("additive_attention_tests")
 @behaviour("AdditiveAttention", "scores against the formula with grader-chosen weights", mutant="additive_relu")
 @behaviour("AdditiveAttention", "weights normalised at all", mutant="additive_no_softmax")
+@behaviour(
+    "AdditiveAttention",
+    "a batch of one (the last shape), and one query in a batch of three",
+    mutant="additive_scores_squeezed",
+    kind="batch-of-one",
+)
 def test_additive_matches_the_formula(student):
     for seed, (batch, k, seq, hidden) in enumerate([(2, 3, 6, 5), (3, 1, 4, 7), (1, 2, 5, 4)]):
         q, keys, values, g = _inputs(50 + seed, batch, k, seq, hidden)
@@ -140,6 +152,45 @@ OUT_OF_SCOPE = [
         "AdditiveAttention",
         "train vs eval mode, randomness, inputs",
         "No dropout, nothing sampled, and the inputs are only read through the projections.",
+    ),
+    (
+        "AdditiveAttention",
+        "randomness",
+        "It draws no random number: its layers' initial values are replaced by the grader's weights.",
+        "randomness",
+    ),
+    ("AdditiveAttention", "validation order", "It checks no argument and has no special case.", "validation-order"),
+    ("AdditiveAttention", "exact boundaries", "It compares nothing with a threshold.", "boundary"),
+    (
+        "AdditiveAttention",
+        "a sort's ties",
+        "It sorts nothing; equal scores simply share the softmax's weight.",
+        "ties",
+    ),
+    (
+        "AdditiveAttention",
+        "degenerate values",
+        "Its degenerate inputs, a single key (weight exactly 1) and a single query, are among the tested shapes, and the formula has no special case for them; it takes no mask, so no row can be all hidden.",
+        "degenerate",
+    ),
+    ("AdditiveAttention", "state across calls", "forward keeps nothing on the module between calls.", "state"),
+    (
+        "AdditiveAttention",
+        "device of what it makes",
+        "It makes no tensor of its own: every value comes from its layers and its inputs.",
+        "device",
+    ),
+    (
+        "AdditiveAttention",
+        "hyper-parameters that are not whole numbers",
+        "Its only hyper-parameter is a layer width; the formula has no scale factor.",
+        "non-integer",
+    ),
+    (
+        "AdditiveAttention",
+        "optimisation steps",
+        "It takes no optimisation step; the decoder test that trains around it uses a loss bar calibrated over 20 reference seeds (its comment).",
+        "step-tolerance",
     ),
 ]
 

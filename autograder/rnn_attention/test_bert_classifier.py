@@ -101,7 +101,10 @@ def _run(student, config, state, batch, code=RUN_BOTH):
     mutant="bert_head_sized_for_three_labels",
 )
 @behaviour(
-    "BertForSentenceClassification", "logits keep the batch axis for a batch of one", mutant="bert_logits_squeezed"
+    "BertForSentenceClassification",
+    "logits keep the batch axis for a batch of one",
+    mutant="bert_logits_squeezed",
+    kind="batch-of-one",
 )
 def test_returns_logits_tuple_and_loss_only_with_labels(student):
     # The second case is a batch of one: logits stay (1, num_labels), with the batch axis kept.
@@ -200,6 +203,12 @@ def test_logits_from_pooler_output_and_cross_entropy_loss(student):
     "gradient flow: the loss reaches classifier, pooler, encoder and embeddings",
     mutant="bert_detached_features",
 )
+@behaviour(
+    "BertForSentenceClassification",
+    "one SGD step compared at a tolerance below the smallest layer's share of it (the lowest layer frozen)",
+    mutant="bert_lowest_layer_frozen",
+    kind="step-tolerance",
+)
 def test_gradients_reach_classifier_and_encoder(student):
     # The old version read gradient norms back from the kernel, which a forging kernel can report as any
     # positive number. Now a forging kernel passes only by reporting the logits that follow one SGD step in
@@ -209,6 +218,11 @@ def test_gradients_reach_classifier_and_encoder(student):
     expected = classifier_after_sgd_step(
         state, inputs["ids"], inputs["mask"], inputs["labels"], lr=0.1, encoder_trainable=True
     )
+    # The tolerance comes from the size of the step's effect. The logits are about 2.5 at most, so rtol and
+    # atol 1e-4 allow at most 3.5e-4; the same step computed twice in float32 differs by about 1e-6. Measured
+    # on these weights (lr 0.1), leaving one part out of the step moves the logits by: the embeddings 0.30,
+    # the pooler 1.3, the lowest of the two encoder layers 1.0e-3, the embeddings' LayerNorm 5.3e-4. So the
+    # smallest whole layer a student could freeze still shows, three times above the tolerance.
     expect_close(
         out["logits"],
         expected,
@@ -237,6 +251,39 @@ OUT_OF_SCOPE = [
         "BertForSentenceClassification",
         "randomness, data order",
         "It samples nothing and visits no data: the training loop is provided.",
+        "randomness",
+    ),
+    (
+        "BertForSentenceClassification",
+        "validation order",
+        "It checks no argument; its one branch, labels None or given, is tested both ways.",
+        "validation-order",
+    ),
+    ("BertForSentenceClassification", "exact boundaries", "It compares nothing with a threshold.", "boundary"),
+    ("BertForSentenceClassification", "a sort's ties", "It sorts and ranks nothing.", "ties"),
+    (
+        "BertForSentenceClassification",
+        "degenerate values",
+        "Padding, the degenerate input of a sentence batch, is handled by BertModel from the attention mask (one sentence is padded in the tests); the student's code reads only pooler_output.",
+        "degenerate",
+    ),
+    (
+        "BertForSentenceClassification",
+        "state across calls",
+        "forward keeps nothing on the module between calls; the tests call it with and without labels on one model and compare both.",
+        "state",
+    ),
+    (
+        "BertForSentenceClassification",
+        "device of what it makes",
+        "It makes no tensor of its own: the classifier is a layer that moves with the model, and BertModel places its own tensors.",
+        "device",
+    ),
+    (
+        "BertForSentenceClassification",
+        "hyper-parameters that are not whole numbers",
+        "Its fractional hyper-parameters are the dropout rates (0.3 and 0.2 in the tests), which BertModel reads itself; the optional head dropout is ungraded (row above).",
+        "non-integer",
     ),
 ]
 

@@ -3,7 +3,7 @@ inputs after i, and values against F.scaled_dot_product_attention(is_causal=True
 
 import torch
 
-from assignments.grading.testkit import GradingFailure, behaviour, expect, expect_close, question
+from assignments.grading.testkit import GradingFailure, behaviour, expect, expect_close, expect_tensor, question
 from autograder.rnn_attention.checks import LOAD_STATE, expect_loaded, expect_normalised, run_attention
 from autograder.rnn_attention.inputs import random_dot_state, seeded
 from autograder.rnn_attention.oracles import dot_attention
@@ -31,6 +31,12 @@ result = {"first": first, "second": second, "load": load}
 )
 @behaviour(
     "CausalScaledDotAttention", "mask applied before the softmax, rows sum to 1", mutant="causal_mask_after_softmax"
+)
+@behaviour(
+    "CausalScaledDotAttention",
+    "a batch of one of one position (the last shape): context and weights keep their batch axis",
+    mutant="causal_context_squeezed",
+    kind="batch-of-one",
 )
 def test_causal_weights_are_exactly_zero_after_the_query(student):
     for seed, (batch, seq, hidden) in enumerate(SHAPES):
@@ -81,6 +87,18 @@ def test_causal_outputs_ignore_later_inputs(student):
     "keys and values read from their own arguments, not from the queries",
     mutant="causal_projects_queries_thrice",
 )
+@behaviour(
+    "CausalScaledDotAttention",
+    "the scale sqrt(hidden_size) where it is not a whole number (hidden 5 and 7)",
+    mutant="causal_whole_number_scale",
+    kind="non-integer",
+)
+@behaviour(
+    "CausalScaledDotAttention",
+    "a batch of one of one position (the last shape)",
+    mutant="causal_context_squeezed",
+    kind="batch-of-one",
+)
 def test_causal_matches_reference(student):
     for seed, (batch, seq, hidden) in enumerate(SHAPES):
         g = torch.Generator().manual_seed(100 + seed)
@@ -112,6 +130,54 @@ def test_causal_matches_reference(student):
             raise failure
 
 
+RUN_LENGTHS = (
+    LOAD_STATE
+    + """
+def fresh():
+    module = CausalScaledDotAttention(hidden_size)
+    return module, load_grader_state(module, state)
+
+attention, load = fresh()
+alone = [list(fresh()[0](x, x, x)) for x in sequences]
+result = {"load": load, "alone": alone, "in_turn": [list(attention(x, x, x)) for x in sequences]}
+"""
+)
+
+
+@question("causal_attention_tests")
+@behaviour(
+    "CausalScaledDotAttention",
+    "state across calls: one module serves sequences of several lengths in turn (short, long, short)",
+    mutant="causal_mask_cached_at_first_length",
+    kind="state",
+)
+def test_one_module_serves_several_lengths(student):
+    # The transformer decoder calls one module on every prefix length it generates. A mask kept from the
+    # first call (lengths 3, then 6, then 2 here) has the wrong size afterwards; a buffer built once for a
+    # maximum length and sliced, as nanoGPT does, is fine. Each call is compared with a fresh module with
+    # the same weights given that sequence alone, so a wrong formula costs points in the other tests only.
+    batch, hidden = 2, 5
+    g = torch.Generator().manual_seed(110)
+    state = random_dot_state(hidden, g)
+    sequences = [seeded((batch, seq, hidden), g) for seq in (3, 6, 2)]
+    out = student.run(RUN_LENGTHS, hidden_size=hidden, state=state, sequences=sequences)
+    expect_loaded(out["load"], state, "CausalScaledDotAttention")
+    for call, (x, alone, in_turn) in enumerate(zip(sequences, out["alone"], out["in_turn"]), start=1):
+        what = (
+            f"on call {call} of 3 on one module (sequence length {x.shape[1]}, after lengths 3, 6, 2 in turn), "
+            f"compared with a fresh module given that sequence alone"
+        )
+        for index, name in enumerate(("context", "weights")):
+            expected = expect_tensor(alone[index], f"{name} of a fresh module")
+            expect_close(
+                in_turn[index],
+                expected.float(),
+                f"{name} {what}: keep nothing from one call to the next (build the mask for each call's own "
+                f"length, or slice one built for a larger length)",
+                atol=1e-6,
+            )
+
+
 # Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
 # Behaviour maps): (definition, behaviour, why it is out of scope).
 OUT_OF_SCOPE = [
@@ -120,12 +186,43 @@ OUT_OF_SCOPE = [
         "the mask's form (bool, float -inf, -9e15)",
         "Any form that gives exactly 0 is allowed; variants causal_pytorch_tutorial_mask and causal_uva_tutorial keep full marks.",
     ),
-    ("CausalScaledDotAttention", "train vs eval mode, randomness", "No dropout and nothing sampled."),
+    ("CausalScaledDotAttention", "train vs eval mode, randomness", "No dropout and nothing sampled.", "randomness"),
     (
         "CausalScaledDotAttention",
         "the mask kept as a buffer (nanoGPT's registered `bias`)",
         "Allowed in the skeleton's words: the tests load the layers' weights by name and leave buffers alone; variant causal_nanogpt_mask_buffer keeps full marks.",
     ),
+    (
+        "CausalScaledDotAttention",
+        "validation order",
+        "It checks no argument and has no special case.",
+        "validation-order",
+    ),
+    (
+        "CausalScaledDotAttention",
+        "exact boundaries",
+        "Its one boundary, the diagonal (j == i kept, j == i + 1 hidden), is the exact-zero test's subject, under its own row.",
+        "boundary",
+    ),
+    (
+        "CausalScaledDotAttention",
+        "a sort's ties",
+        "It sorts nothing; equal scores simply share the softmax's weight.",
+        "ties",
+    ),
+    (
+        "CausalScaledDotAttention",
+        "degenerate values",
+        "Its degenerate input, one position, where the mask hides nothing, is among the tested shapes; the first query's row, which keeps one key only, is in every shape.",
+        "degenerate",
+    ),
+    (
+        "CausalScaledDotAttention",
+        "device of what it makes (the mask)",
+        "The notebook runs the character models on the CPU, and the tutorial forms the skeleton allows build their mask there (variants causal_pytorch_tutorial_mask and causal_uva_tutorial keep full marks); requiring the inputs' device would take marks for a case the notebook never meets.",
+        "device",
+    ),
+    ("CausalScaledDotAttention", "optimisation steps", "It takes no optimisation step.", "step-tolerance"),
 ]
 
 
@@ -133,7 +230,12 @@ OUT_OF_SCOPE = [
 # Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
 CONTRACT_PARAMETERS = [
     ("CausalScaledDotAttention", "hidden_size", "4, 5, 7", None),
-    ("CausalScaledDotAttention", "queries", "(batch, seq, hidden) with batch 1, 2, 3 and seq 1, 4, 6, 7", None),
+    (
+        "CausalScaledDotAttention",
+        "queries",
+        "(batch, seq, hidden) with batch 1, 2, 3 and seq 1, 2, 3, 4, 6, 7; one module called on seq 3, 6, 2 in turn",
+        None,
+    ),
     ("CausalScaledDotAttention", "keys", "the queries' shape: the queries tensor itself, and another tensor", None),
     ("CausalScaledDotAttention", "values", "the queries' shape: the queries tensor itself, and another tensor", None),
 ]

@@ -66,6 +66,12 @@ def _run(student, images, texts, scale):
 @question("clip_similarity_tests")
 @behaviour("clip_similarity", "logits_per_text against CLIPModel, exp of logit_scale", mutant="clip_scale_without_exp")
 @behaviour("clip_similarity", "captions by images, not images by captions", mutant="clip_logits_per_image")
+@behaviour(
+    "clip_similarity",
+    "a single image (the last size): logits keep both axes",
+    mutant="clip_logits_squeezed",
+    kind="batch-of-one",
+)
 def test_logits_match_clip_model_logits_per_text(student):
     # logit_scale at CLIP's initial log(1/0.07), and far from it (up to its cap of 100), so that using it
     # without exp() shows.
@@ -112,6 +118,12 @@ def test_scores_ignore_embedding_length_and_leave_the_inputs_unchanged(student):
 
 @question("clip_similarity_tests")
 @behaviour("clip_similarity", "probabilities a softmax over the images", mutant="clip_softmax_over_captions")
+@behaviour(
+    "clip_similarity",
+    "a single caption (the last size): probs keep both axes",
+    mutant="clip_logits_squeezed",
+    kind="batch-of-one",
+)
 def test_probs_are_a_softmax_over_the_images_for_each_caption(student):
     for seed, (n_texts, n_images, dim) in enumerate(SIZES):  # counts swapped: a single caption last
         images, texts, logit_scale, expected = _oracle(30 + seed, n_images, n_texts, math.log(30.0), dim)
@@ -143,6 +155,40 @@ OUT_OF_SCOPE = [
         "clip_similarity",
         "the order of the products (logits per image, transposed) and F.normalize",
         "Any order that gives logits_per_text is allowed; variant clip_openai_order keeps full marks.",
+    ),
+    ("clip_similarity", "randomness", "It draws no random number.", "randomness"),
+    ("clip_similarity", "validation order", "It checks no argument and has no special case.", "validation-order"),
+    ("clip_similarity", "exact boundaries", "It compares nothing with a threshold.", "boundary"),
+    (
+        "clip_similarity",
+        "a sort's ties",
+        "It sorts and ranks nothing; the notebook's retrieval ranks outside it.",
+        "ties",
+    ),
+    (
+        "clip_similarity",
+        "degenerate values (an embedding of length zero)",
+        "A zero embedding has no direction: CLIPModel's own normalisation gives NaN there too, and projected embeddings of real images and captions are never zero.",
+        "degenerate",
+    ),
+    ("clip_similarity", "state across calls", "A function of its arguments alone.", "state"),
+    (
+        "clip_similarity",
+        "device of what it makes",
+        "It makes no tensor of its own: every value comes from the embeddings and logit_scale.",
+        "device",
+    ),
+    (
+        "clip_similarity",
+        "hyper-parameters that are not whole numbers",
+        "Its one hyper-parameter, logit_scale, is a float tensor that is only exponentiated, and the tests use non-whole values only (the logs of 14.3, 20, 30, 50, 100).",
+        "non-integer",
+    ),
+    (
+        "clip_similarity",
+        "optimisation steps",
+        "It takes no optimisation step; the notebook calls it under torch.no_grad.",
+        "step-tolerance",
     ),
 ]
 

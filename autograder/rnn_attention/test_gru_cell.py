@@ -52,6 +52,12 @@ def test_gru_cell_has_the_six_linear_layers(student):
     "MyGRUCell", "forward values against nn.GRUCell (gates, candidate, blend)", mutant="gru_sigmoid_tanh_swapped"
 )
 @behaviour("MyGRUCell", "inputs x and h_prev left unchanged", mutant="gru_cell_updates_h_in_place")
+@behaviour(
+    "MyGRUCell",
+    "a batch of one (the first shape): h_new keeps its batch axis",
+    mutant="gru_cell_output_squeezed",
+    kind="batch-of-one",
+)
 def test_gru_cell_matches_nn_grucell_on_random_shapes(student):
     for index, (batch, input_size, hidden_size) in enumerate(SHAPES):
         g = torch.Generator().manual_seed(100 + index)
@@ -141,6 +147,50 @@ OUT_OF_SCOPE = [
         "MyGRUCell",
         "dtype and device",
         "The notebook runs the character models on the CPU in float32, and the skeleton promises nothing else.",
+    ),
+    (
+        "MyGRUCell",
+        "randomness",
+        "It draws no random number: its layers' initial values are replaced by the grader's weights.",
+        "randomness",
+    ),
+    ("MyGRUCell", "validation order", "It checks no argument and has no special case.", "validation-order"),
+    (
+        "MyGRUCell",
+        "exact boundaries",
+        "No threshold: sigmoid and tanh are smooth and compared with nothing.",
+        "boundary",
+    ),
+    ("MyGRUCell", "a sort's ties", "MyGRUCell sorts and ranks nothing.", "ties"),
+    (
+        "MyGRUCell",
+        "degenerate values",
+        "No input value is special: every finite x and h_prev gives a finite state, and zeros (the encoder's first state) pass through the same formula.",
+        "degenerate",
+    ),
+    (
+        "MyGRUCell",
+        "state across calls",
+        "The state is an argument and a return value; the encoder's test runs one cell over many steps and calls.",
+        "state",
+    ),
+    (
+        "MyGRUCell",
+        "device of what it makes",
+        "It makes no tensor of its own: every value comes from its layers and its two inputs.",
+        "device",
+    ),
+    (
+        "MyGRUCell",
+        "hyper-parameters that are not whole numbers",
+        "Its only hyper-parameters are two layer sizes.",
+        "non-integer",
+    ),
+    (
+        "MyGRUCell",
+        "optimisation steps",
+        "It takes no optimisation step; its gradients are compared one by one.",
+        "step-tolerance",
     ),
 ]
 
