@@ -91,6 +91,11 @@ def test_greedy_takes_each_rows_argmax(student):
     mutant="decode_temperature_multiplies",
     kind="non-integer",
 )
+@behaviour(
+    "sample_next",
+    "plain temperature sampling repeats with generators seeded alike",
+    mutant="decode_plain_sampling_categorical",
+)
 def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
     scores = ROW.expand(N, -1).clone()
     for temperature in (0.5, 2.0):
@@ -147,6 +152,16 @@ def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
     "sample_next",
     "top-k keeps exactly the k largest of each row, in their softmax proportions",
     mutant="decode_top_k_drops_the_kth",
+)
+@behaviour(
+    "sample_next",
+    "top-k at temperature 0.7: the kept scores divided by the temperature",
+    mutant="decode_temperature_multiplies",
+)
+@behaviour(
+    "sample_next",
+    "top-k leaves the scores tensor as it was",
+    mutant="decode_scales_scores_in_place",
 )
 def test_top_k_draws_only_the_k_best_in_their_softmax_proportions(student):
     scores = ROW.expand(N, -1).clone()
@@ -217,6 +232,16 @@ def _kept(row, temperature=1.0, top_k=None, top_p=None):
     "top-p is taken per row: each row's own set size",
     mutant="decode_top_p_one_count_for_batch",
 )
+@behaviour(
+    "sample_next",
+    "top-p sets at temperatures 0.5 and 2: the probabilities of the divided scores",
+    mutant="decode_temperature_multiplies",
+)
+@behaviour(
+    "sample_next",
+    "top-p leaves the scores tensor as it was",
+    mutant="decode_scales_scores_in_place",
+)
 def test_top_p_keeps_the_smallest_set_reaching_p(student):
     # Exact support: every draw lies in the oracle's kept set, and every kept id is drawn. The least likely
     # kept id of these cases has probability 0.0044 (p = 1, id 7), so it is missed in N = 20,000 draws with
@@ -286,6 +311,16 @@ def test_top_p_keeps_the_smallest_set_reaching_p(student):
     "sample_next",
     "top-p frequencies at temperature 2: the set of the scaled probabilities",
     mutant="decode_top_p_before_temperature",
+)
+@behaviour(
+    "sample_next",
+    "top-p frequencies at temperature 2: the divided scores",
+    mutant="decode_temperature_multiplies",
+)
+@behaviour(
+    "sample_next",
+    "top-p frequencies: the scores tensor left as it was",
+    mutant="decode_scales_scores_in_place",
 )
 def test_top_p_draws_the_kept_ids_in_renormalised_proportions(student):
     # The frequencies against the oracle's renormalised probabilities, with the module's bound: N = 20,000
@@ -635,13 +670,14 @@ def test_one_generator_across_calls(student):
 )
 def test_the_ids_follow_the_scores_device(student):
     # The 'meta' device keeps shapes and no values, so an operation that needs values (.item(), boolean
-    # indexing) raises there although a GPU runs it: such an error is not held against the answer. A device
-    # mismatch (a mask made on the CPU meeting the scores) is.
+    # indexing) raises there although a GPU runs it: such an error is not held against an answer that runs
+    # the same call on the CPU. A device mismatch (a mask made on the CPU meeting the scores) is.
     out = student.run(
         "outcomes = []\n"
         "for dtype in (torch.float32, torch.float64):\n"
         "    for batch in (3, 1):\n"
         "        for options in cases:\n"
+        "            sample_next(torch.zeros(batch, 45, dtype=dtype), **options)  # runs on the CPU\n"
         "            scores = torch.zeros(batch, 45, dtype=dtype, device='meta')\n"
         "            try:\n"
         "                ids = sample_next(scores, **options)\n"
@@ -928,6 +964,21 @@ def test_top_p_one_keeps_every_id_at_real_sizes(student):
     "a tiny top_p (1e-6) keeps the best id alone: the id that reaches p is kept, never an empty set (45 and 20,003 ids)",
     mutant="decode_top_p_drops_the_crossing_id",
     kind="degenerate",
+)
+@behaviour(
+    "sample_next",
+    "a tiny top_p keeps nothing after the best id",
+    mutant="decode_top_p_keeps_one_more",
+)
+@behaviour(
+    "sample_next",
+    "top_k = ntoken: plain sampling at a temperature that divides the scores",
+    mutant="decode_temperature_multiplies",
+)
+@behaviour(
+    "sample_next",
+    "the scores tensor is not modified under top_k = ntoken",
+    mutant="decode_scales_scores_in_place",
 )
 def test_top_k_and_top_p_at_their_extremes(student):
     # top_p = 1e-6: the best id of each row reaches p by itself, so every draw is the row's argmax (these
