@@ -778,8 +778,9 @@ def test_a_high_temperature_on_widely_spread_scores(student):
 
 
 # ----------------------------------------------------------------------------- top-p: boundary, ties, p = 1
-# Rows whose running sums land exactly on p: n ids share one score and every other id is -inf, so each of the
-# n has probability 1/n, a power of two, and every running sum k/n is exact in float32 and float64. Every
+# Rows whose running sums land exactly on p: n ids share the score 0 and every other id is -inf, so each of
+# the n has probability 1/n, a power of two (exp(0) = 1, and sums of ones are exact, with or without the
+# maximum subtracted), and every running sum k/n is exact in float32 and float64. Every
 # correct way of writing the rule (running sum >= p, mass ranked before < p, cumsum minus the id's own
 # probability >= p) then keeps exactly the k ids that reach p. (ntoken, the equal ids, options, k)
 BOUNDARY_CASES = (
@@ -821,7 +822,7 @@ def test_top_p_stops_where_the_running_sum_lands_exactly_on_p(student):
         rows = 300 if ntoken > 100 else 2000
         dtype = torch.float64 if number == 1 else torch.float32
         scores = torch.full((rows, ntoken), float("-inf"), dtype=dtype)
-        scores[:, list(equal)] = 1.5
+        scores[:, list(equal)] = 0.0  # exp(0) = 1: exact however the softmax is written
         ids = _draw(student, scores, 51 + number, **options)
         drawn = set(ids.tolist())
         n = len(equal)
