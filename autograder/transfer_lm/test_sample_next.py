@@ -27,20 +27,23 @@ def _frequencies(draws, ntoken):
     return torch.bincount(draws, minlength=ntoken).double() / draws.numel()
 
 
-def _draw(student, scores, seed, **options):
-    """The student's draws for every row of `scores` with a generator seeded `seed`, and the scores after."""
+def _draw(student, scores, seed, keep_scores=True, **options):
+    """The student's draws for every row of `scores` with a generator seeded `seed`, checking that the scores
+    come back unchanged (keep_scores=False skips that round trip for large score tensors)."""
     out = student.run(
         "g = torch.Generator().manual_seed(seed)\n"
         "ids = sample_next(scores, generator=g, **options)\n"
-        "result = {'ids': ids, 'scores': scores}",
+        "result = {'ids': ids, 'scores': scores if keep else None}",
         scores=scores,
         seed=seed,
         options=options,
+        keep=keep_scores,
     )
     ids = expect_shape(out["ids"], (scores.shape[0],), "the returned ids")
     expect(ids.dtype == torch.long, f"the ids should be a LongTensor (torch.long); got dtype {ids.dtype}")
     expect(bool(((ids >= 0) & (ids < scores.shape[1])).all()), "some returned ids are outside the vocabulary")
-    expect(torch.equal(out["scores"], scores), "sample_next changed the scores tensor it was given")
+    if keep_scores:
+        expect(torch.equal(out["scores"], scores), "sample_next changed the scores tensor it was given")
     return ids
 
 
@@ -80,6 +83,18 @@ def test_greedy_takes_each_rows_argmax(student):
     "sample_next",
     "a single row comes back with its batch axis: shape (1,) (stated in the skeleton)",
     mutant="decode_squeeze_drops_batch_of_one",
+    kind="batch-of-one",
+)
+@behaviour(
+    "sample_next",
+    "temperatures that are not whole numbers (0.5) divide the scores: multiplying agrees at temperature 1 only",
+    mutant="decode_temperature_multiplies",
+    kind="non-integer",
+)
+@behaviour(
+    "sample_next",
+    "plain temperature sampling repeats with generators seeded alike",
+    mutant="decode_plain_sampling_categorical",
 )
 def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
     scores = ROW.expand(N, -1).clone()
@@ -137,6 +152,16 @@ def test_temperature_sampling_follows_softmax_of_scaled_scores(student):
     "sample_next",
     "top-k keeps exactly the k largest of each row, in their softmax proportions",
     mutant="decode_top_k_drops_the_kth",
+)
+@behaviour(
+    "sample_next",
+    "top-k at temperature 0.7: the kept scores divided by the temperature",
+    mutant="decode_temperature_multiplies",
+)
+@behaviour(
+    "sample_next",
+    "top-k leaves the scores tensor as it was",
+    mutant="decode_scales_scores_in_place",
 )
 def test_top_k_draws_only_the_k_best_in_their_softmax_proportions(student):
     scores = ROW.expand(N, -1).clone()
@@ -201,6 +226,21 @@ def _kept(row, temperature=1.0, top_k=None, top_p=None):
 )
 @behaviour(
     "sample_next", "top-p: p outside (0, 1] raises ValueError (stated in the skeleton)", mutant="decode_top_p_unchecked"
+)
+@behaviour(
+    "sample_next",
+    "top-p is taken per row: each row's own set size",
+    mutant="decode_top_p_one_count_for_batch",
+)
+@behaviour(
+    "sample_next",
+    "top-p sets at temperatures 0.5 and 2: the probabilities of the divided scores",
+    mutant="decode_temperature_multiplies",
+)
+@behaviour(
+    "sample_next",
+    "top-p leaves the scores tensor as it was",
+    mutant="decode_scales_scores_in_place",
 )
 def test_top_p_keeps_the_smallest_set_reaching_p(student):
     # Exact support: every draw lies in the oracle's kept set, and every kept id is drawn. The least likely
@@ -272,6 +312,16 @@ def test_top_p_keeps_the_smallest_set_reaching_p(student):
     "top-p frequencies at temperature 2: the set of the scaled probabilities",
     mutant="decode_top_p_before_temperature",
 )
+@behaviour(
+    "sample_next",
+    "top-p frequencies at temperature 2: the divided scores",
+    mutant="decode_temperature_multiplies",
+)
+@behaviour(
+    "sample_next",
+    "top-p frequencies: the scores tensor left as it was",
+    mutant="decode_scales_scores_in_place",
+)
 def test_top_p_draws_the_kept_ids_in_renormalised_proportions(student):
     # The frequencies against the oracle's renormalised probabilities, with the module's bound: N = 20,000
     # rows per seed, a frequency's standard deviation at most 0.0035, and BOUND = 0.02 beyond 5.6 sigma.
@@ -294,13 +344,672 @@ def test_top_p_draws_the_kept_ids_in_renormalised_proportions(student):
             )
 
 
+# ----------------------------------------------------------------------------- greedy: ties, order, no draw
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "greedy on tied best scores gives the smallest of those ids (torch.argmax), at 7, 45, 4,096 and 20,003 ids",
+    mutant="decode_greedy_topk_ties",
+    kind="ties",
+)
+@behaviour(
+    "sample_next",
+    "greedy on tied best scores is not a draw among them (no sampling at a tiny temperature)",
+    mutant="decode_greedy_as_tiny_temperature",
+    kind="ties",
+)
+@behaviour(
+    "sample_next",
+    "greedy gives one id per row (argmax over the vocabulary)",
+    mutant="decode_greedy_over_batch",
+)
+def test_greedy_gives_the_first_of_tied_best_ids(student):
+    # Row 0: every score equal; row 1: two ids tie for the best; row 2: three ids tie for the best; row 3:
+    # rounded random scores (ties everywhere). torch.topk(1) returns another of the tied ids at 7 and 45 ids.
+    g = torch.Generator().manual_seed(4)
+    for ntoken in (7, 45, 4096, 20003):
+        scores = torch.zeros(4, ntoken)
+        scores[1, [3, ntoken - 2]] = 1.0
+        scores[2, [ntoken // 3, ntoken // 2, ntoken - 1]] = 2.0
+        scores[3] = (2 * torch.randn(ntoken, generator=g)).round()
+        out = student.run("result = sample_next(scores, temperature=0)", scores=scores)
+        ids = expect_shape(out, (4,), "the greedy ids")
+        expect(
+            torch.equal(ids.long(), scores.argmax(dim=-1)),
+            f"with temperature 0 on rows of {ntoken:,} scores whose largest value is shared by several ids, each "
+            f"row's id should be the smallest of them, as torch.argmax over the vocabulary gives",
+        )
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "temperature 0 returns before top_p is checked: an invalid top_p is not looked at (stated in the skeleton)",
+    mutant="decode_validates_top_p_before_greedy",
+    kind="validation-order",
+)
+@behaviour(
+    "sample_next",
+    "temperature 0 is the special case taken first: no scaling, no top_p check, no draw",
+    mutant="decode_greedy_as_tiny_temperature",
+    kind="validation-order",
+)
+@behaviour(
+    "sample_next",
+    "temperature 0 draws nothing: the given generator and torch's global random state stay as they were",
+    mutant="decode_greedy_as_tiny_temperature",
+    kind="randomness",
+)
+@behaviour(
+    "sample_next",
+    "greedy with top_k or top_p still gives one id per row",
+    mutant="decode_greedy_over_batch",
+)
+def test_greedy_comes_before_every_check_and_draws_nothing(student):
+    scores = torch.randn(5, 45, generator=torch.Generator().manual_seed(8))
+    for options in ({"top_p": 1.5}, {"top_p": 0.0}, {"top_p": -0.3}, {"top_k": 4, "top_p": 2.0}, {"top_k": 3}):
+        out = student.run(
+            "global_before = torch.get_rng_state()\n"
+            "g = torch.Generator().manual_seed(3)\n"
+            "g_before = g.get_state()\n"
+            "try:\n"
+            "    plain = sample_next(scores, temperature=0, **options)\n"
+            "    seeded = sample_next(scores, temperature=0, generator=g, **options)\n"
+            "    raised = False\n"
+            "except ValueError:\n"
+            "    plain = seeded = None\n"
+            "    raised = True\n"
+            "result = {'raised': raised, 'plain': plain, 'seeded': seeded,\n"
+            "          'global_untouched': torch.equal(torch.get_rng_state(), global_before),\n"
+            "          'generator_untouched': torch.equal(g.get_state(), g_before)}",
+            scores=scores,
+            options=options,
+        )
+        shown = ", ".join(f"{key}={value}" for key, value in options.items())
+        expect(
+            out["raised"] is False,
+            f"temperature 0 with {shown} raised ValueError: with temperature 0 top_k and top_p are not looked "
+            f"at, not even checked (greedy comes first)",
+        )
+        for key in ("plain", "seeded"):
+            ids = expect_shape(out[key], (5,), "the greedy ids")
+            expect(
+                torch.equal(ids.long(), scores.argmax(dim=-1)),
+                f"temperature 0 with {shown}: each row's id should be torch.argmax of its scores",
+            )
+        expect(
+            out["global_untouched"] is True and out["generator_untouched"] is True,
+            f"temperature 0 with {shown} drew random numbers (torch's global random state or the given generator "
+            f"moved): greedy decoding takes the argmax and draws nothing",
+        )
+
+
+# ----------------------------------------------------------------------------- randomness, state, device, shape
+# Every branch of sample_next: temperature alone, top-k, top-p, and top-k with top-p.
+BRANCHES = ({"temperature": 0.8}, {"top_k": 5}, {"top_p": 0.8}, {"temperature": 1.3, "top_k": 6, "top_p": 0.7})
+
+
+def _shown(options):
+    return ", ".join(f"{key}={value}" for key, value in options.items())
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "every branch (temperature, top-k, top-p, both) draws with the given generator: a seed repeats, another differs",
+    mutant="decode_top_p_branch_global_rng",
+    kind="randomness",
+)
+@behaviour(
+    "sample_next",
+    "plain temperature sampling draws with the generator, not torch's global one",
+    mutant="decode_plain_sampling_categorical",
+    kind="randomness",
+)
+@behaviour(
+    "sample_next",
+    "every branch leaves torch's global random state alone",
+    mutant="decode_top_p_branch_global_rng",
+    kind="randomness",
+)
+@behaviour(
+    "sample_next",
+    "every branch: generators seeded alike repeat a draw",
+    mutant="decode_ignores_generator",
+)
+@behaviour(
+    "sample_next",
+    "every branch: another generator seed gives other draws",
+    mutant="decode_reseeds_global_fixed",
+)
+@behaviour(
+    "sample_next",
+    "every branch: torch's global random state is not reseeded",
+    mutant="decode_reseeds_global_from_generator",
+)
+def test_every_branch_draws_with_the_generator_only(student):
+    # 400 rows over 13 ids: two seeds give the same draws by chance with probability below 0.9^400 (no
+    # kept id of these rows has probability 0.9), so "another seed differs" cannot fail a correct answer.
+    scores = torch.randn(400, 13, generator=torch.Generator().manual_seed(9))
+    for options in BRANCHES:
+        out = student.run(
+            "before = torch.get_rng_state()\n"
+            "a = sample_next(scores.clone(), generator=torch.Generator().manual_seed(5), **options)\n"
+            "untouched = torch.equal(torch.get_rng_state(), before)\n"
+            "b = sample_next(scores.clone(), generator=torch.Generator().manual_seed(5), **options)\n"
+            "c = sample_next(scores.clone(), generator=torch.Generator().manual_seed(6), **options)\n"
+            "result = {'a': a, 'b': b, 'c': c, 'untouched': untouched}",
+            scores=scores,
+            options=options,
+        )
+        a, b, c = (expect_shape(out[key], (400,), "the returned ids") for key in ("a", "b", "c"))
+        shown = _shown(options)
+        expect(
+            torch.equal(a, b),
+            f"{shown}: two calls with generators seeded alike gave different draws: draw with the generator "
+            f"argument (pass it to torch.multinomial) in this branch too",
+        )
+        expect(not torch.equal(a, c), f"{shown}: generators seeded differently gave the same draws")
+        expect(
+            out["untouched"] is True,
+            f"{shown}: sample_next changed torch's global random state: draw only with the generator argument "
+            f"in this branch too (no torch.manual_seed, no draw without generator=)",
+        )
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "draws with torch.multinomial and nothing else: the generator moves as one torch.multinomial draw per row moves it",
+    mutant="decode_inverse_cdf_with_rand",
+    kind="randomness",
+)
+@behaviour(
+    "sample_next",
+    "the draw moves the given generator (it is the one drawn with)",
+    mutant="decode_ignores_generator",
+)
+@behaviour(
+    "sample_next",
+    "the given generator is drawn with, not torch's global one",
+    mutant="decode_plain_sampling_categorical",
+)
+@behaviour(
+    "sample_next",
+    "the given generator is drawn with, not a global one seeded by hand",
+    mutant="decode_reseeds_global_fixed",
+)
+@behaviour(
+    "sample_next",
+    "the given generator is drawn with, not a global one seeded from it",
+    mutant="decode_reseeds_global_from_generator",
+)
+def test_the_generator_moves_as_torch_multinomial_moves_it(student):
+    # How far a torch.Generator moves depends only on how many numbers are drawn: torch.multinomial over a
+    # (batch, ntoken) tensor draws batch x ntoken of them whatever the probabilities (one per row and id, in
+    # one call or one call per row), so a generator seeded alike that draws that here must end in the state
+    # the student's generator ends in. Drawing with torch.rand, drawing twice or re-seeding moves it elsewhere.
+    g = torch.Generator().manual_seed(10)
+    for batch, ntoken, temperature in ((300, 45, 0.8), (1, 20003, 1.0), (64, 9, 2.5)):
+        scores = torch.randn(batch, ntoken, generator=g)
+        out = student.run(
+            "generator = torch.Generator().manual_seed(17)\n"
+            "sample_next(scores, temperature=temperature, generator=generator)\n"
+            "result = generator.get_state()",
+            scores=scores,
+            temperature=temperature,
+        )
+        expected = torch.Generator().manual_seed(17)
+        torch.multinomial(torch.ones(batch, ntoken), 1, generator=expected)
+        expect(
+            isinstance(out, torch.Tensor) and torch.equal(out, expected.get_state()),
+            f"temperature {temperature:g} on {batch} row(s) of {ntoken:,} ids: afterwards the generator is not "
+            f"where torch.multinomial's draw leaves it: draw with torch.multinomial(probabilities, 1, "
+            f"generator=generator) and draw nothing else from the generator",
+        )
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "state across calls: one generator goes on from where the last call left it (no re-seeding), a generator "
+    "restored to a saved state repeats, and another generator used in between changes nothing",
+    mutant="decode_reseeds_generator_each_call",
+    kind="state",
+)
+@behaviour(
+    "sample_next",
+    "one generator across calls: its draws do not depend on other generators",
+    mutant="decode_ignores_generator",
+)
+@behaviour(
+    "sample_next",
+    "one generator across calls: plain sampling draws from it, not from torch's global state",
+    mutant="decode_plain_sampling_categorical",
+)
+@behaviour(
+    "sample_next",
+    "one generator across calls: top-p draws from it too",
+    mutant="decode_top_p_branch_global_rng",
+)
+@behaviour(
+    "sample_next",
+    "one generator across calls: no fixed global seed repeating each call",
+    mutant="decode_reseeds_global_fixed",
+)
+@behaviour(
+    "sample_next",
+    "one generator across calls: no global seed taken from it repeating each call",
+    mutant="decode_reseeds_global_from_generator",
+)
+def test_one_generator_across_calls(student):
+    # 300 rows over 11 ids: two different stretches of the stream give the same draws with probability below
+    # 0.9^300. continue_text passes one generator to every step, so each step must draw new numbers.
+    scores = torch.randn(300, 11, generator=torch.Generator().manual_seed(11))
+    for options in ({"temperature": 0.9}, {"top_p": 0.85}, {"top_k": 4}):
+        out = student.run(
+            "g = torch.Generator().manual_seed(21)\n"
+            "first = sample_next(scores.clone(), generator=g, **options)\n"
+            "saved = g.get_state()\n"
+            "second = sample_next(scores.clone(), generator=g, **options)\n"
+            "h, other = torch.Generator().manual_seed(21), torch.Generator().manual_seed(22)\n"
+            "h_first = sample_next(scores.clone(), generator=h, **options)\n"
+            "sample_next(scores.clone(), generator=other, **options)\n"
+            "h_second = sample_next(scores.clone(), generator=h, **options)\n"
+            "restored = torch.Generator()\n"
+            "restored.set_state(saved)\n"
+            "again = sample_next(scores.clone(), generator=restored, **options)\n"
+            "result = {'first': first, 'second': second, 'h_first': h_first, 'h_second': h_second, 'again': again}",
+            scores=scores,
+            options=options,
+        )
+        first, second, h_first, h_second, again = (
+            expect_shape(out[key], (300,), "the returned ids")
+            for key in ("first", "second", "h_first", "h_second", "again")
+        )
+        shown = _shown(options)
+        expect(
+            not torch.equal(first, second),
+            f"{shown}: two successive calls with one generator gave the same draws: each call should go on from "
+            f"where the generator stands (do not re-seed it)",
+        )
+        expect(
+            torch.equal(h_first, first) and torch.equal(h_second, second),
+            f"{shown}: a generator's draws changed when another generator drew in between: draw only with the "
+            f"generator you are given",
+        )
+        expect(
+            torch.equal(again, second),
+            f"{shown}: a generator restored to the state it had after the first call should repeat the second "
+            f"call's draws (draw from where the generator stands; do not re-seed it)",
+        )
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "device: on scores on the 'meta' device (standing in for a GPU), float32 and float64, the ids come back there "
+    "in every branch; the tensors it makes follow scores (stated in the skeleton)",
+    mutant="decode_top_p_mask_on_cpu",
+    kind="device",
+)
+@behaviour(
+    "sample_next",
+    "on 'meta' a single row keeps its batch axis",
+    mutant="decode_squeeze_drops_batch_of_one",
+)
+@behaviour(
+    "sample_next",
+    "on 'meta' a single row keeps its batch axis under top-p",
+    mutant="decode_top_p_branch_squeeze_all",
+)
+@behaviour(
+    "sample_next",
+    "on 'meta' greedy gives one id per row",
+    mutant="decode_greedy_over_batch",
+)
+def test_the_ids_follow_the_scores_device(student):
+    # The 'meta' device keeps shapes and no values, so an operation that needs values (.item(), boolean
+    # indexing) raises there although a GPU runs it: such an error is not held against an answer that runs
+    # the same call on the CPU. A device mismatch (a mask made on the CPU meeting the scores) is.
+    out = student.run(
+        "outcomes = []\n"
+        "for dtype in (torch.float32, torch.float64):\n"
+        "    for batch in (3, 1):\n"
+        "        for options in cases:\n"
+        "            sample_next(torch.zeros(batch, 45, dtype=dtype), **options)  # runs on the CPU\n"
+        "            scores = torch.zeros(batch, 45, dtype=dtype, device='meta')\n"
+        "            try:\n"
+        "                ids = sample_next(scores, **options)\n"
+        "                outcomes.append(['ran', str(ids.device) == 'meta', list(ids.shape) == [batch]])\n"
+        "            except (NotImplementedError, RuntimeError) as error:\n"
+        "                outcomes.append(['device' if 'device' in str(error) else 'values', True, True])\n"
+        "result = outcomes",
+        cases=[{"temperature": 0}, *BRANCHES],
+    )
+    cases = [
+        (dtype, batch, options)
+        for dtype in ("float32", "float64")
+        for batch in (3, 1)
+        for options in ({"temperature": 0}, *BRANCHES)
+    ]
+    expect(isinstance(out, list) and len(out) == len(cases), "the device check did not run to its end")
+    for (dtype, batch, options), (how, on_meta, shaped) in zip(cases, out):
+        where = f"{_shown(options)} on {dtype} scores of shape ({batch}, 45) on the 'meta' device"
+        expect(
+            how != "device",
+            f"{where}: a tensor made on another device met the scores; make every tensor you create on "
+            f"scores.device (torch.zeros_like(...), device=scores.device)",
+        )
+        expect(on_meta is True, f"{where}: the ids should come back on the scores' device")
+        expect(shaped is True, f"{where}: the ids should have shape ({batch},)")
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "a single row keeps its batch axis in every branch (greedy, temperature, top-k, top-p, both): shape (1,)",
+    mutant="decode_top_p_branch_squeeze_all",
+    kind="batch-of-one",
+)
+@behaviour(
+    "sample_next",
+    "a single row keeps its batch axis at temperature 0.8",
+    mutant="decode_squeeze_drops_batch_of_one",
+)
+@behaviour(
+    "sample_next",
+    "a single greedy row keeps its batch axis (argmax over the vocabulary)",
+    mutant="decode_greedy_over_batch",
+)
+def test_a_single_row_comes_back_as_shape_one_in_every_branch(student):
+    options_list = [{"temperature": 0}, *BRANCHES, {"top_p": 1.0}]
+    out = student.run(
+        "result = []\n"
+        "for options in cases:\n"
+        "    ids = sample_next(row, generator=torch.Generator().manual_seed(2), **options)\n"
+        "    result.append([list(getattr(ids, 'shape', [-1])), str(getattr(ids, 'dtype', ''))])",
+        row=ROW.unsqueeze(0),
+        cases=options_list,
+    )
+    expect(isinstance(out, list) and len(out) == len(options_list), "the single-row check did not run to its end")
+    for options, (shape, dtype) in zip(options_list, out):
+        expect(
+            shape == [1],
+            f"{_shown(options)} on a single row of scores: sample_next should return shape (1,); squeeze only "
+            f"the sample dimension (squeeze(-1)), not every dimension of size 1",
+        )
+        expect(dtype == "torch.int64", f"{_shown(options)}: the ids should be a LongTensor (torch.long)")
+
+
+# ----------------------------------------------------------------------------- temperature on wide scores
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "the temperature divides the scores, not the probabilities: at temperature 80 on scores spread over 360, ids "
+    "whose probability underflows at temperature 1 keep their share",
+    mutant="decode_temperature_on_probabilities",
+)
+@behaviour(
+    "sample_next",
+    "the temperature divides the scores (does not multiply them)",
+    mutant="decode_temperature_multiplies",
+)
+@behaviour(
+    "sample_next",
+    "the scores tensor is not modified at a high temperature",
+    mutant="decode_scales_scores_in_place",
+)
+def test_a_high_temperature_on_widely_spread_scores(student):
+    # ROW * 80 at temperature 80 is ROW at temperature 1: softmax(ROW), where six ids have 0.0044 to 0.099.
+    # softmax(ROW * 80) in float32 rounds those six to 0 (exp of less than -103), so raising the probabilities
+    # to the power 1/80 leaves them at 0 and moves 0.29 of the mass to the others; the bound is the module's
+    # (0.02 over N = 20,000 rows, beyond 5.6 sigma).
+    scores = (ROW * 80).expand(N, -1).clone()
+    expected = torch.softmax(ROW.double(), dim=-1)
+    for seed in SEEDS[:2]:
+        ids = _draw(student, scores, seed, temperature=80.0)
+        gap = (_frequencies(ids, ROW.numel()) - expected).abs().max().item()
+        expect(
+            gap < BOUND,
+            f"temperature 80 on scores spread over 360: the frequency of some id is {gap:.3f} away from "
+            f"softmax(scores / 80) (allowed {BOUND}); divide the scores by the temperature before the softmax",
+        )
+
+
+# ----------------------------------------------------------------------------- top-p: boundary, ties, p = 1
+# Rows whose running sums land exactly on p: n ids share the score 0 and every other id is -inf, so each of
+# the n has probability 1/n, a power of two (exp(0) = 1, and sums of ones are exact, with or without the
+# maximum subtracted), and every running sum k/n is exact in float32 and float64. Every
+# correct way of writing the rule (running sum >= p, mass ranked before < p, cumsum minus the id's own
+# probability >= p) then keeps exactly the k ids that reach p. (ntoken, the equal ids, options, k)
+BOUNDARY_CASES = (
+    (45, (3, 7, 20, 41), {"top_p": 0.5}, 2),
+    (45, (3, 7, 20, 41), {"top_p": 0.75, "temperature": 0.7}, 3),
+    (45, (3, 7, 20, 41), {"top_p": 0.25}, 1),
+    (45, (0, 5, 9, 12, 22, 30, 31, 44), {"top_p": 0.375, "top_k": 8}, 3),
+    (4096, tuple(range(7, 4096, 256)), {"top_p": 0.5625}, 9),
+)
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p: a running sum landing exactly on p stops the set there (>= p, not > p), in float32 and float64",
+    mutant="decode_top_p_strict_above",
+    kind="boundary",
+)
+@behaviour(
+    "sample_next",
+    "top-p at an exact boundary: the id that reaches p is kept",
+    mutant="decode_top_p_drops_the_crossing_id",
+)
+@behaviour(
+    "sample_next",
+    "top-p at an exact boundary: nothing after the id that reaches p",
+    mutant="decode_top_p_keeps_one_more",
+)
+@behaviour(
+    "sample_next",
+    "top-p on rows with -inf scores leaves the scores as they were",
+    mutant="decode_scales_scores_in_place",
+)
+def test_top_p_stops_where_the_running_sum_lands_exactly_on_p(student):
+    # Kept sets of 1 to 9 equally likely ids: one of them missing from 300 draws (4,096 ids) or 2,000 draws
+    # (45 ids) has probability at most 9 x (8/9)^300 < 1e-14; an id kept beyond them is drawn with
+    # probability 1/10 or more a row.
+    for number, (ntoken, equal, options, k) in enumerate(BOUNDARY_CASES):
+        rows = 300 if ntoken > 100 else 2000
+        dtype = torch.float64 if number == 1 else torch.float32
+        scores = torch.full((rows, ntoken), float("-inf"), dtype=dtype)
+        scores[:, list(equal)] = 0.0  # exp(0) = 1: exact however the softmax is written
+        ids = _draw(student, scores, 51 + number, **options)
+        drawn = set(ids.tolist())
+        n = len(equal)
+        expect(
+            drawn <= set(equal),
+            f"{_shown(options)}: some draws are ids whose score is -inf (probability 0); they can never be drawn",
+        )
+        expect(
+            len(drawn) == k,
+            f"{_shown(options)} on a row of {n} equally likely ids ({dtype}): each has probability 1/{n}, so the "
+            f"running sum of the first {k} reaches p exactly and the set stops there: {k} id(s) should be drawn, "
+            f"{len(drawn)} were",
+        )
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p ties at the vocabulary sizes students use (45 and 20,003 ids): the smaller id first",
+    mutant="decode_top_p_unstable_sort",
+    kind="ties",
+)
+@behaviour(
+    "sample_next",
+    "top-p ties at 45 ids: the smaller id first, not the larger",
+    mutant="decode_top_p_ties_larger_id_first",
+)
+@behaviour(
+    "sample_next",
+    "top-p on equal scores: the id that reaches p is kept",
+    mutant="decode_top_p_drops_the_crossing_id",
+)
+@behaviour(
+    "sample_next",
+    "top-p on equal scores: nothing after the id that reaches p",
+    mutant="decode_top_p_keeps_one_more",
+)
+@behaviour(
+    "sample_next",
+    "top-p on rounded rows: each row's own set size",
+    mutant="decode_top_p_one_count_for_batch",
+)
+def test_top_p_ranks_tied_ids_smaller_first_at_real_sizes(student):
+    # Equal scores: k of n equal ids reach p when k/n >= p, and p lies 0.011 (45 ids) and 1.2e-5 (20,003 ids)
+    # from every running sum, hundreds of times float32's rounding of them. The 14 kept ids of 45 are each
+    # missed by 2,000 draws with probability (13/14)^2000 < 1e-64.
+    for ntoken, top_p, rows, kept in ((45, 0.3, 2000, 14), (20003, 0.25, 100, 5001)):
+        ids = _draw(student, torch.zeros(rows, ntoken), 61, keep_scores=False, top_p=top_p)
+        if ntoken == 45:
+            drawn = len(set(ids.tolist()))
+            expect(
+                drawn == kept,
+                f"top_p={top_p:g} on 45 equal scores: 13/45 < {top_p:g} <= 14/45, so {kept} ids reach p and "
+                f"{kept} should be drawn; {drawn} were",
+            )
+        expect(
+            int(ids.max()) < kept,
+            f"top_p={top_p:g} on {ntoken:,} equal scores: the {kept:,} ids that reach p should be the smallest "
+            f"ones, 0 to {kept - 1:,} (the smaller id first among equal probabilities at every row length; "
+            f"PyTorch's sort keeps ties in order only for short rows unless stable=True)",
+        )
+    # Rows of 45 scores whose two best ids tie, at different places in each row: each has probability above
+    # 0.3, so top_p = 0.3 keeps the smaller of the two alone.
+    g = torch.Generator().manual_seed(62)
+    scores = torch.randn(500, 45, generator=g)
+    pairs = torch.stack([torch.randperm(45, generator=g)[:2] for _ in range(500)])
+    best = scores.max(dim=-1).values + 3.0
+    rows = torch.arange(500)
+    scores[rows, pairs[:, 0]] = best
+    scores[rows, pairs[:, 1]] = best
+    ids = _draw(student, scores, 63, keep_scores=False, top_p=0.3)
+    wrong = int((ids != pairs.min(dim=-1).values).sum())
+    expect(
+        wrong == 0,
+        f"top_p=0.3 on 500 rows of 45 scores whose two best ids tie: {wrong} draws are not the smaller of the two "
+        f"tied ids (rank equal probabilities smaller id first: sort with stable=True)",
+    )
+    # Rounded scores (ties everywhere) against the oracle's kept set of each row, skipping rows where p lies
+    # within 1e-3 of a running sum.
+    rounded = (2 * torch.randn(2000, 45, generator=g)).round()
+    ids = _draw(student, rounded, 64, keep_scores=False, top_p=0.6).tolist()
+    clear = [r for r in range(len(rounded)) if nucleus_margin(rounded[r].tolist(), 0.6) > 1e-3]
+    outside = sum(ids[r] not in _kept(rounded[r], top_p=0.6) for r in clear)
+    expect(
+        outside == 0,
+        "top_p=0.6 on 2,000 rows of 45 rounded scores (many ties): some draws fall outside their row's kept set "
+        "(the smaller id first among equal probabilities)",
+    )
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top_p = 1 keeps every id at the vocabulary sizes students use (45 and 20,003 ids), although a float32 running "
+    "sum reaches 1 before the last id",
+    mutant="decode_top_p_no_keep_all_guard",
+    kind="degenerate",
+)
+def test_top_p_one_keeps_every_id_at_real_sizes(student):
+    # The ids p = 1 must keep but a cut at the float32 running sum drops have probabilities around 1e-10 or
+    # less, so no affordable number of draws shows them; the test looks at what sample_next hands
+    # torch.multinomial instead (through a TorchFunctionMode, which sees torch.multinomial and
+    # Tensor.multinomial without changing them). Every id of these peaked rows has a probability of 1e-13 or
+    # more, far above float32's smallest, so it must reach torch.multinomial above 0.
+    g = torch.Generator().manual_seed(71)
+    for ntoken in (45, 20003):
+        scores = 2.5 * torch.randn(8, ntoken, generator=g)
+        scores[:, 0] += torch.linspace(8.0, 16.0, 8)  # one id takes most of the probability, more in later rows
+        out = student.run(
+            "from torch.overrides import TorchFunctionMode\n"
+            "class Watch(TorchFunctionMode):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.kept = []\n"
+            "    def __torch_function__(self, func, types, args=(), kwargs=None):\n"
+            "        kwargs = kwargs or {}\n"
+            "        if func in (torch.multinomial, torch.Tensor.multinomial):\n"
+            "            handed = args[0] if args else kwargs['input']\n"
+            "            self.kept.append((handed > 0).sum(dim=-1).reshape(-1))\n"
+            "        return func(*args, **kwargs)\n"
+            "with Watch() as watch:\n"
+            "    ids = sample_next(scores, top_p=1.0, generator=torch.Generator().manual_seed(72))\n"
+            "result = {'ids': ids, 'kept': torch.cat(watch.kept).tolist() if watch.kept else None}",
+            scores=scores,
+        )
+        expect_shape(out["ids"], (8,), "the returned ids")
+        if out["kept"] is None:  # not drawn with torch.multinomial: test_the_generator_moves... says so
+            continue
+        dropped = sum(ntoken - count for count in out["kept"])
+        expect(
+            dropped == 0,
+            f"top_p=1 on 8 rows of {ntoken:,} scores: {dropped:,} ids got probability 0, but p = 1 keeps every "
+            f"id (a float32 running sum reaches 1.0 before the last id: do not cut at p = 1)",
+        )
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "a tiny top_p (1e-6) keeps the best id alone: the id that reaches p is kept, never an empty set (45 and 20,003 ids)",
+    mutant="decode_top_p_drops_the_crossing_id",
+    kind="degenerate",
+)
+@behaviour(
+    "sample_next",
+    "a tiny top_p keeps nothing after the best id",
+    mutant="decode_top_p_keeps_one_more",
+)
+@behaviour(
+    "sample_next",
+    "top_k = ntoken: plain sampling at a temperature that divides the scores",
+    mutant="decode_temperature_multiplies",
+)
+@behaviour(
+    "sample_next",
+    "the scores tensor is not modified under top_k = ntoken",
+    mutant="decode_scales_scores_in_place",
+)
+def test_top_k_and_top_p_at_their_extremes(student):
+    # top_p = 1e-6: the best id of each row reaches p by itself, so every draw is the row's argmax (these
+    # random rows have no tie at the top). top_k = ntoken keeps every id: plain sampling, checked with the
+    # module's frequency bound (0.02 over N = 20,000 rows, beyond 5.6 sigma).
+    g = torch.Generator().manual_seed(81)
+    for rows, ntoken in ((500, 45), (20, 20003)):
+        scores = 3 * torch.randn(rows, ntoken, generator=g)
+        ids = _draw(student, scores, 82, keep_scores=False, top_p=1e-6)
+        expect(
+            torch.equal(ids, scores.argmax(dim=-1)),
+            f"top_p=1e-6 on {rows} rows of {ntoken:,} scores: the best id of each row reaches p on its own and is "
+            f"kept (the id that makes the running sum reach p belongs to the set), so every draw should be it",
+        )
+    ids = _draw(student, ROW.expand(N, -1).clone(), 83, top_k=ROW.numel(), temperature=0.9)
+    gap = (_frequencies(ids, ROW.numel()) - torch.softmax(ROW.double() / 0.9, dim=-1)).abs().max().item()
+    expect(
+        gap < BOUND,
+        f"top_k={ROW.numel()} on rows of {ROW.numel()} scores keeps every id, so the draws should follow "
+        f"softmax(scores / temperature); the frequency of some id is {gap:.3f} away (allowed {BOUND})",
+    )
+
+
 # Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
 # Behaviour maps): (definition, behaviour, why it is out of scope).
 OUT_OF_SCOPE = [
     (
         "sample_next",
         "top-k: ids tied with the k-th score kept or cut",
-        "The skeleton accepts both and no test's scores tie at the k-th (the top-p ties come without top_k); the solution keeps ties, variant decode_sort_and_scatter keeps exactly k.",
+        "The skeleton accepts both and no test's scores tie at the k-th (the top-p ties come without top_k, and the boundary rows' top_k keeps exactly its finite scores); the solution keeps ties, variant decode_sort_and_scatter keeps exactly k.",
     ),
     (
         "sample_next",
@@ -309,8 +1018,19 @@ OUT_OF_SCOPE = [
     ),
     (
         "sample_next",
-        "dtype and device",
-        "Scores come to it on the CPU as float32 (continue_text moves them); the tests send float32 CPU tensors.",
+        "half-precision scores (float16, bfloat16)",
+        "continue_text hands it float32 scores (it calls .float()); the tests send float32 and float64.",
+    ),
+    (
+        "sample_next",
+        "top-p's draws through the generator: how far the top-p and top-k branches move it",
+        "A correct answer may hand torch.multinomial only the ids it keeps (variant decode_topk_then_index draws over the k best), which moves the generator less; only plain temperature sampling has one way to draw.",
+    ),
+    (
+        "sample_next",
+        "optimisation steps",
+        "sample_next trains nothing: no step of it has a size that a tolerance could follow.",
+        "step-tolerance",
     ),
 ]
 
@@ -318,14 +1038,30 @@ OUT_OF_SCOPE = [
 # The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
 # Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
 CONTRACT_PARAMETERS = [
-    ("sample_next", "scores", "(6, 31), (20000, 9), (500, 9), (1, 9), (4000, 13), (3, 9)", None),
-    ("sample_next", "temperature", "0, 0.5, 2.0, 1.0, 0.7", None),
-    ("sample_next", "top_k", "None, 1, 2, 3, 5, 6 with top_p, 4 at temperature 0", None),
+    (
+        "sample_next",
+        "scores",
+        "(6, 31), (20000, 9), (500, 9), (1, 9), (4000, 13), (3, 9), (4, 7), (4, 45), (4, 4096), (4, 20003), "
+        "(400, 13), (300, 45), (1, 20003), (64, 9), (300, 11), (3, 45) and (1, 45) on 'meta' in float32 and "
+        "float64, (2000, 45) with -inf, (2000, 45) float64 with -inf, (300, 4096) with -inf, (2000, 45), "
+        "(100, 20003), (500, 45), (8, 45), (8, 20003), (20, 20003)",
+        None,
+    ),
+    ("sample_next", "temperature", "0, 0.5, 0.7, 0.8, 0.9, 1.0, 1.3, 2.0, 2.5, 80.0", None),
+    ("sample_next", "top_k", "None, 1, 2, 3, 4, 5, 9 (every id), 6 and 8 with top_p, 3 and 4 at temperature 0", None),
     (
         "sample_next",
         "top_p",
-        "None, 0.3, 0.5, 0.6, 0.8, 0.9, 0.95, 1.0, 0.25 and 0.6 at tied boundaries, 0.3 at temperature 0, 0.0, -0.2 and 1.01 (ValueError)",
+        "None, 1e-6, 0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 0.25 and 0.6 at tied boundaries, 0.25, 0.375, 0.5, "
+        "0.5625 and 0.75 landing exactly on a running sum, 0.3 at temperature 0, 0.0, -0.2 and 1.01 (ValueError), "
+        "1.5, 0.0, -0.3 and 2.0 at temperature 0 (not checked)",
         None,
     ),
-    ("sample_next", "generator", "seeded 7, 8, 9, 11, 12, 13, 21", None),
+    (
+        "sample_next",
+        "generator",
+        "None at temperature 0, seeded 2, 3, 5 to 13, 17, 21, 22, 31 to 64, 72, one generator across calls, one "
+        "restored from a saved state",
+        None,
+    ),
 ]

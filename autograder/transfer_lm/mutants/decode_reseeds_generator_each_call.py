@@ -5,6 +5,7 @@ repeat the same draws instead of moving on.
 question: sample_next_tests
 replaces: sample_next
 hunt: 2026-12-a
+contract: successive calls with one generator go on from where it stands (do not re-seed it)
 """
 
 

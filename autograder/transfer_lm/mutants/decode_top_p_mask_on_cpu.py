@@ -5,6 +5,7 @@ and top-p sampling fails.
 question: sample_next_tests
 replaces: sample_next
 hunt: 2026-12-a
+contract: every tensor it creates goes on scores.device
 """
 
 

@@ -4,6 +4,7 @@ running sum lands exactly on p the next id is kept as well and the nucleus is on
 question: sample_next_tests
 replaces: sample_next
 hunt: 2026-12-a
+contract: a running sum landing exactly on p reaches it: the id that makes it reach p is the last one kept
 """
 
 

@@ -20,9 +20,9 @@ def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None)
             raise ValueError("top_p must lie in (0, 1]")
         if top_p != 1:
             probs, where = torch.sort(F.softmax(logits, dim=-1), dim=-1, descending=True, stable=True)
-            target = torch.full((probs.size(0), 1), top_p, dtype=probs.dtype)
+            target = torch.full((probs.size(0), 1), top_p, dtype=probs.dtype, device=probs.device)
             n_kept = torch.searchsorted(probs.cumsum(dim=-1), target) + 1  # first rank whose sum reaches p, plus one
-            ranks = torch.arange(probs.size(-1)).expand_as(probs)
+            ranks = torch.arange(probs.size(-1), device=probs.device).expand_as(probs)
             dropped = torch.full_like(logits, float("-inf"))
             logits = torch.where((ranks < n_kept).scatter(-1, where, ranks < n_kept), logits, dropped)
     return torch.multinomial(F.softmax(logits, dim=-1), num_samples=1, generator=generator)[:, 0]
