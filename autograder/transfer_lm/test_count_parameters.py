@@ -48,6 +48,52 @@ def test_buffers_not_counted_and_frozen_base(student):
     )
 
 
+# Behaviours of this definition that no hidden test checks, each with the reason (autograder/README.md,
+# Behaviour maps): (definition, behaviour, why it is out of scope, the kind it answers for).
+OUT_OF_SCOPE = [
+    ("count_trainable_parameters", "randomness", "It draws no random number.", "randomness"),
+    (
+        "count_trainable_parameters",
+        "validation order",
+        "It checks no argument and has no special case: every parameter goes through the same requires_grad filter.",
+        "validation-order",
+    ),
+    (
+        "count_trainable_parameters",
+        "exact boundaries",
+        "It compares nothing with a threshold: requires_grad is a flag.",
+        "boundary",
+    ),
+    ("count_trainable_parameters", "a sort's ties", "It sorts and ranks nothing.", "ties"),
+    (
+        "count_trainable_parameters",
+        "degenerate values",
+        "No value is special to it: a module with nothing trainable sums to 0 through the same filter, and the tests already freeze whole parts of a model and count one that also holds buffers.",
+        "degenerate",
+    ),
+    (
+        "count_trainable_parameters",
+        "state across calls",
+        "It only reads the parameters' requires_grad flags and keeps nothing; the same model is counted before and after freezing its base.",
+        "state",
+    ),
+    (
+        "count_trainable_parameters",
+        "device of what it makes",
+        "It returns an int and makes no tensor.",
+        "device",
+    ),
+    (
+        "count_trainable_parameters",
+        "hyper-parameters that are not whole numbers",
+        "It takes no hyper-parameter, only a module.",
+        "non-integer",
+    ),
+    ("count_trainable_parameters", "optimisation steps", "It takes no optimisation step.", "step-tolerance"),
+    ("count_trainable_parameters", "a batch of one", "It takes no batch, only a module.", "batch-of-one"),
+]
+
+
 # The values these tests call each signature parameter of the graded definitions with (autograder/README.md,
 # Contract parameters): (definition, parameter, values, None when they vary, else why one is enough).
 CONTRACT_PARAMETERS = [

@@ -68,6 +68,32 @@ OUT_OF_SCOPE = [
         "mode, gradients, randomness, order, dtype, inputs",
         "Arithmetic on integers has none of these behaviours.",
     ),
+    # The kinds every definition answers for (autograder/README.md, Kinds every definition answers for).
+    ("formula_parameter_count", "randomness", "Arithmetic on its arguments draws no random number.", "randomness"),
+    (
+        "formula_parameter_count",
+        "validation order",
+        "It checks no argument and has no special case: one expression for every configuration.",
+        "validation-order",
+    ),
+    ("formula_parameter_count", "exact boundaries", "It compares nothing with a threshold.", "boundary"),
+    ("formula_parameter_count", "a sort's ties", "It sorts and ranks nothing.", "ties"),
+    (
+        "formula_parameter_count",
+        "degenerate values",
+        "The expression has no branch on a value; the smallest configurations (one layer, one head, two classes) are among test_formula_matches_counted_models's.",
+        "degenerate",
+    ),
+    ("formula_parameter_count", "state across calls", "A pure function of its arguments: it keeps nothing.", "state"),
+    ("formula_parameter_count", "device of what it makes", "It returns an int and makes no tensor.", "device"),
+    (
+        "formula_parameter_count",
+        "hyper-parameters that are not whole numbers",
+        "Every argument is a whole count, and nhid must be a multiple of nhead for the model to exist, so even a per-head count by integer division (nhid // nhead) equals the packed one in every valid configuration.",
+        "non-integer",
+    ),
+    ("formula_parameter_count", "optimisation steps", "It takes no optimisation step.", "step-tolerance"),
+    ("formula_parameter_count", "a batch of one", "It takes no batch, only sizes.", "batch-of-one"),
 ]
 
 

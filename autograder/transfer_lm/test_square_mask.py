@@ -56,6 +56,12 @@ def test_mask_equals_pytorch_causal_mask(student):
 
 @question("square_mask_tests")
 @behaviour("generate_square_subsequent_mask", "a position may attend to itself", mutant="mask_diagonal_blocked")
+@behaviour(
+    "generate_square_subsequent_mask",
+    "exact boundary: j = i allowed, j = i + 1 blocked (triu with diagonal=1, not 0)",
+    mutant="mask_diagonal_blocked",
+    kind="boundary",
+)
 def test_mask_makes_attention_causal(student):
     # Use the student's mask in real attention (batch 2, heads 3, seq 9, head_dim 4): every row of the
     # attention weights must sum to 1 and put exactly zero weight on later positions.
@@ -90,8 +96,37 @@ OUT_OF_SCOPE = [
     (
         "generate_square_subsequent_mask",
         "device",
-        "The mask is built on the CPU and its callers move it, as train_lm's skeleton says.",
+        "It takes no tensor whose device it could follow, only a size: the mask is built on the CPU and its callers move it, as train_lm's skeleton says.",
+        "device",
     ),
+    ("generate_square_subsequent_mask", "randomness", "It draws no random number.", "randomness"),
+    (
+        "generate_square_subsequent_mask",
+        "validation order",
+        "It checks no argument and has no special case: every size is built by the same triangle.",
+        "validation-order",
+    ),
+    ("generate_square_subsequent_mask", "a sort's ties", "It sorts and ranks nothing.", "ties"),
+    (
+        "generate_square_subsequent_mask",
+        "degenerate values",
+        "No value is special to it: size 1 (nothing to block) comes from the same triangle as any size and is among test_mask_equals_pytorch_causal_mask's sizes.",
+        "degenerate",
+    ),
+    (
+        "generate_square_subsequent_mask",
+        "state across calls",
+        "A pure function of the size: it keeps nothing between calls.",
+        "state",
+    ),
+    (
+        "generate_square_subsequent_mask",
+        "hyper-parameters that are not whole numbers",
+        "Its one argument is a count of tokens, always a whole number.",
+        "non-integer",
+    ),
+    ("generate_square_subsequent_mask", "optimisation steps", "It takes no optimisation step.", "step-tolerance"),
+    ("generate_square_subsequent_mask", "a batch of one", "It takes no batch, only a sequence length.", "batch-of-one"),
 ]
 
 

@@ -143,6 +143,7 @@ def _reference_scores(nclasses):
     "Model",
     "a batch of one review keeps its batch axis: shape (1, nclasses)",
     mutant="model_squeeze_drops_batch_of_one",
+    kind="batch-of-one",
 )
 def test_parameter_names_shapes_and_outputs(student):
     out = _run(student, NCLASSES)
@@ -186,6 +187,30 @@ def test_parameter_names_shapes_and_outputs(student):
     "TransformerBase",
     "training mode, dropout 0.3: as much dropout as the reference (mean squared spread from eval mode over 600 rows, 5 sigma)",
     mutant="model_dropout_before_head",
+)
+@behaviour(
+    "TransformerBase",
+    "randomness: in training mode every dropout site draws at the model's rate, from torch's global generator",
+    mutant="model_layer_default_dropout",
+    kind="randomness",
+)
+@behaviour(
+    "TransformerBase",
+    "degenerate rate: dropout 0 in training mode keeps everything, so the scores equal the eval-mode ones exactly",
+    mutant="model_layer_default_dropout",
+    kind="degenerate",
+)
+@behaviour(
+    "TransformerBase",
+    "a factor that is not a whole number: sqrt(nhid) for nhid 12 is 3.46, not 3",
+    mutant="model_embedding_scale_integer_sqrt",
+    kind="non-integer",
+)
+@behaviour(
+    "Model",
+    "randomness: no dropout of its own beyond the base's (dropout 0.3, mean squared spread over 600 rows)",
+    mutant="model_dropout_before_head",
+    kind="randomness",
 )
 def test_language_model_forward_matches_reference(student):
     # The grader's weights are loaded into the student's model and the reference; both run the same batch
@@ -232,6 +257,12 @@ def test_language_model_forward_matches_reference(student):
 
 @question("transformer_model_tests")
 @behaviour("Model", "classification reads position lengths[b] - 1", mutant="head_first_position")
+@behaviour(
+    "Model",
+    "exact boundary: the last real token is at lengths[b] - 1, not at lengths[b] (the first pad), for lengths 3 and 1",
+    mutant="model_reads_first_pad",
+    kind="boundary",
+)
 def test_classifier_reads_last_real_position(student):
     # Independent of the rest of the model: with lengths, the scores must equal the per-position scores
     # of the same model taken at position lengths[b] - 1. The grader's weights are loaded so that the
@@ -262,6 +293,12 @@ def test_classifier_reads_last_real_position(student):
 @behaviour("TransformerBase", "src_mask passed to the encoder", mutant="model_ignores_src_mask")
 @behaviour(
     "ClassificationHead", "init_weights: uniform in [-0.1, 0.1], zero bias", mutant="head_init_uniform_without_bounds"
+)
+@behaviour(
+    "ClassificationHead",
+    "randomness: init_weights draws the decoder's weights from torch's global generator, uniform in [-0.1, 0.1]",
+    mutant="head_init_uniform_without_bounds",
+    kind="randomness",
 )
 def test_causal_and_uncertain_at_initialization(student):
     # Causality: change tokens 4..6 and the scores at positions 0..3 must not move (tolerance 1e-5); the
@@ -330,6 +367,115 @@ OUT_OF_SCOPE = [
         "No test replays masks, so any order is accepted; variant model_sequence_first (sequence-first layers, as PyTorch's tutorial) keeps full marks.",
     ),
     ("Model", "dtype and device", "Grading runs on the CPU in float32, where moving lengths to the device is a no-op."),
+    # The kinds every definition answers for (autograder/README.md, Kinds every definition answers for).
+    (
+        "TransformerBase",
+        "validation order",
+        "It checks no argument and has no special case: src_mask is required and passes to the encoder.",
+        "validation-order",
+    ),
+    ("TransformerBase", "exact boundaries", "It compares nothing with a threshold.", "boundary"),
+    ("TransformerBase", "a sort's ties", "It sorts and ranks nothing.", "ties"),
+    (
+        "TransformerBase",
+        "state across calls",
+        "Its mode is its only state (eval and training outputs are both checked); forward keeps nothing from one call to the next.",
+        "state",
+    ),
+    (
+        "TransformerBase",
+        "device of what it makes",
+        "forward makes no tensor of its own (the embedding, the positional buffer and the encoder follow the model), and the 'meta' device cannot stand in for a GPU here: nn.TransformerEncoder reads its mask's values to detect a causal mask.",
+        "device",
+    ),
+    (
+        "TransformerBase",
+        "optimisation steps",
+        "It takes no optimisation step; train_lm's tests step the stand-in.",
+        "step-tolerance",
+    ),
+    (
+        "TransformerBase",
+        "a batch of one",
+        "forward reshapes nothing (nn modules keep the batch axis), and a batch of one review, src (1, 7), runs through it in test_parameter_names_shapes_and_outputs.",
+        "batch-of-one",
+    ),
+    (
+        "ClassificationHead",
+        "validation order",
+        "It checks no argument and has no special case.",
+        "validation-order",
+    ),
+    ("ClassificationHead", "exact boundaries", "It compares nothing with a threshold.", "boundary"),
+    ("ClassificationHead", "a sort's ties", "It sorts and ranks nothing.", "ties"),
+    (
+        "ClassificationHead",
+        "degenerate values",
+        "It has no branch on a value: one nn.Linear over the last axis, whatever nclasses is (5, 37 and 97 in the tests).",
+        "degenerate",
+    ),
+    (
+        "ClassificationHead",
+        "state across calls",
+        "forward keeps nothing from one call to the next; init_weights only re-draws the weights it owns.",
+        "state",
+    ),
+    (
+        "ClassificationHead",
+        "device of what it makes",
+        "forward makes no tensor of its own: its nn.Linear follows the module.",
+        "device",
+    ),
+    (
+        "ClassificationHead",
+        "hyper-parameters that are not whole numbers",
+        "Its hyper-parameters are widths (nhid, nclasses), and the init bounds are fixed by the skeleton.",
+        "non-integer",
+    ),
+    ("ClassificationHead", "optimisation steps", "It takes no optimisation step.", "step-tolerance"),
+    (
+        "ClassificationHead",
+        "a batch of one",
+        "forward is one nn.Linear over the last axis and reshapes nothing; hidden states of a batch of one review, (1, 12), go through it in test_parameter_names_shapes_and_outputs.",
+        "batch-of-one",
+    ),
+    (
+        "Model",
+        "validation order",
+        "Its one special case, lengths None or given, is a single branch whose two sides are both checked; it checks no argument.",
+        "validation-order",
+    ),
+    ("Model", "a sort's ties", "It sorts and ranks nothing.", "ties"),
+    (
+        "Model",
+        "degenerate values",
+        "The index lengths - 1 has no branch on a value: the degenerate reviews, one token (lengths 1, position 0) and one that fills its row (lengths = seq), are both among test_classifier_reads_last_real_position's rows.",
+        "degenerate",
+    ),
+    (
+        "Model",
+        "state across calls",
+        "Its mode is its only state (eval and training outputs are both checked); forward keeps nothing from one call to the next.",
+        "state",
+    ),
+    (
+        "Model",
+        "device of what it makes",
+        "Its one tensor of its own, the row index, may sit on the CPU (PyTorch indexes a GPU tensor with CPU indices), and the 'meta' device cannot stand in for a GPU here: nn.TransformerEncoder reads its mask's values.",
+        "device",
+    ),
+    (
+        "Model",
+        "hyper-parameters that are not whole numbers",
+        "No arithmetic touches a hyper-parameter in Model itself: the rate goes unchanged to TransformerBase, whose non-integer row covers it.",
+        "non-integer",
+    ),
+    (
+        "Model",
+        "optimisation steps",
+        "It takes no optimisation step; train_lm's and train_classifier's tests step the stand-in.",
+        "step-tolerance",
+    ),
 ]
 
 
