@@ -147,6 +147,11 @@ def test_every_base_tensor_copied(student):
     "values copied, not taken over: load_state_dict(..., assign=True) shares the language model's storage",
     mutant="load_base_assign",
 )
+@behaviour(
+    "load_pretrained_base",
+    "the new head left exactly as it was (no re-initialization after loading)",
+    mutant="reinit_base_after_loading",
+)
 def test_head_kept_new_and_language_model_untouched(student):
     # The reported lm_after is compared with the grader's own copy of the language model: a kernel that
     # forges it hides only an in-place modification of its own copy, which no other grade depends on.
@@ -175,6 +180,11 @@ def test_head_kept_new_and_language_model_untouched(student):
     "degenerate: a head that fits the language model's (nclasses = ntoken) is still left as it was",
     mutant="load_base_every_fitting_tensor",
     kind="degenerate",
+)
+@behaviour(
+    "load_pretrained_base",
+    "every base tensor copied when the head fits too, nothing re-initialized",
+    mutant="reinit_base_after_loading",
 )
 def test_head_kept_when_it_fits_the_language_models(student):
     # A classifier with as many classes as the vocabulary has words: its head has the language model's head's
