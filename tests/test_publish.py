@@ -207,7 +207,7 @@ def test_a_stale_release_a_folder_inside_the_course_and_a_planted_leak_are_refus
 
 def test_an_assignment_name_never_reaches_outside_release(tmp_path):
     course = course_with(tmp_path)
-    with pytest.raises(PublishRefused, match="not an assignment of the catalog"):
+    with pytest.raises(PublishRefused, match="not an assignment of this course"):
         publish(course, tmp_path / "students", ["../../solutions/transformers"])
     assert not (tmp_path / "students").exists()
 

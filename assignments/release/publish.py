@@ -62,10 +62,11 @@ def _sha256(data: bytes) -> str:
 
 
 def _released(course: Course, assignments: list[str] | None) -> list[str]:
-    """The catalog assignments to publish: those named, else every one with a release folder."""
+    """The course's assignments to publish (its catalog's and its source folders'): those named, else every
+    one with a release folder."""
     if assignments:
         return list(assignments)
-    return [name for name in course.order if (course.release_dir / name).is_dir()]
+    return [name for name in course.names() if (course.release_dir / name).is_dir()]
 
 
 def notebook_path(pattern: str, assignment: str, notebook: str) -> str:
@@ -92,8 +93,8 @@ def plan(course: Course, assignments: list[str]) -> tuple[dict[str, bytes], list
         files[path] = data
 
     for name in assignments:
-        if name not in course.order:  # also keeps a name from reaching outside release/
-            problems.append(f"{name}: not an assignment of the catalog ({', '.join(course.order)})")
+        if name not in course.names():  # also keeps a name from reaching outside release/
+            problems.append(f"{name}: not an assignment of this course ({', '.join(course.names())})")
             continue
         folder = course.release_dir / name
         notebook = folder / f"{name}.ipynb"
