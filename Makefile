@@ -1,4 +1,6 @@
 # Two commands for a fresh machine:  make demo  (set up, run the main job)  and  make test.
+# Three targets share their name with a folder of the checkout; without this, make would call them done.
+.PHONY: docs image release
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
