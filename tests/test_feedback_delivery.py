@@ -120,7 +120,7 @@ def test_written_answers_not_graded_hold_the_page_or_say_not_graded_never_zero(t
 
     sent = release_zip(run, A, results, roster(found), found, "canvas", include_ungraded=True)
     page = members(sent.archive)["doejane_111_900_transformers.html"].decode()
-    assert "Why scale the scores: not graded yet (3 points)" in page and "so far" in page
+    assert "Why scale the scores: not graded yet (3 points)" in page and "Score: pending: 1 written answer" in page
     assert "0 / 3" not in page
     item = next(i for i in record.load(run.released)[-1]["delivered"] if i["student"] == "111")
     assert item["written_pending"] and item["score"] == "4 / 7 so far"

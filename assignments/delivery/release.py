@@ -2,7 +2,7 @@
 
 A page goes out only when its grade is true: a record with written answers not graded yet is held back
 unless the instructor says otherwise (``include_ungraded``: the page then says "not graded yet" for each of
-them and "so far" beside the score, never a 0 for them), and a record the grader had a problem with is
+them and "pending" for the score, never a 0 for them; the record keeps the points "so far"), and a record the grader had a problem with is
 always held. Who a page goes to is the LMS's own key from the run's intake manifest; a record with no entry
 there, or two records claiming one LMS key or one file name, are held, each with its reason.
 """
