@@ -278,6 +278,13 @@ def known_assignments(course: Course) -> list[str]:
     names = course.names()
     folders = (course.source_dir, course.release_dir, course.autograder_dir)
     here = [name for name in names if any((folder / name).is_dir() for folder in folders)]
+    # A hidden suite is an assignment the grader can grade, catalogued or not (the grader image's course
+    # holds autograder/<a>/ and source/<a>/grading.json, no source notebook).
+    suites = course.autograder_dir
+    graded = sorted(
+        p.name for p in (suites.iterdir() if suites.is_dir() else []) if p.is_dir() and p.name[0] not in "_."
+    )
+    here += [name for name in graded if name not in here]
     return here or names
 
 
