@@ -36,6 +36,7 @@ from .grading.sandbox.limits import Limits
 
 # The grading host's container (see above): 0.9 of one CPU, the longest timeout it accepts.
 CPUS = 0.9
+MEMORY_MB = 2048  # apps/grader-host/src/lib/config.ts, graderDockerMemory (2 GiB, no swap)
 MAX_TIMEOUT_S = 600
 # CPU seconds the grader process spends outside the submission's wall-clock window: starting Python and
 # importing torch and the grader, reading and checking the upload, restoring the notebook's locked cells,

@@ -24,7 +24,7 @@ cache (those no running process maps), so that the group pays for its libraries 
 does. Target: <= 768 MB.
 
 ``--cpu-quota 0.5`` grades only that one submission, in a cgroup whose CPU quota is half a CPU (the CFS
-bandwidth limit Docker sets for ``--cpus 0.5``; ``cgroups.py`` says how on cgroup v1 and v2), with the
+bandwidth limit Docker sets for ``--cpus 0.5``; ``assignments/container_limits.py`` says how on cgroup v1 and v2), with the
 sandbox's namespaces switched off as Docker refuses them on Gradescope, and reports whether it stays under
 Gradescope's default timeout. ``--memory-limit MB`` also caps the group's memory, so that an
 out-of-memory kill shows as one.
@@ -51,10 +51,10 @@ sys.path.insert(0, str(HERE.parent))
 
 # Nothing here imports torch: this process must not map the libraries whose pages the measured group
 # should be charged for (see --cold-cache). The class's modules are imported by the child that grades it.
-import cgroups  # noqa: E402
 import nbformat  # noqa: E402
 import tree_memory  # noqa: E402
 
+from assignments import container_limits  # noqa: E402
 from assignments.course import default, resolve  # noqa: E402
 from assignments.gradescope.bundle import grader_start  # noqa: E402
 from assignments.grading.environment import GRADING_ENV  # noqa: E402
@@ -133,7 +133,7 @@ def measure_class(assignment: str, students: int, workers: int, folder: Path) ->
         str(workers),
     ]
     env = {**os.environ, **GRADING_ENV}
-    why_no_cgroup = cgroups.unavailable()
+    why_no_cgroup = container_limits.unavailable()
     cpu_seconds = None
     # Memory of the whole class at once (fork server, zygote, grader processes, kernels), sampled once a
     # second to keep the sampler's own CPU small. Summed PSS, not "unique": the kernels are forks of the
@@ -143,7 +143,7 @@ def measure_class(assignment: str, students: int, workers: int, folder: Path) ->
         with tree_memory.Sampler(tree_memory.descendants(process.pid), interval=1.0) as sampler:
             process.wait()
     else:
-        with cgroups.Cgroup() as group:
+        with container_limits.Cgroup() as group:
             with tree_memory.Sampler(group.pids, interval=1.0) as sampler:
                 group.popen(argv, env=env).wait()
             cpu_seconds = group.cpu_seconds()
@@ -226,7 +226,7 @@ def measure_one(
     argv = command + ["--script", str(HERE / "one_submission.py"), assignment, str(folder), str(record)]
     argv += ["--no-namespaces"] if no_namespaces else []
     env = {**os.environ, **GRADING_ENV, **start}
-    why_no_cgroup = cgroups.unavailable()
+    why_no_cgroup = container_limits.unavailable()
     if why_no_cgroup and (cpu or memory_mb):
         raise SystemExit(f"--cpu-quota and --memory-limit need a cgroup: {why_no_cgroup}")
     row = {"assignment": assignment, "namespaces": not no_namespaces, "memory_limit_mb": memory_mb}
@@ -239,7 +239,7 @@ def measure_one(
         with tree_memory.Sampler(tree_memory.descendants(process.pid)) as sampler:
             log, _ = process.communicate()
     else:
-        with cgroups.Cgroup(cpu=cpu, memory_mb=memory_mb) as group:
+        with container_limits.Cgroup(cpu=cpu, memory_mb=memory_mb) as group:
             row["limits"] = group.describe()
             process = group.popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             with tree_memory.Sampler(group.pids) as sampler:

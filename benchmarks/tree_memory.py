@@ -14,7 +14,7 @@ Four sums over the processes alive at each sample (from ``/proc/<pid>/smaps``), 
 - **unique**: anonymous memory plus, for each file mapped (shared libraries, mostly torch's), the most
   of it resident in any one process: every page counted once, whoever else on the machine maps it. This
   is what a fresh container holds; PSS is lower when processes outside the group share the libraries,
-  and a cgroup's peak (``cgroups.Cgroup``) is lower when another group read those libraries first (their
+  and a cgroup's peak (``container_limits.Cgroup``) is lower when another group read those libraries first (their
   pages are charged there).
 
 Sampling misses what lives shorter than the interval (0.25 s).

@@ -1,4 +1,4 @@
-"""The grading benchmark's instruments measure what they claim (benchmarks/cgroups.py, tree_memory.py):
+"""The grading benchmark's instruments measure what they claim (assignments/container_limits.py, tree_memory.py):
 a process's memory is seen at its peak, a CPU quota really holds a busy process to its share, and a
 memory limit really ends a process that goes past it. Each check runs a small Python child for about a
 second; the cgroup checks need root on Linux and are skipped elsewhere with the reason (failed instead with
@@ -14,9 +14,9 @@ from assignments.course import REPO
 BENCHMARKS = REPO / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
-import cgroups  # noqa: E402
 import tree_memory  # noqa: E402
 
+from assignments import container_limits  # noqa: E402
 from tests.helpers import needs_isolation  # noqa: E402
 
 MB = 2**20
@@ -25,7 +25,7 @@ HOLD_200_MB = (
     "import time; block = bytearray(200 * 2 ** 20); block[::4096] = b'x' * len(block[::4096]); time.sleep(1.0)"
 )
 BUSY = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
-NO_CGROUP = cgroups.unavailable()
+NO_CGROUP = container_limits.unavailable()
 
 
 def test_sampler_sees_a_child_holding_200_mb_as_anonymous_memory():
@@ -41,7 +41,7 @@ def test_sampler_sees_a_child_holding_200_mb_as_anonymous_memory():
 
 @needs_isolation(NO_CGROUP and f"no cgroup here: {NO_CGROUP}")
 def test_a_quarter_cpu_quota_holds_a_busy_loop_to_a_quarter_of_its_wall_time():
-    with cgroups.Cgroup(cpu=0.25) as group:
+    with container_limits.Cgroup(cpu=0.25) as group:
         began = time.monotonic()
         group.popen([sys.executable, "-c", BUSY.format(seconds=2.0)]).wait(timeout=60)
         wall = time.monotonic() - began
@@ -55,13 +55,13 @@ def test_a_quarter_cpu_quota_holds_a_busy_loop_to_a_quarter_of_its_wall_time():
 
 @needs_isolation(NO_CGROUP and f"no cgroup here: {NO_CGROUP}")
 def test_a_memory_limit_ends_a_process_that_goes_past_it_and_the_peak_is_kept():
-    with cgroups.Cgroup(memory_mb=100) as group:
+    with container_limits.Cgroup(memory_mb=100) as group:
         code = group.popen([sys.executable, "-c", HOLD_200_MB]).wait(timeout=60)
         kills, peak = group.oom_kills(), group.peak_bytes() / MB
     assert code != 0 and kills >= 1, (
         f"a child holding 200 MB under a 100 MB limit should be OOM-killed (exit code {code}, OOM kills {kills})"
     )
     assert 50 < peak <= 101, f"the group's peak should reach its 100 MB limit, not pass it; it is {peak:.0f} MB"
-    with cgroups.Cgroup() as group:
+    with container_limits.Cgroup() as group:
         assert group.popen([sys.executable, "-c", HOLD_200_MB]).wait(timeout=60) == 0
         assert group.peak_bytes() / MB >= 200, "without a limit the group's peak holds the child's 200 MB"

@@ -29,7 +29,7 @@ import jsonschema
 import nbformat
 import pytest
 
-from assignments import prairielearn_question, prairielearn_runner
+from assignments import container_limits, prairielearn_question, prairielearn_runner
 from assignments.cli import main as course
 from assignments.course import REPO
 from assignments.grader_image import PRAIRIELEARN, write_context
@@ -39,13 +39,10 @@ from tests.fixtures import toy
 from tests.helpers import needs_isolation
 
 SCHEMAS = Path(__file__).parent / "fixtures" / "prairielearn_schemas"
-sys.path.insert(0, str(REPO / "benchmarks"))
-import cgroups  # noqa: E402  (benchmarks/cgroups.py: a CPU quota and a memory limit, as Docker sets them)
 
-NO_CGROUP = cgroups.unavailable()
+NO_CGROUP = container_limits.unavailable()
 # pl-file-upload's attributes (PrairieLearn docs/elements/pl-file-upload.md, "Customizations").
 FILE_UPLOAD_ATTRIBUTES = {"file-names", "file-patterns", "optional-file-names", "optional-file-patterns"}
-PRAIRIELEARN_MEMORY_MB = 2048  # apps/grader-host/src/lib/config.ts, graderDockerMemory (2 GiB, no swap)
 # A notebook whose answers never finish: add sleeps (a kernel that waits: the wall-clock ceilings stop it),
 # and the scale cell spins before defining scale (a kernel that computes: the CPU budgets stop it).
 SLEEPS = "def add(a, b):\n    import time\n    time.sleep(3600)\n"
@@ -208,7 +205,7 @@ def graded_under_prairielearns_quota(argv: list[str]) -> tuple[int, float, float
     from assignments.grading.sandbox.cgroups import NO_CGROUP_ENV
 
     env = {**os.environ, "PYTHONPATH": str(REPO), NO_CGROUP_ENV: "1"}
-    with cgroups.Cgroup(cpu=prairielearn_question.CPUS, memory_mb=PRAIRIELEARN_MEMORY_MB) as group:
+    with container_limits.Cgroup(cpu=prairielearn_question.CPUS, memory_mb=prairielearn_question.MEMORY_MB) as group:
         began = time.monotonic()
         process = group.popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         output, _ = process.communicate(timeout=prairielearn_question.MAX_TIMEOUT_S)

@@ -8,6 +8,7 @@ import sys
 from ..escaping import one_line
 from . import arguments
 from .help import add_command
+from .options import course_of, root_option
 
 
 def _refuse(line: str) -> int:
@@ -16,7 +17,6 @@ def _refuse(line: str) -> int:
 
 
 def cmd_feedback(args) -> int:
-    from ..course import resolve
     from ..delivery import canvas_api
     from ..delivery.deliver import DeliveryRefused, canvas_target, deliver
     from ..delivery.release import ELSEWHERE
@@ -30,7 +30,7 @@ def cmd_feedback(args) -> int:
         return _refuse("--api and --dry-run are for Canvas; Moodle takes the feedback zip")
     problems: list[str] = []
     try:
-        assignment = resolve(args.assignment)
+        assignment = course_of(args).assignment(args.assignment)
         run = Run.of_results(args.results) if args.results else Run.of_term(assignment)
         canvas = (
             canvas_target(assignment, args.canvas_url, args.canvas_course, args.canvas_id)
@@ -99,7 +99,7 @@ def add_commands(sub) -> None:
             "course feedback transformers --lms moodle --include-ungraded",
         ],
     )
-    arguments.assignment(cmd)
+    arguments.assignment(cmd, from_root=True)
     cmd.add_argument(
         "--lms",
         required=True,
@@ -131,4 +131,5 @@ def add_commands(sub) -> None:
         default=None,
         help="the Canvas assignment id; default [tool.course.canvas.assignments] <assignment>'s id",
     )
+    root_option(cmd)
     cmd.set_defaults(func=cmd_feedback)

@@ -76,6 +76,14 @@ def cmd_prairielearn(args) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.quota:
+        from ..prairielearn_quota import grade_under_quota, unavailable
+
+        why = unavailable()
+        if why:
+            print(f"course prairielearn --quota: {why} (Linux, as root)", file=sys.stderr)
+            return 2
+        return grade_under_quota(args.assignment, args.job)
     from ..prairielearn_runner import main
 
     return main(args.assignment, args.job)  # non-zero where the grader failed: PrairieLearn fails the job
@@ -201,7 +209,11 @@ def add_commands(sub) -> None:
         sub,
         "prairielearn",
         help="grade one PrairieLearn external-grading job (the grader image's entry point for PrairieLearn)",
-        example=["course prairielearn transformers --job /grade", "course prairielearn --print-timeout"],
+        example=[
+            "course prairielearn transformers --job /grade",
+            "course prairielearn transformers --job build/pl-job --quota",
+            "course prairielearn --print-timeout",
+        ],
     )
     arguments.assignment(
         prairielearn, also=arguments.job_assignments, optional=True, default_help="needed unless --print-timeout"
@@ -212,6 +224,12 @@ def add_commands(sub) -> None:
         action="store_true",
         help="print the job timeout in seconds that a question's info.json needs (the grader's wall-clock "
         "ceiling plus its own work at PrairieLearn's 0.9 CPU) and exit",
+    )
+    prairielearn.add_argument(
+        "--quota",
+        action="store_true",
+        help="try the job as PrairieLearn's grading host runs it, under its 0.9 CPU and 2 GiB, and say how long it "
+        "took against the question's timeout (Linux, as root)",
     )
     prairielearn.set_defaults(func=cmd_prairielearn)
 

@@ -8,6 +8,7 @@ import shutil
 import textwrap
 
 from .. import notebooks
+from ..grading.doors.nbgrader.hidden_region import COURSE_VARIABLE
 from .errors import StepFailed
 from .staging import Stage
 from .tools import nbgrader_command, run_tool, tail, tool_env
@@ -46,6 +47,12 @@ def _validation_failure(headline: str, output: str, nb) -> StepFailed:
     return StepFailed(f"{headline} ({names}):\n{details}")
 
 
+def _course_env(stage: Stage) -> dict:
+    """The tools' environment, naming the course folder whose assignment the hidden-test regions resolve
+    (a ``--root`` course's, not this checkout's)."""
+    return tool_env({COURSE_VARIABLE: str(stage.course.root)}, threads=stage.threads)
+
+
 def validate_source(stage: Stage) -> None:
     """``nbgrader validate`` on a copy of the staged source: every test must pass."""
     folder = stage.scratch / "validate-source"
@@ -53,7 +60,7 @@ def validate_source(stage: Stage) -> None:
     output = run_tool(
         nbgrader_command("validate", str(folder / stage.notebook)),
         stage.root,
-        tool_env(threads=stage.threads),
+        _course_env(stage),
         f"{stage.assignment}: nbgrader validate (source)",
     )
     if "Success! Your notebook passes all the tests." not in output:
@@ -69,7 +76,7 @@ def validate_release(stage: Stage) -> None:
     output = run_tool(
         nbgrader_command("validate", "--invert", str(folder / stage.notebook)),
         stage.root,
-        tool_env(threads=stage.threads),
+        _course_env(stage),
         f"{stage.assignment}: nbgrader validate --invert (release)",
     )
     if "Success! The notebook does not pass any tests." not in output:

@@ -1,5 +1,6 @@
-"""A command in a control group of its own: a CPU quota and a memory limit like a container's, and the
-group's peak memory. Linux and root only; ``unavailable()`` says why not elsewhere.
+"""A command under a container's limits: a control group of its own with a CPU quota and a memory limit like
+a container's, and the group's peak memory. Linux and root only; ``unavailable()`` says why not elsewhere.
+Used by ``course prairielearn --quota`` (a job under PrairieLearn's limits) and by the benchmarks.
 
     with Cgroup(cpu=0.5, memory_mb=768) as group:
         process = group.popen(["python", "grade.py"])
