@@ -69,6 +69,11 @@ X_FOR_K0 = (
 )
 
 
+# The tests that read toy_run run on one worker (`--dist loadgroup`), so that its class is graded once, not on
+# each worker that got one of them.
+ON_TOY_RUN = pytest.mark.xdist_group("batches_toy_run")
+
+
 @pytest.fixture(scope="module")
 def toy_run(tmp_path_factory):
     """The toy course (its lenient suite) with a class of two (the reference, and a scale() that returns x
@@ -90,6 +95,7 @@ def toy_run(tmp_path_factory):
     return the_toy, jobs, grader, run, {r.student: r for r in first}
 
 
+@ON_TOY_RUN
 def test_records_say_what_they_were_graded_from_and_by_what(toy_run):
     the_toy, jobs, _, run, first = toy_run
     version = batches.grader_version(the_toy.assignment)
@@ -103,6 +109,7 @@ def test_records_say_what_they_were_graded_from_and_by_what(toy_run):
     assert first["bo"].autograded_points == 5, "the lenient suite should miss bo's scale(x, 0)"
 
 
+@ON_TOY_RUN
 def test_a_batch_started_again_keeps_every_record_and_grades_nobody(toy_run, capsys):
     the_toy, jobs, grader, run, first = toy_run
     stamps = {p.name: p.stat().st_mtime_ns for p in (run / "results").glob("*.json")}
@@ -117,6 +124,7 @@ def test_a_batch_started_again_keeps_every_record_and_grades_nobody(toy_run, cap
     assert set(stamps) == {p.name for p in (run / "results").glob("*.json")}
 
 
+@ON_TOY_RUN
 def test_a_new_notebook_is_graded_again_while_the_classmate_is_kept(toy_run, tmp_path, capsys):
     the_toy, jobs, grader, run, _ = toy_run
     copy = tmp_path / "run"
@@ -132,6 +140,7 @@ def test_a_new_notebook_is_graded_again_while_the_classmate_is_kept(toy_run, tmp
     assert {r.student: r.autograded_points for r in graded} == {"ada": 5, "bo": 5}
 
 
+@ON_TOY_RUN
 def test_a_regrade_after_a_hidden_test_fix_reports_whose_scores_moved_on_which_question(toy_run, capsys):
     the_toy, jobs, grader, run, first = toy_run
     before = batches.grader_version(the_toy.assignment)

@@ -16,6 +16,9 @@ import pytest
 from assignments.course import REPO
 
 SCRIPT = REPO / "benchmarks" / "student_gpu.py"
+# One worker runs this module (`--dist loadgroup`): both tests read one quick run, which each worker that got
+# one of them ran again.
+pytestmark = pytest.mark.xdist_group("student_gpu_benchmark")
 
 
 def load_benchmark():

@@ -31,6 +31,11 @@ def records():
     return class_results.synthetic_class(STUDENTS)
 
 
+# The tests that read the written report run on one worker (`--dist loadgroup`): it is written once (about
+# 6 s of CPU), not on each worker that got one of them.
+ON_WRITTEN = pytest.mark.xdist_group("class_report_written")
+
+
 @pytest.fixture(scope="module")
 def written(records, tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
@@ -39,12 +44,14 @@ def written(records, tmp_path_factory):
     return folder, files, time.monotonic() - began
 
 
+@ON_WRITTEN
 def test_the_report_of_800_students_is_written_in_seconds(written):
     _, files, seconds = written
     assert len(files) == 3 + 1 + STUDENTS, "summary, two figures, the index and a page per student"
     assert seconds < 60, f"writing the report of {STUDENTS} students took {seconds:.0f} s"
 
 
+@ON_WRITTEN
 def test_the_summary_names_questions_by_title_and_has_no_row_per_student(written, records):
     folder, _, _ = written
     text = (folder / "summary.md").read_text()
@@ -58,6 +65,7 @@ def test_the_summary_names_questions_by_title_and_has_no_row_per_student(written
     assert f"Not graded yet (no panel below): {ungraded}." in text
 
 
+@ON_WRITTEN
 def test_each_student_has_a_page_with_their_own_evidence(written, records):
     folder, _, _ = written
     pages = folder / report.STUDENTS

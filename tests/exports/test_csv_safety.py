@@ -133,6 +133,11 @@ def written_exports(tmp_path: Path) -> list[Path]:
     return written["canvas"] + written["nbgrader"]
 
 
+# One worker runs this module (`--dist loadgroup`): its exports (an nbgrader gradebook and export, about 12 s
+# of CPU) were written again on each worker that got one of its tests.
+pytestmark = pytest.mark.xdist_group("csv_safety")
+
+
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory) -> list[Path]:
     """``written_exports`` once for the module's tests (nbgrader's own export takes seconds)."""

@@ -27,6 +27,10 @@ from assignments.run_folder import Run
 from assignments.workflow import export
 from tests.exports.test_exports import grade_by_hand, record, toy_course
 
+# One worker runs this module (`--dist loadgroup`): its module fixture (an nbgrader gradebook and export, about
+# 10 s of CPU) ran once on each worker that got one of its tests.
+pytestmark = pytest.mark.xdist_group("grades_add_up")
+
 TOY = canvas.CanvasAssignment("toy", "9")
 TEN_PERCENT = adjust.LatePolicy(per_day=10)
 
