@@ -29,6 +29,11 @@ from tests.helpers import isolation_unavailable
 LIMITS = Limits(cell_timeout=20, call_timeout=10, total_timeout=120)
 
 
+# The tests that use the module's zygote run on one worker (`--dist loadgroup`): it is started once (about 9 s
+# of CPU, reaped at the module's end), not on each worker that got one of them.
+ON_ZYGOTE = pytest.mark.xdist_group("warm_kernels_zygote")
+
+
 @pytest.fixture(scope="module")
 def zygote():
     with warm.zygote() as started:
@@ -44,6 +49,7 @@ def start_box(name: str = "warm.ipynb", limits: Limits = LIMITS) -> tuple[Sandbo
     return box, KernelHandle(box, "toy", seed=0, stand_in_source="")
 
 
+@ON_ZYGOTE
 def test_a_warm_kernel_keeps_the_students_files_in_its_own_scratch(zygote):
     box, student = start_box()
     try:
@@ -59,6 +65,7 @@ def test_a_warm_kernel_keeps_the_students_files_in_its_own_scratch(zygote):
         box.close()
 
 
+@ON_ZYGOTE
 def test_two_warm_kernels_share_no_random_state_and_no_zygote_file(zygote):
     listener = os.readlink(f"/proc/{zygote.proc.pid}/fd/3")
     assert listener.startswith("socket:"), listener
@@ -86,6 +93,7 @@ def test_two_warm_kernels_share_no_random_state_and_no_zygote_file(zygote):
     assert not any(zygote.socket in link for link in links), links
 
 
+@ON_ZYGOTE
 def test_a_grader_that_leaves_mid_request_does_not_stop_the_zygote(zygote):
     import socket
 
@@ -103,6 +111,7 @@ def test_a_grader_that_leaves_mid_request_does_not_stop_the_zygote(zygote):
         box.close()
 
 
+@ON_ZYGOTE
 def test_a_warm_kernel_dies_with_its_grader_process(zygote, tmp_path):
     """The launcher's parent is the zygote, so only its lifeline to the grader can end it early."""
     script = (
@@ -135,6 +144,7 @@ def test_a_warm_kernel_dies_with_its_grader_process(zygote, tmp_path):
         grader.stdout.close()
 
 
+@ON_ZYGOTE
 def test_a_request_for_another_environment_gets_a_cold_kernel(zygote):
     box, student = start_box(limits=Limits(cell_timeout=20, call_timeout=10, total_timeout=120, threads=2))
     try:
