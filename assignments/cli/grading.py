@@ -51,9 +51,10 @@ def cmd_merge(args) -> int:
     from ..run_folder import Run
     from ..workflow import merge
 
-    run = Run.at(args.out) if args.out else Run.of_term(args.assignment)
+    assignment = course_of(args).assignment(args.assignment)
+    run = Run.at(args.out) if args.out else Run.of_term(assignment)
     try:
-        results = merge(args.assignment, [Run.at(path) for path in args.runs], run, args.allow_missing)
+        results = merge(assignment, [Run.at(path) for path in args.runs], run, args.allow_missing)
     except MergeRefused as error:
         print(f"course merge refused: {one_line(error, limit=4000)}")
         return 2
@@ -194,7 +195,7 @@ def add_commands(sub) -> None:
             "course merge transformers shards/0 shards/1",
         ],
     )
-    arguments.assignment(merge)
+    arguments.assignment(merge, from_root=True)
     arguments.run_folders(merge)
     arguments.output_folder(merge, help="the merged run's folder (default: grades/<term>/<assignment>)")
     merge.add_argument(
@@ -203,6 +204,7 @@ def add_commands(sub) -> None:
         help="merge although students the intake lists have no record in the runs (a warning names them; "
         "no export has a row for them); without it such a merge is refused and names the shards to grade again",
     )
+    root_option(merge)
     merge.set_defaults(func=cmd_merge)
 
     prairielearn = add_command(
