@@ -246,6 +246,8 @@ def security_context(level: str) -> tuple[dict, dict]:
         return pod, container
     pod = {"runAsUser": 0, "runAsGroup": 0, "seccompProfile": seccomp}
     container = {
+        # the sandbox sets no_new_privs itself before its seccomp filter; root's setuid() needs no escalation
+        "allowPrivilegeEscalation": False,
         "privileged": False,
         "capabilities": {"drop": ["ALL"], "add": list(BASELINE_CAPABILITIES)},
         "seccompProfile": seccomp,
