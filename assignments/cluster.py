@@ -182,17 +182,25 @@ def render_slurm(
         [
             "#!/bin/bash",
             "# Submits the grading array job, then the merge, which starts once every shard has succeeded.",
+            "# --wait: return once the merge has finished (its exit status; sbatch --wait).",
             "set -euo pipefail",
+            "wait=()",
+            'if [ "${1:-}" = "--wait" ]; then wait=(--wait); fi',
             f"cd {q(str(out))}",
             f"mkdir -p {q(str(logs))} {q(str(runs))}",
             f"grade=$(sbatch --parsable --output={q(slurm_pattern(logs, 'grade-%a.log'))} grade.sbatch)",
             'grade="${grade%%;*}"  # --parsable prints "jobid" or "jobid;cluster"',
-            f'merge=$(sbatch --parsable --dependency=afterok:"$grade" --kill-on-invalid-dep=yes '
-            f"--output={q(slurm_pattern(logs, 'merge.log'))} merge.sbatch)",
+            f'echo "grading: array job $grade, {plan.shards} shard(s); logs in "{q(str(logs))}',
+            f'if ! merge=$(sbatch --parsable "${{wait[@]}}" --dependency=afterok:"$grade" --kill-on-invalid-dep=yes '
+            f"--output={q(slurm_pattern(logs, 'merge.log'))} merge.sbatch); then",
+            '    echo "the merge failed, or was cancelled because a shard failed: sacct -j $grade says which;" \\',
+            '        "submit that task again (sbatch --array=<i> grade.sbatch), then merge.sbatch" >&2',
+            "    exit 1",
+            "fi",
             'merge="${merge%%;*}"',
             'printf "%s %s\\n" "$grade" "$merge" > jobs',
-            f'echo "grading: array job $grade ({plan.shards} shard(s)); merge: job $merge, once all succeed; '
-            f'merged run: "{q(str(merged))}',
+            'if [ ${#wait[@]} -gt 0 ]; then state="finished"; else state="submitted, to start once all succeed"; fi',
+            f'echo "merge: job $merge, $state; merged run: "{q(str(merged))}',
             "",
         ]
     )

@@ -1,32 +1,36 @@
-"""A class graded on a real Slurm cluster (docs/how-to/large-class.md): `course cluster slurm` renders the array
-job and the dependent merge for the tutorial's class of the toy course, its submit.sh submits them to the
-single-node cluster `.ci/install-slurm` configures (`make slurm`), and the merged run must hold the same records
-as an unsharded `course grade` of the same download, graded meanwhile on this machine.
+"""The large-class guide (docs/how-to/large-class.md) run as a reader runs it, on a real Slurm cluster: every
+command of its console blocks in order, on the tutorial's course, from a folder laid out as the repository's
+root (as tests/test_docs_tutorial.py runs the tutorial). Its Slurm part renders the array job and the
+dependent merge with `course cluster slurm` and submits them with submit.sh to the single-node cluster that
+`.ci/install-slurm` configures (`make slurm`); the merged run must hold the same records as the guide's
+unsharded `course grade` of the same download (and as its shards merged by hand), and the Kubernetes files
+it renders must be valid objects of the API (tests/test_kubernetes_manifests.py).
 
 Needs Slurm's client commands and a node that accepts jobs: skips without them, fails instead with
-COURSE_REQUIRE_TOOLS=1 (CI, after `make slurm`). `make slurm-test` runs it; about a minute and a half on 2
-cores. The rendered scripts' quoting is checked without Slurm in tests/test_cluster_render.py.
+COURSE_REQUIRE_TOOLS=1 (CI, after `make slurm`). `make slurm-test` runs it. The rendered scripts' quoting
+is checked without Slurm in tests/test_cluster_render.py.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from assignments.course import REPO
-from tests.fixtures import tutorial
 from tests.helpers import tool_unavailable
+from tests.test_docs_tutorial import LINKED, blocks, environment, run, steps, unmatched
+from tests.test_kubernetes_manifests import RELEASES, problems
+
+PAGE = REPO / "docs" / "how-to" / "large-class.md"
 
 pytestmark = pytest.mark.xdist_group("slurm")
 SHARDS = 2
-WAIT_S = 600
 
 
 def slurm_ready() -> str | None:
@@ -70,46 +74,51 @@ def job_state(job: str) -> str:
     return "gone"
 
 
-def test_an_array_job_and_its_dependent_merge_grade_the_class_as_one_machine_does(tmp_path):
+@pytest.fixture
+def root(tmp_path) -> Path:
+    """A folder that is the repository's root for the page's commands (as the tutorial's test makes it)."""
+    if shutil.which("make") is None:
+        tool_unavailable("make is not installed")
+    for name in LINKED:
+        (tmp_path / name).symlink_to(REPO / name)
+    return tmp_path
+
+
+def test_the_large_class_guide_runs_as_shown_and_slurm_grades_the_class_as_one_machine_does(root):
+    """Every console block of docs/how-to/large-class.md in order (one machine, shards by hand, Slurm,
+    Kubernetes), each checked against the lines the page shows; then the Slurm run's merged records must
+    equal the one machine's, and so must the shards merged by hand; the Kubernetes files must be valid."""
     missing = slurm_ready()
     if missing:
         tool_unavailable(missing)
-    course = tmp_path / "course"
-    tutorial.build(course)
-    download = course / "downloads" / "submissions.zip"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}  # the compute node (this machine) imports this checkout
-    command = [sys.executable, "-m", "assignments"]
-    rendered = subprocess.run(
-        [*command, "cluster", "slurm", "toy", str(download), "--shards", str(SHARDS), "--workers", "1"]
-        + ["--root", str(course), "--out", str(tmp_path / "slurm")],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert rendered.returncode == 0, rendered.stdout + rendered.stderr
-    submitted = subprocess.run([str(tmp_path / "slurm" / "submit.sh")], capture_output=True, text=True, env=env)
-    assert submitted.returncode == 0, f"submit.sh failed:\n{submitted.stdout}\n{submitted.stderr}"
-    grade_job, merge_job = (tmp_path / "slurm" / "jobs").read_text().split()
-    # The same class graded whole on this machine while the cluster grades it in shards.
-    whole = subprocess.run(
-        [*command, "grade", "toy", str(download), "--workers", "1", "--root", str(course)]
-        + ["--out", str(tmp_path / "whole")],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert whole.returncode == 0, whole.stdout[-3000:] + whole.stderr[-3000:]
-    deadline = time.monotonic() + WAIT_S
-    while job_state(merge_job) in ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING"):
-        assert time.monotonic() < deadline, f"the merge job {merge_job} did not finish within {WAIT_S} s"
-        time.sleep(2)
-    logs = tmp_path / "slurm" / "logs"
+    env = environment(root)
+    ran = []
+    for language, body in blocks(PAGE.read_text(encoding="utf-8")):
+        if language != "console":
+            continue
+        for command, shown in steps(body):
+            started = time.monotonic()
+            printed = run(command, root, env)
+            missing_lines = unmatched(shown, printed)
+            assert not missing_lines, (
+                f"`{command}` did not print, in this order, the page's lines {missing_lines}; it printed:\n{printed}"
+            )
+            ran.append(f"{time.monotonic() - started:5.1f} s  {command}")
+    print("\n".join(ran))
+    large = root / "build" / "large"
+    assert any("submit.sh" in command for command in ran), "the guide submits nothing to Slurm"
+    grade_job, merge_job = (large / "slurm" / "jobs").read_text().split()
+    logs = large / "slurm" / "logs"
     shown = "\n".join(f"--- {log.name}\n{log.read_text()[-2000:]}" for log in sorted(logs.glob("*.log")))
     assert job_state(merge_job) == "COMPLETED", f"merge job {merge_job}: {job_state(merge_job)}\n{shown}"
-    shards = [records(tmp_path / "slurm" / "runs" / f"shard-{i}") for i in range(SHARDS)]
+    shards = [records(large / "slurm" / "runs" / f"shard-{i}") for i in range(SHARDS)]
     assert sum(len(shard) for shard in shards) == 3, f"each student graded by exactly one array task:\n{shown}"
-    merged, alone = records(tmp_path / "slurm" / "merged"), records(tmp_path / "whole")
-    assert sorted(merged) == sorted(alone) == ["1001", "1002", "1003"], (sorted(merged), sorted(alone))
-    assert merged == alone, "the merged shards' records differ from the unsharded grading's"
-    assert (tmp_path / "slurm" / "merged" / "exports").is_dir(), "the merge job writes the exports"
-    assert grade_job != merge_job
+    whole = records(large / "whole")
+    assert sorted(whole) == ["1001", "1002", "1003"], sorted(whole)
+    assert records(large / "slurm" / "merged") == whole, "Slurm's merged shards differ from the unsharded grading"
+    assert records(large / "merged") == whole, "the shards merged by hand differ from the unsharded grading"
+    assert (large / "slurm" / "merged" / "exports").is_dir(), "the merge job writes the exports"
+    for manifest in sorted((large / "k8s").glob("*.yaml")):
+        body = yaml.safe_load(manifest.read_text())
+        for release in RELEASES:
+            assert problems(release, body) == [], f"{manifest.name} is not valid for Kubernetes {release}"

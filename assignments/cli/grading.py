@@ -26,7 +26,7 @@ def cmd_grade(args) -> int:
     from ..workflow import export_all, grade_class
 
     assignment = course_of(args).assignment(args.assignment)
-    run = Run.at(args.out) if args.out else Run.of_term(assignment)
+    run = Run.at(Path(args.out).absolute()) if args.out else Run.of_term(assignment)  # nbgrader wants it absolute
     shard = args.shard  # a Shard already (arguments.shard), or None
     results = grade_class(
         assignment, Path(args.submissions), run, workers=args.workers, shard=shard, layout=args.layout
@@ -52,9 +52,9 @@ def cmd_merge(args) -> int:
     from ..workflow import merge
 
     assignment = course_of(args).assignment(args.assignment)
-    run = Run.at(args.out) if args.out else Run.of_term(assignment)
+    run = Run.at(Path(args.out).absolute()) if args.out else Run.of_term(assignment)  # nbgrader wants it absolute
     try:
-        results = merge(assignment, [Run.at(path) for path in args.runs], run, args.allow_missing)
+        results = merge(assignment, [Run.at(Path(path).absolute()) for path in args.runs], run, args.allow_missing)
     except MergeRefused as error:
         print(f"course merge refused: {one_line(error, limit=4000)}")
         return 2
