@@ -56,10 +56,15 @@ def count_notebooks(download: Path) -> int:
     return 1
 
 
+def shown(text: str) -> str:
+    """An instructor's value in a message: quoted, escaped, cut (a newline or escape sequence prints as such)."""
+    return json.dumps(text)[:80]
+
+
 def kubernetes_name(text: str, what: str) -> str:
     if not KUBERNETES_NAME.fullmatch(text):
         raise ClusterError(
-            f"{what} {json.dumps(text)[:80]} is not a Kubernetes name (lower-case letters, digits and '-', "
+            f"{what} {shown(text)} is not a Kubernetes name (lower-case letters, digits and '-', "
             "at most 63, starting and ending with a letter or digit)"
         )
     return text
@@ -67,7 +72,7 @@ def kubernetes_name(text: str, what: str) -> str:
 
 def slurm_name(text: str, what: str) -> str:
     if not SLURM_NAME.fullmatch(text):
-        raise ClusterError(f"{what} {json.dumps(text)[:80]} may hold only letters, digits, '_', '.' and '-'")
+        raise ClusterError(f"{what} {shown(text)} may hold only letters, digits, '_', '.' and '-'")
     return text
 
 
@@ -276,7 +281,7 @@ def kubernetes_objects(
 ) -> dict[str, dict]:
     """The claim, the grading Indexed Job and the merge Job as Python objects (file name -> object)."""
     if not IMAGE.fullmatch(image):
-        raise ClusterError(f"--image {json.dumps(image)[:80]} is not an image reference (registry/name:tag)")
+        raise ClusterError(f"--image {shown(image)} is not an image reference (registry/name:tag)")
     kubernetes_name(claim, "--claim")
     kubernetes_name(pull_secret, "--pull-secret")
     if namespace is not None:

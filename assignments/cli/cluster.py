@@ -12,10 +12,34 @@ from .help import add_command
 from .options import course_of, root_option
 
 
+def _names_ok(args, course) -> None:
+    """Every name that lands in an #SBATCH line or a Kubernetes object, checked before anything is written."""
+    from .. import cluster
+
+    checks = [
+        ("partition", cluster.slurm_name, "--partition"),
+        ("account", cluster.slurm_name, "--account"),
+        ("claim", cluster.kubernetes_name, "--claim"),
+        ("pull_secret", cluster.kubernetes_name, "--pull-secret"),
+        ("namespace", cluster.kubernetes_name, "--namespace"),
+        ("storage_class", cluster.kubernetes_name, "--storage-class"),
+    ]
+    try:
+        for key, check, flag in checks:
+            if getattr(args, key) is not None:
+                check(getattr(args, key), flag)
+        if args.engine == "kubernetes" and not cluster.IMAGE.fullmatch(args.image):
+            raise cluster.ClusterError(f"--image {cluster.shown(args.image)} is not an image reference")
+    except cluster.ClusterError as error:
+        raise arguments.BadInput(str(error)) from None
+
+
 def cmd_cluster(args) -> int:
     from .. import cluster, sizing
 
-    assignment = course_of(args).assignment(args.assignment)
+    course = course_of(args)
+    assignment = course.assignment(args.assignment)
+    out = Path(args.out) if args.out else course.build_dir / "cluster" / args.engine / assignment.name
     students = args.students or cluster.count_notebooks(Path(args.submissions))
     plan = cluster.Plan(
         assignment.name,
@@ -29,7 +53,7 @@ def cmd_cluster(args) -> int:
         if args.engine == "slurm":
             written = cluster.render_slurm(
                 plan,
-                args.out,
+                out,
                 course_command=shlex.split(args.course_command) if args.course_command else None,
                 partition=args.partition,
                 account=args.account,
@@ -40,7 +64,7 @@ def cmd_cluster(args) -> int:
             for key in ("claim", "pull_secret", "namespace", "storage_class"):
                 if getattr(args, key) is not None:
                     options[key] = getattr(args, key)
-            written = cluster.render_kubernetes(plan, args.out, **options)
+            written = cluster.render_kubernetes(plan, out, **options)
     except cluster.ClusterError as error:
         print(f"course cluster: {error}", file=sys.stderr)
         return 2
@@ -80,7 +104,11 @@ def add_commands(sub) -> None:
         default=None,
         help="the class size the requests are sized for (default: the notebooks in the download)",
     )
-    arguments.output_folder(parser, help="where the scripts or manifests are written", run=False)
+    arguments.output_folder(
+        parser,
+        help="where the scripts or manifests are written (default: build/cluster/<engine>/<assignment>)",
+        run=False,
+    )
     root_option(parser)
     slurm = parser.add_argument_group("slurm")
     slurm.add_argument("--partition", default=None, help="the partition to submit to (default: the cluster's)")
@@ -107,4 +135,5 @@ def add_commands(sub) -> None:
         help="baseline (default): root in the pod, each kernel under a uid of its own; restricted: a non-root "
         "uid, one submission at a time per pod, kernels as the grader's uid (docs/security.md)",
     )
+    arguments.own_check(parser, _names_ok)
     parser.set_defaults(func=cmd_cluster)
