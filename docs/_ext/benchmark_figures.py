@@ -149,6 +149,10 @@ def class_sizes() -> dict:
         size: max(r["cpu_per_submission_s"] for r in runs if r["students"] == size) for size in (smallest, largest)
     }
     loads = [x for r in runs for x in (r["load_before"][0], r["load_after"][0])]
+    idle = [r for r in classes("grade_class_24.json") if r["assignment"] == source.assignment]
+    if not idle:
+        raise ExtensionError(f"benchmark figures: grade_class_24.json has no class of {source.assignment}")
+    one_worker = [r for r in runs if r["workers"] == 1]
     return {
         "assignment": source.assignment,
         "students": source.students,
@@ -160,6 +164,9 @@ def class_sizes() -> dict:
         "cpu_largest": f"{cpu_at[largest]:.2f}",
         "load_span": span(loads, 1),
         "supervisor_mb": rule.SUPERVISOR_MB,
+        "idle_cpu_s": f"{idle[0]['cpu_per_submission_s']:.2f}",
+        "idle_students": idle[0]["students"],
+        "one_worker_mb": max(r["pss_per_worker_mb"] for r in one_worker) if one_worker else "not measured",
     }
 
 
