@@ -49,7 +49,7 @@ def figures(path: Path = RESULTS) -> Figures | None:
     at_largest = [row for row in rows if row["students"] == largest]
     # Memory per worker where several workers ran: their kernels are forks of one zygote and share its pages,
     # so one worker alone carries the zygote and the fork server whole (and reads higher per worker).
-    shared = [row for row in rows if row["workers"] > 1] or rows
+    shared = [row for row in rows if row.get("workers", 1) > 1] or rows
     return Figures(
         cpu_s_per_submission=max(row["cpu_per_submission_s"] for row in at_largest),
         mb_per_worker=max(row["pss_per_worker_mb"] for row in shared),

@@ -78,6 +78,12 @@ def test_hostile_names_and_paths_reach_the_course_command_as_single_words_and_ru
         "merge.sbatch",
     ], second
     assert (out / "jobs").read_text().split() == ["41", "42"]
+    assert "merge: job 42, submitted" in ran.stdout, ran.stdout
+    # --wait: sbatch waits for the merge (its exit status is the merge's)
+    log.unlink()
+    ran = subprocess.run([str(written["submit.sh"]), "--wait"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert ran.returncode == 0 and "merge: job 42, finished" in ran.stdout, ran.stdout + ran.stderr
+    assert "--wait" in logged(log)[1] and "--wait" not in logged(log)[0]
     assert not list(tmp_path.rglob("PWNED")) and not Path("PWNED").exists(), "a hostile name ran a command"
     # the #SBATCH lines carry nothing of the name but a cleaned job name
     directives = [line for line in written["grade.sbatch"].read_text().splitlines() if line.startswith("#SBATCH")]
@@ -136,14 +142,16 @@ def test_the_requests_follow_the_sizing_rule():
 
 def test_the_sizing_figures_are_the_largest_measured_class(tmp_path):
     rows = [
-        {"students": 8, "assignment": "toy", "cpu_per_submission_s": 9.0, "pss_per_worker_mb": 600},
-        {"students": 64, "assignment": "toy", "cpu_per_submission_s": 3.5, "pss_per_worker_mb": 650},
-        {"students": 64, "assignment": "toy", "cpu_per_submission_s": 3.1, "pss_per_worker_mb": 700},
+        {"students": 8, "workers": 2, "assignment": "toy", "cpu_per_submission_s": 9.0, "pss_per_worker_mb": 600},
+        {"students": 8, "workers": 1, "assignment": "toy", "cpu_per_submission_s": 9.5, "pss_per_worker_mb": 990},
+        {"students": 64, "workers": 2, "assignment": "toy", "cpu_per_submission_s": 3.5, "pss_per_worker_mb": 650},
+        {"students": 64, "workers": 2, "assignment": "toy", "cpu_per_submission_s": 3.1, "pss_per_worker_mb": 700},
         {"students": 1, "assignment": "toy", "wall_s": 9.0},  # a one-submission row: not a class
     ]
     path = tmp_path / "sizes.json"
     path.write_text(json.dumps(rows))
     figures = sizing.figures(path)
+    # the largest class's worst CPU figure; the memory per worker where several workers shared the zygote
     assert (figures.students, figures.cpu_s_per_submission, figures.mb_per_worker) == (64, 3.5, 700)
     assert sizing.figures(tmp_path / "absent.json") is None
 
