@@ -51,7 +51,8 @@ def cmd_merge(args) -> int:
     from ..run_folder import Run
     from ..workflow import merge
 
-    assignment = course_of(args).assignment(args.assignment)
+    # --root's course when given (a merge job on a cluster names it); otherwise the name, as before
+    assignment = course_of(args).assignment(args.assignment) if args.root else args.assignment
     run = Run.at(Path(args.out).absolute()) if args.out else Run.of_term(assignment)  # nbgrader wants it absolute
     try:
         results = merge(assignment, [Run.at(Path(path).absolute()) for path in args.runs], run, args.allow_missing)
