@@ -309,9 +309,7 @@ def kubernetes_objects(
         {"name": "grading", "mountPath": "/autograder/input", "subPath": "input", "readOnly": True},
         {"name": "grading", "mountPath": "/runs", "subPath": "runs"},
     ]
-    env = [{"name": "COURSE_SHARDS", "value": str(plan.shards)}]
-    if pod_security == "restricted":
-        env.append({"name": "HOME", "value": "/tmp"})
+    env = [{"name": "HOME", "value": "/tmp"}] if pod_security == "restricted" else []  # root's is not its own
 
     def pod(args: list[str], request: sizing.Request, more_env: list[dict]) -> dict:
         return {
@@ -415,8 +413,9 @@ def render_kubernetes(plan: Plan, out: Path, **options) -> dict[str, Path]:
         "merge-job.yaml": "Apply once the grading Job is complete (submit.sh waits for it with kubectl wait).",
     }
     for filename, body in objects.items():
+        plain = json.loads(json.dumps(body))  # no object shared twice, so no YAML anchors and aliases
         text = f"# Rendered by `course cluster kubernetes`. {notes[filename]}\n" + yaml.safe_dump(
-            body, sort_keys=False, default_flow_style=False, width=1000
+            plain, sort_keys=False, default_flow_style=False, width=1000
         )
         path = out / filename
         path.write_text(text, encoding="utf-8")
@@ -433,7 +432,11 @@ def render_kubernetes(plan: Plan, out: Path, **options) -> dict[str, Path]:
             f"cd {shlex.quote(str(out))}",
             f"kubectl{ns} apply -f pvc.yaml",
             f"kubectl{ns} apply -f grade-job.yaml",
-            f"kubectl{ns} wait --for=condition=complete --timeout={deadline}s job/{grade_name}",
+            f"if ! kubectl{ns} wait --for=condition=complete --timeout={deadline}s job/{grade_name}; then",
+            f'    echo "job/{grade_name} did not complete: kubectl{ns} describe job/{grade_name} names the failed" \\',
+            '        "indexes; grade those shards again (the same command, --shard i/N), then apply merge-job.yaml" >&2',
+            "    exit 1",
+            "fi",
             f"kubectl{ns} apply -f merge-job.yaml",
             "",
         ]
