@@ -35,6 +35,7 @@ demo: venv
 # runs the rehearsals after `make test`, and `make platforms`' steps, which run the other two on the toy course.
 REHEARSAL := tests/test_colab_rehearsal.py
 IMAGE_TEST := tests/test_grader_image.py
+SLURM_TEST := tests/test_slurm.py
 
 # ruff, pinned: another version formats differently, and CI would fail on a file nobody changed.
 RUFF_SPEC ?= ruff==0.17.6
@@ -51,11 +52,11 @@ lint: $(VENV)/.ruff
 # drift, the real course through nbgrader and the CLI) are two targets, so that `make test` stays within ten minutes on 2 cores; CI runs
 # both. Tests marked previous_runtime run only in rehearsal-previous (tests/conftest.py says which and why).
 test: venv lint
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=30 --ignore=$(REHEARSAL) --ignore=$(IMAGE_TEST) \
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=30 --ignore=$(REHEARSAL) --ignore=$(IMAGE_TEST) --ignore=$(SLURM_TEST) \
 	  -m "not previous_runtime and not course" tests
 
 check-course: venv
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=30 --ignore=$(REHEARSAL) --ignore=$(IMAGE_TEST) \
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=30 --ignore=$(REHEARSAL) --ignore=$(IMAGE_TEST) --ignore=$(SLURM_TEST) \
 	  -m "course and not previous_runtime" tests
 
 # The Colab rehearsals run the notebooks in a kernel that is one of Colab's runtimes: a venv built from one
@@ -228,6 +229,15 @@ platforms: venv podman
 	$(MAKE) gradescope-trees-clean
 	$(MAKE) image-test-toy
 
+# A single-node Slurm cluster from Debian's packages (munge, slurmctld, slurmd), configured for this machine and
+# started (.ci/install-slurm; needs root or sudo), and the test that grades the tutorial's class on it as an
+# array job and a dependent merge (tests/test_slurm.py; docs/how-to/large-class.md).
+slurm:
+	.ci/install-slurm
+
+slurm-test: venv
+	$(BIN)/python -m pytest -n 0 --durations=5 $(SLURM_TEST)
+
 # Chromium and chromedriver from apt for the formgrader browser test (CI calls it; needs root or sudo).
 browser:
 	.ci/install-browser
@@ -254,7 +264,7 @@ newest:
 	$(NEWEST)/bin/python -m pip install --quiet -c $(NEWEST)/torch.txt $(TORCH_SPEC)
 	$(NEWEST)/bin/python -m pip install --quiet -e .
 	-$(NEWEST)/bin/course lock --check
-	$(NEWEST)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --ignore=$(REHEARSAL) --ignore=$(IMAGE_TEST) -m "not previous_runtime" tests
+	$(NEWEST)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --ignore=$(REHEARSAL) --ignore=$(IMAGE_TEST) --ignore=$(SLURM_TEST) -m "not previous_runtime" tests
 
 selftest: venv
 	$(BIN)/course selftest --repeats 10

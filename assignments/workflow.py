@@ -128,6 +128,10 @@ def grade_jobs(
         print(f"kept {len(kept)} record(s) graded from the same notebook by this grader ({version})")
     for record in kept:
         batch.save(record, out)
+    if todo:  # the sizing rule's estimate (assignments/sizing.py), one line
+        from . import sizing
+
+        print(sizing.batch_line(len(todo), workers or batch.default_workers()), flush=True)
     # The batch writes each record as it finishes (a crash loses nothing), with its intake findings already in.
     # The Assignment itself goes to the grader processes, so a class of any course (the toy's) is graded.
     results = batch.grade_batch(

@@ -4,6 +4,13 @@ of one graded submission (kernel and grader together), for each assignment.
     .venv/bin/python benchmarks/grade_class.py                       # every assignment, class of 8, 2 workers
     .venv/bin/python benchmarks/grade_class.py --assignment transfer_lm --students 20 --workers 1 2
     .venv/bin/python benchmarks/grade_class.py --cpu-quota 0.5 --memory-limit 768 --cold-cache   # as on Gradescope
+    nice -n 10 .venv/bin/python benchmarks/grade_class.py --assignment rnn_attention --students 8 64 256 \
+        --workers 2 1 --kinds demo --classes-only --json benchmarks/results/grade_class_sizes.json     # how cost grows
+
+With several ``--students``, each class size is graded with each ``--workers``, smallest class first (the
+largest class with the fewest workers last, so that a run cut short still holds every other figure);
+``--skip SIZE:WORKERS`` leaves one combination out. Every class row records the load average just before and
+just after it, and ``--json`` is rewritten after every row.
 
 **Class**: the reference plus mutants (one known mistake each), cycled to ``--students``, graded by
 ``batch.grade_batch`` (one fresh grader process per submission, ``--workers`` at a time) in a child
@@ -68,17 +75,23 @@ MB = 2**20
 
 
 # ------------------------------------------------------------------------------------------ a class
-def synthetic_class(assignment: str, size: int, folder: Path) -> None:
-    """Write ``size`` notebooks into ``folder``, named ``student<i>-<variant>.ipynb``: the reference and
-    the mutants in turn."""
+def synthetic_class(assignment: str, size: int, folder: Path, kinds: str = "mutants") -> None:
+    """Write ``size`` notebooks into ``folder``, named ``student<i>-<variant>.ipynb``, cycling through
+    ``kinds``: ``mutants``, the reference and every mutant in turn; ``demo``, the demo class's kinds of
+    student (``assignments.demo.students.demo_class``: the reference run on Colab, a blank upload, the
+    reference pasted into a fresh Colab notebook, three with one mistake each, a shortcut)."""
     from assignments.demo import students as demo_class
     from assignments.grading.selftest import checks as selftest
 
-    variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in selftest.mutants(assignment)]
+    if kinds == "demo":
+        notebooks = list(demo_class.demo_class(assignment).items())
+    else:
+        variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in selftest.mutants(assignment)]
+        notebooks = [(name, demo_class.filled_release(assignment, changes)) for name, changes in variants]
+    texts = [(name, nbformat.writes(nb)) for name, nb in notebooks]
     for i in range(size):
-        name, replacements = variants[i % len(variants)]
-        path = folder / f"student{i:03d}-{name}.ipynb"
-        path.write_text(nbformat.writes(demo_class.filled_release(assignment, replacements)))
+        name, text = texts[i % len(texts)]
+        (folder / f"student{i:03d}-{name}.ipynb").write_text(text)
 
 
 def grade_a_class(assignment: str, workers: int, folder: Path) -> dict:
@@ -100,8 +113,9 @@ def grade_a_class(assignment: str, workers: int, folder: Path) -> dict:
     }
 
 
-def measure_class(assignment: str, students: int, workers: int, folder: Path) -> dict:
+def measure_class(assignment: str, students: int, workers: int, folder: Path, kinds: str = "mutants") -> dict:
     """The class graded in a child process, in a cgroup (no limits) when possible to count its CPU time."""
+    load_before = os.getloadavg()
     # Written by a process of its own: building the class imports torch (the mutants' module), which neither
     # this process (see --cold-cache) nor a real class's supervising process imports; in the measured child it
     # would add about 170 MB to the class's memory.
@@ -117,6 +131,8 @@ def measure_class(assignment: str, students: int, workers: int, folder: Path) ->
             assignment,
             "--students",
             str(students),
+            "--kinds",
+            kinds,
         ],
         check=True,
     )
@@ -153,10 +169,13 @@ def measure_class(assignment: str, students: int, workers: int, folder: Path) ->
     row.update(
         assignment=assignment,
         students=students,
+        kinds=kinds,
         workers=workers,
         per_submission_per_core_s=round(row["wall_s"] * row["cores"] / students, 2),
         cpu_per_submission_s=round(cpu_seconds / students, 2) if cpu_seconds else None,
         cpu_accounting=why_no_cgroup or "the class's cgroup",
+        load_before=[round(x, 2) for x in load_before],
+        load_after=[round(x, 2) for x in os.getloadavg()],
     )
     return row
 
@@ -316,7 +335,7 @@ def load() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--assignment", nargs="+", default=default().present())
-    parser.add_argument("--students", type=int, default=8)
+    parser.add_argument("--students", type=int, nargs="+", default=[8])
     parser.add_argument("--workers", type=int, nargs="+", default=[2])
     parser.add_argument(
         "--cpu-quota",
@@ -338,14 +357,28 @@ def main() -> int:
         "page cache, so that its cgroup is charged for every library page it maps, as a "
         "fresh container is",
     )
+    parser.add_argument(
+        "--kinds",
+        choices=("mutants", "demo"),
+        default="mutants",
+        help="the class's students: the reference and every mutant, or the demo class's kinds",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write every figure to this file")
+    parser.add_argument("--classes-only", action="store_true", help="grade the classes only, not the one submission")
+    parser.add_argument(
+        "--skip",
+        nargs="*",
+        default=[],
+        metavar="SIZE:WORKERS",
+        help="class sizes and worker counts not to measure (e.g. 256:1, when it would take too long)",
+    )
     # the children's parts: write the class, grade it
     parser.add_argument("--write-class", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--grade-class", type=Path, nargs=2, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.write_class:
-        synthetic_class(args.assignment[0], args.students, args.write_class)
+        synthetic_class(args.assignment[0], args.students[0], args.write_class, args.kinds)
         return 0
     work = Path(tempfile.mkdtemp(prefix="grading-benchmark-"))
     os.chmod(work, 0o711)  # a sandboxed kernel running as its own uid must reach its scratch below
@@ -357,12 +390,27 @@ def main() -> int:
             return 0
         print(f"machine: {os.cpu_count()} CPUs, load average {load()}", flush=True)
         figures = []
+
+        def keep(row: dict) -> None:
+            figures.append(row)
+            if args.json:
+                args.json.write_text(json.dumps(figures, indent=2) + "\n")
+
+        skip = set(args.skip)
         for assignment in args.assignment:
             if args.cpu_quota is None:
-                for workers in args.workers:
-                    row = measure_class(assignment, args.students, workers, work / f"{assignment}-class-{workers}")
-                    figures.append(row)
-                    print(report_class(row), flush=True)
+                for students in sorted(args.students):
+                    for workers in sorted(args.workers, reverse=True):
+                        if f"{students}:{workers}" in skip:
+                            print(f"{assignment}: {students} submissions, {workers} worker(s): skipped", flush=True)
+                            continue
+                        folder = work / f"{assignment}-class-{students}-{workers}"
+                        row = measure_class(assignment, students, workers, folder, args.kinds)
+                        shutil.rmtree(folder, ignore_errors=True)
+                        keep(row)
+                        print(report_class(row), flush=True)
+            if args.classes_only:
+                continue
             row = measure_one(
                 assignment,
                 work / f"{assignment}-one",
@@ -371,7 +419,7 @@ def main() -> int:
                 no_namespaces=args.cpu_quota is not None,
                 cold_cache=args.cold_cache,
             )
-            figures.append(row)
+            keep(row)
             print(report_one(row), flush=True)
             if args.cpu_quota is not None:
                 verdict = "stays under" if row["wall_s"] < GRADESCOPE_TIMEOUT_S else "does NOT stay under"
@@ -381,8 +429,6 @@ def main() -> int:
                     flush=True,
                 )
         print(f"load average at the end: {load()}")
-        if args.json:
-            args.json.write_text(json.dumps(figures, indent=2) + "\n")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from . import arguments, export, feedback, grading, handgrading, publish, release, similarity
+from . import arguments, cluster, export, feedback, grading, handgrading, publish, release, similarity
 from .help import CourseParser, Group
 
 # What `course --help` says to an instructor (the module docstring above is for developers).
@@ -40,7 +40,7 @@ GROUPS: tuple[Group, ...] = (
         "the term",
         "In the order a term runs them: release and publish the student side, take in and grade the class, "
         "hand-grade the written answers, export and deliver the feedback; then the commands for a class graded "
-        "in shards or for nbgrader's own door.",
+        "in shards (by hand, Slurm or Kubernetes) or for nbgrader's own door.",
         (
             "release",
             "publish",
@@ -53,6 +53,7 @@ GROUPS: tuple[Group, ...] = (
             "export",
             "feedback",
             "merge",
+            "cluster",
             "repair",
         ),
     ),
@@ -78,6 +79,7 @@ def build_parser() -> CourseParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
     # `course --help` lists them by GROUPS, whatever the order here.
     grading.add_commands(sub)
+    cluster.add_commands(sub)
     release.add_commands(sub)
     publish.add_commands(sub)
     export.add_commands(sub)

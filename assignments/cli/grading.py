@@ -26,7 +26,7 @@ def cmd_grade(args) -> int:
     from ..workflow import export_all, grade_class
 
     assignment = course_of(args).assignment(args.assignment)
-    run = Run.at(args.out) if args.out else Run.of_term(assignment)
+    run = Run.at(Path(args.out).absolute()) if args.out else Run.of_term(assignment)  # nbgrader wants it absolute
     shard = args.shard  # a Shard already (arguments.shard), or None
     results = grade_class(
         assignment, Path(args.submissions), run, workers=args.workers, shard=shard, layout=args.layout
@@ -51,9 +51,11 @@ def cmd_merge(args) -> int:
     from ..run_folder import Run
     from ..workflow import merge
 
-    run = Run.at(args.out) if args.out else Run.of_term(args.assignment)
+    # --root's course when given (a merge job on a cluster names it); otherwise the name, as before
+    assignment = course_of(args).assignment(args.assignment) if args.root else args.assignment
+    run = Run.at(Path(args.out).absolute()) if args.out else Run.of_term(assignment)  # nbgrader wants it absolute
     try:
-        results = merge(args.assignment, [Run.at(path) for path in args.runs], run, args.allow_missing)
+        results = merge(assignment, [Run.at(Path(path).absolute()) for path in args.runs], run, args.allow_missing)
     except MergeRefused as error:
         print(f"course merge refused: {one_line(error, limit=4000)}")
         return 2
@@ -194,7 +196,7 @@ def add_commands(sub) -> None:
             "course merge transformers shards/0 shards/1",
         ],
     )
-    arguments.assignment(merge)
+    arguments.assignment(merge, from_root=True)
     arguments.run_folders(merge)
     arguments.output_folder(merge, help="the merged run's folder (default: grades/<term>/<assignment>)")
     merge.add_argument(
@@ -203,6 +205,7 @@ def add_commands(sub) -> None:
         help="merge although students the intake lists have no record in the runs (a warning names them; "
         "no export has a row for them); without it such a merge is refused and names the shards to grade again",
     )
+    root_option(merge)
     merge.set_defaults(func=cmd_merge)
 
     prairielearn = add_command(

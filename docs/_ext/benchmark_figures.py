@@ -100,23 +100,84 @@ def student_cpu() -> dict:
 
 
 def sizing() -> str:
-    """Time and memory to grade SIZING_CLASS students on one machine of N cores, one worker per core."""
-    figures = grading()
-    per_core = float(figures["s_per_submission_core"])
+    """Time and memory to grade SIZING_CLASS students on one machine of N cores, one worker per core: the
+    sizing rule `course grade` prints (assignments/sizing.py), from results/grade_class_sizes.json."""
+    from assignments import sizing as rule
+
+    source = rule.figures(RESULTS / "grade_class_sizes.json")
+    if source is None:
+        raise ExtensionError("benchmark figures: grade_class_sizes.json holds no class run")
     rows = [
-        f"| cores (one worker each) | {SIZING_CLASS} students take | memory for the workers |",
+        f"| cores (one worker each) | {SIZING_CLASS} students take | memory for the workers and `course grade` |",
         "| ---: | ---: | ---: |",
     ]
     for cores in SIZING_CORES:
-        minutes = SIZING_CLASS * per_core / cores / 60
-        memory_gb = cores * figures["mb_per_worker"] / 1000
-        measured = " (the measured machine)" if cores == figures["cores"] else ""
-        rows.append(f"| {cores}{measured} | {minutes:.0f} min | {memory_gb:.1f} GB |")
+        estimate = rule.estimate(SIZING_CLASS, cores, source)
+        measured = " (the measured machine)" if cores == 2 else ""
+        rows.append(f"| {cores}{measured} | {estimate.minutes:.0f} min | {estimate.memory_gb:.1f} GB |")
     return "\n".join(rows) + "\n"
 
 
+def class_sizes_rows() -> list[dict]:
+    return classes("grade_class_sizes.json")
+
+
+def class_sizes_table() -> str:
+    """Every class grade_class.py graded for the sizing rule, smallest first (results/grade_class_sizes.json)."""
+    rows = [
+        "| students | workers | wall | CPU per submission | memory per submission being graded | "
+        "class memory at the peak | load average before → after (1 min) |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for run in sorted(class_sizes_rows(), key=lambda r: (r["students"], -r["workers"])):
+        rows.append(
+            f"| {run['students']} | {run['workers']} | {run['wall_s']:.0f} s | {run['cpu_per_submission_s']:.2f} s | "
+            f"{run['pss_per_worker_mb']} MB | {run['class_pss_peak_mb']} MB | "
+            f"{run['load_before'][0]:.1f} → {run['load_after'][0]:.1f} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def class_sizes() -> dict:
+    """The sizing rule's figures and how they moved with the class (results/grade_class_sizes.json)."""
+    from assignments import sizing as rule
+
+    runs = class_sizes_rows()
+    source = rule.figures(RESULTS / "grade_class_sizes.json")
+    smallest, largest = min(r["students"] for r in runs), max(r["students"] for r in runs)
+    cpu_at = {
+        size: max(r["cpu_per_submission_s"] for r in runs if r["students"] == size) for size in (smallest, largest)
+    }
+    loads = [x for r in runs for x in (r["load_before"][0], r["load_after"][0])]
+    idle = [r for r in classes("grade_class_24.json") if r["assignment"] == source.assignment]
+    if not idle:
+        raise ExtensionError(f"benchmark figures: grade_class_24.json has no class of {source.assignment}")
+    one_worker = [r for r in runs if r["workers"] == 1]
+    return {
+        "assignment": source.assignment,
+        "students": source.students,
+        "sizes": ", ".join(str(n) for n in sorted({r["students"] for r in runs})),
+        "cpu_s": f"{source.cpu_s_per_submission:.2f}",
+        "mb": source.mb_per_worker,
+        "smallest": smallest,
+        "cpu_smallest": f"{cpu_at[smallest]:.2f}",
+        "cpu_largest": f"{cpu_at[largest]:.2f}",
+        "load_span": span(loads, 1),
+        "supervisor_mb": rule.SUPERVISOR_MB,
+        "idle_cpu_s": f"{idle[0]['cpu_per_submission_s']:.2f}",
+        "idle_students": idle[0]["students"],
+        "one_worker_mb": max(r["pss_per_worker_mb"] for r in one_worker) if one_worker else "not measured",
+    }
+
+
 def figures() -> dict:
-    return {"grade": grading(), "gradescope": gradescope(), "student_cpu": student_cpu(), "sizing_class": SIZING_CLASS}
+    return {
+        "grade": grading(),
+        "sizes": class_sizes(),
+        "gradescope": gradescope(),
+        "student_cpu": student_cpu(),
+        "sizing_class": SIZING_CLASS,
+    }
 
 
 def add_figures(app, config) -> None:
@@ -125,5 +186,6 @@ def add_figures(app, config) -> None:
 
 def setup(app):
     GENERATORS["sizing"] = sizing
+    GENERATORS["class-sizes"] = class_sizes_table
     app.connect("config-inited", add_figures)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
