@@ -8,6 +8,10 @@ is sqrt(p(1 - p) / N) <= 0.5 / sqrt(20,000) = 0.0035, so a bound of 0.02 is more
 id: a correct answer fails with probability below 1e-6 per id and seed (and the draws are seeded, so a
 correct answer gives the same verdict every time). The mistakes these checks catch move some probability
 by 0.1 or more.
+
+The scores come in every float dtype and far from 0 (shifted by up to 1e10), and on two stand-ins for a GPU:
+the 'meta' device (shapes without values) and ELSEWHERE's device, which holds values, so that code reading
+them (.item(), a loop over rows) runs and the device of what comes back can be checked.
 """
 
 import torch
@@ -229,6 +233,12 @@ def _kept(row, temperature=1.0, top_k=None, top_p=None):
 )
 @behaviour(
     "sample_next",
+    "top-p: a NaN p raises ValueError too (every comparison with NaN is False, so `p <= 0 or p > 1` lets it through)",
+    mutant="decode_nan_top_p_accepted",
+    kind="degenerate",
+)
+@behaviour(
+    "sample_next",
     "top-p is taken per row: each row's own set size",
     mutant="decode_top_p_one_count_for_batch",
 )
@@ -241,6 +251,11 @@ def _kept(row, temperature=1.0, top_k=None, top_p=None):
     "sample_next",
     "top-p leaves the scores tensor as it was",
     mutant="decode_scales_scores_in_place",
+)
+@behaviour(
+    "sample_next",
+    "top-p per row on 4,000 different rows: not the batch's widest nucleus in every row",
+    mutant="decode_top_p_widest_nucleus",
 )
 def test_top_p_keeps_the_smallest_set_reaching_p(student):
     # Exact support: every draw lies in the oracle's kept set, and every kept id is drawn. The least likely
@@ -282,7 +297,7 @@ def test_top_p_keeps_the_smallest_set_reaching_p(student):
         "top_p=0.6 on 4,000 rows with different scores: some draws fall outside their own row's smallest set "
         "reaching p (rank and sum each row on its own)",
     )
-    for bad in (1.01, 0.0, -0.2):
+    for bad in (1.01, 0.0, -0.2, float("nan")):
         out = student.run(
             "try:\n"
             "    sample_next(scores, top_p=bad, generator=torch.Generator().manual_seed(0))\n"
@@ -292,7 +307,11 @@ def test_top_p_keeps_the_smallest_set_reaching_p(student):
             scores=ROW.expand(3, -1).clone(),
             bad=bad,
         )
-        expect(out is True, f"top_p={bad:g} is outside (0, 1]: sample_next should raise ValueError")
+        expect(
+            out is True,
+            f"top_p={bad:g} is outside (0, 1]: sample_next should raise ValueError"
+            + (" (NaN too: every comparison with NaN is False, so check that 0 < p <= 1 holds)" if bad != bad else ""),
+        )
 
 
 @question("sample_next_tests")
@@ -405,41 +424,56 @@ def test_greedy_gives_the_first_of_tied_best_ids(student):
     "greedy with top_k or top_p still gives one id per row",
     mutant="decode_greedy_over_batch",
 )
+@behaviour(
+    "sample_next",
+    "temperature 0.0 (a float) is greedy as 0 is: the identity test `temperature is 0` misses it",
+    mutant="decode_temperature_is_zero",
+    kind="non-integer",
+)
+@behaviour(
+    "sample_next",
+    "temperature 0 returns before top_k is looked at: top_k=0 and top_k above ntoken are ignored (stated)",
+    mutant="decode_top_k_before_greedy",
+    kind="validation-order",
+)
 def test_greedy_comes_before_every_check_and_draws_nothing(student):
     scores = torch.randn(5, 45, generator=torch.Generator().manual_seed(8))
-    for options in ({"top_p": 1.5}, {"top_p": 0.0}, {"top_p": -0.3}, {"top_k": 4, "top_p": 2.0}, {"top_k": 3}):
+    cases = [({"top_p": 1.5}, 0), ({"top_p": 0.0}, 0.0), ({"top_p": -0.3}, 0), ({"top_k": 4, "top_p": 2.0}, 0.0)]
+    cases += [({"top_k": 3}, 0), ({"top_k": 0}, 0), ({"top_k": 50}, 0.0), ({"top_k": 3, "top_p": 0.5}, 0.0)]
+    for options, zero in cases:
         out = student.run(
             "global_before = torch.get_rng_state()\n"
             "g = torch.Generator().manual_seed(3)\n"
             "g_before = g.get_state()\n"
             "try:\n"
-            "    plain = sample_next(scores, temperature=0, **options)\n"
-            "    seeded = sample_next(scores, temperature=0, generator=g, **options)\n"
+            "    plain = sample_next(scores, temperature=zero, **options)\n"
+            "    seeded = sample_next(scores, temperature=zero, generator=g, **options)\n"
             "    raised = False\n"
-            "except ValueError:\n"
+            "except Exception as error:\n"
             "    plain = seeded = None\n"
-            "    raised = True\n"
+            "    raised = type(error).__name__\n"
             "result = {'raised': raised, 'plain': plain, 'seeded': seeded,\n"
             "          'global_untouched': torch.equal(torch.get_rng_state(), global_before),\n"
             "          'generator_untouched': torch.equal(g.get_state(), g_before)}",
             scores=scores,
             options=options,
+            zero=zero,
         )
-        shown = ", ".join(f"{key}={value}" for key, value in options.items())
+        shown = f"temperature={zero!r}, " + ", ".join(f"{key}={value}" for key, value in options.items())
         expect(
             out["raised"] is False,
-            f"temperature 0 with {shown} raised ValueError: with temperature 0 top_k and top_p are not looked "
-            f"at, not even checked (greedy comes first)",
+            f"{shown} raised {out['raised']}: temperature 0 (0 or 0.0) is greedy, and then top_k and top_p are not "
+            f"looked at, not even checked (greedy comes first)",
         )
         for key in ("plain", "seeded"):
             ids = expect_shape(out[key], (5,), "the greedy ids")
             expect(
                 torch.equal(ids.long(), scores.argmax(dim=-1)),
-                f"temperature 0 with {shown}: each row's id should be torch.argmax of its scores",
+                f"{shown}: each row's id should be torch.argmax of its scores",
             )
         expect(
             out["global_untouched"] is True and out["generator_untouched"] is True,
-            f"temperature 0 with {shown} drew random numbers (torch's global random state or the given generator "
+            f"{shown} drew random numbers (torch's global random state or the given generator "
             f"moved): greedy decoding takes the argmax and draws nothing",
         )
 
@@ -668,6 +702,11 @@ def test_one_generator_across_calls(student):
     "on 'meta' greedy gives one id per row",
     mutant="decode_greedy_over_batch",
 )
+@behaviour(
+    "sample_next",
+    "on 'meta' in float64: the -inf row top-k makes has the scores' dtype",
+    mutant="decode_topk_full_float32",
+)
 def test_the_ids_follow_the_scores_device(student):
     # The 'meta' device keeps shapes and no values, so an operation that needs values (.item(), boolean
     # indexing) raises there although a GPU runs it: such an error is not held against an answer that runs
@@ -815,6 +854,11 @@ BOUNDARY_CASES = (
     "top-p on rows with -inf scores leaves the scores as they were",
     mutant="decode_scales_scores_in_place",
 )
+@behaviour(
+    "sample_next",
+    "an exact landing on p: the Hugging Face cut (cumsum > p, shifted by one) keeps one id too many",
+    mutant="decode_top_p_strict_greater",
+)
 def test_top_p_stops_where_the_running_sum_lands_exactly_on_p(student):
     # Kept sets of 1 to 9 equally likely ids: one of them missing from 300 draws (4,096 ids) or 2,000 draws
     # (45 ids) has probability at most 9 x (8/9)^300 < 1e-14; an id kept beyond them is drawn with
@@ -865,6 +909,11 @@ def test_top_p_stops_where_the_running_sum_lands_exactly_on_p(student):
     "sample_next",
     "top-p on rounded rows: each row's own set size",
     mutant="decode_top_p_one_count_for_batch",
+)
+@behaviour(
+    "sample_next",
+    "rounded rows: each row's own set, not the batch's widest nucleus",
+    mutant="decode_top_p_widest_nucleus",
 )
 def test_top_p_ranks_tied_ids_smaller_first_at_real_sizes(student):
     # Equal scores: k of n equal ids reach p when k/n >= p, and p lies 0.011 (45 ids) and 1.2e-5 (20,003 ids)
@@ -921,6 +970,11 @@ def test_top_p_ranks_tied_ids_smaller_first_at_real_sizes(student):
     "sum reaches 1 before the last id",
     mutant="decode_top_p_no_keep_all_guard",
     kind="degenerate",
+)
+@behaviour(
+    "sample_next",
+    "top_p = 1 is special: a cut where the float32 running sum reaches 1.0 drops the last ids",
+    mutant="decode_top_p_one_not_special",
 )
 def test_top_p_one_keeps_every_id_at_real_sizes(student):
     # The ids p = 1 must keep but a cut at the float32 running sum drops have probabilities around 1e-10 or
@@ -1004,6 +1058,613 @@ def test_top_k_and_top_p_at_their_extremes(student):
     )
 
 
+# ----------------------------------------------------------------------------- dtypes and sizes of the scores
+# (dtype, shift, options): ROW in each float dtype, and shifted far up or down (a constant added to a row
+# changes no probability). The expected distribution is the oracle's on the scores as the dtype holds them
+# (ROW + shift after rounding), so the rounding of the scores costs nothing. In float16 and bfloat16 p lies 0.06
+# or more from every running sum (at temperature 1 the sums are 0.40, 0.58, 0.71, 0.81; after top-5 0.45, 0.66,
+# 0.81; after top-3 0.56, 0.81), over ten times what bfloat16 (2^-8 = 0.004 a step near 0.7) or float16 can round
+# them by; in float32 and float64 0.015 or more, thousands of times their rounding.
+DTYPE_CASES = (
+    (torch.float16, 0.0, {"temperature": 0.7}),
+    (torch.float16, 0.0, {"top_k": 4}),
+    (torch.float16, 0.0, {"top_p": 0.65}),
+    (torch.bfloat16, 0.0, {"temperature": 2}),  # an int temperature
+    (torch.bfloat16, 0.0, {"top_k": 3, "top_p": 0.73}),
+    (torch.float64, 0.0, {"top_p": 0.65}),
+)
+SHIFT_CASES = (
+    (torch.float16, 12.0, {"top_k": 5, "top_p": 0.73}),  # exp(14) is above float16's largest number, 65,504
+    (torch.float32, 200.0, {}),  # exp(202) overflows float32 (largest about exp(88.7))
+    (torch.float32, -200.0, {"top_p": 0.9}),  # exp(-198) underflows float32 to 0
+    (torch.float32, -3e4, {"top_k": 4}),  # kept scores below a cut made with -1e4
+    (torch.float64, -1e10, {"top_k": 3}),  # kept scores below a cut made with -1e9
+    (torch.float64, -1e10, {"top_p": 0.65, "temperature": 0.5}),
+)
+
+
+def _dtype_case(student, dtype, shift, options, seed, advice):
+    """Draws for N rows of ROW + shift in ``dtype``, checked against the oracle's distribution with the module's
+    bound (0.02 over N = 20,000 rows, beyond 5.6 sigma) and its support (no draw of a cut id); an error the
+    call raises is reported with ``advice``."""
+    row = (ROW.double() + shift).to(dtype)
+    held = row.double() - shift  # the scores as the dtype holds them, less the shift (exact in float64)
+    temperature, top_k, top_p = options.get("temperature", 1.0), options.get("top_k"), options.get("top_p")
+    expected = torch.tensor(decoding_distribution(held.tolist(), temperature, top_k, top_p), dtype=torch.float64)
+    scores = row.expand(N, -1).clone()
+    where = f"{_shown(options) or 'temperature=1.0'} on {str(dtype).split('.')[-1]} scores" + (
+        f" shifted by {shift:g}" if shift else ""
+    )
+    out = student.run(
+        "try:\n"
+        "    ids, raised = sample_next(scores, generator=torch.Generator().manual_seed(seed), **options), None\n"
+        "except Exception as error:\n"
+        "    ids, raised = None, type(error).__name__\n"
+        "result = {'ids': ids, 'raised': raised, 'scores': scores}",
+        scores=scores,
+        seed=seed,
+        options=options,
+    )
+    expect(out["raised"] is None, f"{where} raised {out['raised']}: {advice}")
+    ids = expect_shape(out["ids"], (N,), "the returned ids")
+    expect(ids.dtype == torch.long, f"{where}: the ids should be a LongTensor (torch.long); got dtype {ids.dtype}")
+    expect(bool(((ids >= 0) & (ids < ROW.numel())).all()), f"{where}: some returned ids are outside the vocabulary")
+    expect(torch.equal(out["scores"], scores), "sample_next changed the scores tensor it was given")
+    outside = int((expected[ids] == 0).sum())
+    expect(outside == 0, f"{where}: {outside:,} of {N:,} draws are ids that should have been cut")
+    gap = (_frequencies(ids, ROW.numel()) - expected).abs().max().item()
+    return where, gap
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "float16, bfloat16 and float64 scores in every branch, against the oracle on the rounded scores: cut ids with -inf "
+    "(-1e9 does not fit in float16)",
+    mutant="decode_fill_minus_1e9",
+    kind="device",
+)
+@behaviour(
+    "sample_next",
+    "float16 scores under top-k: the -inf row made for them must have their dtype",
+    mutant="decode_topk_full_float32",
+)
+@behaviour(
+    "sample_next",
+    "greedy on float16 and bfloat16 scores: the argmax, not a draw at a tiny temperature",
+    mutant="decode_greedy_as_tiny_temperature",
+)
+@behaviour(
+    "sample_next",
+    "an int temperature (2) divides the scores as 2.0 does",
+    mutant="decode_temperature_multiplies",
+    kind="non-integer",
+)
+@behaviour(
+    "sample_next", "float16 scores at temperature 0.7: the divided scores", mutant="decode_temperature_multiplies"
+)
+@behaviour("sample_next", "greedy in every float dtype: one id per row", mutant="decode_greedy_over_batch")
+@behaviour(
+    "sample_next",
+    "greedy on rounded float16 to float64 scores: the smallest of tied best ids",
+    mutant="decode_greedy_topk_ties",
+)
+@behaviour("sample_next", "every float dtype: each row drawn on its own", mutant="decode_one_draw_for_every_row")
+@behaviour("sample_next", "every float dtype: the scores left as they were", mutant="decode_scales_scores_in_place")
+@behaviour("sample_next", "float16 top-k: the k-th best kept", mutant="decode_top_k_drops_the_kth")
+@behaviour(
+    "sample_next", "float16 and float64 top-p: the id that reaches p kept", mutant="decode_top_p_drops_the_crossing_id"
+)
+@behaviour(
+    "sample_next",
+    "float16 and float64 top-p: nothing after the id that reaches p",
+    mutant="decode_top_p_keeps_one_more",
+)
+@behaviour(
+    "sample_next",
+    "float16 and float64 top-p: kept probabilities divided by their sum",
+    mutant="decode_top_p_softmax_of_probabilities",
+)
+def test_scores_in_every_float_dtype(student):
+    for seed, (dtype, shift, options) in enumerate(DTYPE_CASES, start=101):
+        advice = (
+            "work in any float dtype: cut ids with -inf (every float dtype holds it), make new tensors like the scores"
+        )
+        where, gap = _dtype_case(student, dtype, shift, options, seed, advice)
+        expect(
+            gap < BOUND,
+            f"{where}: the frequency of some id is {gap:.3f} away from its probability (allowed {BOUND}); {advice}",
+        )
+    # Greedy on rounded scores (ties everywhere) in each dtype: torch.argmax of the scores as given.
+    g = torch.Generator().manual_seed(108)
+    for dtype in (torch.float16, torch.bfloat16, torch.float64):
+        scores = (4 * torch.randn(6, 45, generator=g)).round().to(dtype)
+        out = student.run(
+            "try:\n"
+            "    result = {'ids': sample_next(scores, temperature=0), 'raised': None}\n"
+            "except Exception as error:\n"
+            "    result = {'ids': None, 'raised': type(error).__name__}",
+            scores=scores,
+        )
+        name = str(dtype).split(".")[-1]
+        expect(
+            out["raised"] is None,
+            f"temperature 0 on {name} scores raised {out['raised']}: greedy takes torch.argmax of the scores and "
+            f"draws nothing, whatever their dtype",
+        )
+        ids = expect_shape(out["ids"], (6,), "the greedy ids")
+        expect(
+            ids.dtype == torch.long and torch.equal(ids, scores.argmax(dim=-1)),
+            f"temperature 0 on {name} scores: each row's id should be torch.argmax of its scores, as a LongTensor",
+        )
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "scores far from 0 (shifted by 12 in float16, +-200 in float32): the softmax subtracts the row's maximum, no exp "
+    "of a raw score overflows or underflows",
+    mutant="decode_manual_softmax_overflow",
+    kind="degenerate",
+)
+@behaviour(
+    "sample_next",
+    "kept scores below -1e4 (float32) and -1e10 (float64): cut ids get -inf, not a large finite number",
+    mutant="decode_fill_minus_1e9",
+)
+@behaviour(
+    "sample_next",
+    "float16 scores shifted by 12 under top-k: the -inf row made for them must have their dtype",
+    mutant="decode_topk_full_float32",
+)
+@behaviour("sample_next", "shifted scores: each row drawn on its own", mutant="decode_one_draw_for_every_row")
+@behaviour("sample_next", "shifted scores: left as they were", mutant="decode_scales_scores_in_place")
+@behaviour(
+    "sample_next",
+    "shifted float64 scores at temperature 0.5: the divided scores",
+    mutant="decode_temperature_multiplies",
+)
+@behaviour(
+    "sample_next", "shifted float64 scores: top-p after the temperature", mutant="decode_top_p_before_temperature"
+)
+@behaviour("sample_next", "shifted scores under top-k: the k-th best kept", mutant="decode_top_k_drops_the_kth")
+@behaviour(
+    "sample_next", "shifted scores under top-p: the id that reaches p kept", mutant="decode_top_p_drops_the_crossing_id"
+)
+@behaviour(
+    "sample_next",
+    "shifted scores under top-p: nothing after the id that reaches p",
+    mutant="decode_top_p_keeps_one_more",
+)
+@behaviour(
+    "sample_next",
+    "shifted scores under top-p: kept probabilities divided by their sum",
+    mutant="decode_top_p_softmax_of_probabilities",
+)
+def test_scores_of_any_size_draw_as_their_differences_say(student):
+    for seed, (dtype, shift, options) in enumerate(SHIFT_CASES, start=111):
+        advice = (
+            "adding a constant to a row changes no probability: let torch.softmax take the exponentials (exp of a "
+            "raw score overflows or underflows), and cut ids with -inf, not a large negative number"
+        )
+        where, gap = _dtype_case(student, dtype, shift, options, seed, advice)
+        expect(
+            gap < BOUND,
+            f"{where}: the frequency of some id is {gap:.3f} away from its probability (allowed {BOUND}); {advice}",
+        )
+    # A low temperature on ordinary scores: ROW / 0.01 reaches 200, and every draw is the best id (the second
+    # best has probability exp(-80) < 1e-34).
+    ids = _draw(student, ROW.expand(2000, -1).clone(), 117, temperature=0.01)
+    expect(
+        bool((ids == 0).all()),
+        "temperature 0.01: the scores divided by it reach 200 and the best id has all but exp(-80) of the "
+        "probability, so every draw should be it (let torch.softmax take the exponentials)",
+    )
+
+
+# ----------------------------------------------------------------------------- top-p: p itself, no tolerance
+# Rows of n equal scores (the others -inf), as in BOUNDARY_CASES: every running sum k/n is exact. p lies 2^-21
+# (4.8e-7) above or below one of them; 0.5 +- 2^-21, 0.25 + 2^-21 and 0.375 - 2^-21 are exact in float32 (its
+# step there is 2^-24 or 2^-25), so every correct answer compares the same numbers, and a running sum falling
+# short of p by 4.8e-7 has not reached it. (ntoken, the equal ids, dtype, k, +1 for p = k/n + 2^-21 or -1 for
+# k/n - 2^-21, other options): the set is the first k ids below k/n, k + 1 above it.
+NEAR_CASES = (
+    (45, (2, 9, 30, 44), torch.float32, 2, +1, {}),
+    (45, (2, 9, 30, 44), torch.float32, 2, -1, {}),
+    (4096, tuple(range(11, 4096, 512)), torch.float32, 2, +1, {}),
+    (45, (0, 4, 8, 13, 21, 34, 40, 42), torch.float64, 3, -1, {"temperature": 0.8}),
+)
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p compares the running sum with p itself: a sum 4.8e-7 short of p has not reached it (no tolerance), in "
+    "float32 and float64",
+    mutant="decode_top_p_epsilon_tolerance",
+    kind="boundary",
+)
+@behaviour(
+    "sample_next",
+    "top-p next to an exact boundary: a sum just past p stops the set (>= p)",
+    mutant="decode_top_p_keeps_one_more",
+)
+@behaviour(
+    "sample_next", "p just past a running sum: the id that reaches p kept", mutant="decode_top_p_drops_the_crossing_id"
+)
+@behaviour("sample_next", "p next to a running sum: rows drawn on their own", mutant="decode_one_draw_for_every_row")
+@behaviour(
+    "sample_next", "p next to a running sum: the scores left as they were", mutant="decode_scales_scores_in_place"
+)
+def test_top_p_compares_the_running_sum_with_p_itself(student):
+    # Kept sets of 2 or 3 equally likely ids among 4 or 8: one of them missing from 300 (4,096 ids) or 2,000
+    # draws has probability at most 3 x (2/3)^300 < 1e-50; an id beyond them is drawn with probability 1/4 or more.
+    for number, (ntoken, equal, dtype, k, sign, options) in enumerate(NEAR_CASES):
+        rows = 300 if ntoken > 100 else 2000
+        scores = torch.full((rows, ntoken), float("-inf"), dtype=dtype)
+        scores[:, list(equal)] = 0.0
+        n = len(equal)
+        top_p = k / n + sign * 2**-21
+        kept = k + (sign > 0)
+        drawn = set(_draw(student, scores, 121 + number, top_p=top_p, **options).tolist())
+        expect(
+            drawn <= set(equal),
+            f"top_p={top_p!r}: some draws are ids whose score is -inf (probability 0); they can never be drawn",
+        )
+        expect(
+            len(drawn) == kept,
+            f"top_p={k}/{n} {'+' if sign > 0 else '-'} 2**-21 on a row of {n} equally likely ids "
+            f"({str(dtype).split('.')[-1]}): the running sums are exactly 1/{n}, 2/{n}, ..., and {k}/{n} "
+            f"{'falls short of p' if sign > 0 else 'reaches p'}, so {kept} ids should be drawn, {len(drawn)} were "
+            f"(compare the running sum with p itself, no tolerance)",
+        )
+
+
+# ----------------------------------------------------------------------------- top-p: ranking by probability
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p ranks by probability, not by id: at 20,003 ids (probabilities around 5e-5) and on two probabilities 1e-5 "
+    "apart at 45 ids",
+    mutant="decode_tie_break_epsilon",
+    kind="ties",
+)
+@behaviour(
+    "sample_next", "ranking at 20,003 ids: the id that reaches p kept", mutant="decode_top_p_drops_the_crossing_id"
+)
+@behaviour(
+    "sample_next", "near-equal probabilities: nothing after the id that reaches p", mutant="decode_top_p_keeps_one_more"
+)
+@behaviour(
+    "sample_next", "near-equal probabilities: the scores left as they were", mutant="decode_scales_scores_in_place"
+)
+def test_top_p_ranks_by_probability_at_a_real_vocabulary(student):
+    # One row of 20,003 scores (2 x standard normal), drawn 200 times: the oracle keeps its 380 most likely ids,
+    # and p lies 1.8e-4 from every running sum (checked below), hundreds of times what float32 rounding moves a
+    # sum of 380 terms by, so every correct answer keeps the same set. A ranking moved by 1e-7 x id puts half
+    # the vocabulary first and draws outside the set about one row in five.
+    row = 2 * torch.randn(20003, generator=torch.Generator().manual_seed(93))
+    assert nucleus_margin(row.tolist(), 0.5) > 1e-4, "the grader's row no longer has a clear boundary"
+    kept = _kept(row, top_p=0.5)
+    out = student.run(
+        "scores = row.expand(200, -1).clone()\n"
+        "result = sample_next(scores, top_p=0.5, generator=torch.Generator().manual_seed(131))",
+        row=row,
+    )
+    ids = expect_shape(out, (200,), "the returned ids")
+    outside = sum(i not in kept for i in ids.tolist())
+    expect(
+        outside == 0,
+        f"top_p=0.5 on 200 copies of a row of 20,003 scores: {outside} draws are outside the {len(kept)} most likely "
+        f"ids whose probabilities reach p; rank the ids by their probabilities alone (equal ones smaller id first)",
+    )
+    # Two ids 1e-5 apart in score (probabilities 0.2415 and 0.2415 x (1 - 1e-5), 2.4e-6 apart, a difference
+    # float32 holds 40 times over), the likelier one at the larger id; p = 0.2 keeps it alone.
+    scores = torch.full((2000, 45), -3.0)
+    scores[:, 40], scores[:, 2] = 1e-5, 0.0
+    drawn = set(_draw(student, scores, 132, top_p=0.2).tolist())
+    expect(
+        drawn == {40},
+        "top_p=0.2 on a row whose two likeliest ids (2 and 40) differ in probability by 1e-5 of it, id 40 the "
+        "likelier: id 40 alone reaches p, so every draw should be id 40 (probabilities that differ are not ties, "
+        "however small the difference)",
+    )
+
+
+# ----------------------------------------------------------------------------- the generator: one id, None
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "with a positive temperature a call draws even when one id is left (top_k=1, a tiny top_p): the generator moves",
+    mutant="decode_top_k_one_shortcut",
+    kind="randomness",
+)
+@behaviour("sample_next", "one id left: the given generator is the one that moves", mutant="decode_ignores_generator")
+@behaviour("sample_next", "one id left: each row's own best id", mutant="decode_one_draw_for_every_row")
+@behaviour(
+    "sample_next",
+    "one id left: the given generator moves, not a global one seeded by hand",
+    mutant="decode_reseeds_global_fixed",
+)
+@behaviour(
+    "sample_next",
+    "one id left: the given generator moves, not a global one seeded from it",
+    mutant="decode_reseeds_global_from_generator",
+)
+@behaviour("sample_next", "one id left under top-p: the given generator moves", mutant="decode_top_p_branch_global_rng")
+@behaviour("sample_next", "top_k=1 keeps the best id (the k-th)", mutant="decode_top_k_drops_the_kth")
+@behaviour("sample_next", "a tiny top_p keeps the id that reaches it", mutant="decode_top_p_drops_the_crossing_id")
+@behaviour("sample_next", "a tiny top_p keeps nothing after the best id", mutant="decode_top_p_keeps_one_more")
+def test_a_single_kept_id_is_still_drawn(student):
+    scores = torch.randn(50, 13, generator=torch.Generator().manual_seed(141))
+    for options in ({"top_k": 1}, {"top_k": 1, "temperature": 0.5}, {"top_p": 1e-6}, {"top_k": 1, "top_p": 0.9}):
+        out = student.run(
+            "global_before = torch.get_rng_state()\n"
+            "g = torch.Generator().manual_seed(142)\n"
+            "g_before = g.get_state()\n"
+            "ids = sample_next(scores, generator=g, **options)\n"
+            "result = {'ids': ids, 'moved': not torch.equal(g.get_state(), g_before),\n"
+            "          'global_untouched': torch.equal(torch.get_rng_state(), global_before)}",
+            scores=scores,
+            options=options,
+        )
+        ids = expect_shape(out["ids"], (50,), "the returned ids")
+        shown = _shown(options)
+        expect(torch.equal(ids, scores.argmax(dim=-1)), f"{shown}: each row's best id is the only one left")
+        expect(
+            out["moved"] is True,
+            f"{shown}: the given generator did not move: with a positive temperature every call draws with "
+            f"torch.multinomial(probabilities, 1, generator=generator), even when one id is left",
+        )
+        expect(
+            out["global_untouched"] is True,
+            f"{shown}: torch's global random state changed: draw only with the generator argument",
+        )
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "generator None draws from torch's global generator in every branch: after torch.manual_seed(s) the draws are a "
+    "generator seeded s's, and successive calls go on",
+    mutant="decode_fresh_generator_when_none",
+    kind="randomness",
+)
+@behaviour(
+    "sample_next",
+    "generator None and a given generator: the given one is drawn with, not the global one",
+    mutant="decode_ignores_generator",
+)
+@behaviour(
+    "sample_next",
+    "no generator: each row drawn on its own, and successive calls differ",
+    mutant="decode_one_draw_for_every_row",
+)
+@behaviour(
+    "sample_next",
+    "a given generator is drawn with, not torch's global one (Categorical)",
+    mutant="decode_plain_sampling_categorical",
+)
+@behaviour(
+    "sample_next",
+    "no generator: torch's global generator goes on, not re-seeded by hand",
+    mutant="decode_reseeds_global_fixed",
+)
+@behaviour(
+    "sample_next",
+    "top-p with a given generator draws with it, not with the global one",
+    mutant="decode_top_p_branch_global_rng",
+)
+def test_no_generator_draws_from_torchs_global_generator(student):
+    # 300 rows over 13 ids: two draws of them agree by chance with probability below 0.9^300.
+    scores = torch.randn(300, 13, generator=torch.Generator().manual_seed(151))
+    for seed, options in enumerate(BRANCHES, start=152):
+        out = student.run(
+            "torch.manual_seed(seed)\n"
+            "omitted = sample_next(scores.clone(), **options)\n"
+            "torch.manual_seed(seed)\n"
+            "none = sample_next(scores.clone(), generator=None, **options)\n"
+            "after = sample_next(scores.clone(), generator=None, **options)\n"
+            "given = sample_next(scores.clone(), generator=torch.Generator().manual_seed(seed), **options)\n"
+            "result = {'omitted': omitted, 'none': none, 'after': after, 'given': given}",
+            scores=scores,
+            options=options,
+            seed=seed,
+        )
+        omitted, none, after, given = (
+            expect_shape(out[key], (300,), "the returned ids") for key in ("omitted", "none", "after", "given")
+        )
+        shown = _shown(options)
+        expect(
+            torch.equal(omitted, given) and torch.equal(none, given),
+            f"{shown}: without a generator (or with generator=None), after torch.manual_seed({seed}) the draws should "
+            f"be those of a torch.Generator seeded {seed}: None means torch's global generator, so pass it on to "
+            f"torch.multinomial as it is (no torch.Generator of your own)",
+        )
+        expect(
+            not torch.equal(none, after),
+            f"{shown}: two calls in a row without a generator gave the same draws: draw from torch's global generator, "
+            f"which goes on from where the last call left it",
+        )
+
+
+# ----------------------------------------------------------------------------- a device that holds values
+# The 'meta' device test above cannot run code that reads values (.item(), a loop over rows). This snippet
+# stands in for a GPU that holds them: an Elsewhere tensor says it is on 'meta' and keeps its values in a CPU
+# tensor; every operation on one runs on the CPU and gives Elsewhere tensors back, tensors made on its device
+# (zeros_like, device=scores.device, torch.tensor(..., device=...)) become Elsewhere tensors too, and, as on a
+# GPU, a CPU tensor of one or more dimensions (or a CPU generator) meeting one raises a device error. What
+# sample_next returns must be an Elsewhere tensor. Errors other than a device error are not held against the
+# answer (the same call runs on the CPU first): the stand-in device may lack something a GPU has.
+ELSEWHERE = """
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_map
+
+
+def _is_there(device):
+    return device is not None and torch.device(device).type == "meta"
+
+
+def _elsewhere_call(func, args, kwargs):
+    kwargs = dict(kwargs or {})
+    made_there = _is_there(kwargs.get("device"))
+    if made_there:
+        kwargs["device"] = torch.device("cpu")
+    found = set()
+
+    def held(x):
+        if isinstance(x, Elsewhere):
+            found.add("there")
+            return x.held
+        if isinstance(x, torch.Tensor):
+            found.add("no values" if x.is_meta else "cpu" if x.dim() > 0 else "cpu scalar")
+        return x
+
+    args, kwargs = tree_map(held, (args, kwargs))
+    if "no values" in found:
+        raise NotImplementedError("a tensor without values met an Elsewhere tensor")
+    there = made_there or "there" in found
+    if there and "cpu" in found:
+        raise RuntimeError("Expected all tensors to be on the same device, but found tensors on two devices")
+    generator = kwargs.get("generator")
+    if there and generator is not None and generator.device.type == "cpu":
+        raise RuntimeError("Expected a generator on the tensors' device, but found one on the cpu device")
+    out = func(*args, **kwargs)
+    if not there or (func is torch.ops.aten._to_copy.default and "device" in kwargs and not made_there):
+        return out
+    return tree_map(lambda x: Elsewhere(x) if isinstance(x, torch.Tensor) else x, out)
+
+
+class Elsewhere(torch.Tensor):
+    @staticmethod
+    def __new__(cls, held):
+        return torch.Tensor._make_wrapper_subclass(
+            cls, held.shape, strides=held.stride(), dtype=held.dtype, device="meta", requires_grad=False
+        )
+
+    def __init__(self, held):
+        self.held = held
+
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        return _elsewhere_call(func, args, kwargs)
+
+
+class _Makers(TorchFunctionMode):
+    # torch.tensor(data, device=...) and its kind make their tensor without a call a dispatch mode sees.
+    MAKERS = (torch.tensor, torch.as_tensor, torch.asarray, torch.scalar_tensor, torch.Tensor.new_tensor)
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if func in self.MAKERS:
+            device = kwargs.get("device")
+            if device is None and func is torch.Tensor.new_tensor and isinstance(args[0], Elsewhere):
+                device = "meta"
+            if _is_there(device):
+                kwargs["device"] = "cpu"
+                if isinstance(args[0], Elsewhere):
+                    args = (args[0].held, *args[1:])
+                return Elsewhere(func(*args, **kwargs))
+        return func(*args, **kwargs)
+
+
+class _Operations(TorchDispatchMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return _elsewhere_call(func, args, kwargs)
+
+
+outcomes = []
+for dtype in (torch.float32, torch.float64):
+    for batch in (3, 1):
+        for options in cases:
+            cpu = torch.randn(batch, 45, generator=torch.Generator().manual_seed(1)).to(dtype)
+            sample_next(cpu.clone(), generator=torch.Generator().manual_seed(2), **options)  # runs on the CPU
+            try:
+                with _Makers(), _Operations():
+                    ids = sample_next(Elsewhere(cpu.clone()), **options)
+                    there = isinstance(ids, Elsewhere)
+                    values = ids.held.clone() if there else ids.clone()
+                outcomes.append(["ran", there, list(values.shape) == [batch], values.tolist()])
+            except Exception as error:
+                outcomes.append(["device" if "device" in str(error) else "values", True, True, None])
+result = outcomes
+"""
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "device: on a stand-in device that holds values (code that reads them runs), the returned ids stay on the scores' "
+    "device in every branch, float32 and float64, a batch of one included (stated in the skeleton)",
+    mutant="decode_row_loop_cpu_ids",
+    kind="device",
+)
+@behaviour(
+    "sample_next",
+    "on a device that holds values, no generator of one's own: a CPU generator cannot draw there",
+    mutant="decode_fresh_generator_when_none",
+)
+@behaviour(
+    "sample_next",
+    "on a device that holds values, the top-p mask is made on the scores' device",
+    mutant="decode_top_p_mask_on_cpu",
+)
+@behaviour(
+    "sample_next",
+    "on a device that holds values, greedy makes nothing on the CPU",
+    mutant="decode_greedy_arange_cpu",
+)
+@behaviour(
+    "sample_next", "on a device that holds values, greedy gives one id per row", mutant="decode_greedy_over_batch"
+)
+@behaviour(
+    "sample_next",
+    "on a device that holds values, a single greedy row keeps its batch axis",
+    mutant="decode_greedy_squeeze",
+)
+@behaviour(
+    "sample_next",
+    "on a device that holds values, a single row keeps its batch axis",
+    mutant="decode_squeeze_drops_batch_of_one",
+)
+@behaviour(
+    "sample_next",
+    "on a device that holds values, a single top-p row keeps its batch axis",
+    mutant="decode_top_p_branch_squeeze_all",
+)
+@behaviour(
+    "sample_next",
+    "on a device that holds values, float64 top-k makes its -inf row in the scores' dtype",
+    mutant="decode_topk_full_float32",
+)
+def test_the_ids_stay_on_a_device_that_holds_values(student):
+    options_list = [{"temperature": 0}, *BRANCHES]
+    out = student.run(ELSEWHERE, cases=options_list)
+    cases = [
+        (dtype, batch, options) for dtype in ("float32", "float64") for batch in (3, 1) for options in options_list
+    ]
+    expect(isinstance(out, list) and len(out) == len(cases), "the device check did not run to its end")
+    for (dtype, batch, options), (how, there, shaped, values) in zip(cases, out):
+        where = f"{_shown(options)} on {dtype} scores of shape ({batch}, 45) on another device than the CPU"
+        expect(
+            how != "device",
+            f"{where}: a tensor or generator of the CPU met the scores; make every tensor you create on "
+            f"scores.device (torch.zeros_like(...), device=scores.device), and with no generator given draw from "
+            f"torch's global one (generator=None)",
+        )
+        expect(
+            there is True,
+            f"{where}: the ids came back on the CPU; return them on the scores' device (a list of ids made into a "
+            f"tensor with torch.tensor(...) lands on the CPU: stack or cat the drawn tensors, or give device=)",
+        )
+        expect(shaped is True, f"{where}: the ids should have shape ({batch},)")
+        if values is not None:
+            expect(all(0 <= i < 45 for i in values), f"{where}: some returned ids are outside the vocabulary")
+
+
 # Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
 # Behaviour maps): (definition, behaviour, why it is out of scope).
 OUT_OF_SCOPE = [
@@ -1016,11 +1677,6 @@ OUT_OF_SCOPE = [
         "sample_next",
         "train vs eval mode, gradients",
         "sample_next receives plain scores and no model; continue_text, which is given, sets eval mode and no_grad.",
-    ),
-    (
-        "sample_next",
-        "half-precision scores (float16, bfloat16)",
-        "continue_text hands it float32 scores (it calls .float()); the tests send float32 and float64.",
     ),
     (
         "sample_next",
@@ -1044,25 +1700,40 @@ CONTRACT_PARAMETERS = [
         "scores",
         "(6, 31), (20000, 9), (500, 9), (1, 9), (4000, 13), (3, 9), (4, 7), (4, 45), (4, 4096), (4, 20003), "
         "(400, 13), (300, 45), (1, 20003), (64, 9), (300, 11), (3, 45) and (1, 45) on 'meta' in float32 and "
-        "float64, (2000, 45) with -inf, (2000, 45) float64 with -inf, (300, 4096) with -inf, (2000, 45), "
-        "(100, 20003), (500, 45), (8, 45), (8, 20003), (20, 20003)",
+        "float64, (3, 45) and (1, 45) on a device that holds values in float32 and float64, (2000, 45) with -inf, "
+        "(2000, 45) float64 with -inf, (300, 4096) with -inf, (2000, 45), (100, 20003), (500, 45), (8, 45), "
+        "(8, 20003), (20, 20003), (200, 20003), (50, 13), (20000, 9) in float16, bfloat16 and float64, (6, 45) "
+        "rounded in float16, bfloat16 and float64, (20000, 9) shifted by 12 (float16), +-200 and -30000 (float32) "
+        "and -1e10 (float64)",
         None,
     ),
-    ("sample_next", "temperature", "0, 0.5, 0.7, 0.8, 0.9, 1.0, 1.3, 2.0, 2.5, 80.0", None),
-    ("sample_next", "top_k", "None, 1, 2, 3, 4, 5, 9 (every id), 6 and 8 with top_p, 3 and 4 at temperature 0", None),
+    (
+        "sample_next",
+        "temperature",
+        "0 and 0.0 (greedy), 0.01, 0.5, 0.7, 0.8, 0.9, 1.0, 1.3, 2.0, 2 (an int), 2.5, 80.0",
+        None,
+    ),
+    (
+        "sample_next",
+        "top_k",
+        "None, 1, 2, 3, 4, 5, 9 (every id), 1 with top_p and at temperature 0.5, 5, 6 and 8 with top_p, 0, 3, 4 and 50 "
+        "(above ntoken) at temperature 0",
+        None,
+    ),
     (
         "sample_next",
         "top_p",
-        "None, 1e-6, 0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 0.25 and 0.6 at tied boundaries, 0.25, 0.375, 0.5, "
-        "0.5625 and 0.75 landing exactly on a running sum, 0.3 at temperature 0, 0.0, -0.2 and 1.01 (ValueError), "
-        "1.5, 0.0, -0.3 and 2.0 at temperature 0 (not checked)",
+        "None, 1e-6, 0.2, 0.3, 0.5, 0.6, 0.65, 0.7, 0.73, 0.8, 0.85, 0.9, 0.95, 1.0, 0.25 and 0.6 at tied boundaries, "
+        "0.25, 0.375, 0.5, 0.5625 and 0.75 landing exactly on a running sum, 0.5 +- 2**-21, 0.25 + 2**-21 and 0.375 - "
+        "2**-21 next to one, 0.3 at temperature 0, 0.0, -0.2, 1.01 and NaN (ValueError), 1.5, 0.0, -0.3, 2.0 and 0.5 "
+        "at temperature 0 (not checked)",
         None,
     ),
     (
         "sample_next",
         "generator",
-        "None at temperature 0, seeded 2, 3, 5 to 13, 17, 21, 22, 31 to 64, 72, one generator across calls, one "
-        "restored from a saved state",
+        "omitted and None (torch's global generator) in every branch and at temperature 0, seeded 2, 3, 5 to 13, 17, "
+        "21, 22, 31 to 64, 72, 101 to 155, one generator across calls, one restored from a saved state",
         None,
     ),
 ]

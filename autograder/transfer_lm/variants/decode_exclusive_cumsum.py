@@ -18,7 +18,7 @@ def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None)
         threshold = torch.topk(logits, top_k, dim=-1).values[..., -1, None]
         logits = torch.where(logits >= threshold, logits, minus_inf)
     if top_p is not None:
-        if top_p <= 0 or top_p > 1:
+        if not top_p > 0 or top_p > 1:  # not > 0 holds for NaN too
             raise ValueError("top_p must satisfy 0 < top_p <= 1")
         if top_p != 1:
             probs, ids = torch.sort(F.softmax(logits, dim=-1), dim=-1, descending=True, stable=True)

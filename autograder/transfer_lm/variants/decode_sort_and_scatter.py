@@ -16,7 +16,7 @@ def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None)
         kept = torch.full_like(logits, float("-inf"))
         logits = kept.scatter(-1, where[:, :top_k], best[:, :top_k])
     if top_p is not None:
-        if top_p <= 0 or top_p > 1:
+        if math.isnan(top_p) or top_p <= 0 or top_p > 1:
             raise ValueError("top_p must lie in (0, 1]")
         if top_p != 1:
             probs, where = torch.sort(F.softmax(logits, dim=-1), dim=-1, descending=True, stable=True)

@@ -16,7 +16,7 @@ def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None)
         kth_best = scaled.sort(dim=1, descending=True).values[:, top_k - 1].unsqueeze(1)
         scaled = torch.where(scaled < kth_best, torch.full_like(scaled, float("-inf")), scaled)
     if top_p is not None:
-        if top_p <= 0 or top_p > 1:
+        if not (0 < top_p <= 1):
             raise ValueError(f"top_p must be in (0, 1], not {top_p}")
         if top_p < 1:
             probs = F.softmax(scaled, dim=1)

@@ -1,18 +1,17 @@
-"""When no generator is passed, makes a new torch.Generator() to draw with, so that torch.multinomial always
-gets one. A new generator always starts from the same default seed, so every call without a generator draws
-the same ids, whatever torch's global random state is (and on a GPU the CPU generator does not fit the scores).
+"""Takes a shortcut for top_k = 1: only one id can be drawn, so it returns the argmax without calling
+torch.multinomial. The ids are right, but the generator is not moved on, so the next call with the same
+generator draws what the previous one should have.
 
 question: sample_next_tests
 replaces: sample_next
 hunt: 2026-12-b
+contract: with a positive temperature every call draws with torch.multinomial, even when one id is left (top_k=1)
 """
 
 
 def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None):
-    if temperature == 0:
+    if temperature == 0 or top_k == 1:
         return scores.argmax(dim=-1)
-    if generator is None:
-        generator = torch.Generator()
     scaled = scores / temperature
     if top_k is not None:
         kth_best = scaled.topk(top_k, dim=-1).values[:, -1:]

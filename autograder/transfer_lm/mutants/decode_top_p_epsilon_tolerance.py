@@ -1,11 +1,11 @@
-"""Breaks ties towards the smaller id by ranking on probability minus a tiny multiple of the id (1e-7 * id)
-instead of asking the sort to be stable. It works on the 45 equal scores, but the nudge reorders ids whose
-probabilities differ by less than 1e-7 times their id gap, and at a real vocabulary (thousands of ids, each
-with a probability far below 1e-7 * id) the ranking follows the ids rather than the probabilities.
+"""Compares the running sum with p using a float tolerance, cumsum >= top_p - 1e-6, "because float sums are
+never exact". A running sum that stops just short of p (within 1e-6) now counts as having reached it, so the
+id that would really reach p is cut.
 
 question: sample_next_tests
 replaces: sample_next
 hunt: 2026-12-b
+contract: keep ids until their running sum reaches p, compared with p itself (no tolerance)
 """
 
 
@@ -20,11 +20,8 @@ def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None)
         if not 0 < top_p <= 1:
             raise ValueError(f"top_p must be in (0, 1]; got {top_p}")
         if top_p < 1:
-            probs = torch.softmax(scaled, dim=-1)
-            ids = torch.arange(probs.size(-1), device=probs.device, dtype=probs.dtype)
-            order = (probs - 1e-7 * ids).argsort(dim=-1, descending=True)
-            ranked = probs.gather(-1, order)
-            reached = ranked.cumsum(dim=-1) >= top_p
+            ranked, order = torch.softmax(scaled, dim=-1).sort(dim=-1, descending=True, stable=True)
+            reached = ranked.cumsum(dim=-1) >= top_p - 1e-6
             cut_ranked = torch.cat([torch.zeros_like(reached[:, :1]), reached[:, :-1]], dim=-1)
             cut = torch.zeros_like(cut_ranked).scatter(-1, order, cut_ranked)
             scaled = scaled.masked_fill(cut, float("-inf"))

@@ -5,6 +5,7 @@ result on the CPU, so scores on a GPU come back with ids on the CPU.
 question: sample_next_tests
 replaces: sample_next
 hunt: 2026-12-b
+stated: make every tensor you create, the returned ids included, on scores.device (a LongTensor on scores.device)
 """
 
 

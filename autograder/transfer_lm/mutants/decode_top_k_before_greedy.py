@@ -5,6 +5,7 @@ vocabulary (or 0) makes the greedy call fail instead of being ignored.
 question: sample_next_tests
 replaces: sample_next
 hunt: 2026-12-b
+contract: top_k is not looked at when temperature is 0, whatever its value (0 or above ntoken too)
 """
 
 

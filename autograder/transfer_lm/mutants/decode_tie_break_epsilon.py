@@ -1,15 +1,17 @@
-"""Tests for greedy decoding with `temperature is 0` (identity, not equality). The integer 0 passes, but a
-float temperature of 0.0 does not: the scores are divided by 0.0 and the call fails or draws from infinities
-instead of returning the argmax.
+"""Breaks ties towards the smaller id by ranking on probability minus a tiny multiple of the id (1e-7 * id)
+instead of asking the sort to be stable. It works on the 45 equal scores, but the nudge reorders ids whose
+probabilities differ by less than 1e-7 times their id gap, and at a real vocabulary (thousands of ids, each
+with a probability far below 1e-7 * id) the ranking follows the ids rather than the probabilities.
 
 question: sample_next_tests
 replaces: sample_next
 hunt: 2026-12-b
+stated: rank the row's ids by decreasing probability (probabilities that differ are not ties, however small the difference)
 """
 
 
 def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None):
-    if temperature is 0:
+    if temperature == 0:
         return scores.argmax(dim=-1)
     scaled = scores / temperature
     if top_k is not None:
@@ -19,7 +21,10 @@ def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None)
         if not 0 < top_p <= 1:
             raise ValueError(f"top_p must be in (0, 1]; got {top_p}")
         if top_p < 1:
-            ranked, order = torch.softmax(scaled, dim=-1).sort(dim=-1, descending=True, stable=True)
+            probs = torch.softmax(scaled, dim=-1)
+            ids = torch.arange(probs.size(-1), device=probs.device, dtype=probs.dtype)
+            order = (probs - 1e-7 * ids).argsort(dim=-1, descending=True)
+            ranked = probs.gather(-1, order)
             reached = ranked.cumsum(dim=-1) >= top_p
             cut_ranked = torch.cat([torch.zeros_like(reached[:, :1]), reached[:, :-1]], dim=-1)
             cut = torch.zeros_like(cut_ranked).scatter(-1, order, cut_ranked)

@@ -1,15 +1,16 @@
-"""Takes a shortcut for top_k = 1: only one id can be drawn, so it returns the argmax without calling
-torch.multinomial. The ids are right, but the generator is not moved on, so the next call with the same
-generator draws what the previous one should have.
+"""Tests for greedy decoding with `temperature is 0` (identity, not equality). The integer 0 passes, but a
+float temperature of 0.0 does not: the scores are divided by 0.0 and the call fails or draws from infinities
+instead of returning the argmax.
 
 question: sample_next_tests
 replaces: sample_next
 hunt: 2026-12-b
+contract: temperature 0 (or 0.0) means greedy decoding
 """
 
 
 def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None):
-    if temperature == 0 or top_k == 1:
+    if temperature is 0:
         return scores.argmax(dim=-1)
     scaled = scores / temperature
     if top_k is not None:

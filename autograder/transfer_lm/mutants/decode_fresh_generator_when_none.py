@@ -1,16 +1,19 @@
-"""Compares the running sum with p using a float tolerance, cumsum >= top_p - 1e-6, "because float sums are
-never exact". A running sum that stops just short of p (within 1e-6) now counts as having reached it, so the
-id that would really reach p is cut.
+"""When no generator is passed, makes a new torch.Generator() to draw with, so that torch.multinomial always
+gets one. A new generator always starts from the same default seed, so every call without a generator draws
+the same ids, whatever torch's global random state is (and on a GPU the CPU generator does not fit the scores).
 
 question: sample_next_tests
 replaces: sample_next
 hunt: 2026-12-b
+contract: generator None means torch's global generator: pass it on to torch.multinomial as it is (no torch.Generator of your own)
 """
 
 
 def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None):
     if temperature == 0:
         return scores.argmax(dim=-1)
+    if generator is None:
+        generator = torch.Generator()
     scaled = scores / temperature
     if top_k is not None:
         kth_best = scaled.topk(top_k, dim=-1).values[:, -1:]
@@ -20,7 +23,7 @@ def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None)
             raise ValueError(f"top_p must be in (0, 1]; got {top_p}")
         if top_p < 1:
             ranked, order = torch.softmax(scaled, dim=-1).sort(dim=-1, descending=True, stable=True)
-            reached = ranked.cumsum(dim=-1) >= top_p - 1e-6
+            reached = ranked.cumsum(dim=-1) >= top_p
             cut_ranked = torch.cat([torch.zeros_like(reached[:, :1]), reached[:, :-1]], dim=-1)
             cut = torch.zeros_like(cut_ranked).scatter(-1, order, cut_ranked)
             scaled = scaled.masked_fill(cut, float("-inf"))
