@@ -1665,6 +1665,87 @@ def test_the_ids_stay_on_a_device_that_holds_values(student):
             expect(all(0 <= i < 45 for i in values), f"{where}: some returned ids are outside the vocabulary")
 
 
+# ------------------------------------------------------------ round 2026-12-c: p near 1, p in float64, tiny T
+# p just below 1 still cuts: the two best ids hold 0.9996 of the probability and a third the rest. With
+# p = 0.999 or 0.9995 the running sum of the two best reaches p (0.9996 - p >= 1e-4, far beyond float32
+# rounding), so the third id is cut; an answer that treats a p this close to 1 as "keep everything" draws it
+# with probability 0.0004 a row: over 100,000 rows, 40 draws expected, and none at all with probability
+# e^-40 < 1e-17.
+NEAR_ONE = torch.log(torch.tensor([0.5996, 0.4, 0.0004], dtype=torch.float64)).float()
+NEAR_ONE_ROWS = 100_000
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p with p just below 1 (0.999, 0.9995) still cuts the ids after the set that reaches it",
+    mutant="decode_p_near_one",
+    kind="degenerate",
+)
+def test_a_p_just_below_one_still_cuts_the_tail(student):
+    scores = NEAR_ONE.expand(NEAR_ONE_ROWS, -1).clone()
+    for seed, top_p in ((141, 0.999), (142, 0.9995)):
+        ids = _draw(student, scores, seed, keep_scores=False, top_p=top_p)
+        tail = int((ids == 2).sum())
+        expect(
+            tail == 0,
+            f"top_p={top_p} on a row whose two best ids hold 0.9996: their running sum reaches p, so the third id "
+            f"is cut and can never be drawn; it was drawn {tail} time(s) in {NEAR_ONE_ROWS:,} rows. Only p = 1 keeps "
+            "every id",
+        )
+
+
+# p compared in the scores' own dtype: float64 probabilities 0.699999995, 0.2 and 0.100000005 with p = 0.7. The
+# best id alone sums to 5e-9 below p (float64 keeps 1e-16), so the second id is kept too. Compared with p
+# rounded to float32 (0.699999988), the best id alone would seem to reach it and the second id be cut. The
+# second id is drawn with probability 0.2 / 0.9 a row: missing from 2,000 rows with probability below 1e-200.
+FLOAT64_P = torch.log(torch.tensor([0.699999995, 0.2, 0.100000005], dtype=torch.float64))
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p on float64 scores compares the running sum with p itself, not p rounded to float32",
+    mutant="decode_p_tensor_float32",
+    kind="boundary",
+)
+def test_top_p_on_float64_scores_compares_with_p_itself(student):
+    ids = _draw(student, FLOAT64_P.expand(2000, -1).clone(), 143, top_p=0.7)
+    drawn = set(ids.tolist())
+    expect(
+        drawn == {0, 1},
+        f"top_p=0.7 on float64 scores whose best id has probability 0.699999995: that is below p, so the second "
+        f"id is kept as well and ids {{0, 1}} should be drawn; {sorted(drawn)} were. Compare the running sum with p "
+        "itself (a Python float, or a tensor in the scores' dtype), not with p rounded to float32",
+    )
+
+
+# A tiny positive temperature still divides and draws: ids 2 and 5 tie for the best score and the others are
+# at least 1 lower, so at temperature 1e-3, 1e-6 or 1e-9 each of the two has probability 1/2 and every other
+# id exp(-1000) or less (0 in float32). Both are drawn in 400 rows unless one is missing, probability 2^-399;
+# an answer that calls such a temperature greedy returns id 2 alone.
+TINY_T_ROW = torch.tensor([0.0, -1.0, 1.0, -2.0, 0.0, 1.0, -0.5])
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "a tiny positive temperature (1e-3, 1e-6, 1e-9) divides and draws: tied best ids both drawn",
+    mutant="decode_tiny_temp_greedy",
+    kind="degenerate",
+)
+def test_a_tiny_positive_temperature_still_draws(student):
+    scores = TINY_T_ROW.expand(400, -1).clone()
+    for seed, temperature in ((144, 1e-3), (145, 1e-6), (146, 1e-9)):
+        drawn = set(_draw(student, scores, seed, temperature=temperature).tolist())
+        expect(
+            drawn == {2, 5},
+            f"temperature={temperature:g} with ids 2 and 5 tied for the best score: a positive temperature divides "
+            f"the scores and draws, so both should be drawn (probability 1/2 each); {sorted(drawn)} were. Only "
+            "temperature 0 is greedy",
+        )
+
+
 # Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
 # Behaviour maps): (definition, behaviour, why it is out of scope).
 OUT_OF_SCOPE = [
@@ -1701,7 +1782,7 @@ CONTRACT_PARAMETERS = [
         "(6, 31), (20000, 9), (500, 9), (1, 9), (4000, 13), (3, 9), (4, 7), (4, 45), (4, 4096), (4, 20003), "
         "(400, 13), (300, 45), (1, 20003), (64, 9), (300, 11), (3, 45) and (1, 45) on 'meta' in float32 and "
         "float64, (3, 45) and (1, 45) on a device that holds values in float32 and float64, (2000, 45) with -inf, "
-        "(2000, 45) float64 with -inf, (300, 4096) with -inf, (2000, 45), (100, 20003), (500, 45), (8, 45), "
+        "(2000, 45) float64 with -inf, (100000, 3), (2000, 3) in float64, (400, 7), (300, 4096) with -inf, (2000, 45), (100, 20003), (500, 45), (8, 45), "
         "(8, 20003), (20, 20003), (200, 20003), (50, 13), (20000, 9) in float16, bfloat16 and float64, (6, 45) "
         "rounded in float16, bfloat16 and float64, (20000, 9) shifted by 12 (float16), +-200 and -30000 (float32) "
         "and -1e10 (float64)",
@@ -1710,7 +1791,7 @@ CONTRACT_PARAMETERS = [
     (
         "sample_next",
         "temperature",
-        "0 and 0.0 (greedy), 0.01, 0.5, 0.7, 0.8, 0.9, 1.0, 1.3, 2.0, 2 (an int), 2.5, 80.0",
+        "0 and 0.0 (greedy), 1e-9, 1e-6, 1e-3, 0.01, 0.5, 0.7, 0.8, 0.9, 1.0, 1.3, 2.0, 2 (an int), 2.5, 80.0",
         None,
     ),
     (
@@ -1723,7 +1804,7 @@ CONTRACT_PARAMETERS = [
     (
         "sample_next",
         "top_p",
-        "None, 1e-6, 0.2, 0.3, 0.5, 0.6, 0.65, 0.7, 0.73, 0.8, 0.85, 0.9, 0.95, 1.0, 0.25 and 0.6 at tied boundaries, "
+        "None, 1e-6, 0.2, 0.3, 0.5, 0.6, 0.65, 0.7 (on float64 scores too), 0.73, 0.8, 0.85, 0.9, 0.95, 0.999, 0.9995, 1.0, 0.25 and 0.6 at tied boundaries, "
         "0.25, 0.375, 0.5, 0.5625 and 0.75 landing exactly on a running sum, 0.5 +- 2**-21, 0.25 + 2**-21 and 0.375 - "
         "2**-21 next to one, 0.3 at temperature 0, 0.0, -0.2, 1.01 and NaN (ValueError), 1.5, 0.0, -0.3, 2.0 and 0.5 "
         "at temperature 0 (not checked)",
