@@ -1746,6 +1746,59 @@ def test_a_tiny_positive_temperature_still_draws(student):
         )
 
 
+# ------------------------------------------------- round 2026-12-d: greedy on near-equal scores, p never reached
+# Greedy reads the scores, not their probabilities: scores 1e-8 apart are different float32 numbers whose
+# softmax rounds to one probability (exp(1e-8) is 1.0 in float32), so the argmax of the probabilities picks the
+# smaller id where the larger score is the other.
+NEAR_EQUAL = torch.tensor([[0.0, 1e-8, -3.0, -1.0], [-1.0, 2e-8, -2.0, 3e-8]])
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "greedy takes the argmax of the scores: scores closer than their probabilities' rounding still decide",
+    mutant="decode_greedy_on_probs",
+    kind="ties",
+)
+def test_greedy_reads_the_scores_not_their_probabilities(student):
+    out = student.run("result = sample_next(scores, temperature=0)", scores=NEAR_EQUAL)
+    ids = expect_shape(out, (2,), "the greedy ids")
+    expect(
+        ids.long().tolist() == [1, 3],
+        "with temperature 0 each row's id is the argmax of its scores: in these rows the best score is only 1e-8 "
+        "above the next, which torch.argmax tells apart but their softmax probabilities do not; take the "
+        "argmax of the scores themselves",
+    )
+
+
+# p below 1 that no running sum reaches: the row's probabilities, as the scores' dtype rounds them, add up to less
+# than p, so no id is cut and every id can be drawn (in exact arithmetic the last id reaches p, so every id is kept
+# either way). (dtype, equal ids, p): the sums are 0.99999994 (float32), 0.9995 (float16) and 0.996 (bfloat16),
+# and in float64 0.99999996, 0.99973 and 0.998, all below p. An answer that looks for the first rank reaching p
+# and takes rank 0 when there is none keeps one id. With n equally likely ids, fewer than n/2 distinct among
+# 2,000 draws has probability below 1e-100.
+NEVER_REACHED = ((torch.float32, 41, 1 - 1e-9), (torch.float16, 41, 0.9999), (torch.bfloat16, 300, 0.999))
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p with p below 1 that the rounded running sum never reaches keeps every id (float32, float16, bfloat16)",
+    mutant="decode_topp_argmax_cutoff",
+    kind="boundary",
+)
+def test_a_p_the_running_sum_never_reaches_keeps_every_id(student):
+    for seed, (dtype, n, top_p) in enumerate(NEVER_REACHED, start=147):
+        ids = _draw(student, torch.zeros(2000, n, dtype=dtype), seed, top_p=top_p)
+        drawn = len(set(ids.tolist()))
+        expect(
+            drawn >= n // 2,
+            f"top_p={top_p} on {n} equal {str(dtype).replace('torch.', '')} scores: their probabilities, rounded, "
+            f"add up to less than p, so no running sum reaches it and no id is cut; only {drawn} distinct id(s) "
+            "were drawn. When no rank reaches p, keep every id",
+        )
+
+
 # Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
 # Behaviour maps): (definition, behaviour, why it is out of scope).
 OUT_OF_SCOPE = [
@@ -1782,7 +1835,7 @@ CONTRACT_PARAMETERS = [
         "(6, 31), (20000, 9), (500, 9), (1, 9), (4000, 13), (3, 9), (4, 7), (4, 45), (4, 4096), (4, 20003), "
         "(400, 13), (300, 45), (1, 20003), (64, 9), (300, 11), (3, 45) and (1, 45) on 'meta' in float32 and "
         "float64, (3, 45) and (1, 45) on a device that holds values in float32 and float64, (2000, 45) with -inf, "
-        "(2000, 45) float64 with -inf, (100000, 3), (2000, 3) in float64, (400, 7), (300, 4096) with -inf, (2000, 45), (100, 20003), (500, 45), (8, 45), "
+        "(2000, 45) float64 with -inf, (2, 4), (2000, 41) in float32 and float16, (2000, 300) in bfloat16, (100000, 3), (2000, 3) in float64, (400, 7), (300, 4096) with -inf, (2000, 45), (100, 20003), (500, 45), (8, 45), "
         "(8, 20003), (20, 20003), (200, 20003), (50, 13), (20000, 9) in float16, bfloat16 and float64, (6, 45) "
         "rounded in float16, bfloat16 and float64, (20000, 9) shifted by 12 (float16), +-200 and -30000 (float32) "
         "and -1e10 (float64)",
@@ -1804,7 +1857,7 @@ CONTRACT_PARAMETERS = [
     (
         "sample_next",
         "top_p",
-        "None, 1e-6, 0.2, 0.3, 0.5, 0.6, 0.65, 0.7 (on float64 scores too), 0.73, 0.8, 0.85, 0.9, 0.95, 0.999, 0.9995, 1.0, 0.25 and 0.6 at tied boundaries, "
+        "None, 1e-6, 0.2, 0.3, 0.999 (bfloat16), 0.9999 (float16), 1 - 1e-9, 0.5, 0.6, 0.65, 0.7 (on float64 scores too), 0.73, 0.8, 0.85, 0.9, 0.95, 0.999, 0.9995, 1.0, 0.25 and 0.6 at tied boundaries, "
         "0.25, 0.375, 0.5, 0.5625 and 0.75 landing exactly on a running sum, 0.5 +- 2**-21, 0.25 + 2**-21 and 0.375 - "
         "2**-21 next to one, 0.3 at temperature 0, 0.0, -0.2, 1.01 and NaN (ValueError), 1.5, 0.0, -0.3, 2.0 and 0.5 "
         "at temperature 0 (not checked)",

@@ -1,0 +1,29 @@
+"""The student applies the temperature to the probabilities, log(softmax(scores)) / T (that is p ** (1/T) renormalised),
+instead of dividing the scores. Mathematically the same, but softmax(scores) underflows to 0 for ids far below the
+best, and log(0) = -inf cuts them for good, although with T > 1 their probability after the temperature is not 0.
+
+question: sample_next_tests
+replaces: sample_next
+hunt: 2026-12-d
+stated: A positive temperature (an int or a float) divides the scores before the softmax.
+"""
+
+
+def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None):
+    if temperature == 0:
+        return scores.argmax(dim=-1)
+    scaled = torch.softmax(scores, dim=-1).log() / temperature     # p ** (1 / T), in log space
+    if top_k is not None:
+        kth_best = scaled.topk(top_k, dim=-1).values[:, -1:]
+        scaled = scaled.masked_fill(scaled < kth_best, float("-inf"))
+    if top_p is not None:
+        if not 0 < top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1]; got {top_p}")
+        if top_p < 1:
+            ranked, order = torch.softmax(scaled, dim=-1).sort(dim=-1, descending=True, stable=True)
+            reached = ranked.cumsum(dim=-1) >= top_p
+            cut_ranked = torch.cat([torch.zeros_like(reached[:, :1]), reached[:, :-1]], dim=-1)
+            cut = torch.zeros_like(cut_ranked).scatter(-1, order, cut_ranked)
+            scaled = scaled.masked_fill(cut, float("-inf"))
+    probabilities = torch.softmax(scaled, dim=-1)
+    return torch.multinomial(probabilities, 1, generator=generator).squeeze(-1)
