@@ -197,9 +197,15 @@ def snapshot(*roots: Path) -> dict[str, tuple]:
 
 
 def course_outputs() -> list[Path]:
-    """Where the commands write by default in this checkout."""
+    """Where the commands write by default in this checkout. Of build/, only what `course` itself puts
+    there: CI's other stages write their logs, the docs, the toy course and its image into build/ while
+    these tests run, and a snapshot of all of it failed on their writes, not on a refused command's."""
     course = default()
-    return [course.root / "grades", course.build_dir, course.dist_dir, course.root / "locks"]
+    build = course.build_dir
+    staged = sorted(build.glob("release-*")) if build.is_dir() else []  # release's staging areas
+    images = [build / "image" / name for name in course.order]  # `course image`'s default --out
+    return [course.root / "grades", *staged, build / "cluster", build / "demo", *images, course.dist_dir,
+            course.root / "locks"]
 
 
 def run_in_process(argv: list[str], capsys) -> tuple[int, str, str]:
