@@ -125,7 +125,10 @@ def first_factor(module):
     return found[0].detach().clone() if len(found) == 1 else None
 first = LoRALinear(nn.Linear(n_in, n_out), rank, alpha)
 second = LoRALinear(nn.Linear(n_in, n_out), rank, alpha)
-result = {"first": first_factor(first), "second": first_factor(second)}
+bases = [nn.Linear(n_in, n_out), nn.Linear(n_in, n_out)]  # made first: nothing draws between the two adapters
+third, fourth = LoRALinear(bases[0], rank, alpha), LoRALinear(bases[1], rank, alpha)
+result = {"first": first_factor(first), "second": first_factor(second), "third": first_factor(third),
+          "fourth": first_factor(fourth)}
 """
 
 
@@ -141,6 +144,12 @@ result = {"first": first_factor(first), "second": first_factor(second)}
     "randomness: each new adapter draws its own A from torch's random state (two built in a row differ)",
     mutant="lora_A_fixed_seed",
     kind="randomness",
+)
+@behaviour(
+    "LoRALinear",
+    "randomness: the draw moves torch's random state on, so two adapters built with nothing drawn between them differ "
+    "(as add_lora builds a layer's query and value adapters)",
+    mutant="lora_c_fork_rng",
 )
 def test_lora_linear_draws_a_fresh_A_within_the_bound(student):
     # nn.Linear(768, 6), rank 8: A has 6,144 entries and the bound is 1/sqrt(768) = 0.0361. A normal draw of
@@ -166,11 +175,18 @@ def test_lora_linear_draws_a_fresh_A_within_the_bound(student):
         f"{where}: both got the same A; each adapter must make its own draw from torch's random state "
         "(do not seed inside LoRALinear)",
     )
+    expect(
+        out["third"] is not None and out["fourth"] is not None and not torch.equal(out["third"], out["fourth"]),
+        f"two LoRALinear(..., rank={rank}, alpha={alpha:g}) built one after the other on two existing nn.Linear({n_in}, "
+        f"{n_out}) layers, nothing else drawn between them, got the same A: the draw must move torch's random state on "
+        "as kaiming_uniform_ does (no torch.random.fork_rng, no saving and restoring the state)",
+    )
 
 
 # (in, out, rank, alpha, x's shape): scalings 2, 0.25, 8, 1.5, 1.25, 0.125 and 2.5 (alphas 2.5, 0.5 and 7.5 are
 # not whole numbers, and alpha // rank would be 1, 0 and 2); leading axes (3,), (2, 3), (1, 1), (4,), none at
-# all, a single row (1,) and three axes (2, 1, 3); a rank (4) above in_features (3). The layer gets x as a
+# all, a single row (1,) and three axes (2, 1, 3); a rank (4) above in_features (3); empty batches (0, 6) and
+# (2, 0, 5). The layer gets x as a
 # non-contiguous view wherever it has two axes of more than one entry (.view would refuse it; reshape copies).
 FORWARD_CASES = [
     (6, 5, 2, 4.0, (3, 6)),
@@ -181,6 +197,8 @@ FORWARD_CASES = [
     (5, 6, 4, 0.5, (1, 5)),
     (4, 7, 3, 7.5, (2, 1, 3, 4)),
     (3, 5, 4, 2.0, (2, 3)),
+    (6, 5, 2, 4.0, (0, 6)),
+    (5, 4, 3, 1.5, (2, 0, 5)),
 ]
 
 
@@ -227,6 +245,12 @@ FORWARD_CASES = [
 )
 @behaviour(
     "LoRALinear",
+    "an empty batch (a leading axis of size 0) gives an empty output of the same leading axes",
+    mutant="lora_c_empty_reshape",
+    kind="degenerate",
+)
+@behaviour(
+    "LoRALinear",
     "a rank above in_features: B is (out_features, rank) whatever in_features is",
     mutant="lora_b_zeros_like_weight_slice",
     kind="degenerate",
@@ -268,6 +292,42 @@ def test_lora_linear_forward_and_gradients_match_the_formula(student):
         expect_close(out["B_grad"], oracle_b.grad, f"{where}: the gradient of B")
         expect_close(out["x_grad"], oracle_x.grad, f"{where}: the gradient of the input x")
 
+
+
+EVAL_CASES = [(6, 5, 2, 4.0, (3, 6)), (5, 8, 4, 2.5, (2, 3, 5))]
+
+
+@question("lora_tests")
+@behaviour(
+    "LoRALinear",
+    "evaluation mode computes the same function as training mode, gradients included (eval is not no_grad)",
+    mutant="lora_c_eval_nograd_merge",
+)
+def test_lora_linear_in_evaluation_mode_keeps_its_gradients(student):
+    generator = torch.Generator().manual_seed(33)
+    for n_in, n_out, rank, alpha, shape in EVAL_CASES:
+        where = f"LoRALinear(nn.Linear({n_in}, {n_out}), rank={rank}, alpha={alpha:g}) in evaluation mode on {shape}"
+        state = _layer_state(n_in, n_out, True, "float32", generator)
+        a, b = seeded((rank, n_in), generator), seeded((n_out, rank), generator)
+        x, g = seeded(shape, generator), seeded(shape[:-1] + (n_out,), generator)
+        out = student.run(
+            SET_AND_BACKWARD.replace("out = lora(", "lora.eval()\nout = lora("),
+            n_in=n_in, n_out=n_out, has_bias=True, dtype="float32", rank=rank, alpha=alpha, state=state, x=x, a=a,
+            b=b, g=g,
+        )
+        oracle_a, oracle_b = a.clone().requires_grad_(True), b.clone().requires_grad_(True)
+        oracle_x = x.clone().requires_grad_(True)
+        expected = lora_linear(oracle_x, state["weight"], state["bias"], oracle_a, oracle_b, alpha)
+        (expected * g).sum().backward()
+        expect_close(out["out"], expected.detach(), f"{where}: the output base(x) + (alpha / rank) x A^T B^T")
+        expect(
+            out["A_grad"] is not None and out["B_grad"] is not None,
+            f"{where}: A and B got no gradient; evaluation mode changes dropout and batch norm, not whether gradients "
+            "flow (no torch.no_grad in forward)",
+        )
+        expect_close(out["A_grad"], oracle_a.grad, f"{where}: the gradient of A")
+        expect_close(out["B_grad"], oracle_b.grad, f"{where}: the gradient of B")
+        expect_close(out["x_grad"], oracle_x.grad, f"{where}: the gradient of the input x")
 
 ACROSS_CALLS = (
     BUILD_LAYER

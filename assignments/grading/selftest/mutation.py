@@ -18,8 +18,9 @@ definitions it changes::
 - a top-level function or assignment replaces the definition of the same name in the solution cell of
   ``replaces`` (the answer cell of the source notebook);
 - a class lists only the members it changes (methods, class attributes): each replaces the member of the
-  same name in the solution cell's class; the class line, docstring and every other member stay the
-  solution's.
+  same name in the solution cell's class; a member that class lacks (a method a student adds, such as an
+  overridden ``train``) is appended to it when the docstring names it on a line ``adds: Class.member``
+  (otherwise it is a stale mutant); the class line, docstring and every other member stay the solution's.
 
 The mutated cell is built from the solution cell as it is now, so a mutant never carries a stale copy of
 the rest of the cell. Building fails (``MutantError``, naming the mutant and the definition) when the
@@ -141,7 +142,9 @@ def _parse(text: str, label: str) -> list:
         raise MutantError(f"{label}: does not parse: {error}") from None
 
 
-def _class_changes(change: ast.ClassDef, solution: ast.ClassDef, label: str) -> list[tuple[ast.AST, ast.AST]]:
+def _class_changes(
+    change: ast.ClassDef, solution: ast.ClassDef, label: str, adds: frozenset = frozenset()
+) -> list[tuple[ast.AST, ast.AST]]:
     header = ("bases", "keywords", "decorator_list")
     if any([ast.dump(n) for n in getattr(change, f)] != [ast.dump(n) for n in getattr(solution, f)] for f in header):
         raise MutantError(
@@ -160,10 +163,27 @@ def _class_changes(change: ast.ClassDef, solution: ast.ClassDef, label: str) -> 
                 f"{label}: class {change.name} may hold only the methods and class attributes it "
                 f"changes; line {member.lineno} is a {type(member).__name__}"
             )
+        if name not in theirs and f"{change.name}.{name}" in adds:  # a method a student adds: appended
+            if name in seen:
+                raise MutantError(f"{label}: {change.name}.{name} is given twice")
+            seen.add(name)
+            pairs.append((member, Appended(solution)))
+            continue
         solution_member = _replaced(name, theirs, seen, label, owner=change.name)
         _refuse_no_op(member, solution_member, f"{change.name}.{name}", label)
         pairs.append((member, solution_member))
     return pairs
+
+
+@dataclass(frozen=True)
+class Appended:
+    """Where a class member the solution lacks goes: after the last line of the solution's class ``owner``."""
+
+    owner: ast.ClassDef
+
+    @property
+    def col_offset(self) -> int:
+        return _without_docstring(self.owner.body)[0].col_offset if _without_docstring(self.owner.body) else 4
 
 
 def _replaced(name: str, theirs: dict, seen: set, label: str, owner: str = "") -> ast.AST:
@@ -186,7 +206,9 @@ def _refuse_no_op(change: ast.AST, solution: ast.AST, where: str, label: str) ->
 def changed_definitions(change_text: str, solution_text: str, label: str) -> tuple[list, list]:
     """(imports, [(changed node, solution node it replaces)]) of a change against a solution cell, or
     MutantError. Top-level definitions pair with the solution cell's; class members with its class's."""
-    body = _without_docstring(_parse(change_text, label))
+    module = _parse(change_text, label)
+    body = _without_docstring(module)
+    adds = frozenset(re.findall(r"[\w.]+", _optional_line(ast.get_docstring(ast.Module(module, [])) or "", "adds")))
     theirs = definitions(_parse(solution_text, f"{label}: the solution cell"))
     imports, pairs, seen = [], [], set()
     for node in body:
@@ -201,7 +223,7 @@ def changed_definitions(change_text: str, solution_text: str, label: str) -> tup
             )
         solution = _replaced(name, theirs, seen, label)
         if isinstance(node, ast.ClassDef) and isinstance(solution, ast.ClassDef):
-            pairs += _class_changes(node, solution, label)
+            pairs += _class_changes(node, solution, label, adds)
             continue
         if type(node) is not type(solution) and not {type(node), type(solution)} <= {ast.Assign, ast.AnnAssign}:
             raise MutantError(
@@ -214,15 +236,20 @@ def changed_definitions(change_text: str, solution_text: str, label: str) -> tup
     return imports, pairs
 
 
+def _edit(lines: list[str], change_lines: list[str], new, old) -> tuple[tuple[int, int], list[str]]:
+    """(the solution's lines [start, end) to replace, their replacement): an appended member is an empty
+    span at the end of its class."""
+    if isinstance(old, Appended):
+        end = _span(lines, old.owner)[1]
+        return (end, end), ["", *_segment(change_lines, new, old.col_offset)]
+    return _span(lines, old), _segment(change_lines, new, old.col_offset)
+
+
 def apply_change(solution_text: str, change_text: str, label: str) -> str:
     """The solution cell with the change's definitions in place of the solution's (see the module doc)."""
     imports, pairs = changed_definitions(change_text, solution_text, label)
     lines, change_lines = solution_text.splitlines(), change_text.splitlines()
-    edits = sorted(
-        ((_span(lines, old), _segment(change_lines, new, old.col_offset)) for new, old in pairs),
-        key=lambda edit: edit[0],
-        reverse=True,
-    )
+    edits = sorted((_edit(lines, change_lines, new, old) for new, old in pairs), key=lambda edit: edit[0], reverse=True)
     for (start, end), replacement in edits:
         lines[start:end] = replacement
     if imports:
