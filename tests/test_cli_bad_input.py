@@ -204,8 +204,15 @@ def course_outputs() -> list[Path]:
     build = course.build_dir
     staged = sorted(build.glob("release-*")) if build.is_dir() else []  # release's staging areas
     images = [build / "image" / name for name in course.order]  # `course image`'s default --out
-    return [course.root / "grades", *staged, build / "cluster", build / "demo", *images, course.dist_dir,
-            course.root / "locks"]
+    return [
+        course.root / "grades",
+        *staged,
+        build / "cluster",
+        build / "demo",
+        *images,
+        course.dist_dir,
+        course.root / "locks",
+    ]
 
 
 def run_in_process(argv: list[str], capsys) -> tuple[int, str, str]:

@@ -293,7 +293,6 @@ def test_lora_linear_forward_and_gradients_match_the_formula(student):
         expect_close(out["x_grad"], oracle_x.grad, f"{where}: the gradient of the input x")
 
 
-
 EVAL_CASES = [(6, 5, 2, 4.0, (3, 6)), (5, 8, 4, 2.5, (2, 3, 5))]
 
 
@@ -312,8 +311,17 @@ def test_lora_linear_in_evaluation_mode_keeps_its_gradients(student):
         x, g = seeded(shape, generator), seeded(shape[:-1] + (n_out,), generator)
         out = student.run(
             SET_AND_BACKWARD.replace("out = lora(", "lora.eval()\nout = lora("),
-            n_in=n_in, n_out=n_out, has_bias=True, dtype="float32", rank=rank, alpha=alpha, state=state, x=x, a=a,
-            b=b, g=g,
+            n_in=n_in,
+            n_out=n_out,
+            has_bias=True,
+            dtype="float32",
+            rank=rank,
+            alpha=alpha,
+            state=state,
+            x=x,
+            a=a,
+            b=b,
+            g=g,
         )
         oracle_a, oracle_b = a.clone().requires_grad_(True), b.clone().requires_grad_(True)
         oracle_x = x.clone().requires_grad_(True)
@@ -328,6 +336,7 @@ def test_lora_linear_in_evaluation_mode_keeps_its_gradients(student):
         expect_close(out["A_grad"], oracle_a.grad, f"{where}: the gradient of A")
         expect_close(out["B_grad"], oracle_b.grad, f"{where}: the gradient of B")
         expect_close(out["x_grad"], oracle_x.grad, f"{where}: the gradient of the input x")
+
 
 ACROSS_CALLS = (
     BUILD_LAYER

@@ -188,7 +188,7 @@ def test_a_mutant_replaces_only_the_definitions_it_states():
 
 def test_a_mutant_adds_a_method_only_where_its_docstring_says_so():
     added = "class Counter:\n    def reset(self):\n        self.count = 0\n"
-    cell = apply_change(SOLUTION, DOC.replace('replaces: q\n', 'replaces: q\nadds: Counter.reset\n') + added, "m")
+    cell = apply_change(SOLUTION, DOC.replace("replaces: q\n", "replaces: q\nadds: Counter.reset\n") + added, "m")
     namespace = {}
     exec(compile(cell, "<mutated>", "exec"), namespace)
     counter = namespace["Counter"]()
