@@ -127,8 +127,12 @@ first = LoRALinear(nn.Linear(n_in, n_out), rank, alpha)
 second = LoRALinear(nn.Linear(n_in, n_out), rank, alpha)
 bases = [nn.Linear(n_in, n_out), nn.Linear(n_in, n_out)]  # made first: nothing draws between the two adapters
 third, fourth = LoRALinear(bases[0], rank, alpha), LoRALinear(bases[1], rank, alpha)
+torch.manual_seed(5)
+fifth = LoRALinear(bases[0], rank, alpha)
+torch.manual_seed(5)
+sixth = LoRALinear(bases[0], rank, alpha)  # the caller's seed repeats the draw
 result = {"first": first_factor(first), "second": first_factor(second), "third": first_factor(third),
-          "fourth": first_factor(fourth)}
+          "fourth": first_factor(fourth), "fifth": first_factor(fifth), "sixth": first_factor(sixth)}
 """
 
 
@@ -150,6 +154,11 @@ result = {"first": first_factor(first), "second": first_factor(second), "third":
     "randomness: the draw moves torch's random state on, so two adapters built with nothing drawn between them differ "
     "(as add_lora builds a layer's query and value adapters)",
     mutant="lora_c_fork_rng",
+)
+@behaviour(
+    "LoRALinear",
+    "randomness: the caller's seed repeats A's draw (nothing reseeds torch inside, torch.seed() included)",
+    mutant="lora_d_reseed",
 )
 def test_lora_linear_draws_a_fresh_A_within_the_bound(student):
     # nn.Linear(768, 6), rank 8: A has 6,144 entries and the bound is 1/sqrt(768) = 0.0361. A normal draw of
@@ -180,6 +189,12 @@ def test_lora_linear_draws_a_fresh_A_within_the_bound(student):
         f"two LoRALinear(..., rank={rank}, alpha={alpha:g}) built one after the other on two existing nn.Linear({n_in}, "
         f"{n_out}) layers, nothing else drawn between them, got the same A: the draw must move torch's random state on "
         "as kaiming_uniform_ does (no torch.random.fork_rng, no saving and restoring the state)",
+    )
+    expect(
+        out["fifth"] is not None and out["sixth"] is not None and torch.equal(out["fifth"], out["sixth"]),
+        f"two LoRALinear(..., rank={rank}, alpha={alpha:g}) each built right after torch.manual_seed(5) got different A: "
+        "the draw must come from torch's random state as the caller seeded it, so a seed repeats it (do not seed or "
+        "reseed inside LoRALinear, not even with torch.seed())",
     )
 
 
