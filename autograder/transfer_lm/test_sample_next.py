@@ -14,9 +14,12 @@ the 'meta' device (shapes without values) and ELSEWHERE's device, which holds va
 them (.item(), a loop over rows) runs and the device of what comes back can be checked.
 """
 
+import math
+
 import torch
 
 from assignments.grading.testkit import behaviour, expect, expect_shape, kernel_shape, question
+from assignments.grading.testkit.kernel_text import vocabulary
 from autograder.transfer_lm.oracles import decoding_distribution, nucleus_margin
 
 N = 20_000
@@ -462,7 +465,7 @@ def test_greedy_comes_before_every_check_and_draws_nothing(student):
         shown = f"temperature={zero!r}, " + ", ".join(f"{key}={value}" for key, value in options.items())
         expect(
             out["raised"] is False,
-            f"{shown} raised {out['raised']}: temperature 0 (0 or 0.0) is greedy, and then top_k and top_p are not "
+            f"{shown} raised {vocabulary(out['raised'], 'an exception')}: temperature 0 (0 or 0.0) is greedy, and then top_k and top_p are not "
             f"looked at, not even checked (greedy comes first)",
         )
         for key in ("plain", "seeded"):
@@ -1105,7 +1108,7 @@ def _dtype_case(student, dtype, shift, options, seed, advice):
         seed=seed,
         options=options,
     )
-    expect(out["raised"] is None, f"{where} raised {out['raised']}: {advice}")
+    expect(out["raised"] is None, f"{where} raised {vocabulary(out['raised'], 'an exception')}: {advice}")
     ids = expect_shape(out["ids"], (N,), "the returned ids")
     expect(ids.dtype == torch.long, f"{where}: the ids should be a LongTensor (torch.long); got dtype {ids.dtype}")
     expect(bool(((ids >= 0) & (ids < ROW.numel())).all()), f"{where}: some returned ids are outside the vocabulary")
@@ -1189,7 +1192,7 @@ def test_scores_in_every_float_dtype(student):
         name = str(dtype).split(".")[-1]
         expect(
             out["raised"] is None,
-            f"temperature 0 on {name} scores raised {out['raised']}: greedy takes torch.argmax of the scores and "
+            f"temperature 0 on {name} scores raised {vocabulary(out['raised'], 'an exception')}: greedy takes torch.argmax of the scores and "
             f"draws nothing, whatever their dtype",
         )
         ids = expect_shape(out["ids"], (6,), "the greedy ids")
@@ -1614,6 +1617,11 @@ result = outcomes
 )
 @behaviour(
     "sample_next",
+    "on a device that holds values, top_p=1 (which keeps every id) makes nothing on the CPU either",
+    mutant="decode_f_p1_cpu_mask",
+)
+@behaviour(
+    "sample_next",
     "on a device that holds values, greedy makes nothing on the CPU",
     mutant="decode_greedy_arange_cpu",
 )
@@ -1641,7 +1649,7 @@ result = outcomes
     mutant="decode_topk_full_float32",
 )
 def test_the_ids_stay_on_a_device_that_holds_values(student):
-    options_list = [{"temperature": 0}, *BRANCHES]
+    options_list = [{"temperature": 0}, *BRANCHES, {"top_p": 1.0}]
     out = student.run(ELSEWHERE, cases=options_list)
     cases = [
         (dtype, batch, options) for dtype in ("float32", "float64") for batch in (3, 1) for options in options_list
@@ -1799,6 +1807,268 @@ def test_a_p_the_running_sum_never_reaches_keeps_every_id(student):
         )
 
 
+# ---------------------------------------------------- after round 2026-12-e: what torch.multinomial is given
+# The weights handed to torch.multinomial, read in the kernel: a TorchFunctionMode sees every call of
+# torch.multinomial and of Tensor.multinomial (torch.distributions draws through it too) and keeps a float64 copy
+# of each row of its first argument. The kept set is then read exactly rather than estimated from draws: a p within
+# 1e-7 of 1 cuts an id of probability 2e-8, which no number of draws a test can afford would see. A correct answer
+# may hand over the whole row (cut ids weighing 0) or the kept ids only, and unnormalised weights: so the test
+# compares the row's positive weights, normalised and sorted, with the oracle's kept probabilities, sorted. Calls
+# that do not give one row per row of scores are left to the sampling tests.
+MULTINOMIAL_WEIGHTS = """
+from torch.overrides import TorchFunctionMode
+
+
+class _Weights(TorchFunctionMode):
+    def __init__(self):
+        super().__init__()
+        self.rows = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in (torch.multinomial, torch.Tensor.multinomial):
+            weights = args[0] if args else kwargs.get("input")
+            flat = weights.detach().to(torch.float64).reshape(-1, weights.shape[-1])
+            self.rows.extend(row.tolist() for row in flat)
+        return func(*args, **kwargs)
+
+
+outcomes = []
+for scores, options in cases:
+    recorder = _Weights()
+    with recorder:
+        sample_next(scores, generator=torch.Generator().manual_seed(3), **options)
+    outcomes.append(recorder.rows)
+result = outcomes
+"""
+# Rows whose kept set is decided within 1e-7 of p, in float64: probabilities (0.6, 0.39999998, 2e-8) with p = 1 - 1e-7
+# (the running sum of the first two, 1 - 2e-8, reaches p: the third id is cut) and (0.5, 0.5 - 1e-10, 1e-10) with
+# p = 1 - 1e-9; p = 1 keeps all three.
+NEAR_ONE_EXACT = torch.log(torch.tensor([[0.6, 0.39999998, 2e-8], [0.5, 0.5 - 1e-10, 1e-10]], dtype=torch.float64))
+WEIGHT_TOLERANCE = 1e-5  # normalised weights: an answer working in float32 is 1e-7 away
+MARGIN = 1e-5  # random rows whose p lies this close to a running sum are skipped (float32 may move the cut)
+
+
+def _weight_cases():
+    rows = torch.randn(40, 45, generator=torch.Generator().manual_seed(150), dtype=torch.float64) * 2
+    cases = [
+        (NEAR_ONE_EXACT[:1], {"top_p": 1 - 1e-7}),
+        (NEAR_ONE_EXACT[1:], {"top_p": 1 - 1e-9}),
+        (NEAR_ONE_EXACT, {"top_p": 1.0}),
+        (NEAR_ONE_EXACT, {"top_p": 0.9999, "temperature": 0.5}),
+    ]
+    for options in (
+        {"top_p": 0.3},
+        {"top_p": 0.9},
+        {"top_p": 0.999999},
+        {"top_k": 7, "top_p": 0.8},
+        {"temperature": 0.7, "top_p": 0.95},
+        {"top_k": 12},
+        {"temperature": 1.5},
+    ):
+        cases.append((rows, options))
+    return cases
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p with p within 1e-6 of 1 (1 - 1e-7, 1 - 1e-9) still cuts what the running sum does not need: read from "
+    "the weights handed to torch.multinomial",
+    mutant="decode_topp_near_one",
+    kind="degenerate",
+)
+@behaviour(
+    "sample_next",
+    "the weights handed to torch.multinomial are the kept ids' probabilities (in proportion), on 40 float64 rows "
+    "in every branch",
+    mutant="decode_top_p_keeps_one_more",
+)
+def test_torch_multinomial_weighs_exactly_the_kept_ids(student):
+    cases = _weight_cases()
+    out = student.run(MULTINOMIAL_WEIGHTS, cases=cases)
+    expect(isinstance(out, list) and len(out) == len(cases), "the check of torch.multinomial's weights did not run")
+    for (scores, options), rows in zip(cases, out):
+        exact = scores.shape[1] == NEAR_ONE_EXACT.shape[1]  # the designed rows: their p is close to a sum on purpose
+        if len(rows) != scores.shape[0]:
+            continue  # not one torch.multinomial row per row of scores: the sampling tests judge these draws
+        for row, weights in zip(scores, rows):
+            kept = sorted(q for q in decoding_distribution(row.tolist(), **options) if q > 0)
+            if "top_p" in options and not exact:
+                margin = nucleus_margin(
+                    row.tolist(), options["top_p"], options.get("temperature", 1.0), options.get("top_k")
+                )
+                if margin < MARGIN:
+                    continue
+            positive = [w for w in weights if w > 0]
+            where = f"{_shown(options)} on float64 scores"
+            expect(
+                len(positive) == len(kept),
+                f"{where}: torch.multinomial was given {len(positive)} id(s) of positive weight in a row where "
+                f"{len(kept)} should be kept (their probabilities: {', '.join(f'{q:.3g}' for q in kept[::-1][:6])}"
+                f"{', ...' if len(kept) > 6 else ''}); an id cut by top-k or top-p must weigh exactly 0, and p below 1 "
+                "cuts however close to 1 it is",
+            )
+            total = sum(positive)
+            shares = sorted(w / total for w in positive)
+            worst = max(abs(a - b) for a, b in zip(shares, kept))
+            expect(
+                worst <= WEIGHT_TOLERANCE,
+                f"{where}: the weights handed to torch.multinomial, divided by their sum, differ from the kept ids' "
+                f"renormalised probabilities by up to {worst:.3g}",
+            )
+
+
+# ---------------------------------------------------------------- round 2026-12-f: what its five misses showed
+# p one float32 step above a running sum: rows of 4 equal float32 scores, whose running sums 1/4, 2/4, 3/4 are
+# exact; p = 1/4 + 2^-25 and 2/4 + 2^-24 are the next float32 numbers above them (float32's step there), so the
+# sum falls short by one step and the next id is kept too. A tolerance of one machine epsilon (2^-23) lets the set
+# stop early. Missing one of the 2 or 3 kept ids in 2,000 draws: probability below 3 x (2/3)^2000.
+STEP_CASES = ((1, 2**-25), (2, 2**-24))
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p: a running sum one float32 step (2^-24, 2^-25) short of p has not reached it: no tolerance of an epsilon",
+    mutant="decode_f_eps_tolerance",
+    kind="boundary",
+)
+def test_top_p_a_sum_one_float32_step_short_of_p_keeps_going(student):
+    for seed, (k, step) in enumerate(STEP_CASES, start=160):
+        top_p = k / 4 + step
+        drawn = set(_draw(student, torch.zeros(2000, 4), seed, top_p=top_p).tolist())
+        expect(
+            len(drawn) == k + 1,
+            f"top_p={k}/4 + 2**{int(math.log2(step))} on a row of 4 equal float32 scores: the running sum of {k} ids is "
+            f"exactly {k}/4, one float32 step short of p, so {k + 1} ids should be drawn; {len(drawn)} were (compare "
+            "with p itself: no tolerance, not even one epsilon)",
+        )
+
+
+# Rows far apart: the same 9 scores (ROW) shifted by a different constant in each row (0, -300, 250, -90), so each
+# row's probabilities are softmax(ROW). A softmax stabilised with the largest score of the whole batch, not of each
+# row, underflows every row 300 below it to zeros. 4,000 rows per shift: a frequency's deviation is at most
+# 0.5 / sqrt(4,000) = 0.0079, and the bound 0.05 is more than 6 of them.
+ROW_SHIFTS = (0.0, -300.0, 250.0, -90.0)
+ROWS_PER_SHIFT = 4000
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "rows of one batch shifted by different constants (0, -300, 250, -90) each draw as their own differences say",
+    mutant="decode_f_global_max_softmax",
+    kind="degenerate",
+)
+def test_each_row_is_shifted_on_its_own(student):
+    shifts = torch.tensor(ROW_SHIFTS).repeat_interleave(ROWS_PER_SHIFT)
+    for seed, options in enumerate(({}, {"top_k": 5}, {"top_p": 0.9}), start=162):
+        out = student.run(
+            "try:\n"
+            "    result = sample_next(scores, generator=torch.Generator().manual_seed(seed), **options)\n"
+            "except Exception as error:\n"
+            "    result = type(error).__name__",
+            scores=ROW + shifts[:, None],
+            seed=seed,
+            options=options,
+        )
+        where = f"{_shown(options) or 'temperature 1'} on rows of one batch shifted by {', '.join(f'{s:g}' for s in ROW_SHIFTS)}"
+        expect(
+            isinstance(out, torch.Tensor),
+            f"{where}: sample_next raised {vocabulary(out, 'an exception')}; each row is its own distribution",
+        )
+        ids = expect_shape(out, (len(shifts),), "the returned ids").long()
+        wanted = torch.tensor(decoding_distribution(ROW.tolist(), **options), dtype=torch.float64)
+        for group, shift in enumerate(ROW_SHIFTS):
+            drawn = ids[group * ROWS_PER_SHIFT : (group + 1) * ROWS_PER_SHIFT]
+            gap = (_frequencies(drawn, len(ROW)) - wanted).abs().max().item()
+            expect(
+                gap < 0.05,
+                f"{where}: the rows shifted by {shift:g} draw some id {gap:.3f} away from its probability; adding a "
+                "constant to a row changes nothing, whatever the other rows hold (let torch.softmax take each row's "
+                "exponentials)",
+            )
+
+
+# p checked as the number it is: a p just above 1 raises even where the scores' dtype would round it to 1 (1.0001 is
+# 1 in float16 and bfloat16). (A small valid p that such a dtype rounds to 0, 1e-8 in float16, is not tested: the
+# running sum is compared with p in the scores' dtype by PyTorch itself, and correct answers then differ.)
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-p: p is validated as given, not rounded to the scores' dtype: 1.0001 raises (float16, bfloat16)",
+    mutant="decode_f_tensor_validated_p",
+    kind="degenerate",
+)
+def test_p_is_validated_before_any_rounding(student):
+    for dtype in (torch.float16, torch.bfloat16):
+        name = str(dtype).replace("torch.", "")
+        out = student.run(
+            "try:\n"
+            "    sample_next(scores, top_p=1.0001, generator=torch.Generator().manual_seed(0))\n"
+            "    result = False\n"
+            "except ValueError:\n"
+            "    result = True",
+            scores=ROW.to(dtype).expand(3, -1).clone(),
+        )
+        expect(
+            out is True,
+            f"top_p=1.0001 on {name} scores is above 1: raise ValueError (check p itself, a Python "
+            f"number, not p rounded to {name}, where it becomes 1)",
+        )
+
+
+# Ties inside top-k, then top-p: 16 equal best scores among 45 (the others lower), top_k=16 keeps exactly them
+# (none other ties with the 16th), and each then has probability 1/16, exact in float32, so p = 0.5 keeps the 8 of
+# smaller id. torch.topk returns tied values in no promised order: the nucleus must rank them again, smaller id
+# first. Missing one of the 8 in 2,000 draws has probability below 8 x (7/8)^2000.
+TIED_BEST = (1, 4, 6, 9, 11, 14, 17, 20, 22, 26, 29, 31, 35, 38, 40, 44)
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top-k then top-p with ties among the kept ids: the nucleus ranks them again, smaller id first",
+    mutant="decode_f_topk_order_reuse",
+    kind="ties",
+)
+def test_top_k_then_top_p_ranks_tied_kept_ids_smaller_first(student):
+    scores = torch.full((2000, 45), -1.0)
+    scores[:, list(TIED_BEST)] = 2.0
+    drawn = set(_draw(student, scores, 166, top_k=16, top_p=0.5).tolist())
+    expect(
+        drawn == set(TIED_BEST[:8]),
+        f"top_k=16, top_p=0.5 on 45 scores whose 16 best tie: top-k keeps those 16, each with probability 1/16, and the "
+        f"nucleus keeps the 8 of smaller id, {list(TIED_BEST[:8])}; {sorted(drawn)} were drawn (rank the kept ids "
+        "by probability again, smaller id first among equals: torch.topk's order of equal values is not id order)",
+    )
+
+
+# ---------------------------------------------------------------------- round 2026-12-g: its one miss
+# p = 1 keeps every id top-k kept, and top-k still cuts: top_k=2 with top_p=1.0 draws only each row's 2 best. On
+# ROW the ids beyond the 2 best hold 0.42 of the whole softmax: never drawn in 2,000 rows by a correct answer, and
+# about 840 times by one that returns before top-k when p is 1.
+
+
+@question("sample_next_tests")
+@behaviour(
+    "sample_next",
+    "top_p=1 with top_k: top-k still cuts (p = 1 keeps the ids top-k kept, not every id)",
+    mutant="decode_g_p1_early_return",
+    kind="degenerate",
+)
+def test_top_p_one_keeps_what_top_k_kept(student):
+    for seed, options in ((170, {"top_k": 2, "top_p": 1.0}), (171, {"top_k": 4, "top_p": 1.0, "temperature": 1.5})):
+        drawn = set(_draw(student, ROW.expand(2000, -1).clone(), seed, **options).tolist())
+        best = set(ROW.topk(options["top_k"]).indices.tolist())
+        expect(
+            drawn == best,
+            f"{_shown(options)}: top-k comes first and keeps ids {sorted(best)}; p = 1 then keeps all of those and "
+            f"no other, so exactly they should be drawn; {sorted(drawn)} were",
+        )
+
+
 # Behaviours of these definitions that no hidden test checks, each with the reason (autograder/README.md,
 # Behaviour maps): (definition, behaviour, why it is out of scope).
 OUT_OF_SCOPE = [
@@ -1835,7 +2105,7 @@ CONTRACT_PARAMETERS = [
         "(6, 31), (20000, 9), (500, 9), (1, 9), (4000, 13), (3, 9), (4, 7), (4, 45), (4, 4096), (4, 20003), "
         "(400, 13), (300, 45), (1, 20003), (64, 9), (300, 11), (3, 45) and (1, 45) on 'meta' in float32 and "
         "float64, (3, 45) and (1, 45) on a device that holds values in float32 and float64, (2000, 45) with -inf, "
-        "(2000, 45) float64 with -inf, (2, 4), (2000, 41) in float32 and float16, (2000, 300) in bfloat16, (100000, 3), (2000, 3) in float64, (400, 7), (300, 4096) with -inf, (2000, 45), (100, 20003), (500, 45), (8, 45), "
+        "(2000, 45) float64 with -inf, (2, 4), (100, 4), (1, 3) and (2, 3) in float64 near p = 1, (40, 45) in float64 read from torch.multinomial's weights, (16000, 9) shifted by 0, -300, 250 and -90 row by row, (2000, 4), (2000, 45) with 16 tied best, (3, 9) in float16 and bfloat16, (2000, 41) in float32 and float16, (2000, 300) in bfloat16, (100000, 3), (2000, 3) in float64, (400, 7), (300, 4096) with -inf, (2000, 45), (100, 20003), (500, 45), (8, 45), "
         "(8, 20003), (20, 20003), (200, 20003), (50, 13), (20000, 9) in float16, bfloat16 and float64, (6, 45) "
         "rounded in float16, bfloat16 and float64, (20000, 9) shifted by 12 (float16), +-200 and -30000 (float32) "
         "and -1e10 (float64)",
@@ -1857,8 +2127,8 @@ CONTRACT_PARAMETERS = [
     (
         "sample_next",
         "top_p",
-        "None, 1e-6, 0.2, 0.3, 0.999 (bfloat16), 0.9999 (float16), 1 - 1e-9, 0.5, 0.6, 0.65, 0.7 (on float64 scores too), 0.73, 0.8, 0.85, 0.9, 0.95, 0.999, 0.9995, 1.0, 0.25 and 0.6 at tied boundaries, "
-        "0.25, 0.375, 0.5, 0.5625 and 0.75 landing exactly on a running sum, 0.5 +- 2**-21, 0.25 + 2**-21 and 0.375 - "
+        "None, 1e-6, 0.2, 0.3, 1 - 1e-7 and 1 - 1e-9 (float64), 0.9999 at temperature 0.5, 0.999999, 0.999 (bfloat16), 0.9999 (float16), 1 - 1e-9, 0.5, 0.6, 0.65, 0.7 (on float64 scores too), 0.73, 0.8, 0.85, 0.9, 0.95, 0.999, 0.9995, 1.0, 0.25 and 0.6 at tied boundaries, "
+        "0.25, 0.375, 0.5, 0.5625 and 0.75 landing exactly on a running sum, 0.5 +- 2**-21, 0.25 + 2**-21, 1/4 + 2**-25, 2/4 + 2**-24, 1.0001 (float16, bfloat16, ValueError), 0.5 after top_k=16 on ties, and 0.375 - "
         "2**-21 next to one, 0.3 at temperature 0, 0.0, -0.2, 1.01 and NaN (ValueError), 1.5, 0.0, -0.3, 2.0 and 0.5 "
         "at temperature 0 (not checked)",
         None,

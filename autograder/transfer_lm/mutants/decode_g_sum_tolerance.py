@@ -1,0 +1,28 @@
+"""Compares the running sum with p less a small tolerance (cumsum >= top_p - 1e-7, "to absorb float error"); a
+running sum that falls short of p by less than 1e-7 then counts as reaching it and the nucleus stops one id early.
+
+question: sample_next_tests
+replaces: sample_next
+hunt: 2026-12-g
+stated: "keep ids in that order until their running sum reaches p, compared with p itself (no tolerance)"
+"""
+
+
+def sample_next(scores, temperature=1.0, top_k=None, top_p=None, generator=None):
+    if temperature == 0:
+        return scores.argmax(dim=-1)
+    scaled = scores / temperature
+    if top_k is not None:
+        kth_best = scaled.topk(top_k, dim=-1).values[:, -1:]
+        scaled = scaled.masked_fill(scaled < kth_best, float("-inf"))
+    if top_p is not None:
+        if not 0 < top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1]; got {top_p}")
+        if top_p < 1:
+            ranked, order = torch.softmax(scaled, dim=-1).sort(dim=-1, descending=True, stable=True)
+            reached = ranked.cumsum(dim=-1) >= top_p - 1e-7
+            cut_ranked = torch.cat([torch.zeros_like(reached[:, :1]), reached[:, :-1]], dim=-1)
+            cut = torch.zeros_like(cut_ranked).scatter(-1, order, cut_ranked)
+            scaled = scaled.masked_fill(cut, float("-inf"))
+    probabilities = torch.softmax(scaled, dim=-1)
+    return torch.multinomial(probabilities, 1, generator=generator).squeeze(-1)
