@@ -18,8 +18,7 @@ import math
 
 import torch
 
-from assignments.grading.testkit import behaviour, expect, expect_shape, kernel_shape, question
-from assignments.grading.testkit.kernel_text import vocabulary
+from assignments.grading.testkit import behaviour, expect, expect_shape, kernel_shape, question, vocabulary
 from autograder.transfer_lm.oracles import decoding_distribution, nucleus_margin
 
 N = 20_000

@@ -37,6 +37,7 @@ PUBLIC = {
         [
             "untrusted_text",
             "describe_exception",
+            "vocabulary",
             "KERNEL_TEXT_CHARS",
             "KERNEL_RUN_CHARS",
             "SUBMISSION_KERNEL_TEXT_CHARS",
