@@ -277,38 +277,46 @@ FORWARD_CASES = [
 )
 def test_lora_linear_forward_and_gradients_match_the_formula(student):
     generator = torch.Generator().manual_seed(32)
-    for n_in, n_out, rank, alpha, shape in FORWARD_CASES:
-        where = f"LoRALinear(nn.Linear({n_in}, {n_out}), rank={rank}, alpha={alpha:g}) on inputs {shape}"
-        state = _layer_state(n_in, n_out, True, "float32", generator)
-        a, b = seeded((rank, n_in), generator), seeded((n_out, rank), generator)
-        x, g = seeded(shape, generator), seeded(shape[:-1] + (n_out,), generator)
-        out = student.run(
-            SET_AND_BACKWARD,
-            n_in=n_in,
-            n_out=n_out,
-            has_bias=True,
-            dtype="float32",
-            rank=rank,
-            alpha=alpha,
-            state=state,
-            x=x,
-            a=a,
-            b=b,
-            g=g,
-        )
-        oracle_a, oracle_b = a.clone().requires_grad_(True), b.clone().requires_grad_(True)
-        oracle_x = x.clone().requires_grad_(True)
-        expected = lora_linear(oracle_x, state["weight"], state["bias"], oracle_a, oracle_b, alpha)
-        (expected * g).sum().backward()
-        expect_close(out["out"], expected.detach(), f"{where}: the output base(x) + (alpha / rank) x A^T B^T")
-        expect(not any(out["base_grads"]), f"{where}: the frozen base layer must get no gradient")
-        expect(out["A_grad"] is not None and out["B_grad"] is not None, f"{where}: A and B must get gradients")
-        expect_close(out["A_grad"], oracle_a.grad, f"{where}: the gradient of A")
-        expect_close(out["B_grad"], oracle_b.grad, f"{where}: the gradient of B")
-        expect_close(out["x_grad"], oracle_x.grad, f"{where}: the gradient of the input x")
+    for case in FORWARD_CASES:
+        _check_the_formula(student, generator, case, SET_AND_BACKWARD, "", "A and B must get gradients")
+
+
+def _check_the_formula(student, generator, case, code, mode, no_gradient):
+    """Run ``code`` (SET_AND_BACKWARD or its evaluation-mode form) on one case with the grader's weights, A, B,
+    input and output gradient, and compare the output and the gradients of A, B and x with the oracle's."""
+    n_in, n_out, rank, alpha, shape = case
+    where = f"LoRALinear(nn.Linear({n_in}, {n_out}), rank={rank}, alpha={alpha:g}){mode} on inputs {shape}"
+    state = _layer_state(n_in, n_out, True, "float32", generator)
+    a, b = seeded((rank, n_in), generator), seeded((n_out, rank), generator)
+    x, g = seeded(shape, generator), seeded(shape[:-1] + (n_out,), generator)
+    out = student.run(
+        code,
+        n_in=n_in,
+        n_out=n_out,
+        has_bias=True,
+        dtype="float32",
+        rank=rank,
+        alpha=alpha,
+        state=state,
+        x=x,
+        a=a,
+        b=b,
+        g=g,
+    )
+    oracle_a, oracle_b = a.clone().requires_grad_(True), b.clone().requires_grad_(True)
+    oracle_x = x.clone().requires_grad_(True)
+    expected = lora_linear(oracle_x, state["weight"], state["bias"], oracle_a, oracle_b, alpha)
+    (expected * g).sum().backward()
+    expect_close(out["out"], expected.detach(), f"{where}: the output base(x) + (alpha / rank) x A^T B^T")
+    expect(not any(out["base_grads"]), f"{where}: the frozen base layer must get no gradient")
+    expect(out["A_grad"] is not None and out["B_grad"] is not None, f"{where}: {no_gradient}")
+    expect_close(out["A_grad"], oracle_a.grad, f"{where}: the gradient of A")
+    expect_close(out["B_grad"], oracle_b.grad, f"{where}: the gradient of B")
+    expect_close(out["x_grad"], oracle_x.grad, f"{where}: the gradient of the input x")
 
 
 EVAL_CASES = [(6, 5, 2, 4.0, (3, 6)), (5, 8, 4, 2.5, (2, 3, 5))]
+SET_AND_BACKWARD_IN_EVAL = SET_AND_BACKWARD.replace("out = lora(", "lora.eval()\nout = lora(")
 
 
 @question("lora_tests")
@@ -319,38 +327,16 @@ EVAL_CASES = [(6, 5, 2, 4.0, (3, 6)), (5, 8, 4, 2.5, (2, 3, 5))]
 )
 def test_lora_linear_in_evaluation_mode_keeps_its_gradients(student):
     generator = torch.Generator().manual_seed(33)
-    for n_in, n_out, rank, alpha, shape in EVAL_CASES:
-        where = f"LoRALinear(nn.Linear({n_in}, {n_out}), rank={rank}, alpha={alpha:g}) in evaluation mode on {shape}"
-        state = _layer_state(n_in, n_out, True, "float32", generator)
-        a, b = seeded((rank, n_in), generator), seeded((n_out, rank), generator)
-        x, g = seeded(shape, generator), seeded(shape[:-1] + (n_out,), generator)
-        out = student.run(
-            SET_AND_BACKWARD.replace("out = lora(", "lora.eval()\nout = lora("),
-            n_in=n_in,
-            n_out=n_out,
-            has_bias=True,
-            dtype="float32",
-            rank=rank,
-            alpha=alpha,
-            state=state,
-            x=x,
-            a=a,
-            b=b,
-            g=g,
+    for case in EVAL_CASES:
+        _check_the_formula(
+            student,
+            generator,
+            case,
+            SET_AND_BACKWARD_IN_EVAL,
+            " in evaluation mode",
+            "A and B got no gradient; evaluation mode changes dropout and batch norm, not whether gradients flow "
+            "(no torch.no_grad in forward)",
         )
-        oracle_a, oracle_b = a.clone().requires_grad_(True), b.clone().requires_grad_(True)
-        oracle_x = x.clone().requires_grad_(True)
-        expected = lora_linear(oracle_x, state["weight"], state["bias"], oracle_a, oracle_b, alpha)
-        (expected * g).sum().backward()
-        expect_close(out["out"], expected.detach(), f"{where}: the output base(x) + (alpha / rank) x A^T B^T")
-        expect(
-            out["A_grad"] is not None and out["B_grad"] is not None,
-            f"{where}: A and B got no gradient; evaluation mode changes dropout and batch norm, not whether gradients "
-            "flow (no torch.no_grad in forward)",
-        )
-        expect_close(out["A_grad"], oracle_a.grad, f"{where}: the gradient of A")
-        expect_close(out["B_grad"], oracle_b.grad, f"{where}: the gradient of B")
-        expect_close(out["x_grad"], oracle_x.grad, f"{where}: the gradient of the input x")
 
 
 ACROSS_CALLS = (

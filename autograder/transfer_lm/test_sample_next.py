@@ -1869,6 +1869,21 @@ def _weight_cases():
     return cases
 
 
+def _one_row_each(rows, scores) -> bool:
+    """The kernel's reply is one list of at most ntoken real numbers per row of scores (anything else, a
+    hostile reply included, is left to the sampling tests)."""
+    return (
+        isinstance(rows, list)
+        and len(rows) == scores.shape[0]
+        and all(
+            isinstance(row, list)
+            and 0 < len(row) <= scores.shape[1]
+            and all(type(w) in (int, float) and w == w for w in row)
+            for row in rows
+        )
+    )
+
+
 @question("sample_next_tests")
 @behaviour(
     "sample_next",
@@ -1889,7 +1904,7 @@ def test_torch_multinomial_weighs_exactly_the_kept_ids(student):
     expect(isinstance(out, list) and len(out) == len(cases), "the check of torch.multinomial's weights did not run")
     for (scores, options), rows in zip(cases, out):
         exact = scores.shape[1] == NEAR_ONE_EXACT.shape[1]  # the designed rows: their p is close to a sum on purpose
-        if len(rows) != scores.shape[0]:
+        if not _one_row_each(rows, scores):
             continue  # not one torch.multinomial row per row of scores: the sampling tests judge these draws
         for row, weights in zip(scores, rows):
             kept = sorted(q for q in decoding_distribution(row.tolist(), **options) if q > 0)
