@@ -91,11 +91,14 @@ def apply_mutant(nb, mutant: Mutant):
     return mutated
 
 
-def full_marks_problems(result: SubmissionResult, label: str) -> list[str]:
+def full_marks_problems(result: SubmissionResult, label: str, only: set[str] | None = None) -> list[str]:
+    """What keeps ``result`` from full marks. ``only``: just these questions (the rest of the notebook was left
+    as released, so its cells fail and its questions score 0 by design)."""
     problems = [f"{label}: suite problem: {f.message}" for f in result.findings if f.code == "suite-problem"]
-    problems += [f"{label}: notebook cell failed: {f.message}" for f in result.findings if f.code == "cell-error"]
+    if only is None:
+        problems += [f"{label}: notebook cell failed: {f.message}" for f in result.findings if f.code == "cell-error"]
     for q in result.questions:
-        if q.kind == "autograded" and q.points != q.max_points:
+        if q.kind == "autograded" and q.points != q.max_points and (only is None or q.grade_id in only):
             failed = "; ".join(f"{t.name}: {t.message}" for t in q.tests if t.outcome != "passed")
             problems.append(f"{label}: {q.grade_id} scored {q.points}/{q.max_points} ({failed or 'no tests ran'})")
     return problems
@@ -258,20 +261,29 @@ def variants(assignment: str) -> list[Mutant]:
     return load_folder(resolve(assignment).variants_dir, assignment)
 
 
-def variant_packs(assignment: str) -> list[tuple[list[Mutant], object]]:
+def variant_pack_count(assignment: str) -> int:
+    """How many notebooks ``variant_packs`` writes: the most variants any one answer cell has."""
+    per_cell: dict[str, int] = {}
+    for variant in variants(assignment):
+        per_cell[variant.replaces] = per_cell.get(variant.replaces, 0) + 1
+    return max(per_cell.values(), default=0)
+
+
+def variant_packs(assignment: str, chosen: range | None = None) -> list[tuple[list[Mutant], object]]:
     """[(variants, source notebook)]: the variants in as few notebooks as possible. All are correct, so one
     notebook may answer every cell with a variant at once: notebook k holds the k-th variant of each answer
-    cell (in file order), the solution where a cell has fewer."""
+    cell (in file order), the solution where a cell has fewer. ``chosen``: only those notebooks (indices from
+    0 below ``variant_pack_count``), so that a test run can spread the packs over its workers."""
     by_cell: dict[str, list[Mutant]] = {}
     for variant in variants(assignment):
         by_cell.setdefault(variant.replaces, []).append(variant)
     packs = []
-    for k in range(max((len(found) for found in by_cell.values()), default=0)):
-        chosen = [found[k] for found in by_cell.values() if k < len(found)]
+    for k in chosen if chosen is not None else range(variant_pack_count(assignment)):
+        found = [cell[k] for cell in by_cell.values() if k < len(cell)]
         nb = reference_notebook(assignment)
-        for variant in chosen:
+        for variant in found:
             nb = apply_mutant(nb, variant)
-        packs.append((chosen, nb))
+        packs.append((found, nb))
     return packs
 
 
@@ -300,36 +312,67 @@ def as_submitted(assignment: str, nb):
 DOORS = ("standalone", "nbgrader")
 
 
-def grade_variant_packs(assignment: str, folder: Path, doors=DOORS) -> list[tuple[list[Mutant], SubmissionResult]]:
-    """Each variant pack written under ``folder`` as a student's notebook and graded by each door in ``doors``:
-    the real ones (the standalone door's sandboxed kernel; real ``nbgrader autograde``, all packs in one
-    course) and "in-process" (the mutants' door: the packs are our own code, so they may run here)."""
+def answered_alone(assignment: str, pack) -> object:
+    """The release notebook with only ``pack``'s variant cells answered (typed as a student would), every other
+    answer cell as released: each question's hidden tests stand in for the answers it builds on, so a variant
+    earns its question's marks alone, and a notebook whose other cells stop at once costs a door seconds."""
+    found, nb = pack
+    mine = {v.replaces for v in found}
+    answers = {notebooks.grade_id(c): notebooks.student_text(c) for c in nb.cells if notebooks.is_answer(c)}
+    out = copy.deepcopy(resolve(assignment).release_notebook())
+    for cell in out.cells:
+        if notebooks.is_answer(cell) and notebooks.grade_id(cell) in mine:
+            cell.source = answers[notebooks.grade_id(cell)]
+    return out
+
+
+def grade_variant_packs(
+    assignment: str,
+    folder: Path,
+    doors=DOORS,
+    chosen: range | None = None,
+    nbgrader_course: Path | None = None,
+    alone: bool = False,
+) -> list[tuple[list[Mutant], SubmissionResult]]:
+    """Each variant pack (``chosen`` of them, or all) written under ``folder`` as a student's notebook and
+    graded by each door in ``doors``: the real ones (the standalone door's sandboxed kernel; real ``nbgrader
+    autograde``, these packs as students of one nbgrader course) and "in-process" (the mutants' door: the
+    packs are our own code, so they may run here). A pack keeps its number (``variants-K``, from 1) whichever
+    are chosen. ``nbgrader_course``: an nbgrader course folder to grade in, kept between calls (generating
+    one costs about 13 s), made there when it has no gradebook yet; by default a new one under ``folder``.
+    ``alone``: the real doors get ``answered_alone`` notebooks (check them with ``variant_problems(...,
+    alone=True)``); in-process always grades the whole pack."""
     from assignments.grading.doors import standalone
     from assignments.grading.doors.nbgrader import door as nbgrader_door
 
-    packs = variant_packs(assignment)
+    numbers = list(chosen if chosen is not None else range(variant_pack_count(assignment)))
+    packs = dict(zip((f"variants-{k + 1}" for k in numbers), variant_packs(assignment, numbers), strict=True))
     graded = [
-        (found, grade_notebook(assignment, nb, f"variants-{k}"))
-        for k, (found, nb) in enumerate(packs, 1)
-        if "in-process" in doors
+        (found, grade_notebook(assignment, nb, name)) for name, (found, nb) in packs.items() if "in-process" in doors
     ]
     paths = {}
-    for k, (_, nb) in enumerate(packs, 1):
-        paths[f"variants-{k}"] = folder / f"variants-{k}.ipynb"
-        paths[f"variants-{k}"].parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(as_submitted(assignment, nb), paths[f"variants-{k}"])
-    chosen = {f"variants-{k}": found for k, (found, _) in enumerate(packs, 1)}
+    for name, pack in packs.items():
+        paths[name] = folder / f"{name}.ipynb"
+        paths[name].parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(answered_alone(assignment, pack) if alone else as_submitted(assignment, pack[1]), paths[name])
     if "standalone" in doors:
-        graded += [(chosen[s], standalone.grade_submission(assignment, p, s)) for s, p in paths.items()]
+        graded += [(packs[s][0], standalone.grade_submission(assignment, p, s)) for s, p in paths.items()]
     if "nbgrader" in doors and paths:
-        results = nbgrader_door.autograde(assignment, paths, root=folder / "nbgrader-course", progress=False)
-        graded += [(chosen[r.student], r) for r in results]
+        course = nbgrader_course or folder / "nbgrader-course"
+        if not (course / "gradebook.db").is_file():
+            nbgrader_door.prepare_course(assignment, course)
+        graded += [
+            (packs[s][0], nbgrader_door.autograde_one(assignment, course, s, p, nbgrader_door.NOTEBOOK_TIMEOUT_S))
+            for s, p in paths.items()
+        ]
     return graded
 
 
-def variant_problems(variants_in: list[Mutant], result: SubmissionResult) -> list[str]:
+def variant_problems(variants_in: list[Mutant], result: SubmissionResult, alone: bool = False) -> list[str]:
+    """What keeps a pack from full marks; ``alone``: on its variants' own questions only (``answered_alone``)."""
     names = ", ".join(v.name for v in variants_in)
-    return full_marks_problems(result, f"variants {names} through the {result.door} door")
+    only = {v.question for v in variants_in} if alone else None
+    return full_marks_problems(result, f"variants {names} through the {result.door} door", only)
 
 
 # ------------------------------------------------------------------------------------ behaviour map
