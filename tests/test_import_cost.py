@@ -31,7 +31,7 @@ def test_a_batch_supervisor_never_imports_torch():
     code = (
         "import sys; from assignments import cli; from assignments.workflow import grade_class; "
         "from assignments.results import table; from assignments.grading.doors import batch; "
-        "zygote = batch._start_zygote(); "
+        "zygote = batch.start_zygote(); "
         "print(sorted(m for m in ('torch', 'transformers', 'nbgrader') if m in sys.modules)); "
         "zygote and zygote.close()"
     )

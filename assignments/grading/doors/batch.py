@@ -213,7 +213,7 @@ class _Submission:
     log_offset: int = 0
 
 
-def _start_zygote():
+def start_zygote():
     """The batch's warm-kernel zygote, when kernels can have namespaces; None otherwise (cold kernels).
     The fork server is started first, so that it and the zygote import their libraries side by side while
     the first grader processes read their submissions (their kernels wait for the zygote)."""
@@ -429,7 +429,7 @@ def grade_batch(
     supervisor = _Supervisor(assignment, grader, budget, work)
     name = getattr(assignment, "name", assignment)
     # one submission gains nothing: the zygote would pay the imports its one kernel would have paid
-    zygote = _start_zygote() if warm_kernels and len(jobs) > 1 else None
+    zygote = start_zygote() if warm_kernels and len(jobs) > 1 else None
     supervisor.zygote = zygote.socket if zygote else ""
     waiting, running = deque(_Submission(job) for job in jobs), []
     try:

@@ -287,8 +287,9 @@ def variant_packs(assignment: str, chosen: range | None = None) -> list[tuple[li
     return packs
 
 
-def filled_release(assignment: Assignment | str, replacements: dict[str, str] | None = None):
-    """The release notebook with every answer cell filled from the source, except ``replacements``."""
+def filled_release(assignment: Assignment | str, replacements: dict[str, str] | None = None, others: bool = True):
+    """The release notebook with ``replacements`` in their answer cells and every other answer cell filled
+    from the source, or left as released when ``others`` is False."""
     answers = {
         notebooks.grade_id(c): notebooks.student_text(c)
         for c in resolve(assignment).source_notebook().cells
@@ -296,9 +297,11 @@ def filled_release(assignment: Assignment | str, replacements: dict[str, str] | 
     }
     nb = copy.deepcopy(resolve(assignment).release_notebook())
     for cell in nb.cells:
-        if notebooks.is_answer(cell):
-            gid = notebooks.grade_id(cell)
-            cell.source = (replacements or {}).get(gid, answers[gid])
+        gid = notebooks.grade_id(cell) if notebooks.is_answer(cell) else None
+        if gid in (replacements or {}):
+            cell.source = replacements[gid]
+        elif gid is not None and others:
+            cell.source = answers[gid]
     return nb
 
 
@@ -319,11 +322,7 @@ def answered_alone(assignment: str, pack) -> object:
     found, nb = pack
     mine = {v.replaces for v in found}
     answers = {notebooks.grade_id(c): notebooks.student_text(c) for c in nb.cells if notebooks.is_answer(c)}
-    out = copy.deepcopy(resolve(assignment).release_notebook())
-    for cell in out.cells:
-        if notebooks.is_answer(cell) and notebooks.grade_id(cell) in mine:
-            cell.source = answers[notebooks.grade_id(cell)]
-    return out
+    return filled_release(assignment, {gid: answers[gid] for gid in mine}, others=False)
 
 
 def grade_variant_packs(

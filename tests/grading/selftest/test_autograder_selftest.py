@@ -526,24 +526,26 @@ def enough_variants(assignment: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def warm_kernels():
-    """The standalone door's kernels forked from one process that has imported torch and the rest, as a batch's
-    are (``doors.batch``): a pack's kernel then starts in well under a second instead of about 3 s, and skips
-    about 3 s of imports. Cold where kernels cannot have namespaces (the scores cannot depend on it). Real
-    nbgrader starts its own kernels and never reads the variable."""
-    from assignments.grading.doors.batch import _start_zygote
+def zygote():
+    """One warm-kernel zygote per worker for the standalone door, as a batch has (``doors.batch``): a pack's
+    kernel is forked from a process that has imported torch and the rest instead of starting cold. None
+    where kernels cannot have namespaces (cold kernels; the scores cannot depend on it)."""
+    from assignments.grading.doors.batch import start_zygote
+
+    started = start_zygote()
+    yield started
+    if started is not None:
+        started.close()
+
+
+@pytest.fixture
+def warm_kernels(zygote, monkeypatch):
+    """The zygote's socket for this test only, so that no other test on the worker (the Colab rehearsal's
+    kernels, a Gradescope bundle) is handed it. Real nbgrader starts its own kernels and never reads it."""
     from assignments.grading.sandbox.warm_kernels import ZYGOTE_ENV
 
-    zygote = _start_zygote()
-    if zygote is None:
-        yield
-        return
-    os.environ[ZYGOTE_ENV] = zygote.socket
-    try:
-        yield
-    finally:
-        os.environ.pop(ZYGOTE_ENV, None)
-        zygote.close()
+    if zygote is not None:
+        monkeypatch.setenv(ZYGOTE_ENV, zygote.socket)
 
 
 @pytest.fixture(scope="session")
