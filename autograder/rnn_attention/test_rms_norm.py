@@ -1,5 +1,6 @@
-"""RMSNorm: values against the float64 formula (oracles.rms_norm, which agrees with torch.nn.RMSNorm to 1e-12) on the grader's weights, for inputs with any number of leading axes, rows far from zero mean, rows whose
-mean square is near eps and rows of zeros; the eps given to __init__ and its default; gradients of x and weight;
+"""RMSNorm: values against the float64 formula (oracles.rms_norm, which agrees with torch.nn.RMSNorm to 1e-12)
+on the grader's weights, for inputs with any number of leading axes, rows far from zero mean, rows whose mean
+square is near eps and rows of zeros; the eps given to __init__ and its default; gradients of x and weight;
 float64, bfloat16 and the meta device; x left unmodified; one weight of ones and nothing else at initialisation."""
 
 import torch
