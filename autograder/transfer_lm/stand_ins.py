@@ -278,3 +278,53 @@ def formula_parameter_count(ntoken, nhid, nlayers, nhead, nclasses):
     norms = 2 * (2 * nhid)  # two LayerNorms, weight and bias each
     head = nhid * nclasses + nclasses
     return embedding + nlayers * (attention + feed_forward + norms) + head  # nhead changes nothing
+
+
+def sequence_logprob(logits, ids, prompt_lengths, lengths):
+    """The log-probability the model gives each row's continuation: the sum, over the tokens after the
+    prompt, of log p(token | every token before it).
+
+    ids: LongTensor (batch, seq). Row b holds a prompt in ids[b, :prompt_lengths[b]], its continuation in
+        ids[b, prompt_lengths[b]:lengths[b]], then padding up to seq. Tell them apart by prompt_lengths and
+        lengths alone: any id of the vocabulary, the pad id 0 included, may stand at any position.
+    logits: float tensor (batch, seq, ntoken), the model's scores for the same rows, model(ids, mask): the
+        scores at position t are for the token at position t + 1, so token ids[b, t] is scored by
+        logits[b, t - 1] (the shift), and logits[b, seq - 1] is never used.
+    prompt_lengths, lengths: LongTensors (batch,) with 1 <= prompt_lengths[b] <= lengths[b] <= seq.
+    Returns a tensor of shape (batch,), (1,) for one row, in logits' dtype (float32 or float64), on logits' device:
+        out[b] = sum over t with prompt_lengths[b] <= t < lengths[b] of log_softmax(logits[b, t - 1])[ids[b, t]],
+    a sum of log-softmaxes over the whole vocabulary (not of raw scores). Only logits[b, j] with
+    prompt_lengths[b] - 1 <= j < lengths[b] - 1 count; the others (prompt, padding, the last position) may hold
+    any finite values, which change nothing in the result and get no gradient. An empty continuation
+    (prompt_lengths[b] == lengths[b]) gives 0.
+    Keep the graph: DPO back-propagates through the result (no .item(), .detach(), torch.no_grad()). Every
+    tensor arrives on one device; make what you create there (device=logits.device). Do not modify logits or
+    ids. Our solution is about 6 lines.
+    """
+    log_probs = torch.log_softmax(logits[:, :-1], dim=-1)  # (batch, seq - 1, ntoken)
+    targets = ids[:, 1:]  # (batch, seq - 1): tokens 1 .. seq - 1
+    token_log_probs = log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # (batch, seq - 1)
+    position = torch.arange(1, ids.size(1), device=logits.device)  # (seq - 1,): each target's position
+    counts = (position >= prompt_lengths[:, None]) & (position < lengths[:, None])  # (batch, seq - 1)
+    return token_log_probs.masked_fill(~counts, 0.0).sum(dim=-1)  # (batch,)
+
+
+def dpo_loss(policy_chosen, policy_rejected, reference_chosen, reference_rejected, beta):
+    """Direct preference optimisation's loss for a batch of preference pairs (Rafailov et al., 2023).
+
+    policy_chosen, policy_rejected, reference_chosen, reference_rejected: float tensors (pairs,), the sequence
+        log-probabilities (sequence_logprob's sums) of each pair's chosen and rejected continuation under the
+        policy (the model being tuned) and under the reference (its frozen copy), all of one dtype and device.
+    beta: a positive number (an int or a float: 0.1, 0.5, 1, 2.5, ...).
+    With margin[i] = (policy_chosen[i] - reference_chosen[i]) - (policy_rejected[i] - reference_rejected[i]),
+        loss = the mean over the pairs of -log(sigmoid(beta * margin[i])).
+    Returns a 0-dim tensor (also for one pair) in the inputs' dtype, on their device.
+    Numerically stable for a beta * margin of any size: it must stay finite, and its gradient too, at -1000
+        (the pair's term is then 1000) and at +1000 (the term is 0). torch.log(torch.sigmoid(x)) is not: the
+        sigmoid rounds to 0 and its log to -inf. F.logsigmoid is.
+    The reference log-probabilities are constants: no gradient may reach them, even when they arrive with
+        requires_grad=True (detach them). Do not modify the inputs.
+    Our solution is about 3 lines.
+    """
+    margin = (policy_chosen - reference_chosen.detach()) - (policy_rejected - reference_rejected.detach())  # (pairs,)
+    return -F.logsigmoid(beta * margin).mean()  # 0-dim: the mean over pairs
