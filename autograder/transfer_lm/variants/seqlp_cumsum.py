@@ -1,0 +1,14 @@
+"""Takes a running sum of every token's log-probability, with a zero in front, and subtracts its value at the
+prompt's end from its value at the continuation's end.
+
+question: sequence_logprob_tests
+replaces: sequence_logprob
+"""
+
+
+def sequence_logprob(logits, ids, prompt_lengths, lengths):
+    token = torch.log_softmax(logits[:, :-1], -1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    running = torch.cat([torch.zeros_like(token[:, :1]), token.cumsum(dim=1)], dim=1)  # running[:, k]: tokens 1 .. k
+    end = running.gather(1, (lengths - 1).unsqueeze(1)).squeeze(1)
+    start = running.gather(1, (prompt_lengths - 1).unsqueeze(1)).squeeze(1)
+    return end - start
