@@ -5,6 +5,7 @@ rounded, so float64 losses and gradients are off by about 1e-8 relative.
 question: dpo_loss_tests
 replaces: dpo_loss
 hunt: 2026-12-h
+stated: beta: a positive number (an int or a float: 0.1, 0.5, 1, 2.5, ...)
 """
 
 

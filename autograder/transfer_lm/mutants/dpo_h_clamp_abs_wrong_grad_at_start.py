@@ -5,6 +5,7 @@ twice the true gradient (-beta instead of -beta / 2 for policy_chosen, over the 
 question: dpo_loss_tests
 replaces: dpo_loss
 hunt: 2026-12-h
+stated: The gradient is the formula's everywhere, at a margin of exactly 0 too
 """
 
 

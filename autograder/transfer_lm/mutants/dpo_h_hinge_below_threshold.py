@@ -6,6 +6,7 @@ its gradient by the same order.
 question: dpo_loss_tests
 replaces: dpo_loss
 hunt: 2026-12-h
+stated: loss = the mean over the pairs of -log(sigmoid(beta * margin[i]))
 """
 
 

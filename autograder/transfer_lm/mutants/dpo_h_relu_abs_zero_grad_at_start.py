@@ -6,6 +6,7 @@ policy equal to the reference (the start of DPO training) the loss is ln 2 and i
 question: dpo_loss_tests
 replaces: dpo_loss
 hunt: 2026-12-h
+stated: The gradient is the formula's everywhere, at a margin of exactly 0 too
 """
 
 

@@ -5,6 +5,7 @@ of the target alone, without the - softmax part, so DPO's gradient is wrong.
 question: sequence_logprob_tests
 replaces: sequence_logprob
 hunt: 2026-12-h
+stated: Only logits[b, j] with prompt_lengths[b] - 1 <= j < lengths[b] - 1 count ... Keep the graph
 """
 
 def sequence_logprob(logits, ids, prompt_lengths, lengths):

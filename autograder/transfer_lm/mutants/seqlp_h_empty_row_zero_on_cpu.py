@@ -7,6 +7,7 @@ comes back as a constant with no graph, so DPO's backward raises.
 question: sequence_logprob_tests
 replaces: sequence_logprob
 hunt: 2026-12-h
+stated: Keep the graph ... even when every continuation is empty (the gradient is then 0)
 """
 
 def sequence_logprob(logits, ids, prompt_lengths, lengths):

@@ -5,6 +5,7 @@ right shape (a slice of a wider vocabulary, a transposed buffer) raises instead 
 question: sequence_logprob_tests
 replaces: sequence_logprob
 hunt: 2026-12-h
+stated: logits and ids need not be contiguous (a slice of a wider vocabulary, a transposed buffer)
 """
 
 def sequence_logprob(logits, ids, prompt_lengths, lengths):

@@ -5,6 +5,7 @@ rounded to float32 on the way (errors near 1e-7).
 question: sequence_logprob_tests
 replaces: sequence_logprob
 hunt: 2026-12-h
+stated: in logits' dtype (float32 or float64)
 """
 
 def sequence_logprob(logits, ids, prompt_lengths, lengths):

@@ -5,6 +5,7 @@ and sums the wrong positions (state leaking between calls).
 question: sequence_logprob_tests
 replaces: sequence_logprob
 hunt: 2026-12-h
+stated: keep nothing from one call to the next (each result depends on that call's arguments alone)
 """
 
 def sequence_logprob(logits, ids, prompt_lengths, lengths):

@@ -5,6 +5,7 @@ below another's (say -200 against +10 in float32) its exp underflows to 0 and it
 question: sequence_logprob_tests
 replaces: sequence_logprob
 hunt: 2026-12-h
+stated: with scores in the hundreds or thousands, each position at its own level, the sums stay finite and exact
 """
 
 def sequence_logprob(logits, ids, prompt_lengths, lengths):

@@ -5,6 +5,7 @@ shapes (even a single row), but with seq 2 the (batch, 1) scores become (batch,)
 question: sequence_logprob_tests
 replaces: sequence_logprob
 hunt: 2026-12-h
+stated: seq may be as short as 2
 """
 
 def sequence_logprob(logits, ids, prompt_lengths, lengths):

@@ -1,6 +1,10 @@
 """Picks each target's log-probability by multiplying the log-softmax with F.one_hot(target, ntoken) and
-summing over the vocabulary instead of gathering: the same for ordinary scores, but where another word's
-log-probability is -inf (finite but huge logits, 1e38 against -3e38 in float32) -inf * 0 gives nan.
+summing over the vocabulary instead of gathering.
+
+Judged acceptable when the round landed (written as a mistake): it differs from the reference only where another
+word's log-probability is -inf, which takes finite scores near float32's limit (1e38 against -3e38), and
+-inf * 0 gives nan. The skeleton now says the scores are finite and far from float32's limit of 3e38, and the
+older variant seqlp_one_hot picks the same way.
 
 question: sequence_logprob_tests
 replaces: sequence_logprob

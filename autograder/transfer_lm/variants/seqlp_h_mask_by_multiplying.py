@@ -1,6 +1,9 @@
-"""Zeroes the positions that do not count by multiplying with the float mask instead of filling them:
-for ordinary logits it is the same, but where a non-counting position's log-softmax is -inf (finite but huge
-logits, e.g. 1e38 next to -3e38 in float32), -inf * 0 gives nan and the whole row becomes nan.
+"""Zeroes the positions that do not count by multiplying with the float mask instead of filling them.
+
+Judged acceptable when the round landed (written as a mistake): it differs from the reference only where a
+log-softmax is -inf, which takes finite scores near float32's limit (1e38 next to -3e38), and -inf * 0 gives nan.
+The skeleton now says the scores are finite and far from float32's limit of 3e38, and the older variant
+seqlp_one_hot masks the same way.
 
 question: sequence_logprob_tests
 replaces: sequence_logprob
