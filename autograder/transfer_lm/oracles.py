@@ -87,3 +87,30 @@ def nucleus_margin(row, top_p, temperature=1.0, top_k=None) -> float:
         running += q
         margin = min(margin, abs(running - top_p))
     return margin
+
+
+# ----------------------------------------------------------------------------- preference tuning
+def continuation_logprob(logits, ids, prompt_lengths, lengths) -> torch.Tensor:
+    """float64 (batch,): for each row the sum over prompt_lengths[b] <= t < lengths[b] of the log-probability
+    the scores at position t - 1 give the token at position t, in plain Python (math.exp and math.log)."""
+    out = []
+    for b in range(logits.size(0)):
+        total = 0.0
+        for t in range(int(prompt_lengths[b]), int(lengths[b])):
+            row = [float(s) for s in logits[b, t - 1]]
+            top = max(row)
+            log_norm = top + math.log(sum(math.exp(s - top) for s in row))
+            total += row[int(ids[b, t])] - log_norm
+        out.append(total)
+    return torch.tensor(out, dtype=torch.float64)
+
+
+def dpo_oracle(policy_chosen, policy_rejected, reference_chosen, reference_rejected, beta) -> float:
+    """The mean over pairs of -log(sigmoid(beta * margin)), in plain Python float64: max(-x, 0) + log1p(exp(-|x|))."""
+    terms = []
+    for c, r, c0, r0 in zip(
+        *(t.tolist() for t in (policy_chosen, policy_rejected, reference_chosen, reference_rejected))
+    ):
+        x = beta * ((c - c0) - (r - r0))
+        terms.append(max(-x, 0.0) + math.log1p(math.exp(-abs(x))))
+    return sum(terms) / len(terms)

@@ -1,0 +1,10 @@
+"""Multiplies the log-sigmoid of the margin by beta instead of the margin inside it.
+
+question: dpo_loss_tests
+replaces: dpo_loss
+"""
+
+
+def dpo_loss(policy_chosen, policy_rejected, reference_chosen, reference_rejected, beta):
+    margin = (policy_chosen - reference_chosen.detach()) - (policy_rejected - reference_rejected.detach())
+    return -beta * F.logsigmoid(margin).mean()

@@ -1,0 +1,10 @@
+"""Adds the pairs' losses up instead of averaging them.
+
+question: dpo_loss_tests
+replaces: dpo_loss
+"""
+
+
+def dpo_loss(policy_chosen, policy_rejected, reference_chosen, reference_rejected, beta):
+    margin = (policy_chosen - reference_chosen.detach()) - (policy_rejected - reference_rejected.detach())
+    return -F.logsigmoid(beta * margin).sum()
