@@ -5,6 +5,7 @@ and the whole row comes out as zeros (tiny values underflow too), where bfloat16
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "float32 or float64 for bfloat16 and float16" ; "never float16 for bfloat16"
 """
 
 

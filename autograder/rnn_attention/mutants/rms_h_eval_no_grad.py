@@ -5,6 +5,7 @@ differentiable, with no mode exempted; eval mode is also used for fine-tuning wi
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "forward stays differentiable in both modes: gradients reach x and weight"
 """
 
 

@@ -5,6 +5,7 @@ row's own, so model.eval() changes the outputs (the docstring's rule is per row,
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "training and evaluation mode compute the same thing, each row by its own root mean square (no running statistics; nothing kept between calls)"
 """
 
 

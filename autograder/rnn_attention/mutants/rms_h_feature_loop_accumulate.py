@@ -6,6 +6,7 @@ far too large.
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "Sum the squares in float32 or wider"
 """
 
 

@@ -5,6 +5,7 @@ caller's x is overwritten, which the docstring forbids in every mode.
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "Leave x unmodified in every mode and dtype, with gradients on or off (nothing in place on it, under torch.no_grad() too)"
 """
 
 

@@ -5,6 +5,7 @@ already, so for a float64 input the in-place division writes into the caller's x
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "Leave x unmodified in every mode and dtype, with gradients on or off"
 """
 
 

@@ -5,6 +5,7 @@ instead of returning an empty tensor of x's shape.
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "leading axes of length 0 (no rows: an empty result)"
 """
 
 

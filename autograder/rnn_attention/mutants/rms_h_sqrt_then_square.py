@@ -5,6 +5,7 @@ gradients (0 * inf) where the reference's gradient is weight / sqrt(eps).
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "they are the formula's own, at a row of zeros too (there the gradient reaching x is the upstream gradient times weight / sqrt(eps): neither NaN nor 0)"
 """
 
 

@@ -5,6 +5,7 @@ but with hidden_size == 1 the hidden axis itself is squeezed away and the mean i
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "the mean taken over the last axis only" ; "hidden_size 1"
 """
 
 

@@ -5,6 +5,7 @@ float64 inputs, which skip the upcast, are differentiable as they should be.
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "gradients reach x and weight" ; "float32 or float64 for bfloat16 and float16"
 """
 
 

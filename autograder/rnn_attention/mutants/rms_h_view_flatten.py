@@ -5,6 +5,7 @@ tensor, as handed on by attention code), where reshape would have copied.
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "a non-contiguous x (a transposed or sliced one)"
 """
 
 

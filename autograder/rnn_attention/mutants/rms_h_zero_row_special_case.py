@@ -5,6 +5,7 @@ to the constant branch, so the gradient reaching x there is 0 instead of weight 
 question: rms_norm_tests
 replaces: rms_norm
 hunt: 2026-12-h
+stated: "they are the formula's own, at a row of zeros too (there the gradient reaching x is the upstream gradient times weight / sqrt(eps): neither NaN nor 0)"
 """
 
 

@@ -5,6 +5,7 @@ another base reuses the first call's frequencies (state leaking between calls).
 question: rotary_tests
 replaces: rotary
 hunt: 2026-12-h
+stated: "base: a positive float (10000.0 by default)" ; "theta = positions[t] * base ** (-2i / hidden)"
 """
 
 

@@ -5,6 +5,7 @@ but never used, so any base other than 10000 gives the default's angles.
 question: rotary_tests
 replaces: rotary
 hunt: 2026-12-h
+stated: "base: a positive float (10000.0 by default)" ; "theta = positions[t] * base ** (-2i / hidden)"
 """
 
 

@@ -5,6 +5,7 @@ a float16 x gets its angles, cos and sin in float16, where an angle of 1000 radi
 question: rotary_tests
 replaces: rotary
 hunt: 2026-12-h
+stated: "in float32 otherwise, for float32, bfloat16 and float16 x alike"
 """
 
 

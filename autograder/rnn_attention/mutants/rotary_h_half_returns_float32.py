@@ -4,6 +4,7 @@ student had in mind: a float16 x comes back as float32, not x's dtype.
 question: rotary_tests
 replaces: rotary
 hunt: 2026-12-h
+stated: "return x's dtype (float16 for float16 x)"
 """
 
 

@@ -5,6 +5,7 @@ x is overwritten with the result (and a float64 x that requires grad raises).
 question: rotary_tests
 replaces: rotary
 hunt: 2026-12-h
+stated: "Leave x unmodified in every dtype (nothing in place on it, a float64 x included)"
 """
 
 

@@ -5,6 +5,7 @@ the table (-1 reads the largest position's row), and an empty positions tensor f
 question: rotary_tests
 replaces: rotary
 hunt: 2026-12-h
+stated: "may be negative" ; "seq may be 0 (no positions: a step with no new rows); return an empty (batch, 0, hidden) tensor then"
 """
 
 

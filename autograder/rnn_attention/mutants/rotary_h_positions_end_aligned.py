@@ -5,6 +5,7 @@ consecutive positions only.
 question: rotary_tests
 replaces: rotary
 hunt: 2026-12-h
+stated: "row t of every sequence sits at position positions[t]" ; "they need not start at 0 or increase, and may be negative, repeated, in any order"
 """
 
 

@@ -5,6 +5,7 @@ cos/sin follow x into float64: positions above 2**24 = 16777216 are rounded in f
 question: rotary_tests
 replaces: rotary
 hunt: 2026-12-h
+stated: "convert the positions and compute the angles, cos and sin in float64 when x is float64 (so that positions above 2**24 stay exact)"
 """
 
 

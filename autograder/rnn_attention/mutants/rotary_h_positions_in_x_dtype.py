@@ -5,6 +5,7 @@ positions turn by another row's angles; float32 and float64 positions are exact.
 question: rotary_tests
 replaces: rotary
 hunt: 2026-12-h
+stated: "convert the positions and compute the angles, cos and sin ... in float32 otherwise, for float32, bfloat16 and float16 x alike"
 """
 
 

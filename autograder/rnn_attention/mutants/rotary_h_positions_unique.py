@@ -6,6 +6,7 @@ backwards turn the rows by each other's angles.
 question: rotary_tests
 replaces: rotary
 hunt: 2026-12-h
+stated: "row t of every sequence sits at position positions[t]" ; "may be negative, repeated, in any order"
 """
 
 

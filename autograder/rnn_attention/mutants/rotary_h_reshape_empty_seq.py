@@ -6,6 +6,7 @@ be inferred from 0 elements and reshape raises, where the contract's shapes ask 
 question: rotary_tests
 replaces: rotary
 hunt: 2026-12-h
+stated: "seq may be 0 (no positions: a step with no new rows); return an empty (batch, 0, hidden) tensor then"
 """
 
 
