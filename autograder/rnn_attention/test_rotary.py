@@ -2,8 +2,9 @@
 several bases and hidden sizes; the properties rotary positions rest on (every pair keeps its length, position 0
 turns nothing, a chunk at its absolute positions equals the matching rows of the whole sequence, query-key scores
 unchanged when both positions move by the same amount, cached causal attention with turned keys equal to the full
-pass); bfloat16, float64 at large positions, int32 positions and the meta device; gradients; x left unmodified;
-nothing kept between calls."""
+pass); negative positions and an empty sequence; bfloat16 and float16 at positions in the thousands, float64
+at positions near 10^6 and above 2^24, int32 positions and the meta device; gradients; x left unmodified in every
+dtype; nothing kept between calls."""
 
 import math
 
@@ -48,8 +49,8 @@ def _turn(student, x, positions, base=None, what=None):
 
 
 # (x's shape, positions): every size different; positions in no order, repeated and far from 0; a chunk that
-# starts at 10; one position (a batch of one, and a sequence of one); a single pair (hidden 2); and seq equal to
-# hidden / 2, where a (hidden/2, seq) table of angles broadcasts without an error
+# starts at 10; one position (a batch of one, and a sequence of one); a single pair (hidden 2); seq equal to
+# hidden / 2, where a (hidden/2, seq) table of angles broadcasts without an error; negative positions
 CASES = [
     ((2, 3, 6), [7, 0, 3]),
     ((1, 4, 10), [10, 11, 12, 13]),
@@ -58,6 +59,8 @@ CASES = [
     ((1, 1, 4), [5]),
     ((2, 6, 2), [0, 1, 2, 3, 4, 5]),
     ((2, 4, 8), [1, 6, 2, 40]),
+    ((2, 4, 6), [-3, 5, -1, 0]),  # negative positions (a table indexed by them would wrap around)
+    ((1, 3, 4), [-7, -7, 2]),
 ]
 
 
@@ -80,6 +83,11 @@ CASES = [
     "a batch of one and a sequence of one position",
     mutant="rotary_positions_squeezed",
     kind="batch-of-one",
+)
+@behaviour(
+    "apply_rotary",
+    "negative positions turn backwards by their own angle (not a table row read from its end)",
+    mutant="rotary_h_lookup_table_negative",
 )
 def test_values_against_complex_multiplication(student):
     for seed, (shape, positions) in enumerate(CASES):
@@ -299,6 +307,100 @@ def test_bfloat16_float64_and_int32_positions(student):
     expect_close(out, rotary(x, small).float(), "apply_rotary with int32 positions 4, 0, 9", atol=ATOL, rtol=RTOL)
 
 
+# float16 keeps 11 significant bits (u = 2^-11), bfloat16 8 (u = 2^-8): the result is rounded once (u of each
+# output), and float32 angles at positions up to 3333, however the frequencies are formed, are off by at most
+# about four float32 steps there (2^-12 each: 2^-10), times the pair's length (up to sqrt(2) |x|): 2^-9 |x| is
+# above that. Angles in float16, or positions rounded to bfloat16, are off by 0.25 to 1 radian there. float64 at positions above 2^24: an angle of
+# 1.7e7 is off by a few float64 steps of itself (about 4e-9), whatever way the frequencies are formed; 1e-7 times
+# |x| (below 5) is above that and far below the one radian a position rounded to float32 moves pair 0.
+F16_U = 2.0**-11
+F64_FAR_TOL = 1e-7
+
+
+@question("rotary_tests")
+@behaviour(
+    "apply_rotary",
+    "float16 x: float16 comes back",
+    mutant="rotary_h_half_returns_float32",
+    kind="device",
+)
+@behaviour(
+    "apply_rotary",
+    "float16 x at positions 1000 to 3001: the angles in float32, as for bfloat16",
+    mutant="rotary_h_half_angles_in_float16",
+    kind="device",
+)
+@behaviour(
+    "apply_rotary",
+    "bfloat16 x at positions 257 to 3333: the positions converted to float32, not rounded to bfloat16",
+    mutant="rotary_h_positions_in_x_dtype",
+    kind="device",
+)
+@behaviour(
+    "apply_rotary",
+    "float64 x at positions above 2^24: the positions converted to float64, not through float32",
+    mutant="rotary_h_positions_float32_always",
+    kind="device",
+)
+def test_large_positions_in_every_dtype(student):
+    g = torch.Generator().manual_seed(685)
+    for dtype, positions in [("float16", [1000, 3001, 2047]), ("bfloat16", [257, 3333, 1001])]:
+        torch_dtype = getattr(torch, dtype)
+        rounded = seeded((2, 3, 8), g).to(torch_dtype)
+        at = torch.tensor(positions)
+        what = f"apply_rotary on a {dtype} x at positions {positions}"
+        out = _turn(student, rounded, at, what=what)
+        expect(out.dtype == torch_dtype, f"{what}: the result is not {dtype}; return x's dtype (cast back at the end)")
+        u = F16_U if dtype == "float16" else BF16_U
+        expect_close(
+            out,
+            rotary(rounded, at),
+            f"{what}, against float64 on the same rounded values (convert the positions and compute the angles, cos "
+            f"and sin in float32 for {dtype} x: {dtype} rounds the positions or the angles there)",
+            atol=(3 * u + 2.0**-9) * rounded.abs().max().item(),
+            rtol=2 * u,
+        )
+    # odd positions above 2^24, which float32 rounds to even ones; one pair (hidden 2) turning by one radian per
+    # position, so that an answer building a table of angles for positions 0 .. max stays within about 400 MB
+    wide = seeded((2, 3, 2), g).double()
+    far = torch.tensor([16_777_219, 16_777_217, 16_777_221])
+    what = "apply_rotary on a float64 x of shape (2, 3, 2) at positions 16777219, 16777217, 16777221"
+    out = _turn(student, wide, far, what=what)
+    expect(out.dtype == torch.float64, f"{what}: the result is not float64; return x's dtype")
+    expect_close(
+        out,
+        rotary(wide, far),
+        f"{what} (convert the positions to float64 for float64 x: float32 holds integers exactly only up to 2^24)",
+        atol=F64_FAR_TOL,
+        rtol=F64_FAR_TOL,
+    )
+
+
+@question("rotary_tests")
+@behaviour(
+    "apply_rotary",
+    "an empty sequence (seq 0, no positions): an empty (batch, 0, hidden) result",
+    mutant="rotary_h_reshape_empty_seq",
+    kind="degenerate",
+)
+@behaviour(
+    "apply_rotary",
+    "an empty sequence: no largest position to size a table with",
+    mutant="rotary_h_lookup_table_negative",
+    kind="degenerate",
+)
+def test_an_empty_sequence(student):
+    x = torch.zeros(2, 0, 8)
+    for dtype in [torch.int64, torch.int32]:
+        out = _turn(
+            student,
+            x,
+            torch.zeros(0, dtype=dtype),
+            what=f"apply_rotary on x of shape (2, 0, 8) with no positions ({str(dtype)[6:]}): a step with no new rows",
+        )
+        expect(out.dtype == torch.float32, "apply_rotary on an empty float32 x: the result is not float32")
+
+
 RUN_DEVICE = """
 out = apply_rotary(x.to(device), positions.to(device))
 result = {"found": [out.device.type, str(out.dtype), list(out.shape)] if isinstance(out, torch.Tensor) else None}
@@ -362,6 +464,7 @@ def test_gradients_reach_x(student):
 
 
 RUN_UNMODIFIED = """
+x = x.to(getattr(torch, dtype))
 before = x.clone()
 out = apply_rotary(x, positions)
 result = {"out": out, "unchanged": bool(torch.equal(x, before))}
@@ -370,14 +473,23 @@ result = {"out": out, "unchanged": bool(torch.equal(x, before))}
 
 @question("rotary_tests")
 @behaviour("apply_rotary", "x is left as it was (nothing written into it)", mutant="rotary_in_place")
+@behaviour(
+    "apply_rotary",
+    "a float64 x is left as it was too (it needs no copy to float64, so a copy must be made before writing)",
+    mutant="rotary_h_inplace_float64",
+    kind="device",
+)
 def test_leaves_its_input_unmodified(student):
     x, positions = seeded((2, 3, 8), torch.Generator().manual_seed(710)), torch.tensor([5, 6, 7])
-    out = _run(student, "apply_rotary and its input", RUN_UNMODIFIED, x=x, positions=positions)
-    expect(isinstance(out, dict), "the grader could not read what apply_rotary returned")
-    expect(
-        out.get("unchanged") is True,
-        "apply_rotary changed its input x: leave x as it is (work on slices' copies, or build a new tensor)",
-    )
+    for dtype in ["float32", "float64", "bfloat16", "float16"]:
+        what = f"apply_rotary and its {dtype} input"
+        out = _run(student, what, RUN_UNMODIFIED, x=x, positions=positions, dtype=dtype)
+        expect(isinstance(out, dict), f"{what}: the grader could not read what apply_rotary returned")
+        expect(
+            out.get("unchanged") is True,
+            f"apply_rotary changed its {dtype} input x: leave x as it is in every dtype (work on slices' copies, or "
+            f"build a new tensor; x.to(torch.float64) of a float64 x is x itself, not a copy)",
+        )
 
 
 RUN_IN_TURN = """
@@ -456,15 +568,16 @@ CONTRACT_PARAMETERS = [
     (
         "apply_rotary",
         "x",
-        "(batch, seq, hidden) with batch 1, 2, 3, seq 1 to 9, hidden 2, 4, 6, 8, 10; float32, float64, bfloat16; CPU "
-        "and meta; requiring gradients",
+        "(batch, seq, hidden) with batch 1, 2, 3, seq 0 to 9, hidden 2, 4, 6, 8, 10; float32, float64, bfloat16, "
+        "float16; CPU and meta; requiring gradients",
         None,
     ),
     (
         "apply_rotary",
         "positions",
-        "int64 and int32; 0 alone, 0..seq - 1, chunks from 1, 2, 3, 4, 6, 8, 10, positions in no order and repeated, "
-        "up to 999999",
+        "int64 and int32; none (seq 0), 0 alone, 0..seq - 1, chunks from 1, 2, 3, 4, 6, 8, 10, positions in no "
+        "order, repeated and negative, up to 999999 and 3333 in bfloat16 and float16, odd ones above 2^24 "
+        "(16777217, 16777219, 16777221) in float64",
         None,
     ),
     ("apply_rotary", "base", "the default (10000.0), 100.0, 500.5", None),
