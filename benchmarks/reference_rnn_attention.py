@@ -11,7 +11,9 @@ the definitions and the experiments they need and leaves out the visible checks 
 * ``--part bert_offline``: Part 4 on its offline fallback with the optional corpus comparison switched on (the
   fallback's figures in optional_answers.md; they say nothing about the real checkpoints);
 * ``--part lora_offline``: Part 4's fine-tuned, frozen and LoRA runs on its offline fallback (the reference
-  figures of lora_written, issue #35).
+  figures of lora_written, issue #35);
+* ``--part positions``: the definitions the transformer decoder needs (RMSNorm and apply_rotary among them) and
+  cell positional_experiment, the evidence of positional_written (issue #47).
 
 Everything else is ``reference_runs.py``'s: the source with its solutions, hidden tests removed,
 ``seed_everything(0)`` replaced by the run's seed, student mode, CPU only, an empty hub cache offline.
@@ -33,6 +35,7 @@ from importlib import metadata
 from pathlib import Path
 
 import nbclient
+import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -65,12 +68,18 @@ KV_CACHE = tuple(
 )
 KV_CACHE += ("kv_cache_attention", "decoder_step", "cached_decoding")
 BERT_OFFLINE = ("setup", "bert_classifier", "freeze_encoder", "bert_data", "bert_training", "corpus_comparison")
+POSITIONS = tuple(
+    name
+    for name in PIG_LATIN
+    if name not in ("rnn_experiment", "rnn_translations", "attention_experiment", "transformer_scaling")
+) + ("rms_norm", "rotary", "positional_experiment")
 LORA_OFFLINE = ("setup", "bert_classifier", "freeze_encoder", "bert_data", "bert_training", "lora", "lora_experiment")
 PARTS = {
     "pig_latin": (PIG_LATIN, ("rnn_experiment", "rnn_translations", "attention_experiment", "transformer_scaling")),
     "kv_cache": (KV_CACHE, ("attention_experiment", "cached_decoding")),
     "bert_offline": (BERT_OFFLINE, ("bert_data", "bert_training", "corpus_comparison")),
     "lora_offline": (LORA_OFFLINE, ("bert_training", "lora_experiment")),
+    "positions": (POSITIONS, ("positional_experiment",)),
 }
 # The optional comparison runs only when its switch is on; the switch cell has no grade_id, so it is set here.
 SWITCH_ON = "RUN_CORPUS_COMPARISON = True"
@@ -85,19 +94,28 @@ def run(part: str, seed: int, workdir: Path) -> dict:
         raise SystemExit(f"rnn_attention has no cell {sorted(missing)}")
     if part == "bert_offline":
         nb.cells[0].source += f"\n{SWITCH_ON}\n"
-    seconds = {}
+    seconds, cpu_seconds = {}, {}
     client = nbclient.NotebookClient(
         nb, timeout=3600, kernel_name="python3", resources={"metadata": {"path": str(workdir)}}
     )
+
+    def kernel_cpu_seconds():
+        # the kernel's own CPU time (all its threads), read by a probe cell that is not part of the notebook
+        probe = nbformat.v4.new_code_cell("import time as _probe_time; print(_probe_time.process_time())")
+        client.execute_cell(probe, 0, store_history=False)
+        return float("".join(output.get("text", "") for output in probe.outputs))
+
     with client.setup_kernel():
         for index, cell in enumerate(nb.cells):
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), kernel_cpu_seconds()
             client.execute_cell(cell, index)
             seconds[notebooks.grade_id(cell)] = round(time.perf_counter() - start, 1)
+            cpu_seconds[notebooks.grade_id(cell)] = round(kernel_cpu_seconds() - cpu_start, 1)
     cells = {notebooks.grade_id(cell): cell for cell in nb.cells}
     return {
         "seed": seed,
         "seconds_per_cell": seconds,
+        "cpu_seconds_per_cell": cpu_seconds,
         "evidence": {name: reference_runs.printed(cells[name]) for name in evidence},
     }
 
@@ -137,6 +155,7 @@ def main(argv=None) -> int:
                 "kv_cache": "the notebook's own Pig Latin pairs (no download); random weights for the long continuation",
                 "bert_offline": "no hub (empty caches, offline): the notebook's synthetic sentiment task and corpora",
                 "lora_offline": "no hub (empty caches, offline): the notebook's synthetic sentiment task",
+                "positions": "the notebook's own Pig Latin pairs (no download)",
             }[args.part],
             "seeds": "every seed_everything(0) of the notebook replaced by seed_everything(<seed>)",
             "python": platform.python_version(),

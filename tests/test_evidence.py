@@ -46,6 +46,7 @@ def test_the_source_names_evidence_for_every_run_dependent_question():
     assert wanted["transformers"] == {
         "own_reviews_written": ("train_sentiment", "own_reviews_run"),
         "exploration_written": ("load_data_and_bert", "train_sentiment", "train_change"),
+        "mask_80_written": ("mask_rules",),
     }
     assert set(wanted["rnn_attention"]) == {
         "more_data_written",

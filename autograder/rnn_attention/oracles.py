@@ -154,3 +154,23 @@ def decoder_logits(state, inputs, annotations, num_layers):
             x + F.linear(hidden, state[f"feed_forward.{i}.2.weight"], state[f"feed_forward.{i}.2.bias"]), 3 * i + 2
         )
     return F.linear(x, state["out.weight"], state["out.bias"])  # (B, T, V)
+
+
+def rms_norm(x, weight, eps=1e-6):
+    """x / sqrt(mean(x^2) + eps) * weight over the last axis, in float64 (Zhang and Sennrich 2019, eq. 4); written
+    independently of the notebook. Differentiable, so autograd through it gives the reference gradients."""
+    x, weight = x.double(), weight.double()
+    return x * torch.rsqrt((x * x).sum(-1, keepdim=True) / x.shape[-1] + eps) * weight
+
+
+def rotary(x, positions, base=10000.0):
+    """Rotary position embedding by complex multiplication, in float64: feature pairs (2i, 2i + 1) read as the
+    complex number x_2i + i x_2i+1 and multiplied by exp(i positions[t] base^(-2i/hidden)) (Su et al. 2021,
+    section 3.2); written independently of the notebook."""
+    x = x.double()
+    hidden = x.shape[-1]
+    pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], hidden // 2, 2).contiguous())  # (..., seq, hidden/2)
+    exponents = torch.arange(0, hidden, 2, dtype=torch.float64) / hidden
+    angles = positions.double()[:, None] * torch.exp(-exponents * math.log(base))  # (seq, hidden/2)
+    turned = pairs * torch.polar(torch.ones_like(angles), angles)
+    return torch.view_as_real(turned).reshape(x.shape)

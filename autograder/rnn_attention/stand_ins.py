@@ -125,3 +125,26 @@ class BertForSentenceClassification(BertModel):
         if labels is None:
             return (logits,)
         return (logits, F.cross_entropy(logits, labels))
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, hidden_size, eps=1e-6):
+        super().__init__()
+        self.hidden_size = hidden_size
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(hidden_size))
+
+    def forward(self, x):
+        rms = torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps)
+        return x / rms * self.weight
+
+
+def apply_rotary(x, positions, base=10000.0):
+    hidden = x.shape[-1]
+    work = torch.float64 if x.dtype == torch.float64 else torch.float32
+    pair = torch.arange(hidden // 2, dtype=work, device=x.device)
+    angles = positions.to(work)[:, None] * base ** (-2 * pair / hidden)
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    even, odd = x[..., 0::2].to(work), x[..., 1::2].to(work)
+    turned = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
+    return turned.flatten(-2).to(x.dtype)

@@ -289,17 +289,23 @@ def sequence_logprob(logits, ids, prompt_lengths, lengths):
         lengths alone: any id of the vocabulary, the pad id 0 included, may stand at any position.
     logits: float tensor (batch, seq, ntoken), the model's scores for the same rows, model(ids, mask): the
         scores at position t are for the token at position t + 1, so token ids[b, t] is scored by
-        logits[b, t - 1] (the shift), and logits[b, seq - 1] is never used.
-    prompt_lengths, lengths: LongTensors (batch,) with 1 <= prompt_lengths[b] <= lengths[b] <= seq.
+        logits[b, t - 1] (the shift), and logits[b, seq - 1] is never used. logits and ids need not be
+        contiguous (a slice of a wider vocabulary, a transposed buffer): reshape them, do not view them.
+    prompt_lengths, lengths: LongTensors (batch,) with 1 <= prompt_lengths[b] <= lengths[b] <= seq; seq may be
+        as short as 2, or 1 (then every continuation is empty).
     Returns a tensor of shape (batch,), (1,) for one row, in logits' dtype (float32 or float64), on logits' device:
         out[b] = sum over t with prompt_lengths[b] <= t < lengths[b] of log_softmax(logits[b, t - 1])[ids[b, t]],
-    a sum of log-softmaxes over the whole vocabulary (not of raw scores). Only logits[b, j] with
+    a sum of log-softmaxes over the whole vocabulary (not of raw scores), stable for any scores a model gives:
+    with scores in the hundreds or thousands, each position at its own level, the sums stay finite and exact
+    (torch.log_softmax does that; log(softmax) and a hand-made log-sum-exp without each position's own maximum
+    do not). Scores are finite and far from float32's limit of 3e38. Only logits[b, j] with
     prompt_lengths[b] - 1 <= j < lengths[b] - 1 count; the others (prompt, padding, the last position) may hold
-    any finite values, which change nothing in the result and get no gradient. An empty continuation
+    any such scores, which change nothing in the result and get no gradient. An empty continuation
     (prompt_lengths[b] == lengths[b]) gives 0.
-    Keep the graph: DPO back-propagates through the result (no .item(), .detach(), torch.no_grad()). Every
-    tensor arrives on one device; make what you create there (device=logits.device). Do not modify logits or
-    ids. Our solution is about 6 lines.
+    Keep the graph: DPO back-propagates through the result (no .item(), .detach(), torch.no_grad()), even when
+    every continuation is empty (the gradient is then 0). Every tensor arrives on one device; make what you
+    create there (device=logits.device). Do not modify the inputs, and keep nothing from one call to the next
+    (each result depends on that call's arguments alone). Our solution is about 6 lines.
     """
     log_probs = torch.log_softmax(logits[:, :-1], dim=-1)  # (batch, seq - 1, ntoken)
     targets = ids[:, 1:]  # (batch, seq - 1): tokens 1 .. seq - 1
@@ -318,12 +324,17 @@ def dpo_loss(policy_chosen, policy_rejected, reference_chosen, reference_rejecte
     beta: a positive number (an int or a float: 0.1, 0.5, 1, 2.5, ...).
     With margin[i] = (policy_chosen[i] - reference_chosen[i]) - (policy_rejected[i] - reference_rejected[i]),
         loss = the mean over the pairs of -log(sigmoid(beta * margin[i])).
-    Returns a 0-dim tensor (also for one pair) in the inputs' dtype, on their device.
+    Returns a 0-dim tensor (also for one pair) in the inputs' dtype (float16, bfloat16, float32 or float64: work
+        in another if you like, but cast the loss back), on their device.
     Numerically stable for a beta * margin of any size: it must stay finite, and its gradient too, at -1000
         (the pair's term is then 1000) and at +1000 (the term is 0). torch.log(torch.sigmoid(x)) is not: the
         sigmoid rounds to 0 and its log to -inf. F.logsigmoid is.
+    The gradient is the formula's everywhere, at a margin of exactly 0 too (the start of training, when the
+        policy equals the reference: d loss / d policy_chosen[i] = -beta / 2 / pairs there). A stable form written
+        by hand with relu, abs or clamp can miss it, since torch gives those one slope at 0.
     The reference log-probabilities are constants: no gradient may reach them, even when they arrive with
-        requires_grad=True (detach them). Do not modify the inputs.
+        requires_grad=True or as the result of a graph (detach them: .detach() makes a new tensor). Do not modify
+        the inputs, neither their values nor their autograd state: requires_grad and grad_fn stay as they came.
     Our solution is about 3 lines.
     """
     margin = (policy_chosen - reference_chosen.detach()) - (policy_rejected - reference_rejected.detach())  # (pairs,)

@@ -251,6 +251,143 @@ def test_inputs_unchanged(student):
         expect_close(out[key], _oracle(four, 0.5), f"the loss of the {key} of two calls", atol=1e-12, rtol=1e-12)
 
 
+@question("dpo_loss_tests")
+@behaviour(
+    "dpo_loss", "dtype: float32 inputs give a float32 loss (not float64 'for accuracy')", mutant="dpo_h_always_float64"
+)
+@behaviour(
+    "dpo_loss",
+    "dtype: float16 and bfloat16 inputs give a loss in their dtype (work in float32 if you like, cast back)",
+    mutant="dpo_h_half_upcast_not_cast_back",
+)
+@behaviour(
+    "dpo_loss",
+    "dtype: a 0-dim float32 accumulator must not turn a half-precision loss into float32",
+    mutant="dpo_h_loop_float32_accumulator",
+)
+def test_the_loss_in_the_inputs_dtype(student):
+    # Log-probabilities of a few nats, so that half precision holds them to about 0.01.
+    g = torch.Generator().manual_seed(17)
+    four = [-4 + torch.rand(5, generator=g, dtype=torch.float64) * 3 for _ in range(4)]
+    for dtype, atol in ((torch.float32, 1e-6), (torch.float16, 2e-2), (torch.bfloat16, 5e-2)):
+        sent = [t.to(dtype) for t in four]
+        out = student.run(CALL, pc=sent[0], pr=sent[1], rc=sent[2], rr=sent[3], beta=1.5)
+        expect(_is_scalar_tensor(out), f"dpo_loss should return a 0-dim tensor ({dtype} inputs)")
+        expect(out.dtype == dtype, f"{dtype} inputs should give a {dtype} loss; got {out.dtype}")
+        expect_close(
+            out.double(),
+            _oracle([t.double() for t in sent], 1.5),
+            f"the loss of 5 pairs in {dtype} at beta 1.5",
+            atol=atol,
+            rtol=0,
+        )
+
+
+@question("dpo_loss_tests")
+@behaviour(
+    "dpo_loss",
+    "boundaries: at a margin of exactly 0 (the policy equal to the reference) the gradient is -beta / 2 per pair",
+    mutant="dpo_h_relu_abs_zero_grad_at_start",
+    kind="boundary",
+)
+@behaviour(
+    "dpo_loss",
+    "boundaries: a hand-made stable form must not double the gradient at a margin of 0",
+    mutant="dpo_h_clamp_abs_wrong_grad_at_start",
+    kind="boundary",
+)
+def test_gradient_at_a_margin_of_zero(student):
+    # Pairs 0 and 2 have margin 0 (the policy equals the reference there), pairs 1 and 3 do not.
+    pc = torch.tensor([-10.0, -12.0, -7.5, -9.0], dtype=torch.float64)
+    pr = torch.tensor([-11.0, -10.0, -6.0, -9.5], dtype=torch.float64)
+    rc = torch.tensor([-10.0, -11.0, -7.5, -9.0], dtype=torch.float64)
+    rr = torch.tensor([-11.0, -10.5, -6.0, -8.0], dtype=torch.float64)
+    for beta in (0.5, 2):
+        out = student.run(
+            "xs = [t.clone().requires_grad_(True) for t in (pc, pr)]\n"
+            "loss = dpo_loss(xs[0], xs[1], rc, rr, beta)\n"
+            "loss.backward()\n"
+            "result = [x.grad for x in xs]",
+            pc=pc,
+            pr=pr,
+            rc=rc,
+            rr=rr,
+            beta=beta,
+        )
+        margins = ((pc - rc) - (pr - rr)).tolist()
+        want = torch.tensor([-beta / (1 + math.exp(beta * m)) / 4 for m in margins], dtype=torch.float64)
+        expect(all(isinstance(g, torch.Tensor) for g in out), "no gradient reached the policy's log-probabilities")
+        expect_close(
+            out[0],
+            want,
+            f"the gradient with respect to policy_chosen at beta {beta}, two of the four pairs at a margin of exactly 0 "
+            f"(where it is -beta / 2 / pairs = {-beta / 8:g})",
+            atol=1e-12,
+            rtol=1e-9,
+        )
+        expect_close(
+            out[1], -want, f"the gradient with respect to policy_rejected at beta {beta}", atol=1e-12, rtol=1e-9
+        )
+
+
+@question("dpo_loss_tests")
+@behaviour(
+    "dpo_loss",
+    "state: the inputs' autograd state is left alone (no detach_() on the caller's references)",
+    mutant="dpo_h_detach_inplace",
+    kind="state",
+)
+@behaviour(
+    "dpo_loss",
+    "state: requires_grad is left as it came; references that are results of a graph are accepted",
+    mutant="dpo_h_requires_grad_false",
+    kind="state",
+)
+def test_inputs_autograd_state_unchanged(student):
+    four = _four(18, pairs=3)
+    out = student.run(
+        "report = {}\n"
+        "for kind in ('leaf', 'non-leaf'):\n"
+        "    xs = [t.clone().requires_grad_(True) for t in (pc, pr, rc, rr)]\n"
+        "    sent = xs if kind == 'leaf' else [x * 1.0 for x in xs]\n"
+        "    try:\n"
+        "        loss = dpo_loss(*sent, beta)\n"
+        "        loss.backward()\n"
+        "        report[kind] = {\n"
+        "            'loss': loss.detach(),\n"
+        "            'requires_grad': [t.requires_grad for t in sent],\n"
+        "            'grad_fn': [t.grad_fn is not None for t in sent],\n"
+        "            'reference_grads': [x.grad for x in xs[2:]],\n"
+        "        }\n"
+        "    except RuntimeError as error:\n"
+        "        report[kind] = str(error)\n"
+        "result = report",
+        pc=four[0],
+        pr=four[1],
+        rc=four[2],
+        rr=four[3],
+        beta=0.5,
+    )
+    for kind, graph in (("leaf", [False] * 4), ("non-leaf", [True] * 4)):
+        got = out[kind]
+        expect(
+            isinstance(got, dict),
+            f"dpo_loss raised with {kind} inputs that require grad: {got!r} (detach with .detach(), which makes a "
+            "new tensor, not detach_() or requires_grad_(False) on the caller's tensors)",
+        )
+        expect(
+            got["requires_grad"] == [True] * 4 and got["grad_fn"] == graph,
+            f"dpo_loss changed the autograd state of {kind} inputs: requires_grad {got['requires_grad']} and "
+            f"grad_fn present {got['grad_fn']} afterwards, instead of {[True] * 4} and {graph} (leave the inputs "
+            "as they came)",
+        )
+        expect(
+            all(g is None or g.abs().max().item() == 0 for g in got["reference_grads"]),
+            f"a gradient reached the reference's log-probabilities ({kind} inputs)",
+        )
+        expect_close(got["loss"], _oracle(four, 0.5), f"the loss with {kind} inputs", atol=1e-12, rtol=1e-12)
+
+
 # One SGD step through sequence_logprob (the stand-in), with the grader's logits as the policy's parameters: 3 pairs
 # of rows of 7 tokens, prompts of 2, 3 and 1 tokens, vocabulary 9.
 STEP_SNIPPET = """
@@ -346,11 +483,6 @@ OUT_OF_SCOPE = [
         "validation-order",
     ),
     ("dpo_loss", "a sort's ties", "It sorts and ranks nothing.", "ties"),
-    (
-        "dpo_loss",
-        "float16 and bfloat16 inputs",
-        "Sequence log-probabilities are sums of tens of terms, kept in float32 or float64 by the notebook.",
-    ),
 ]
 
 # The values these tests call each signature parameter with (autograder/README.md, Contract parameters).
@@ -358,26 +490,32 @@ CONTRACT_PARAMETERS = [
     (
         "dpo_loss",
         "policy_chosen",
-        "float64 (6,), (5,), (4,), (1,), (3,) through sequence_logprob; float32 (5,), (4,), (6,) on the meta device",
+        "float64 (6,), (5,), (4,) some at a margin of exactly 0, (1,), (3,) through sequence_logprob, (3,) leaf and "
+        "non-leaf with requires_grad=True; float32 (5,), (4,), (6,) on the meta device; float32, float16 and "
+        "bfloat16 (5,) of -4 to -1",
         None,
     ),
     (
         "dpo_loss",
         "policy_rejected",
-        "float64 (6,), (5,), (4,), (1,), (3,) through sequence_logprob; float32 (5,), (4,), (6,) on the meta device",
+        "float64 (6,), (5,), (4,), (1,), (3,) through sequence_logprob, (3,) leaf and non-leaf with "
+        "requires_grad=True; float32 (5,), (4,), (6,) on the meta device; float32, float16 and bfloat16 (5,)",
         None,
     ),
     (
         "dpo_loss",
         "reference_chosen",
-        "float64 (6,) with requires_grad=True, (5,) equal to the policy's, (4,) zeros, (1,), (3,) constants; float32 (6,) on meta",
+        "float64 (6,) with requires_grad=True, (5,) equal to the policy's, (4,) zeros, (4,) equal to the policy's "
+        "in two pairs, (1,), (3,) constants, (3,) leaf and non-leaf with requires_grad=True; float32 (6,) on meta; "
+        "float32, float16 and bfloat16 (5,)",
         None,
     ),
     (
         "dpo_loss",
         "reference_rejected",
-        "float64 (6,), (5,) equal to the policy's, (4,) zeros, (1,), (3,) constants; float32 (5,), (4,), (6,) on meta",
+        "float64 (6,), (5,) equal to the policy's, (4,) zeros, (4,), (1,), (3,) constants, (3,) leaf and non-leaf "
+        "with requires_grad=True; float32 (5,), (4,), (6,) on meta; float32, float16 and bfloat16 (5,)",
         None,
     ),
-    ("dpo_loss", "beta", "0.1, 0.25, 0.5, 1, 1.0, 2.0, 2.5, 4.0, 7.5", None),
+    ("dpo_loss", "beta", "0.1, 0.25, 0.5, 1, 1.0, 1.5, 2 (an int), 2.0, 2.5, 4.0, 7.5", None),
 ]

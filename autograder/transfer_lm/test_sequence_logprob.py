@@ -276,6 +276,168 @@ def test_inputs_unchanged(student):
     )
 
 
+@question("sequence_logprob_tests")
+@behaviour(
+    "sequence_logprob",
+    "stable where it counts: scores in the hundreds and thousands, positions at levels 4,000 apart, float32 and "
+    "float64 (log(softmax) underflows)",
+    mutant="seqlp_h_log_of_softmax",
+)
+@behaviour(
+    "sequence_logprob",
+    "stable: a hand-made log-sum-exp needs each position's maximum (exp overflows above 88 in float32, 710 in float64)",
+    mutant="seqlp_h_naive_logsumexp_rows",
+)
+@behaviour(
+    "sequence_logprob",
+    "stable: one maximum per row is not enough when positions lie at different levels",
+    mutant="seqlp_h_one_max_per_row",
+)
+def test_stable_for_large_scores(student):
+    # Scores of scale 300, each position shifted by its own level (-2000 .. +2000): every log-softmax is finite.
+    g = torch.Generator().manual_seed(11)
+    levels = torch.tensor([1000.0, -1000, 300, -300, 0, 2000, -2000, 50, 7], dtype=torch.float64)
+    logits = 300 * torch.randn(BATCH, SEQ, NTOKEN, generator=g, dtype=torch.float64) + levels[None, :, None]
+    ids = torch.randint(0, NTOKEN, (BATCH, SEQ), generator=g)
+    for dtype, atol, rtol in ((torch.float64, 1e-9, 1e-12), (torch.float32, 1e-2, 1e-5)):
+        sent = logits.to(dtype)
+        out = expect_shape(
+            _call(student, sent, ids, torch.tensor(PROMPTS), torch.tensor(LENGTHS)), (BATCH,), "the result"
+        )
+        expect(
+            bool(torch.isfinite(out).all()),
+            f"the sums are not finite for scores in the thousands ({dtype}): take the log-softmax stably, each "
+            "position with its own maximum (torch.log_softmax)",
+        )
+        expect_close(
+            out.double(),
+            continuation_logprob(sent.double(), ids, PROMPTS, LENGTHS),
+            f"the sums for scores of scale 300 at position levels from -2000 to +2000 ({dtype})",
+            atol=atol,
+            rtol=rtol,
+        )
+
+
+@question("sequence_logprob_tests")
+@behaviour(
+    "sequence_logprob",
+    "boundaries: seq 2, a single target position, for 4 rows and for one (squeeze only the gathered axis)",
+    mutant="seqlp_h_squeeze_every_dim",
+    kind="boundary",
+)
+def test_seq_of_two(student):
+    for prompts, lengths in (([1, 1, 2, 1], [2, 1, 2, 2]), ([1], [2])):
+        logits, ids, prompts_t, lengths_t = _inputs(12, prompts, lengths, seq=2, pad_ids=None)
+        out = expect_shape(
+            _call(student, logits, ids, prompts_t, lengths_t), (len(prompts),), f"the result for {len(prompts)} rows"
+        )
+        expect_close(
+            out,
+            continuation_logprob(logits, ids, prompts, lengths),
+            f"the sums of {len(prompts)} rows of seq 2 (one target position each)",
+            atol=1e-9,
+            rtol=1e-9,
+        )
+
+
+@question("sequence_logprob_tests")
+@behaviour(
+    "sequence_logprob",
+    "degenerate: seq 1 or every continuation empty still keeps the graph (zeros with a zero gradient)",
+    mutant="seqlp_h_empty_row_zero_on_cpu",
+    kind="degenerate",
+)
+def test_every_continuation_empty_keeps_the_graph(student):
+    for seq, prompts in ((1, [1, 1, 1]), (3, [2, 3, 1])):
+        logits, ids, prompts_t, lengths_t = _inputs(13, prompts, prompts, seq=seq)
+        out = student.run(
+            "x = logits.clone().requires_grad_(True)\n"
+            "out = sequence_logprob(x, ids, prompt_lengths, lengths)\n"
+            "graph = isinstance(out, torch.Tensor) and out.requires_grad\n"
+            "if graph:\n"
+            "    out.sum().backward()\n"
+            "result = {'out': out.detach() if isinstance(out, torch.Tensor) else out, 'graph': graph, 'grad': x.grad}",
+            logits=logits,
+            ids=ids,
+            prompt_lengths=prompts_t,
+            lengths=lengths_t,
+        )
+        zeros = expect_shape(out["out"], (3,), f"the result at seq {seq}")
+        expect(
+            bool(torch.isfinite(zeros).all()) and zeros.abs().max().item() == 0,
+            f"every continuation is empty (seq {seq}): each row should give exactly 0",
+        )
+        expect(
+            out["graph"] is True and isinstance(out["grad"], torch.Tensor) and out["grad"].abs().max().item() == 0,
+            f"with every continuation empty (seq {seq}) the result must still keep its graph back to the logits "
+            "(a zero gradient): DPO back-propagates through it (build the zeros from the logits, not torch.tensor(0.0))",
+        )
+
+
+@question("sequence_logprob_tests")
+@behaviour(
+    "sequence_logprob",
+    "non-contiguous logits and ids (a slice of a wider vocabulary, transposed buffers): reshape, not view",
+    mutant="seqlp_h_flatten_with_view",
+)
+def test_non_contiguous_inputs(student):
+    logits, ids, prompts, lengths = _inputs(14)
+    wide = torch.randn(SEQ, BATCH, NTOKEN + 5, generator=torch.Generator().manual_seed(15), dtype=torch.float64)
+    wide[..., :NTOKEN] = logits.transpose(0, 1)
+    sent_logits = wide.transpose(0, 1)[..., :NTOKEN]  # (batch, seq, ntoken), not contiguous
+    sent_ids = ids.t().contiguous().t()  # (batch, seq), strides of a transposed buffer
+    assert not sent_logits.is_contiguous() and not sent_ids.is_contiguous() and torch.equal(sent_logits, logits)
+    out = student.run(
+        "try:\n"
+        "    result = sequence_logprob(logits, ids, prompt_lengths, lengths)\n"
+        "except RuntimeError as error:\n"
+        "    result = str(error)",
+        logits=sent_logits,
+        ids=sent_ids,
+        prompt_lengths=prompts,
+        lengths=lengths,
+    )
+    expect(
+        isinstance(out, torch.Tensor),
+        f"sequence_logprob raised on non-contiguous logits and ids (a slice, a transposed buffer): {out!r}; use "
+        ".reshape, which copies when it must, not .view",
+    )
+    expect_close(
+        expect_shape(out, (BATCH,), "the result"),
+        continuation_logprob(logits, ids, PROMPTS, LENGTHS),
+        "the sums for non-contiguous logits and ids",
+        atol=1e-9,
+        rtol=1e-9,
+    )
+
+
+@question("sequence_logprob_tests")
+@behaviour(
+    "sequence_logprob",
+    "state: nothing kept between calls; calls of one shape with other lengths give their own sums",
+    mutant="seqlp_h_mask_cached_by_shape",
+    kind="state",
+)
+def test_no_state_between_calls(student):
+    logits, ids, _, _ = _inputs(16)
+    cases = (([1, 3, 5, 2], [9, 9, 5, 6]), ([4, 1, 2, 7], [6, 8, 2, 9]), ([1, 3, 5, 2], [9, 9, 5, 6]))
+    out = student.run(
+        "result = [sequence_logprob(logits, ids, torch.tensor(p), torch.tensor(n)) for p, n in cases]",
+        logits=logits,
+        ids=ids,
+        cases=cases,
+    )
+    for k, ((prompts, lengths), got) in enumerate(zip(cases, out)):
+        expect_close(
+            expect_shape(got, (BATCH,), f"call {k + 1}'s result"),
+            continuation_logprob(logits, ids, prompts, lengths),
+            f"call {k + 1} of three on logits and ids of one shape, with prompt_lengths {prompts} and lengths "
+            f"{lengths} (each call's sums depend on its own arguments alone)",
+            atol=1e-9,
+            rtol=1e-9,
+        )
+
+
 OUT_OF_SCOPE = [
     ("sequence_logprob", "randomness", "It draws nothing: a deterministic sum.", "randomness"),
     (
@@ -300,8 +462,9 @@ OUT_OF_SCOPE = [
     ),
     (
         "sequence_logprob",
-        "logits that are not finite at positions that do not count",
-        "The skeleton promises finite values there, so masking by multiplication is allowed (a variant does it).",
+        "scores near float32's limit (1e38 next to -3e38), where a finite score's log-softmax is -inf",
+        "The skeleton promises finite scores far from 3e38, so masking by multiplication and picking with a one-hot "
+        "product are allowed (variants seqlp_one_hot, seqlp_h_mask_by_multiplying, seqlp_h_one_hot_product).",
     ),
     (
         "sequence_logprob",
@@ -315,15 +478,30 @@ CONTRACT_PARAMETERS = [
     (
         "sequence_logprob",
         "logits",
-        "float64 (4, 9, 11), (4, 6, 11), (3, 9, 11), (4, 8, 11); float32 (1, 7, 11), (4, 9, 11) on the meta device",
+        "float64 (4, 9, 11), (4, 6, 11), (3, 9, 11), (4, 8, 11), (4, 2, 11), (1, 2, 11), (3, 1, 11), (3, 3, 11), "
+        "(4, 9, 11) non-contiguous (a slice of a transposed buffer); float32 (1, 7, 11), (4, 9, 11) on the meta "
+        "device; float64 and float32 (4, 9, 11) of scale 300 at position levels -2000 to +2000",
         None,
     ),
     (
         "sequence_logprob",
         "ids",
-        "(4, 9), (4, 6), (3, 9), (1, 7), (4, 8): pad id 0 inside continuations, other ids in the padding",
+        "(4, 9), (4, 6), (3, 9), (1, 7), (4, 8), (4, 2), (1, 2), (3, 1), (3, 3), (4, 9) with a transposed "
+        "buffer's strides: pad id 0 inside continuations, other ids in the padding",
         None,
     ),
-    ("sequence_logprob", "prompt_lengths", "[1, 3, 5, 2], [1, 3, 5, 6], [2, 1, 4], [2], [1, 4, 8, 3]", None),
-    ("sequence_logprob", "lengths", "[9, 9, 5, 6], [2, 4, 6, 6], [7, 5, 6], [6], [1, 4, 8, 3]", None),
+    (
+        "sequence_logprob",
+        "prompt_lengths",
+        "[1, 3, 5, 2], [1, 3, 5, 6], [2, 1, 4], [2], [1, 4, 8, 3], [1, 1, 2, 1], [1], [1, 1, 1], [2, 3, 1], "
+        "[4, 1, 2, 7] (after [1, 3, 5, 2] in one session, and before it again)",
+        None,
+    ),
+    (
+        "sequence_logprob",
+        "lengths",
+        "[9, 9, 5, 6], [2, 4, 6, 6], [7, 5, 6], [6], [1, 4, 8, 3], [2, 1, 2, 2], [2], [1, 1, 1], [2, 3, 1], "
+        "[6, 8, 2, 9]",
+        None,
+    ),
 ]

@@ -1,0 +1,17 @@
+"""Writes 10000 into the angle instead of reading base, so a call with another base is turned as with the
+default.
+
+question: rotary_tests
+replaces: rotary
+"""
+
+
+def apply_rotary(x, positions, base=10000.0):
+    hidden = x.shape[-1]
+    work = torch.float64 if x.dtype == torch.float64 else torch.float32
+    pair = torch.arange(hidden // 2, dtype=work, device=x.device)
+    angles = positions.to(work)[:, None] * 10000.0 ** (-2 * pair / hidden)
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    even, odd = x[..., 0::2].to(work), x[..., 1::2].to(work)
+    turned = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
+    return turned.flatten(-2).to(x.dtype)

@@ -1,0 +1,18 @@
+"""Turns row t by t itself (torch.arange over the sequence) instead of positions[t], so a chunk that
+follows cached positions is turned as if it started at 0.
+
+question: rotary_tests
+replaces: rotary
+contract: row t at positions[t]
+"""
+
+
+def apply_rotary(x, positions, base=10000.0):
+    hidden = x.shape[-1]
+    work = torch.float64 if x.dtype == torch.float64 else torch.float32
+    pair = torch.arange(hidden // 2, dtype=work, device=x.device)
+    angles = torch.arange(x.shape[1], dtype=work, device=x.device)[:, None] * base ** (-2 * pair / hidden)
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    even, odd = x[..., 0::2].to(work), x[..., 1::2].to(work)
+    turned = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
+    return turned.flatten(-2).to(x.dtype)
