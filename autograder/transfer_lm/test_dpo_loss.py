@@ -59,6 +59,29 @@ def test_matches_the_oracle(student):
 @question("dpo_loss_tests")
 @behaviour(
     "dpo_loss",
+    "beta multiplies the margin: beta with every log-probability divided by beta gives the loss at beta 1",
+    mutant="dpo_beta_outside",
+)
+def test_beta_scales_the_margin(student):
+    four = _four(11)
+    at_one = student.run(CALL, pc=four[0], pr=four[1], rc=four[2], rr=four[3], beta=1.0)
+    for beta in (0.25, 4.0):
+        scaled = [t / beta for t in four]
+        out = student.run(CALL, pc=scaled[0], pr=scaled[1], rc=scaled[2], rr=scaled[3], beta=beta)
+        expect(_is_scalar_tensor(out) and _is_scalar_tensor(at_one), "dpo_loss should return a 0-dim tensor")
+        expect_close(
+            out,
+            at_one,
+            f"the loss at beta {beta} with every log-probability divided by {beta} (beta multiplies the margin "
+            "inside the sigmoid, so it should equal the loss at beta 1)",
+            atol=1e-12,
+            rtol=1e-12,
+        )
+
+
+@question("dpo_loss_tests")
+@behaviour(
+    "dpo_loss",
     "degenerate: ln 2 when the policy equals the reference, whatever beta and however the pairs differ",
     mutant="dpo_no_reference",
     kind="degenerate",
@@ -494,5 +517,5 @@ CONTRACT_PARAMETERS = [
         "with requires_grad=True; float32 (5,), (4,), (6,) on meta; float32, float16 and bfloat16 (5,)",
         None,
     ),
-    ("dpo_loss", "beta", "0.1, 0.5, 1, 1.5, 2 (an int), 2.0, 2.5, 7.5", None),
+    ("dpo_loss", "beta", "0.1, 0.25, 0.5, 1, 1.0, 1.5, 2 (an int), 2.0, 2.5, 4.0, 7.5", None),
 ]
