@@ -73,7 +73,7 @@ def test_each_student_has_a_page_with_their_own_evidence(written, records):
     assert all(f"[{r.student}]({r.student}.md)" in index for r in records), "the index links every student"
     someone = next(r for r in records if r.status == "graded" and r.evidence)
     page = (pages / report.page_name(someone.student)).read_text()
-    assert len(someone.evidence) == 7, "one evidence cell per written question of rnn_attention with one"
+    assert len(someone.evidence) == 8, "one evidence cell per written question of rnn_attention with one"
     for item in someone.evidence:
         assert f"cell {markdown_inline(item.cell)}" in page, f"{item.cell} missing from {someone.student}'s page"
     assert "| Part 1. A gated recurrent unit | autograded |" in page
