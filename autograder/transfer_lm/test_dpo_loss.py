@@ -203,6 +203,7 @@ def test_one_pair(student):
 def test_runs_on_the_inputs_device(student):
     four = _four(8, dtype=torch.float32)
     out = student.run(
+        "dpo_loss(pc, pr, rc, rr, beta)  # an answer first (a blank one raises here)\n"
         "try:\n"
         "    out = dpo_loss(*(t.to('meta') for t in (pc, pr, rc, rr)), beta)\n"
         "    result = [str(out.device), tuple(out.shape)]\n"
