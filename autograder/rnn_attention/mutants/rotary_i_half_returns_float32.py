@@ -1,0 +1,18 @@
+"""Casts the result back only for bfloat16 (`if x.dtype == torch.bfloat16`), so float16 x gets a float32 tensor back instead of float16.
+
+question: rotary_tests
+replaces: rotary
+hunt: 2026-12-i
+"""
+import torch
+
+
+def apply_rotary(x, positions, base=10000.0):
+    hidden = x.shape[-1]
+    work = torch.float64 if x.dtype == torch.float64 else torch.float32
+    pair = torch.arange(hidden // 2, dtype=work, device=x.device)
+    angles = positions.to(work)[:, None] * base ** (-2 * pair / hidden)
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    even, odd = x[..., 0::2].to(work), x[..., 1::2].to(work)
+    turned = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
+    return turned.to(torch.bfloat16) if x.dtype == torch.bfloat16 else turned

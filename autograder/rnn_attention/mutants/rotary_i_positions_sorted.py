@@ -1,0 +1,18 @@
+"""Sorts the positions first (positions.sort().values), taking the docstring's 'past .. past + seq - 1' to mean the rows must be turned in increasing order; positions given out of order are then assigned to the wrong rows.
+
+question: rotary_tests
+replaces: rotary
+hunt: 2026-12-i
+"""
+import torch
+
+
+def apply_rotary(x, positions, base=10000.0):
+    hidden = x.shape[-1]
+    work = torch.float64 if x.dtype == torch.float64 else torch.float32
+    pair = torch.arange(hidden // 2, dtype=work, device=x.device)
+    angles = positions.sort().values.to(work)[:, None] * base ** (-2 * pair / hidden)
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    even, odd = x[..., 0::2].to(work), x[..., 1::2].to(work)
+    turned = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
+    return turned.flatten(-2).to(x.dtype)
