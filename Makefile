@@ -99,14 +99,13 @@ colab-venvs: .venv-colab-current/.installed .venv-colab-previous/.installed
 # Each notebook, solutions filled in, top to bottom in student mode on the stand-in hub, in the runtime's
 # kernel. At the current runtime also the rehearsal's own checks (a corrupted id or column must fail it, the
 # full-size switch). With the previous runtime, the tests marked previous_runtime (tests/conftest.py): the
-# notebooks end to end, and the variants in both doors and a hostile Gradescope upload, which `make test`
-# leaves out for time (those grade in the grading venv, as everywhere).
+# notebooks end to end, and a hostile Gradescope upload, which `make test` leaves out for time (it grades in
+# the grading venv, as everywhere).
 rehearsal: venv .venv-colab-current/.installed
 	COLAB_PINS=$(COLAB_RUNTIMES)/current.txt COLAB_PYTHON=$(CURDIR)/.venv-colab-current/bin/python \
 	  $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --durations=5 $(REHEARSAL)
 
-PREVIOUS_RUNTIME_TESTS := $(REHEARSAL) tests/grading/selftest/test_autograder_selftest.py \
-  tests/test_gradescope_bundle.py
+PREVIOUS_RUNTIME_TESTS := $(REHEARSAL) tests/test_gradescope_bundle.py
 
 rehearsal-previous: venv .venv-colab-previous/.installed
 	COLAB_PINS=$(COLAB_RUNTIMES)/previous.txt COLAB_PYTHON=$(CURDIR)/.venv-colab-previous/bin/python \

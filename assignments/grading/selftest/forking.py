@@ -19,7 +19,7 @@ import gc
 import json
 import os
 import signal
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from assignments import notebooks
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace
@@ -43,9 +43,13 @@ def answer_positions(nb) -> dict[str, int]:
     return {grade_id: index for grade_id, index in positions.items() if grade_id not in repeated}
 
 
-def grade_mutants(assignment, mutants: Iterable[Mutant]) -> Iterator[tuple[Mutant, SubmissionResult | MutantError]]:
+def grade_mutants(
+    assignment, mutants: Iterable[Mutant], whole: Callable[[Mutant], bool] = lambda mutant: True
+) -> Iterator[tuple[Mutant, SubmissionResult | MutantError]]:
     """(mutant, its record) for each of ``mutants``, in notebook order of the cells they replace; a
-    mutant that does not apply (or whose grading process died) comes with a MutantError instead."""
+    mutant that does not apply (or whose grading process died) comes with a MutantError instead.
+    ``whole(mutant)``: grade that mutant on every question (the default); where it is False, only the
+    mutant's own question's tests run (its record holds that question alone), though every cell still runs."""
     reference = reference_notebook(assignment)
     positions = answer_positions(reference)
     waiting: dict[int, list[Mutant]] = {}
@@ -75,11 +79,13 @@ def grade_mutants(assignment, mutants: Iterable[Mutant]) -> Iterator[tuple[Mutan
             except MutantError as error:
                 yield mutant, error
                 continue
-            yield mutant, _in_child(assignment, mutant, mutated, namespace, findings, position)
+            selected = None if whole(mutant) else [mutant.question]
+            yield mutant, _in_child(assignment, mutant, mutated, namespace, findings, position, selected)
 
 
-def _in_child(assignment, mutant: Mutant, mutated, namespace: dict, findings: list, position: int):
-    """Fork; the child grades ``mutated`` from cell ``position`` on and writes its record to a pipe."""
+def _in_child(assignment, mutant: Mutant, mutated, namespace: dict, findings: list, position: int, selected=None):
+    """Fork; the child grades ``mutated`` from cell ``position`` on (the questions ``selected``, or all) and
+    writes its record to a pipe."""
     read_end, write_end = os.pipe()
     # Everything alive now goes to the collector's permanent generation for the fork: a collection in the
     # child would otherwise walk (and so copy, page by page) the whole inherited heap.
@@ -93,7 +99,7 @@ def _in_child(assignment, mutant: Mutant, mutated, namespace: dict, findings: li
             with single_threaded_torch():
                 _, more = execute_cells(mutated, namespace, start=position)
                 check = visible_check(mutated, mutant.replaces, namespace)
-                result = grade_namespace(assignment, namespace, findings + more, mutant.name)
+                result = grade_namespace(assignment, namespace, findings + more, mutant.name, selected=selected)
             result.findings.append(check)
             reply = {"record": result.to_dict()}
         except BaseException as error:  # noqa: BLE001 - the parent reports it; the child must not unwind

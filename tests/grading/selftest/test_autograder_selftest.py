@@ -1,12 +1,14 @@
 """The autograder tested like a product: reference full marks, blank zero, every mutant caught on its own
-question only, every hidden test failed by at least one mutant, and the stand-ins both equal to the
-notebook's solution and worth full marks when graded as a student.
+question (two of each answer cell's graded on every question, and every question traced for code of another
+question's answer), every hidden test failed by at least one mutant, every variant full marks, and the
+stand-ins both equal to the notebook's solution and worth full marks when graded as a student.
 
 Grading here is in-process (``assignments.grading.doors.inprocess``): the notebooks are our own, and a kernel
 per mutant would cost minutes. The same suites run behind the sandboxed standalone door on the reference in
-grading/doors/test_standalone_course.py, behind both real doors on every variant (each pack's variants alone) in
-``test_variants_keep_full_marks_in_both_doors`` (make rehearsal-previous), and `make demo` grades its class
-through both and compares them question by question.
+grading/doors/test_standalone_course.py, behind both real doors on the variant packs ``door_packs`` chooses in
+``test_variants_keep_full_marks_in_both_doors``, and `make demo` grades its class through both and compares
+them question by question. `course selftest` grades every mutant on every question and every pack through both
+doors.
 """
 
 import ast
@@ -45,6 +47,13 @@ def mutant_batches(assignment: str) -> dict[str, int]:
 
 
 BATCHES = {assignment: mutant_batches(assignment) for assignment in ASSIGNMENTS}
+# The mutants graded on every question here: two of each answer cell's. Every other mutant is graded on its own
+# question only (every cell of the notebook still runs): CI's 90 minutes cannot hold all ~580 on the whole suite
+# (62 of check-course's 80 worker-minutes on 2026-12-03). What the whole suite would add for them, a mutant that
+# costs points on another question, comes from another question's tests running this cell's code (a stand-in
+# missing): test_no_question_runs_another_questions_answer traces that for every question, whatever the mutant.
+# `course selftest` grades every mutant on every question.
+WHOLE = {assignment: selftest.whole_suite_mutants(assignment) for assignment in ASSIGNMENTS}
 
 
 class Gradings:
@@ -64,7 +73,8 @@ class Gradings:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not self._path(assignment, mutant.name).exists():
                 chosen = [m for m in selftest.mutants(assignment) if BATCHES[assignment][m.name] == batch]
-                for graded, outcome in forking.grade_mutants(assignment, chosen):
+                whole = WHOLE[assignment].__contains__
+                for graded, outcome in forking.grade_mutants(assignment, chosen, lambda m: whole(m.name)):
                     record = {"error": str(outcome)} if isinstance(outcome, MutantError) else outcome.to_dict()
                     self._path(assignment, graded.name).write_text(json.dumps(record))
             record = json.loads(self._path(assignment, mutant.name).read_text())
@@ -248,7 +258,16 @@ def test_mutant_loses_points_on_its_own_question_only(assignment, mutant, gradin
         result = gradings.result(assignment, mutant)
     except MutantError as error:
         pytest.fail(str(error))
-    problems = selftest.mutant_problems(mutant, result)
+    problems = selftest.mutant_problems(mutant, result, whole=mutant.name in WHOLE[assignment])
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_no_question_runs_another_questions_answer(assignment):
+    """Traced on the reference: no question's hidden tests run code from another question's answer cell (each
+    asks for it as a stand-in), so no mistake in one answer costs points on another question, whichever mutant
+    it is. With the mutants graded on the whole suite (``WHOLE``) this stands in for grading all of them so."""
+    problems = selftest.foreign_answer_problems(assignment)
     assert not problems, "\n".join(problems)
 
 
@@ -499,25 +518,86 @@ def test_variants_are_packed_one_per_answer_cell_per_notebook():
             assert cell.source == variant.code
 
 
-# The variant packs are graded a few at a time, one test each, so that xdist spreads an assignment's packs over
-# its workers instead of leaving one worker on a whole assignment (transfer_lm's sample_next alone has over
-# thirty variants, so over thirty packs).
-PACKS_PER_TEST = 3
+# CI grades every variant in process on its own question (forked from one run of the reference, as the mutants
+# are), and sends some packs through both real doors: packs 1 and 2 (every question's first two variants) and
+# the pack of each question's slowest variant where that took SLOW_S or more in process, since a door's limits
+# bite the slow answers (a Python loop over rows). All 66 packs through both doors took about 40 worker-minutes
+# (2026-12-03), past what CI's 90 minutes hold beside the rest; `course selftest` sends every pack.
+DOOR_PACKS = 2
+SLOW_S = 5.0
 
 
-def pack_chunks():
-    size = PACKS_PER_TEST
-    for assignment in ASSIGNMENTS:
-        count = selftest.variant_pack_count(assignment)
-        for first in range(0, max(count, 1), size):
-            chosen = range(first, min(first + size, count))
-            yield pytest.param(assignment, chosen, id=f"{assignment}-packs-{first + 1}-to-{first + len(chosen)}")
+class VariantGradings:
+    """Each assignment's variants graded once per session (``forking.grade_mutants``, own question only), by
+    whichever test asks first; the records are shared through files in the session's folder."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def results(self, assignment: str) -> dict[str, SubmissionResult | MutantError]:
+        path = self.folder / f"{assignment}.json"
+        with open(self.folder / f"{assignment}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not path.exists():
+                graded = forking.grade_mutants(assignment, selftest.variants(assignment), lambda variant: False)
+                path.write_text(
+                    json.dumps(
+                        {v.name: {"error": str(o)} if isinstance(o, MutantError) else o.to_dict() for v, o in graded}
+                    )
+                )
+            records = json.loads(path.read_text())
+        return {
+            name: MutantError(r["error"]) if "error" in r else SubmissionResult.from_dict(r)
+            for name, r in records.items()
+        }
 
 
-def test_the_pack_chunks_cover_every_pack_once():
-    for assignment in ASSIGNMENTS:
-        numbers = [k for p in pack_chunks() if p.values[0] == assignment for k in p.values[1]]
-        assert numbers == list(range(selftest.variant_pack_count(assignment))), assignment
+@pytest.fixture(scope="session")
+def variant_gradings(tmp_path_factory):
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    return VariantGradings(root / "variant-gradings")
+
+
+def own_seconds(variant: selftest.Mutant, result: SubmissionResult) -> float:
+    return sum(t.seconds for q in result.questions if q.grade_id == variant.question for t in q.tests)
+
+
+def door_packs(assignment: str, results: dict[str, SubmissionResult]) -> list[int]:
+    """The packs (indices from 0) CI sends through both doors: the first DOOR_PACKS, and the pack of each
+    answer cell's slowest variant when its own tests took SLOW_S or more in process. A variant's pack is its
+    position among its cell's variants (``selftest.variant_packs``)."""
+    by_cell: dict[str, list[selftest.Mutant]] = {}
+    for variant in selftest.variants(assignment):
+        by_cell.setdefault(variant.replaces, []).append(variant)
+    chosen = set(range(min(DOOR_PACKS, selftest.variant_pack_count(assignment))))
+    for cell in by_cell.values():
+        timed = [
+            (own_seconds(v, results[v.name]), k)
+            for k, v in enumerate(cell)
+            if not isinstance(results[v.name], MutantError)
+        ]
+        if timed and max(timed)[0] >= SLOW_S:
+            chosen.add(max(timed)[1])
+    return sorted(chosen)
+
+
+def test_door_packs_take_the_first_two_and_each_cells_slowest_slow_variant():
+    variants = selftest.variants("transfer_lm")
+    sample_next = [v for v in variants if v.replaces == "sample_next"]
+    timings = {v.name: 0.1 for v in variants}
+    timings[sample_next[7].name] = SLOW_S + 1
+    timings[sample_next[9].name] = SLOW_S + 2
+    timings[next(v for v in variants if v.replaces == "dpo_loss").name] = SLOW_S - 1  # fast enough: no pack
+
+    def graded(variant):
+        tests = [TestResult("t", variant.question, 1.0, 1.0, "passed", seconds=timings[variant.name])]
+        question = QuestionResult(variant.question, "autograded", 1.0, 1.0, tests)
+        return SubmissionResult(variant.name, "transfer_lm", "in-process", questions=[question])
+
+    assert door_packs("transfer_lm", {v.name: graded(v) for v in variants}) == [0, 1, 9]
 
 
 def enough_variants(assignment: str) -> None:
@@ -554,16 +634,33 @@ def nbgrader_courses(tmp_path_factory):
     return lambda assignment: tmp_path_factory.getbasetemp() / f"nbgrader-course-{assignment}"
 
 
-@pytest.mark.previous_runtime
-@pytest.mark.parametrize("assignment,chosen", list(pack_chunks()))
-def test_variants_keep_full_marks_in_both_doors(assignment, chosen, tmp_path, nbgrader_courses, warm_kernels):
-    """Each variant earns its question's full marks in the standalone door and in real `nbgrader autograde`
-    (make rehearsal-previous). The notebooks hold the pack's variants alone, every other answer as released
-    (``selftest.answered_alone``: each question's tests stand in for the answers it builds on), so a door
-    spends seconds on the rest of the notebook instead of its whole run. No run of the packs in process comes
-    first: CI's 90 minutes hold the two real doors, where students are graded (``course selftest`` grades
-    whole packs through both doors by hand)."""
+def variants_group(assignment: str):
+    return pytest.param(assignment, marks=pytest.mark.xdist_group(f"variants-{assignment}"))
+
+
+@pytest.mark.parametrize("assignment", [variants_group(a) for a in ASSIGNMENTS])
+def test_every_variant_keeps_full_marks_on_its_question_in_process(assignment, variant_gradings):
+    """Every variant earns its own question's full marks, graded in process on that question (every cell of
+    the notebook runs; the inputs and results make the standalone door's torch.save round trip)."""
     enough_variants(assignment)
+    problems = []
+    for variant in selftest.variants(assignment):
+        result = variant_gradings.results(assignment)[variant.name]
+        if isinstance(result, MutantError):
+            problems.append(str(result))
+        else:
+            problems += selftest.full_marks_problems(result, f"variant {variant.name}", {variant.question})
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("assignment", [variants_group(a) for a in ASSIGNMENTS])
+def test_variants_keep_full_marks_in_both_doors(assignment, tmp_path, nbgrader_courses, warm_kernels, variant_gradings):
+    """The packs ``door_packs`` chooses earn their variants' full marks in the standalone door and in real
+    `nbgrader autograde`. The notebooks hold the pack's variants alone, every other answer as released
+    (``selftest.answered_alone``: each question's tests stand in for the answers it builds on), so a door
+    spends seconds on the rest of the notebook instead of its whole run."""
+    enough_variants(assignment)
+    chosen = door_packs(assignment, variant_gradings.results(assignment))
     graded = selftest.grade_variant_packs(
         assignment, tmp_path, chosen=chosen, nbgrader_course=nbgrader_courses(assignment), alone=True
     )
