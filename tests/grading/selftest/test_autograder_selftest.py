@@ -33,17 +33,18 @@ MUTANTS = [(a, m) for a in ASSIGNMENTS for m in selftest.mutants(a)]
 REPEATS = 10
 
 
-BATCHES_PER_ASSIGNMENT = 2
+BATCHES_PER_ASSIGNMENT = 3
 
 
 def mutant_batches(assignment: str) -> dict[str, int]:
-    """{mutant: its batch}: an assignment's mutants in notebook order of the cells they replace, cut into
-    BATCHES_PER_ASSIGNMENT runs of about equal size. A batch is graded from one forked run of the
-    reference and is one xdist group: smaller than a whole assignment, so the two workers end together."""
+    """{mutant: its batch}: an assignment's mutants in notebook order of the cells they replace, dealt in turn
+    into BATCHES_PER_ASSIGNMENT batches, so that each batch gets its share of every cell's mutants (cut into
+    runs instead, transfer_lm's first batch held the 100 sample_next mutants and took twice the second's 369 s).
+    A batch is graded from one forked run of the reference and is one xdist group: smaller than a whole
+    assignment, so the two workers end together."""
     positions = forking.answer_positions(selftest.reference_notebook(assignment))
     ordered = sorted(selftest.mutants(assignment), key=lambda m: (positions.get(m.replaces, -1), m.name))
-    size = -(-len(ordered) // BATCHES_PER_ASSIGNMENT)
-    return {mutant.name: index // size for index, mutant in enumerate(ordered)}
+    return {mutant.name: index % BATCHES_PER_ASSIGNMENT for index, mutant in enumerate(ordered)}
 
 
 BATCHES = {assignment: mutant_batches(assignment) for assignment in ASSIGNMENTS}
