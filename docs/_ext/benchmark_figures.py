@@ -79,9 +79,11 @@ def gradescope() -> dict:
 
 
 def student_cpu() -> dict:
-    """The students' CPU path (results/student_cpu.json), and on Colab's CPU runtime by the factor a step
+    """The students' CPU path (results/student_cpu.json, and transfer_lm's preference tuning from
+    results/transfer_lm_dpo_cpu.json), and on Colab's CPU runtime by the factor a step
     timed there gave (results/colab_cpu_factor.json)."""
     figures = results("student_cpu.json")
+    preference = results("transfer_lm_dpo_cpu.json")  # benchmarks/dpo_cpu.py
     factor_file = results("colab_cpu_factor.json")
     factor = factor_file["colab_seconds"] / factor_file["here_cpu_seconds"]
     parts = {
@@ -91,6 +93,7 @@ def student_cpu() -> dict:
         "rnn_legal": figures["rnn_attention_legal_small_finetuned"]["minutes_from_cpu_time"],
         "transfer_pretraining": figures["transfer_lm_cpu"]["pretraining_minutes_from_cpu_time"],
         "transfer_transfer": figures["transfer_lm_cpu"]["transfer_minutes_from_cpu_time"],
+        "transfer_preference": preference["cpu"]["total_minutes_from_cpu_time"],
     }
     out = {f"{name}_colab_min": f"{minutes * factor:.0f}" for name, minutes in parts.items()}
     out["factor"] = f"{factor:.1f}"
