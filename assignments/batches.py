@@ -28,10 +28,10 @@ import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .course import Assignment
-from .results import store
-from .results.model import SubmissionResult
-from .run_folder import SUBMISSIONS, Run, as_run
+from assignments.course import Assignment
+from assignments.results import store
+from assignments.results.model import SubmissionResult
+from assignments.run_folder import SUBMISSIONS, Run, as_run
 
 INTAKE_PREFIX = "intake-"  # the codes of findings a record takes from the intake (workflow.intake_findings)
 
@@ -80,9 +80,8 @@ def grader_version(assignment: Assignment) -> str:
     release notebook) and the questions' points and shortcut rules. A fix to a hidden test, a stand-in,
     the grader or a question's points changes it; the course's settings (late policy, term) and the
     installed libraries do not."""
+    from assignments.config import tomllib  # tomli on Python 3.10
     from assignments.gradescope.bundle import autograder_files
-
-    from .config import tomllib  # tomli on Python 3.10
 
     course_root = assignment.course.root
     digest = hashlib.sha256()
@@ -199,8 +198,8 @@ def write_regrade_report(run: Run | Path, version: str, regraded: int, kept: int
 def report_lines(found: list[Change]) -> list[str]:
     """The terminal's view of the changes: one line per student (keys are the students' text: one
     printable line each)."""
-    from .escaping import one_line
-    from .exports.text import points
+    from assignments.escaping import one_line
+    from assignments.exports.text import points
 
     lines = []
     for change in found:
@@ -213,7 +212,7 @@ def report_lines(found: list[Change]) -> list[str]:
 
 
 def _shown(value) -> str:
-    from .exports.text import points
+    from assignments.exports.text import points
 
     return "-" if value is None else points(value)
 
@@ -273,8 +272,8 @@ def merge_runs(
     ``..``, or a notebook outside the run's ``submissions/`` is refused or not copied: a merge reads only
     the runs' own files and writes only inside ``out``. The order of ``runs`` changes nothing, and merging
     again gives the same run."""
-    from .escaping import one_line
-    from .intake import IntakeResult
+    from assignments.escaping import one_line
+    from assignments.intake import IntakeResult
 
     runs = [as_run(run) for run in runs]
     shards = {run.root: read_shard(run) for run in runs}
@@ -361,7 +360,7 @@ def merge_runs(
 
 
 def _names(students: list[str], shown: int = 20) -> str:
-    from .escaping import one_line
+    from assignments.escaping import one_line
 
     names = ", ".join(repr(one_line(s, 80)) for s in students[:shown])
     return names + (f" and {len(students) - shown} more" if len(students) > shown else "")

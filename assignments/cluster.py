@@ -31,7 +31,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import sizing
+from assignments import sizing
 
 ENGINES = ("slurm", "kubernetes")
 # A Slurm partition or account, a Kubernetes object or secret name: what the schedulers accept, and nothing

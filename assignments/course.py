@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import notebooks
+from assignments import notebooks
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = "grading.json"  # Assignment.grading_manifest, in a copy of the course without source notebooks
@@ -48,7 +48,7 @@ DEMO_TERM = "demo"
 def term_folder(root: Path) -> str:
     """``[tool.course] term`` (e.g. "2026-autumn"): each term's grades get a folder of their own, so a
     new term never reads or mixes with the last one's. Default "current"; "demo" is the demo's."""
-    from .config import settings
+    from assignments.config import settings
 
     term = str(settings(root).get("term", "current")).strip()
     if not term or term == DEMO_TERM or "/" in term or term.startswith("."):
@@ -310,7 +310,7 @@ def resolve(assignment: Assignment | str) -> Assignment:
 def points_report(assignment: Assignment) -> tuple[str, bool]:
     """A printable block for ``course catalog``: each graded cell and its points, the total they make,
     and whether the catalog knows the assignment and its hidden tests split each cell's points exactly."""
-    from .points import split_problems
+    from assignments.points import split_problems
 
     name = assignment.name
     lines = [f"{name}: {assignment.title}"]

@@ -18,11 +18,10 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from assignments.course import REPO, Course
 from assignments.gradescope.bundle import build_autograder_zip
-
-from .course import REPO, Course
-from .prairielearn_question import IMAGE_PLACEHOLDER, write_question_files
-from .prairielearn_runner import QUESTION_COURSE
+from assignments.prairielearn_question import IMAGE_PLACEHOLDER, write_question_files
+from assignments.prairielearn_runner import QUESTION_COURSE
 
 IMAGE_DIR = REPO / "image"
 CONTEXT_FILES = ("Containerfile", "course")  # from image/, beside source/

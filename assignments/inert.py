@@ -34,7 +34,7 @@ import nbformat
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from . import notebooks
+from assignments import notebooks
 
 # --- the allow-list sanitizer ------------------------------------------------------------------------------
 

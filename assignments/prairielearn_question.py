@@ -31,8 +31,8 @@ import math
 import uuid
 from pathlib import Path
 
-from .escaping import html_text
-from .grading.sandbox.limits import Limits
+from assignments.escaping import html_text
+from assignments.grading.sandbox.limits import Limits
 
 # The grading host's container (see above): 0.9 of one CPU, the longest timeout it accepts.
 CPUS = 0.9

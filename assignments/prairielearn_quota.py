@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import container_limits, prairielearn_question
-from .grading.sandbox.cgroups import NO_CGROUP_ENV
+from assignments import container_limits, prairielearn_question
+from assignments.grading.sandbox.cgroups import NO_CGROUP_ENV
 
 
 def unavailable() -> str | None:

@@ -25,10 +25,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .escaping import printable
-from .exports.prairielearn import write_results_json
-from .exports.text import points
-from .results.model import Finding, rejected
+from assignments.escaping import printable
+from assignments.exports.prairielearn import write_results_json
+from assignments.exports.text import points
+from assignments.results.model import Finding, rejected
 
 # PrairieLearn's specification: docs/externalGrading.md ("Grading results") keeps ``"gradable": false``
 # for input that "was invalid or formatted incorrectly" (the student keeps the attempt), and its grader
@@ -57,7 +57,7 @@ QUESTION_COURSE = "course"  # the assignment's files in the question's tests/ fo
 def job_assignment(assignment: str, job: Path):
     """The ``Assignment`` to grade with: the copy in the job's ``tests/course/`` when there is one (the
     question's files), else the image's own."""
-    from .course import Course, resolve
+    from assignments.course import Course, resolve
 
     shipped = Path(job) / "tests" / QUESTION_COURSE
     if (shipped / "autograder" / assignment).is_dir():

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .course import Assignment, default, resolve
+from assignments.course import Assignment, default, resolve
 
 INTAKE = "intake.json"
 SUBMISSIONS = "submissions"

@@ -7,12 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from assignments import batches, intake
+from assignments.course import Assignment, resolve
 from assignments.grading.doors import batch
-
-from . import batches, intake
-from .course import Assignment, resolve
-from .results.model import Finding, SubmissionResult, rejected
-from .run_folder import Run, as_run
+from assignments.results.model import Finding, SubmissionResult, rejected
+from assignments.run_folder import Run, as_run
 
 
 def collect(
@@ -129,7 +128,7 @@ def grade_jobs(
     for record in kept:
         batch.save(record, out)
     if todo:  # the sizing rule's estimate (assignments/sizing.py), one line
-        from . import sizing
+        from assignments import sizing
 
         print(sizing.batch_line(len(todo), workers or batch.default_workers()), flush=True)
     # The batch writes each record as it finishes (a crash loses nothing), with its intake findings already in.
@@ -163,8 +162,7 @@ def autograde_class(
     autograde`` per student, read back from its gradebook) into the run ``out``, then, with ``cross_check``, a
     second opinion from the standalone door on every question of the notebooks as sent."""
     from assignments.grading.doors.nbgrader import door as nbgrader_door
-
-    from .results import table
+    from assignments.results import table
 
     run = as_run(out)
     name = resolve(assignment).name
@@ -203,7 +201,7 @@ def merge(
 
 def export_all(assignment: Assignment | str, run: Run | Path) -> None:
     """Every export of the run (its own gradebook: ``Run.course``), a problem with one format printed."""
-    from .exports import FORMATS, print_written
+    from assignments.exports import FORMATS, print_written
 
     print_written(export(as_run(run), assignment, FORMATS, strict=False))
 
@@ -220,7 +218,7 @@ def export(
     """``gather_export_job`` then ``exports.write``: the chosen formats of the run's records; returns format ->
     files written. ``choices``: ``gather_export_job``'s keyword arguments (roster, gradebook, Canvas, excused
     questions, late policy); ``strict`` and ``problems`` as for both."""
-    from .exports import FORMATS, write
+    from assignments.exports import FORMATS, write
 
     formats = tuple(formats or FORMATS)
     job = gather_export_job(run, assignment, formats, strict=strict, problems=problems, **choices)
@@ -256,10 +254,10 @@ def gather_export_job(
     penalty is in the Canvas CSV and the instructor has not said whether Canvas' own Late Policy is on, a
     warning says how to choose. ``canvas_options``: the Canvas options as they are, else made from the
     configuration and ``canvas_choices`` (the command line's, ``canvas.options``' arguments)."""
-    from .config import settings
-    from .exports import FORMATS, ExportJob, adjust, canvas, report_problem
-    from .exports.nbgrader_gradebook import merge_hand_grades, read_hand_grades
-    from .results import store
+    from assignments.config import settings
+    from assignments.exports import FORMATS, ExportJob, adjust, canvas, report_problem
+    from assignments.exports.nbgrader_gradebook import merge_hand_grades, read_hand_grades
+    from assignments.results import store
 
     formats = tuple(formats or FORMATS)
     course = resolve(assignment)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import sys
 
-from . import arguments, cluster, export, feedback, grading, handgrading, publish, release, similarity
-from .help import CourseParser, Group
+from assignments.cli import arguments, cluster, export, feedback, grading, handgrading, publish, release, similarity
+from assignments.cli.help import CourseParser, Group
 
 # What `course --help` says to an instructor (the module docstring above is for developers).
 USAGE = """Release, grade and export the course's notebook assignments.

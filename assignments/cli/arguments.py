@@ -21,10 +21,10 @@ import zipfile
 from functools import partial
 from pathlib import Path
 
-from ..course import CATALOG, REPO, Course, default
-from ..escaping import one_line
-from ..run_folder import GRADEBOOK, INTAKE, RESULTS, SHARD
-from .options import course_of
+from assignments.cli.options import course_of
+from assignments.course import CATALOG, REPO, Course, default
+from assignments.escaping import one_line
+from assignments.run_folder import GRADEBOOK, INTAKE, RESULTS, SHARD
 
 DOWNLOAD = "a .zip the LMS exported, a folder of notebooks (one per student, or a folder each) or one .ipynb"
 
@@ -223,7 +223,7 @@ def port(text: str) -> int:
 
 
 def shard(text: str):
-    from ..batches import Shard
+    from assignments.batches import Shard
 
     try:
         return Shard.parse(text)
@@ -232,7 +232,7 @@ def shard(text: str):
 
 
 def formats(text: str) -> list[str]:
-    from .. import exports
+    from assignments import exports
 
     chosen = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [name for name in chosen if name not in exports.FORMATS]
@@ -300,7 +300,7 @@ def _known_assignments(also, args, course: Course) -> None:
 
 def job_assignments(args) -> list[str]:
     """A PrairieLearn question may ship its assignment in the job's tests/course/ (prairielearn_runner)."""
-    from ..prairielearn_runner import QUESTION_COURSE
+    from assignments.prairielearn_runner import QUESTION_COURSE
 
     shipped = Path(args.job) / "tests" / QUESTION_COURSE / "autograder"
     try:
@@ -455,7 +455,7 @@ def _results_ok(args, course) -> None:
 def _records_ok(named: str, folder: Path, assignment: str, what: str) -> None:
     """Every ``*.json`` of a results folder reads as a record (``results.store``), and some are
     ``assignment``'s: what ``course export`` and ``course merge`` read, checked before they write."""
-    from ..results.store import load_result
+    from assignments.results.store import load_result
 
     found = set()
     for path in sorted(folder.glob("*.json")):
@@ -483,12 +483,12 @@ def _roster_ok(args, course) -> None:
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
-            from ..exports.canvas import read_gradebook_export
+            from assignments.exports.canvas import read_gradebook_export
 
             read_gradebook_export(path)
             return
         if suffix == ".json":
-            from ..intake import IntakeResult
+            from assignments.intake import IntakeResult
 
             IntakeResult.load(path)
             return

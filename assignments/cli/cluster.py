@@ -7,14 +7,14 @@ import shlex
 import sys
 from pathlib import Path
 
-from . import arguments
-from .help import add_command
-from .options import course_of, root_option
+from assignments.cli import arguments
+from assignments.cli.help import add_command
+from assignments.cli.options import course_of, root_option
 
 
 def _names_ok(args, course) -> None:
     """Every name that lands in an #SBATCH line or a Kubernetes object, checked before anything is written."""
-    from .. import cluster
+    from assignments import cluster
 
     checks = [
         ("partition", cluster.slurm_name, "--partition"),
@@ -35,7 +35,7 @@ def _names_ok(args, course) -> None:
 
 
 def cmd_cluster(args) -> int:
-    from .. import cluster, sizing
+    from assignments import cluster, sizing
 
     course = course_of(args)
     assignment = course.assignment(args.assignment)

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import exports
-from ..config import setting
-from ..escaping import one_line
-from ..exports import canvas
-from ..prairielearn_question import IMAGE_PLACEHOLDER as PRAIRIELEARN_IMAGE_PLACEHOLDER
-from . import arguments
-from .help import add_command
-from .options import course_of, layout_option, root_option
+from assignments import exports
+from assignments.cli import arguments
+from assignments.cli.help import add_command
+from assignments.cli.options import course_of, layout_option, root_option
+from assignments.config import setting
+from assignments.escaping import one_line
+from assignments.exports import canvas
+from assignments.prairielearn_question import IMAGE_PLACEHOLDER as PRAIRIELEARN_IMAGE_PLACEHOLDER
 
 
 def cmd_export(args) -> int:
-    from ..run_folder import Run
-    from ..workflow import export
+    from assignments.run_folder import Run
+    from assignments.workflow import export
 
     problems: list[str] = []
     formats = args.formats  # checked names (arguments.formats)
@@ -71,7 +71,7 @@ def cmd_gradescope_zip(args) -> int:
 
 
 def cmd_image(args) -> int:
-    from ..grader_image import PRAIRIELEARN, write_context
+    from assignments.grader_image import PRAIRIELEARN, write_context
 
     course = course_of(args)
     out = Path(args.out or course.build_dir / "image" / args.assignment)
@@ -137,8 +137,8 @@ def cmd_lock(args) -> int:
 
 
 def cmd_intake(args) -> int:
-    from .. import intake
-    from ..run_folder import Run
+    from assignments import intake
+    from assignments.run_folder import Run
 
     run = Run.of_term(course_of(args).assignment(args.assignment))
     dest = args.dest or run.submissions

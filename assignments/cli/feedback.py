@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
-from ..escaping import one_line
-from . import arguments
-from .help import add_command
-from .options import course_of, root_option
+from assignments.cli import arguments
+from assignments.cli.help import add_command
+from assignments.cli.options import course_of, root_option
+from assignments.escaping import one_line
 
 
 def _refuse(line: str) -> int:
@@ -17,11 +17,11 @@ def _refuse(line: str) -> int:
 
 
 def cmd_feedback(args) -> int:
-    from ..delivery import canvas_api
-    from ..delivery.deliver import DeliveryRefused, canvas_target, deliver
-    from ..delivery.release import ELSEWHERE
-    from ..exports import sqlite_folder
-    from ..run_folder import Run
+    from assignments.delivery import canvas_api
+    from assignments.delivery.deliver import DeliveryRefused, canvas_target, deliver
+    from assignments.delivery.release import ELSEWHERE
+    from assignments.exports import sqlite_folder
+    from assignments.run_folder import Run
 
     if args.lms in ELSEWHERE:
         print(ELSEWHERE[args.lms])

@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..course import default
-from . import arguments
-from .help import add_command
-from .options import course_of, layout_option, root_option
+from assignments.cli import arguments
+from assignments.cli.help import add_command
+from assignments.cli.options import course_of, layout_option, root_option
+from assignments.course import default
 
 
 def cmd_selftest(args) -> int:
@@ -21,9 +21,9 @@ def cmd_selftest(args) -> int:
 
 def cmd_grade(args) -> int:
     """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
-    from ..results import table
-    from ..run_folder import Run
-    from ..workflow import export_all, grade_class
+    from assignments.results import table
+    from assignments.run_folder import Run
+    from assignments.workflow import export_all, grade_class
 
     assignment = course_of(args).assignment(args.assignment)
     run = Run.at(Path(args.out).absolute()) if args.out else Run.of_term(assignment)  # nbgrader wants it absolute
@@ -45,11 +45,11 @@ def cmd_grade(args) -> int:
 
 def cmd_merge(args) -> int:
     """The shards' runs joined into one run, exported as a whole-class run is."""
-    from ..batches import MergeRefused
-    from ..escaping import one_line
-    from ..results import table
-    from ..run_folder import Run
-    from ..workflow import merge
+    from assignments.batches import MergeRefused
+    from assignments.escaping import one_line
+    from assignments.results import table
+    from assignments.run_folder import Run
+    from assignments.workflow import merge
 
     # --root's course when given (a merge job on a cluster names it); otherwise the name, as before
     assignment = course_of(args).assignment(args.assignment) if args.root else args.assignment
@@ -68,7 +68,7 @@ def cmd_prairielearn(args) -> int:
     """PrairieLearn's external-grading entry point: the job in /grade, results in /grade/results/results.json.
     With --print-timeout: the job timeout the question's info.json needs, derived from the grader's limits."""
     if args.print_timeout:
-        from ..prairielearn_question import job_timeout
+        from assignments.prairielearn_question import job_timeout
 
         print(job_timeout())
         return 0
@@ -79,21 +79,21 @@ def cmd_prairielearn(args) -> int:
         )
         return 2
     if args.quota:
-        from ..prairielearn_quota import grade_under_quota, unavailable
+        from assignments.prairielearn_quota import grade_under_quota, unavailable
 
         why = unavailable()
         if why:
             print(f"course prairielearn --quota: {why} (Linux, as root)", file=sys.stderr)
             return 2
         return grade_under_quota(args.assignment, args.job)
-    from ..prairielearn_runner import main
+    from assignments.prairielearn_runner import main
 
     return main(args.assignment, args.job)  # non-zero where the grader failed: PrairieLearn fails the job
 
 
 def cmd_autograde(args) -> int:
-    from ..run_folder import Run
-    from ..workflow import autograde_class
+    from assignments.run_folder import Run
+    from assignments.workflow import autograde_class
 
     run = Run.autograde(args.out) if args.out else Run.autograde_of_term(args.assignment)
     autograde_class(
@@ -111,9 +111,8 @@ def cmd_autograde(args) -> int:
 def cmd_repair(args) -> int:
     """Repaired copies for nbgrader (the release's metadata restored, UTF-8) and a report of what was done."""
     from assignments.grading.doors.nbgrader import repair
-
-    from ..run_folder import Run
-    from ..workflow import collect
+    from assignments.run_folder import Run
+    from assignments.workflow import collect
 
     out = Path(args.out or Run.of_term(args.assignment).repair_alone)
     jobs, _ = collect(args.assignment, Path(args.submissions), Run(out), args.layout)

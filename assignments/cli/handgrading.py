@@ -6,12 +6,11 @@ import signal
 import sys
 from pathlib import Path
 
+from assignments.cli import arguments
+from assignments.cli.help import add_command
+from assignments.escaping import one_line
 from assignments.handgrading import formgrader, graders
-
-from ..escaping import one_line
-from ..run_folder import Run
-from . import arguments
-from .help import add_command
+from assignments.run_folder import Run
 
 
 def _access_ok(args, course) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..course import Course, default
+from assignments.course import Course, default
 
 
 def course_of(args) -> Course:
@@ -20,7 +20,7 @@ def root_option(parser) -> None:
 
 def layout_option(parser) -> None:
     """``--layout``: how the instructor says a download is read (intake.LAYOUTS)."""
-    from ..intake import LAYOUTS
+    from assignments.intake import LAYOUTS
 
     parser.add_argument(
         "--layout",

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from . import arguments
-from .help import add_command
-from .options import course_of, root_option
+from assignments.cli import arguments
+from assignments.cli.help import add_command
+from assignments.cli.options import course_of, root_option
 
 
 def cmd_publish(args) -> int:
-    from ..escaping import one_line
-    from ..release.publish import PublishRefused, publish
+    from assignments.escaping import one_line
+    from assignments.release.publish import PublishRefused, publish
 
     course = course_of(args)
     try:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from assignments import release
+from assignments.cli import arguments
+from assignments.cli.help import add_command
+from assignments.cli.options import course_of, root_option
+from assignments.course import points_report
 from assignments.release import lms
-
-from .. import release
-from ..course import points_report
-from . import arguments
-from .help import add_command
-from .options import course_of, root_option
 
 
 def cmd_release(args) -> int:

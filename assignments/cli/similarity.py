@@ -5,15 +5,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from assignments.cli import arguments
+from assignments.cli.help import add_command
+from assignments.run_folder import Run
 from assignments.similarity import report as similarity_report
-
-from ..run_folder import Run
-from . import arguments
-from .help import add_command
 
 
 def cmd_similarity(args) -> int:
-    from ..escaping import one_line
+    from assignments.escaping import one_line
 
     out = Path(args.out) if args.out else Run.of_term(args.assignment).similarity
     started = time.perf_counter()

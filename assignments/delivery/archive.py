@@ -14,7 +14,7 @@ import unicodedata
 import zipfile
 from pathlib import Path
 
-from ..intake.names import BIDI_CONTROLS
+from assignments.intake.names import BIDI_CONTROLS
 
 MAX_NAME_CHARS = 240  # Windows' classic path limit minus room for the folder it is extracted into
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)

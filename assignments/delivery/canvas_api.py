@@ -13,9 +13,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ..escaping import one_line
-from . import record
-from .release import Held, Page, Release, delivered_item, plan, record_entry
+from assignments.delivery import record
+from assignments.delivery.release import Held, Page, Release, delivered_item, plan, record_entry
+from assignments.escaping import one_line
 
 TOKEN_VARIABLE = "CANVAS_API_TOKEN"
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from ..intake import Submission
+from assignments.intake import Submission
 
 _DIGITS = re.compile(r"[0-9]+")  # Canvas's ids: ASCII digits (Ruby's \d)
 # What Canvas's download leaves of a sortable name: letters and digits of any script, no underscore.

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..course import Assignment
-from ..intake import IntakeResult
-from ..run_folder import Run
-from . import canvas_api
-from .release import ELSEWHERE, Release, release_zip
+from assignments.course import Assignment
+from assignments.delivery import canvas_api
+from assignments.delivery.release import ELSEWHERE, Release, release_zip
+from assignments.intake import IntakeResult
+from assignments.run_folder import Run
 
 
 class DeliveryRefused(Exception):
@@ -28,7 +28,7 @@ class CanvasTarget:
 def canvas_target(assignment: Assignment, url=None, course_id=None, assignment_id=None) -> CanvasTarget:
     """The command line's values, else ``[tool.course.canvas]``'s (``url``, ``course_id``, and the assignment's
     ``id`` under ``assignments``); DeliveryRefused naming what is missing."""
-    from ..config import settings
+    from assignments.config import settings
 
     table = settings(assignment.course.root).get("canvas") or {}
     configured = (table.get("assignments") or {}).get(assignment.name) or {}
@@ -69,7 +69,7 @@ def deliver(
 ) -> Release:
     """Release ``run``'s feedback of ``assignment`` through ``lms`` (a zip; with ``canvas``, Canvas's API).
     Problems that leave the release possible (hand grades unreadable) go to ``problems``."""
-    from ..workflow import gather_export_job
+    from assignments.workflow import gather_export_job
 
     if lms in ELSEWHERE:
         raise DeliveryRefused(ELSEWHERE[lms])

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from ..intake import Submission
+from assignments.intake import Submission
 
 _DIGITS = re.compile(r"[0-9]+")
 # Nothing that is a separator to Moodle (_ and /), a folder to Windows, or does not print.

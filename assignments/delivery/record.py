@@ -22,7 +22,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from ..run_folder import Run
+from assignments.run_folder import Run
 
 FORMAT = 1
 

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..exports.adjust import reported_score
-from ..exports.feedback import feedback_html
-from ..exports.text import points
-from ..intake import IntakeResult, Submission
-from ..results.findings import INTERNAL_CODES
-from ..results.model import SubmissionResult
-from ..run_folder import Run
-from . import archive, canvas_reupload, moodle_zip, record
+from assignments.delivery import archive, canvas_reupload, moodle_zip, record
+from assignments.exports.adjust import reported_score
+from assignments.exports.feedback import feedback_html
+from assignments.exports.text import points
+from assignments.intake import IntakeResult, Submission
+from assignments.results.findings import INTERNAL_CODES
+from assignments.results.model import SubmissionResult
+from assignments.run_folder import Run
 
 ZIP_LMS = ("canvas", "moodle")
 LMS_CHOICES = (*ZIP_LMS, "gradescope", "prairielearn")

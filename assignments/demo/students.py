@@ -20,11 +20,10 @@ from pathlib import Path
 
 import nbformat
 
+from assignments import notebooks
+from assignments.course import Assignment, resolve
 from assignments.grading.selftest import checks as selftest
 from assignments.grading.selftest.checks import filled_release
-
-from .. import notebooks
-from ..course import Assignment, resolve
 
 DAMAGED = "damaged-colab-copy"
 

@@ -34,13 +34,13 @@ class ExportJob:
 def _gradescope_preview(job: ExportJob) -> list[Path]:
     """Each student's results.json as Gradescope would show it: a preview for staff. Gradescope cannot
     import it (its scores come only from run_autograder in its own container; ``course gradescope-zip``)."""
-    from .gradescope import write_all
+    from assignments.exports.gradescope import write_all
 
     return write_all(job.results, job.out / GRADESCOPE_PREVIEW)
 
 
 def _canvas(job: ExportJob) -> list[Path]:
-    from .canvas import write_canvas_csv
+    from assignments.exports.canvas import write_canvas_csv
 
     path = job.out / "canvas" / f"{job.assignment}_canvas.csv"
     return [write_canvas_csv(job.results, path, job.canvas, job.roster, gradebook=job.canvas_gradebook)]
@@ -48,7 +48,12 @@ def _canvas(job: ExportJob) -> list[Path]:
 
 def _nbgrader(job: ExportJob) -> list[Path]:
     """Raises LookupError or RuntimeError when the gradebook does not know the assignment."""
-    from .nbgrader_gradebook import nbgrader_export, place_missing_notebooks, report_scores, write_gradebook
+    from assignments.exports.nbgrader_gradebook import (
+        nbgrader_export,
+        place_missing_notebooks,
+        report_scores,
+        write_gradebook,
+    )
 
     report = write_gradebook(job.graded, job.assignment, job.db_url, job.roster)
     place_missing_notebooks(job.graded, job.assignment, job.course_root, job.db_url)
@@ -61,13 +66,13 @@ def _nbgrader(job: ExportJob) -> list[Path]:
 
 
 def _feedback(job: ExportJob) -> list[Path]:
-    from .feedback import write_feedback
+    from assignments.exports.feedback import write_feedback
 
     return write_feedback(job.results, job.out / "feedback", roster=job.roster)
 
 
 def _report_writer(job: ExportJob) -> list[Path]:
-    from .report import write_report
+    from assignments.exports.report import write_report
 
     return write_report(job.results, job.out / "report", job.assignment)
 

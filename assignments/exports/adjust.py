@@ -51,8 +51,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from ..config import setting
-from ..results.model import SubmissionResult
+from assignments.config import setting
+from assignments.results.model import SubmissionResult
 
 Scope = Literal["all", "autograded"]
 CANVAS_LATE_POLICIES = setting("canvas.late_policy").choices

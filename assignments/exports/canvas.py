@@ -43,12 +43,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import setting
-from ..escaping import one_line
-from ..results.model import SubmissionResult
-from . import csv_safe
-from .adjust import reported_score
-from .text import points, question_title, recorded_title
+from assignments.config import setting
+from assignments.escaping import one_line
+from assignments.exports import csv_safe
+from assignments.exports.adjust import reported_score
+from assignments.exports.text import points, question_title, recorded_title
+from assignments.results.model import SubmissionResult
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 UNGRADED_CHOICES = setting("canvas.ungraded_written").choices
@@ -88,7 +88,7 @@ def options(
     """The Canvas options of ``assignment`` (an Assignment): the command line's values, else the course
     configuration's ``[tool.course.canvas]`` (``config``: the course's settings, when already read), else
     the assignment's title with no id (with a warning)."""
-    from ..config import settings
+    from assignments.config import settings
 
     config = settings(assignment.course.root) if config is None else config
     table = config.get("canvas", {})

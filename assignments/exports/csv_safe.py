@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..escaping import csv_cell
+from assignments.escaping import csv_cell
 
 QUOTING = csv.QUOTE_ALL
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 
+from assignments.escaping import html_image, html_text, markdown_fence, markdown_inline
 from assignments.grading.submission.evidence import label
-
-from ..escaping import html_image, html_text, markdown_fence, markdown_inline
-from ..results.model import Evidence
+from assignments.results.model import Evidence
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 

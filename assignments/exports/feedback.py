@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..escaping import html_text, markdown_inline, page_policy_meta
-from ..results.findings import SHORTCUT
-from ..results.model import SubmissionResult
-from .adjust import is_pending, reported_score
-from .evidence_view import STYLE as EVIDENCE_STYLE
-from .evidence_view import evidence_html, evidence_markdown
-from .text import humanise_test, points, question_title, safe_message, student_findings
+from assignments.escaping import html_text, markdown_inline, page_policy_meta
+from assignments.exports.adjust import is_pending, reported_score
+from assignments.exports.evidence_view import STYLE as EVIDENCE_STYLE
+from assignments.exports.evidence_view import evidence_html, evidence_markdown
+from assignments.exports.text import humanise_test, points, question_title, safe_message, student_findings
+from assignments.results.findings import SHORTCUT
+from assignments.results.model import SubmissionResult
 
 MARK = {"passed": "✓", "failed": "✗", "error": "✗"}
 MAX_COMMENT = 4000

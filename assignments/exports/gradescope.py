@@ -19,11 +19,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..config import read_toml, setting
-from ..course import REPO
-from ..escaping import one_line, printable
-from ..results.model import SubmissionResult
-from .text import execution_seconds, humanise_test, points, question_title, safe_message, student_findings
+from assignments.config import read_toml, setting
+from assignments.course import REPO
+from assignments.escaping import one_line, printable
+from assignments.exports.text import (
+    execution_seconds,
+    humanise_test,
+    points,
+    question_title,
+    safe_message,
+    student_findings,
+)
+from assignments.results.model import SubmissionResult
 
 # ---------------------------------------------------------------- results.json
 
@@ -132,7 +139,7 @@ def results_json(result: SubmissionResult, visibility: str | None = None) -> dic
 def reported(result: SubmissionResult):
     """The score Gradescope shows (exports/adjust.py): the autograded questions only, on the autograded
     points Gradescope's outline holds (every autograded question's, excused ones included)."""
-    from .adjust import reported_score
+    from assignments.exports.adjust import reported_score
 
     return reported_score(result, "autograded", result.autograded_max)
 

@@ -20,7 +20,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from ..results.model import SubmissionResult
+from assignments.results.model import SubmissionResult
 
 MIN_STUDENTS = 3  # fewer than this and a correlation means nothing
 

@@ -26,12 +26,11 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assignments.course import REPO
+from assignments.escaping import csv_cell, stored_name
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
-
-from ..course import REPO
-from ..escaping import csv_cell, stored_name
-from ..results.model import Evidence, SubmissionResult
-from ..run_folder import sqlite_url
+from assignments.results.model import Evidence, SubmissionResult
+from assignments.run_folder import sqlite_url
 
 
 def default_db_url(course_root: Path = REPO) -> str:
@@ -197,8 +196,7 @@ def place_notebook(
     import nbformat
 
     from assignments.grading.doors.nbgrader.evidence import show_evidence
-
-    from ..inert import inert_notebook
+    from assignments.inert import inert_notebook
 
     name = notebook_name or assignment
     target = Path(course_root) / "autograded" / student / assignment / f"{name}.ipynb"
@@ -254,8 +252,8 @@ def report_scores(path: Path, results: list[SubmissionResult], assignment: str) 
     through ``csv_safe`` (a student's name is in it)."""
     import csv
 
-    from . import csv_safe
-    from .adjust import reported_score
+    from assignments.exports import csv_safe
+    from assignments.exports.adjust import reported_score
 
     mine = {r.student: r for r in results if r.assignment == assignment}
     with open(path, newline="", encoding="utf-8") as handle:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..escaping import one_line, printable
-from ..results.model import SubmissionResult
-from .gradescope import overall_output
-from .text import humanise_test, points, question_title, safe_message, student_findings
+from assignments.escaping import one_line, printable
+from assignments.exports.gradescope import overall_output
+from assignments.exports.text import humanise_test, points, question_title, safe_message, student_findings
+from assignments.results.model import SubmissionResult
 
 OUTPUT_CHARS = 100_000  # the whole submission's output; with the tests' bounded messages, far below 1 MB
 

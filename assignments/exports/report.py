@@ -20,16 +20,16 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
-from ..escaping import markdown_inline as md
-from ..results.findings import SHORTCUT
-from ..results.findings import kind as finding_kind
-from ..results.model import SubmissionResult
-from ..results.store import result_path
-from . import report_figures
-from .adjust import is_pending
-from .evidence_view import evidence_markdown
-from .item_analysis import QuestionStats, question_order, question_stats
-from .text import humanise_test, plural, points, question_title, recorded_title
+from assignments.escaping import markdown_inline as md
+from assignments.exports import report_figures
+from assignments.exports.adjust import is_pending
+from assignments.exports.evidence_view import evidence_markdown
+from assignments.exports.item_analysis import QuestionStats, question_order, question_stats
+from assignments.exports.text import humanise_test, plural, points, question_title, recorded_title
+from assignments.results.findings import SHORTCUT
+from assignments.results.findings import kind as finding_kind
+from assignments.results.model import SubmissionResult
+from assignments.results.store import result_path
 
 STUDENTS = "students"  # the folder of the per-student pages, beside summary.md
 HARDEST_TESTS = 15

@@ -18,8 +18,8 @@ import math
 import textwrap
 from pathlib import Path
 
-from .item_analysis import QuestionStats
-from .text import points
+from assignments.exports.item_analysis import QuestionStats
+from assignments.exports.text import points
 
 PANEL_COLUMNS = 3
 TITLE_CHARS = 34  # a panel title's line, at the panel's width

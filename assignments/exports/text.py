@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 
-from .. import titles
+from assignments import titles
 
 # Findings about the grader itself (their text may quote grader internals, so students get a fixed line)
 # and findings for staff only (left out of what students read): the catalogue says which.
-from ..results.findings import INTERNAL_CODES, STAFF_ONLY_CODES  # noqa: E402
-from ..results.model import Finding, SubmissionResult, bounded_message
-from ..titles import humanise_question, title_case
+from assignments.results.findings import INTERNAL_CODES, STAFF_ONLY_CODES  # noqa: E402
+from assignments.results.model import Finding, SubmissionResult, bounded_message
+from assignments.titles import humanise_question, title_case
 
 INTERNAL_LINE = "the grader had an internal problem with this submission; course staff have been told"
 _FRAME = re.compile(r'^\s*File ".*", line \d+')
@@ -33,7 +33,7 @@ def question_titles(assignment) -> dict[str, str]:
     """grade_id -> the title students know the question by, from the assignment's source notebook (or the
     grading manifest that stands for it: ``titles.question_titles``). Empty when neither can be read
     (records of another course, tests)."""
-    from ..course import resolve
+    from assignments.course import resolve
 
     try:
         found = resolve(assignment).questions

@@ -19,10 +19,9 @@ import shlex
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from assignments import notebooks
+from assignments.course import REPO, Course, resolve
 from assignments.gradescope import lock as lockfile
-
-from .. import notebooks
-from ..course import REPO, Course, resolve
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the whole assignments package, not this wing
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same inputs give the same zip, byte for byte
@@ -122,11 +121,10 @@ def grader_start(assignment, python: str, script: str | None = None) -> tuple[li
     ``run_autograder`` starts it: its kernel forked from a zygote that shares its pages and has imported
     what the notebook of ``assignment`` (a name, or an ``Assignment``) imports (``warm_kernels``).
     ``-m MODULE ARGS`` completes the command."""
+    from assignments.grading.sandbox import warm_kernels
+    from assignments.grading.sandbox.limits import Limits
+    from assignments.grading.sandbox.process import kernel_env
     from assignments.release.hygiene import imported_modules
-
-    from ..grading.sandbox import warm_kernels
-    from ..grading.sandbox.limits import Limits
-    from ..grading.sandbox.process import kernel_env
 
     hw = resolve(assignment)
     code = "\n".join(notebooks.cell_text(c) for c in hw.release_notebook().cells if c.cell_type == "code")
@@ -137,7 +135,7 @@ def grader_start(assignment, python: str, script: str | None = None) -> tuple[li
 
 def run_autograder(hw, package_dir: Path = PACKAGE_DIR) -> str:
     """``run_autograder`` for the assignment ``hw``: the grader started as ``grader_start`` says."""
-    from ..grading.sandbox import warm_kernels
+    from assignments.grading.sandbox import warm_kernels
 
     script = Path(warm_kernels.SCRIPT).resolve().relative_to(Path(package_dir).resolve().parent).as_posix()
     command, start = grader_start(hw, "python", script)
@@ -187,7 +185,7 @@ def autograder_files(assignment: str, repo: Path = REPO, package_dir: Path = PAC
 def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_dir: Path = PACKAGE_DIR) -> Path:
     """Write the Gradescope autograder zip for ``assignment`` to ``out``; returns ``out``. ValueError, with
     nothing written, where the course's ``gradescope_test_visibility`` is one the runner would refuse."""
-    from ..exports.gradescope import test_visibility
+    from assignments.exports.gradescope import test_visibility
 
     test_visibility(Path(repo) / "pyproject.toml")  # refused here, before a zip whose every grading would fail
     files = autograder_files(assignment, Path(repo), Path(package_dir))

@@ -22,13 +22,13 @@ import time
 import traceback
 from pathlib import Path
 
-from .. import trees
-from ..escaping import one_line, printable
-from ..exports.gradescope import results_json, write_results_json
-from ..exports.text import points
-from ..notebooks import MAX_NOTEBOOK_BYTES
-from ..results.findings import INTERNAL_CODES
-from ..results.model import Finding, SubmissionResult, rejected
+from assignments import trees
+from assignments.escaping import one_line, printable
+from assignments.exports.gradescope import results_json, write_results_json
+from assignments.exports.text import points
+from assignments.notebooks import MAX_NOTEBOOK_BYTES
+from assignments.results.findings import INTERNAL_CODES
+from assignments.results.model import Finding, SubmissionResult, rejected
 
 # Folders an upload may carry that hold no submission: editor caches and macOS zip metadata.
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "__MACOSX"}
@@ -193,7 +193,7 @@ def submission_facts(metadata_path: Path) -> dict:
         if not users and default_due:
             members["submitter"] = max(0.0, (submitted - _moment(default_due)).total_seconds() / 3600)
         if members:
-            from ..exports.adjust import group_lateness
+            from assignments.exports.adjust import group_lateness
 
             facts["hours_late"] = group_lateness(members)
             if len(members) > 1:
@@ -212,9 +212,9 @@ def _moment(text: str):
 def course_decisions(result, facts: dict):
     """``result`` with the course's late policy and excused questions applied (exports/adjust.py), as
     every other export applies them; a configuration error leaves it as graded and is printed for staff."""
-    from ..config import settings
-    from ..course import resolve
-    from ..exports import adjust
+    from assignments.config import settings
+    from assignments.course import resolve
+    from assignments.exports import adjust
 
     try:
         config = settings(resolve(result.assignment).course.root)
@@ -236,7 +236,7 @@ def _unusable(name: str, data: bytes, assignment: str) -> str | None:
     except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
         return f"{name} is not a readable Jupyter notebook (it is not valid notebook JSON); {DOWNLOAD_HINT}"
     try:
-        from ..course import resolve
+        from assignments.course import resolve
 
         expected = {q.grade_id for q in resolve(assignment).questions}
     except Exception:  # noqa: BLE001 - without the source we cannot tell; let the grader decide
@@ -260,7 +260,7 @@ def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
     """Grade the bytes that were read, from a private copy: the grader never opens the upload itself.
     Where the sandbox cannot run students' code on this machine, nothing is graded, and the record says
     it is the grader's problem (staff read why in Gradescope's stdout)."""
-    from ..grading.sandbox.preflight import refusal
+    from assignments.grading.sandbox.preflight import refusal
 
     why = refusal()
     if why:

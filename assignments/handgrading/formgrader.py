@@ -39,9 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
-
-from . import graders
-from .formgrader_extension import HOSTS_VARIABLE
+from assignments.handgrading import graders
+from assignments.handgrading.formgrader_extension import HOSTS_VARIABLE
 
 HOST = "127.0.0.1"
 WILDCARDS = ("", "0.0.0.0", "::", "*")

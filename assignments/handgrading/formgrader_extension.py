@@ -239,7 +239,7 @@ def notebook_exporter(config):
     from jinja2 import DictLoader
     from nbconvert.exporters import HTMLExporter
 
-    from ..inert import Inert
+    from assignments.inert import Inert
 
     return HTMLExporter(config=config, extra_loaders=[DictLoader(NOTEBOOK_TEMPLATES)], preprocessors=[Inert])
 

@@ -57,14 +57,14 @@ import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import notebooks
-from ..course import resolve
-from ..escaping import IMAGE_TYPES, NAME_CHARS, html_text, markdown_html, one_line, page_policy_meta
-from ..exports.canvas import read_gradebook_export, student_identities
-from ..exports.evidence_view import STYLE as EVIDENCE_STYLE
-from ..exports.evidence_view import evidence_html
-from ..results.model import Evidence, Finding
-from ..results.store import load_roster
+from assignments import notebooks
+from assignments.course import resolve
+from assignments.escaping import IMAGE_TYPES, NAME_CHARS, html_text, markdown_html, one_line, page_policy_meta
+from assignments.exports.canvas import read_gradebook_export, student_identities
+from assignments.exports.evidence_view import STYLE as EVIDENCE_STYLE
+from assignments.exports.evidence_view import evidence_html
+from assignments.results.model import Evidence, Finding
+from assignments.results.store import load_roster
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Printed small on each question's first page and found there by pypdf. The nonce is drawn for each run
@@ -632,7 +632,7 @@ def written(
     """Read a class (an .ipynb, a folder or an LMS zip, as ``course grade`` reads it) and write everything.
     ``roster``: a Canvas gradebook export (names and SIS ids for the covers) or an intake manifest.
     Returns (outline, {student: why their notebook was left out})."""
-    from ..workflow import collect
+    from assignments.workflow import collect
 
     gradebook = None
     if roster and Path(roster).suffix.lower() == ".csv":

@@ -43,10 +43,10 @@ readers for a zip or a folder), ``names`` (each LMS's names, refused names, stud
 assignment's) and ``collection`` (``collect``: the intake itself).
 """
 
-from .assignment_check import assignment_fingerprints, notebook_problem, read_notebook
-from .collection import collect
-from .names import LAYOUTS, parse_name, safe_key
-from .records import IntakeError, IntakeFinding, IntakeResult, Submission
+from assignments.intake.assignment_check import assignment_fingerprints, notebook_problem, read_notebook
+from assignments.intake.collection import collect
+from assignments.intake.names import LAYOUTS, parse_name, safe_key
+from assignments.intake.records import IntakeError, IntakeFinding, IntakeResult, Submission
 
 __all__ = [
     "IntakeError",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .names import name_stem
-from .records import Candidate
+from assignments.intake.names import name_stem
+from assignments.intake.records import Candidate
 
 
 def read_notebook(data: bytes) -> tuple[set[str] | None, str | None]:
@@ -14,7 +14,7 @@ def read_notebook(data: bytes) -> tuple[set[str] | None, str | None]:
 
     The doors' own reader decides, so intake and grading never disagree about what is readable."""
     # Deferred: load's imports reach torch, which readers of an IntakeResult (the exports' roster) never need.
-    from ..grading.submission.load import load_submission
+    from assignments.grading.submission.load import load_submission
 
     nb, _, findings = load_submission(data)
     if nb is None:
@@ -34,7 +34,7 @@ def notebook_problem(data: bytes) -> str | None:
 
 def assignment_fingerprints(root: Path | None = None) -> dict[str, set[str]]:
     """assignment -> grade_ids of its source notebook (used to recognise another assignment's notebook)."""
-    from ..course import default
+    from assignments.course import default
 
     root = Path(root) if root else default().source_dir
     found: dict[str, set[str]] = {}
@@ -52,7 +52,7 @@ def assignment_fingerprints(root: Path | None = None) -> dict[str, set[str]]:
 
 
 def known_assignments(fingerprints: dict[str, set[str]]) -> set[str]:
-    from ..course import default
+    from assignments.course import default
 
     return set(default().order) | set(fingerprints)
 

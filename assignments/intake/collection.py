@@ -7,7 +7,7 @@ import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from .archives import (
+from assignments.intake.archives import (
     MAX_DEPTH,
     MAX_ENTRIES,
     MAX_ENTRY_BYTES,
@@ -23,10 +23,15 @@ from .archives import (
     scan_folder,
     scan_zip,
 )
-from .assignment_check import assignment_fingerprints, known_assignments, read_notebook, which_assignment
-from .layouts import identify
-from .names import assign_keys, ignored_entry, name_stem, safe_filename
-from .records import Candidate, IntakeError, IntakeFinding, IntakeResult, Submission
+from assignments.intake.assignment_check import (
+    assignment_fingerprints,
+    known_assignments,
+    read_notebook,
+    which_assignment,
+)
+from assignments.intake.layouts import identify
+from assignments.intake.names import assign_keys, ignored_entry, name_stem, safe_filename
+from assignments.intake.records import Candidate, IntakeError, IntakeFinding, IntakeResult, Submission
 
 
 def collect(

@@ -7,9 +7,8 @@ import re
 from pathlib import PurePosixPath
 
 from assignments.gradescope import submission_metadata as gradescope_export
-
-from .archives import EntryError
-from .names import (
+from assignments.intake.archives import EntryError
+from assignments.intake.names import (
     CANVAS,
     CANVAS_INLINE,
     LAYOUTS,
@@ -21,7 +20,7 @@ from .names import (
     parse_name,
     safe_key,
 )
-from .records import Candidate, IntakeError, IntakeFinding
+from assignments.intake.records import Candidate, IntakeError, IntakeFinding
 
 # A submission's folder in Gradescope's export (or the file of a single-file upload, named after it).
 SUBMISSION = re.compile(r"^submission_[0-9]+(?:\.[A-Za-z0-9]+)?$")

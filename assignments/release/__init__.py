@@ -39,12 +39,19 @@ The steps live in their own modules: ``pipeline`` (the run and the commit), ``cl
 ``validation``, ``solutions``, ``drift``, ``tools`` (running nbgrader and nbconvert).
 """
 
-from . import claims
-from .drift import compare, drift, keep_other_environments_outputs, solution_notebooks, staged_folders, without_outputs
-from .errors import Outcome, StepFailed
-from .leaks import leaks, secret_lines
-from .pipeline import available, colab_link_problems, hygiene_problems, label_problems, release
-from .solutions import (
+from assignments.release import claims
+from assignments.release.drift import (
+    compare,
+    drift,
+    keep_other_environments_outputs,
+    solution_notebooks,
+    staged_folders,
+    without_outputs,
+)
+from assignments.release.errors import Outcome, StepFailed
+from assignments.release.leaks import leaks, secret_lines
+from assignments.release.pipeline import available, colab_link_problems, hygiene_problems, label_problems, release
+from assignments.release.solutions import (
     GRADING_RUN_NOTE,
     SOLUTION_ENV,
     executed_with,

@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import notebooks
+from assignments import notebooks
 
 # Assignments whose sources are not annotated yet: the release reports their unsourced claims without
 # refusing them. Empty since issue #34 annotated all three; a new assignment may be listed here, with why,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import nbformat
 
-from .. import notebooks
-from ..course import Course
-from .solutions import executed_with, execution_environment, without_execution_record
+from assignments import notebooks
+from assignments.course import Course
+from assignments.release.solutions import executed_with, execution_environment, without_execution_record
 
 
 def without_outputs(text: str) -> str:

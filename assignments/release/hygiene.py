@@ -38,8 +38,8 @@ from pathlib import Path
 
 import nbformat
 
-from .. import notebooks
-from ..notebooks import (
+from assignments import notebooks
+from assignments.notebooks import (
     HIDDEN_TESTS,
     MARK_SCHEME,
     MARKERS,
@@ -413,9 +413,8 @@ def _top_level_names(cells: list) -> set[str]:
 
 def check_shortcut_rules(cells: list, name: str) -> list[Problem]:
     """``metadata.course`` is well formed, on autograded test cells, and every forbidden name resolves."""
+    from assignments import notebooks
     from assignments.grading.submission.shortcuts import declared_resolves
-
-    from .. import notebooks
 
     problems, defined = [], None
     for index, cell in enumerate(cells):
@@ -466,7 +465,7 @@ def check_shortcut_rules(cells: list, name: str) -> list[Problem]:
 def check_evidence(cells: list, name: str) -> list[Problem]:
     """A written answer's ``metadata.course`` holds only ``evidence``: a non-empty list of grade_ids of
     locked code cells (not test cells) that come before the answer, each named once."""
-    from .. import notebooks
+    from assignments import notebooks
 
     problems, before = [], {}
     for index, cell in enumerate(cells):

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import nbformat
 
+from assignments import notebooks
 from assignments.release import lms
-
-from .. import notebooks
-from .errors import StepFailed
-from .staging import Stage
+from assignments.release.errors import StepFailed
+from assignments.release.staging import Stage
 
 # Text that must never appear anywhere in release/ (besides every reference solution line).
 FORBIDDEN = (

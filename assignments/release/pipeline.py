@@ -14,17 +14,15 @@ from pathlib import Path
 
 import nbformat
 
-from assignments.release import colab_target, hygiene, lms
-
-from .. import notebooks
-from ..course import Course
-from ..points import split_problems
-from . import claims
-from .errors import Outcome, StepFailed
-from .leaks import check_release
-from .solutions import build_solutions
-from .staging import Stage, generate, prepare, source_path
-from .validation import validate_release, validate_source
+from assignments import notebooks
+from assignments.course import Course
+from assignments.points import split_problems
+from assignments.release import claims, colab_target, hygiene, lms
+from assignments.release.errors import Outcome, StepFailed
+from assignments.release.leaks import check_release
+from assignments.release.solutions import build_solutions
+from assignments.release.staging import Stage, generate, prepare, source_path
+from assignments.release.validation import validate_release, validate_source
 
 
 def available(course: Course) -> tuple[list[str], list[str]]:

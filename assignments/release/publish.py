@@ -33,12 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
+from assignments import notebooks
+from assignments.course import Course
 from assignments.release import colab_target, lms
-
-from .. import notebooks
-from ..course import Course
-from .leaks import leaks
-from .pipeline import colab_link_problems
+from assignments.release.leaks import leaks
+from assignments.release.pipeline import colab_link_problems
 
 MANIFEST = ".published.json"
 KEY_FOLDERS = ("solutions", "source", "autograder")

@@ -10,13 +10,12 @@ from pathlib import Path
 
 import nbformat
 
+from assignments import notebooks
 from assignments.grading.environment import GRADING_ENV
-
-from .. import notebooks
-from . import claims
-from .errors import StepFailed
-from .staging import Stage
-from .tools import CELL_TIMEOUT, run_tool, tool_env
+from assignments.release import claims
+from assignments.release.errors import StepFailed
+from assignments.release.staging import Stage
+from assignments.release.tools import CELL_TIMEOUT, run_tool, tool_env
 
 
 def without_hidden_tests(source_nb):

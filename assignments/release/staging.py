@@ -9,12 +9,11 @@ from pathlib import Path
 
 import nbformat
 
+from assignments import notebooks
+from assignments.course import Course
 from assignments.release import lms
-
-from .. import notebooks
-from ..course import Course
-from .errors import StepFailed
-from .tools import nbgrader_command, run_tool, tool_env
+from assignments.release.errors import StepFailed
+from assignments.release.tools import nbgrader_command, run_tool, tool_env
 
 IGNORED = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "*.pyc", ".DS_Store")
 

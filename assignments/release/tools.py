@@ -8,8 +8,7 @@ import textwrap
 from pathlib import Path
 
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
-
-from .errors import StepFailed
+from assignments.release.errors import StepFailed
 
 SUBPROCESS_TIMEOUT = 1800  # seconds for one nbgrader / nbconvert run (cells have their own limits)
 CELL_TIMEOUT = 300  # seconds per cell when executing solutions

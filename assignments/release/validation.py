@@ -7,11 +7,11 @@ import re
 import shutil
 import textwrap
 
-from .. import notebooks
-from ..grading.doors.nbgrader.hidden_region import COURSE_VARIABLE
-from .errors import StepFailed
-from .staging import Stage
-from .tools import nbgrader_command, run_tool, tail, tool_env
+from assignments import notebooks
+from assignments.grading.doors.nbgrader.hidden_region import COURSE_VARIABLE
+from assignments.release.errors import StepFailed
+from assignments.release.staging import Stage
+from assignments.release.tools import nbgrader_command, run_tool, tail, tool_env
 
 
 def _reported_cells(output: str, nb) -> list[tuple[str, str]]:

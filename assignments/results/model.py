@@ -6,9 +6,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from ..escaping import one_line
-from ..titles import question_titles
-from .findings import SHORTCUT, TEST_BUDGET, Severity
+from assignments.escaping import one_line
+from assignments.results.findings import SHORTCUT, TEST_BUDGET, Severity
+from assignments.titles import question_titles
 
 BUDGET_FINDING = TEST_BUDGET  # a hidden test ran past its budget in the grader
 
@@ -161,7 +161,7 @@ def rejected(student: str, assignment, door: str, finding: Finding, source_file:
     finding that says why, and every question of the assignment at 0 points (manual ones ungraded), so
     every export has the same columns for it as for anyone else. ``assignment`` is an Assignment or a name
     in this course; when even its questions cannot be read (no source notebook), the record has none."""
-    from ..course import resolve
+    from assignments.course import resolve
 
     assignment = resolve(assignment)
     try:

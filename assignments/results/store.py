@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .model import SubmissionResult
+from assignments.results.model import SubmissionResult
 
 
 def _check_key(student: str) -> str:
@@ -52,6 +52,6 @@ def load_roster(path: Path | None) -> dict[str, dict]:
     """student key -> LMS details, from an intake manifest; empty when there is none."""
     if path is None or not Path(path).is_file():
         return {}
-    from ..intake import IntakeResult
+    from assignments.intake import IntakeResult
 
     return IntakeResult.load(Path(path)).roster()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..escaping import one_line
-from .findings import SHORTCUT
-from .model import SubmissionResult
+from assignments.escaping import one_line
+from assignments.results.findings import SHORTCUT
+from assignments.results.model import SubmissionResult
 
 
 def _cell(points: float | None, maximum: float) -> str:

@@ -38,7 +38,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import notebooks
+from assignments import notebooks
 
 K = 12  # tokens per k-gram: shorter runs (``return V, V``) are common to every honest answer
 WINDOW = 6  # winnowing window: any shared run of K + WINDOW - 1 = 17 tokens is always detected

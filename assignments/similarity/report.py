@@ -20,10 +20,9 @@ import json
 import time
 from pathlib import Path
 
+from assignments.escaping import html_text, one_line, page_policy_meta
 from assignments.similarity import compare as similarity
 from assignments.similarity.compare import Comparison, Pair
-
-from ..escaping import html_text, one_line, page_policy_meta
 
 TOP = 20  # pairs explained in the report and the table by default
 
@@ -237,7 +236,7 @@ def similarity_report(
 ) -> Comparison:
     """Read an LMS download (or a folder, or one notebook) as ``course grade`` does, compare every pair
     and write the report into ``out``."""
-    from ..workflow import collect
+    from assignments.workflow import collect
 
     clock = time.perf_counter()
     jobs, found = collect(assignment, Path(source), Path(out))

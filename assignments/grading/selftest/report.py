@@ -7,9 +7,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from . import checks, kinds
-from .forking import grade_mutants
-from .mutation import Mutant, MutantError
+from assignments.grading.selftest import checks, kinds
+from assignments.grading.selftest.forking import grade_mutants
+from assignments.grading.selftest.mutation import Mutant, MutantError
 
 
 def selftest(

@@ -27,9 +27,9 @@ would have to trust; an output with nothing else keeps their source as text), wi
 
 from __future__ import annotations
 
-from ... import notebooks
-from ...course import Assignment, resolve
-from ...results.model import Evidence, Finding
+from assignments import notebooks
+from assignments.course import Assignment, resolve
+from assignments.results.model import Evidence, Finding
 
 MISSING, EDITED = "evidence-missing", "evidence-edited"
 MAX_TEXT = 20_000  # characters kept per output
@@ -110,10 +110,9 @@ def collect(
     Cells are found by grade_id after ``recover`` (so a notebook rebuilt in Colab is read like an intact
     one); ``template`` is the release notebook (default: the assignment's). ``recovery``: that
     ``recover(submission, template)`` when the caller has it already (``submission.prepare`` does)."""
+    from assignments import notebooks
     from assignments.grading.submission.load import default_template
     from assignments.grading.submission.recover import recover
-
-    from ... import notebooks
 
     assignment = resolve(assignment)
     template = template if template is not None else default_template(assignment)
