@@ -48,7 +48,7 @@ DEMO_TERM = "demo"
 def term_folder(root: Path) -> str:
     """``[tool.course] term`` (e.g. "2026-autumn"): each term's grades get a folder of their own, so a
     new term never reads or mixes with the last one's. Default "current"; "demo" is the demo's."""
-    from assignments.config import settings
+    from assignments.settings import settings
 
     term = str(settings(root).get("term", "current")).strip()
     if not term or term == DEMO_TERM or "/" in term or term.startswith("."):
@@ -208,7 +208,7 @@ class Assignment:
 
     @property
     def grades_dir(self) -> Path:
-        """This term's run folder of the assignment (what is inside it: ``run_folder.Run.of_term``)."""
+        """This term's run folder of the assignment (what is inside it: ``runs.folder.Run.of_term``)."""
         return self.course.grades_dir / self.name
 
     # --- notebooks and questions ------------------------------------------------------------------------

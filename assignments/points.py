@@ -109,3 +109,11 @@ def split_problems(assignment) -> list[str]:
             f"autograded test cell of {where}"
         )
     return [f"{assignment.name}: {problem}" for problem in problems]
+
+
+def points_text(value: float | None) -> str:
+    """2.0 -> "2", 1.5 -> "1.5", None -> "–"."""
+    if value is None:
+        return "–"
+    text = f"{round(float(value), 4):.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text

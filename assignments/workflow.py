@@ -1,17 +1,18 @@
 """The instructor's jobs end to end: intake → grade → results → exports (the demo runs them: ``demo.run``).
 
-Each job works in one run folder (``run_folder.Run``), which the command builds once and passes down."""
+Each job works in one run folder (``runs.folder.Run``), which the command builds once and passes down."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
 
-from assignments import batches, intake
+from assignments import intake
 from assignments.course import Assignment, resolve
 from assignments.grading.doors import batch
 from assignments.results.model import Finding, SubmissionResult, rejected
-from assignments.run_folder import Run, as_run
+from assignments.runs import batches
+from assignments.runs.folder import Run, as_run
 
 
 def collect(
@@ -110,7 +111,7 @@ def grade_jobs(
     """Grade ``jobs`` into the run ``out`` and write ``missing`` (records of students without a notebook).
     A record the run already holds is kept when it was graded from the same bytes by the same grader (a
     stopped batch resumes); every other student is graded (``grader``: ``batch.grade_batch``'s), and whose
-    scores that moved is printed and kept in the run's ``regrade.json`` (``batches.py``)."""
+    scores that moved is printed and kept in the run's ``regrade.json`` (``runs/batches.py``)."""
     assignment = resolve(assignment)
     out = as_run(out)
     version = batches.grader_version(assignment)
@@ -254,10 +255,10 @@ def gather_export_job(
     penalty is in the Canvas CSV and the instructor has not said whether Canvas' own Late Policy is on, a
     warning says how to choose. ``canvas_options``: the Canvas options as they are, else made from the
     configuration and ``canvas_choices`` (the command line's, ``canvas.options``' arguments)."""
-    from assignments.config import settings
     from assignments.exports import FORMATS, ExportJob, adjust, canvas, report_problem
     from assignments.exports.nbgrader_gradebook import merge_hand_grades, read_hand_grades
-    from assignments.results import store
+    from assignments.runs import store
+    from assignments.settings import settings
 
     formats = tuple(formats or FORMATS)
     course = resolve(assignment)

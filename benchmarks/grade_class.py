@@ -31,7 +31,7 @@ cache (those no running process maps), so that the group pays for its libraries 
 does. Target: <= 768 MB.
 
 ``--cpu-quota 0.5`` grades only that one submission, in a cgroup whose CPU quota is half a CPU (the CFS
-bandwidth limit Docker sets for ``--cpus 0.5``; ``assignments/container_limits.py`` says how on cgroup v1 and v2), with the
+bandwidth limit Docker sets for ``--cpus 0.5``; ``assignments/platforms/container_limits.py`` says how on cgroup v1 and v2), with the
 sandbox's namespaces switched off as Docker refuses them on Gradescope, and reports whether it stays under
 Gradescope's default timeout. ``--memory-limit MB`` also caps the group's memory, so that an
 out-of-memory kill shows as one.
@@ -61,10 +61,10 @@ sys.path.insert(0, str(HERE.parent))
 import nbformat  # noqa: E402
 import tree_memory  # noqa: E402
 
-from assignments import container_limits  # noqa: E402
 from assignments.course import default, resolve  # noqa: E402
-from assignments.gradescope.bundle import grader_start  # noqa: E402
 from assignments.grading.environment import GRADING_ENV  # noqa: E402
+from assignments.platforms import container_limits  # noqa: E402
+from assignments.platforms.gradescope.bundle import grader_start  # noqa: E402
 
 TARGET_PER_CORE_S = 5.0
 TARGET_MB = 768

@@ -20,7 +20,7 @@ from pathlib import Path
 STARTED = time.perf_counter()
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assignments.gradescope import runner as gradescope_runner  # noqa: E402
+from assignments.platforms.gradescope import runner as gradescope_runner  # noqa: E402
 
 
 def main() -> int:

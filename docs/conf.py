@@ -36,7 +36,7 @@ def check_docs_lock(app, config) -> None:
     other versions stops, so what CI builds is what the lock records."""
     from sphinx.errors import ConfigError
 
-    from assignments.gradescope import lock
+    from assignments import locks as lock
 
     pinned = {**lock.read(lock.lock_path()), **lock.read(lock.docs_lock_path())}
     installed = lock.installed_closure(lock.docs_requirements())

@@ -11,7 +11,7 @@ import json
 import nbformat
 import pytest
 
-from assignments.run_folder import Run
+from assignments.runs.folder import Run
 from assignments.workflow import autograde_class
 from tests.fixtures import toy
 

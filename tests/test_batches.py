@@ -1,4 +1,4 @@
-"""A class graded in parts (assignments/batches.py): shards, a stopped batch resumed, a regrade's report, and
+"""A class graded in parts (assignments/runs/batches.py): shards, a stopped batch resumed, a regrade's report, and
 shards merged into one run.
 
 The resume and regrade tests grade the toy course through the real batch (grader processes, sandboxed
@@ -15,13 +15,12 @@ import shutil
 
 import pytest
 
-from assignments import batches
 from assignments.grading.doors import batch
 from assignments.grading.sandbox.limits import Limits
 from assignments.intake import IntakeResult, Submission
-from assignments.results import store
 from assignments.results.model import QuestionResult, SubmissionResult
-from assignments.run_folder import Run
+from assignments.runs import batches, store
+from assignments.runs.folder import Run
 from assignments.workflow import grade_jobs
 from tests.fixtures import toy
 from tests.fixtures.batch import grade_toy_job, limits_dict

@@ -1,4 +1,4 @@
-"""`course cluster` (assignments/cluster.py) without a cluster: the rendered Slurm scripts run under bash with
+"""`course cluster` (assignments/platforms/cluster.py) without a cluster: the rendered Slurm scripts run under bash with
 a stand-in for the course's command and for sbatch, so that what each would start is seen word for word; a
 hostile assignment name and hostile paths (shell syntax, quotes, a newline, Slurm's '%') must arrive as the
 same single words and run nothing; names that land in an #SBATCH line or a Kubernetes object are refused when
@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from assignments import cluster, sizing
+from assignments import sizing
 from assignments.cli import main as course
+from assignments.platforms import cluster
 
 HOSTILE = "a b'$(touch PWNED)`touch PWNED`\"; touch PWNED;\n%a%j\\"
 ECHO = "import json, os, sys\nopen(os.environ['ARGV_LOG'], 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n"

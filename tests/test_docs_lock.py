@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from packaging.requirements import Requirement
 
+from assignments import locks as lockfile
 from assignments.course import REPO
-from assignments.gradescope import bundle
-from assignments.gradescope import lock as lockfile
+from assignments.platforms.gradescope import bundle
 
 
 def test_the_docs_lock_pins_only_what_no_python_lock_pins():

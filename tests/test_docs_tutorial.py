@@ -34,9 +34,9 @@ from pathlib import Path
 
 import pytest
 
-from assignments import container_limits
 from assignments.course import REPO, Course
 from assignments.exports import nbgrader_gradebook
+from assignments.platforms import container_limits
 from assignments.release.publish import tree_leaks
 from tests.fixtures import tutorial
 from tests.helpers import tool_unavailable

@@ -26,10 +26,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from assignments import prairielearn_runner, trees
-from assignments.gradescope import bundle as gradescope_bundle
-from assignments.gradescope import runner as gradescope_runner
+from assignments import trees
 from assignments.grading.doors.standalone import grade_submission
+from assignments.platforms.gradescope import bundle as gradescope_bundle
+from assignments.platforms.gradescope import runner as gradescope_runner
+from assignments.platforms.prairielearn import runner as prairielearn_runner
 from assignments.results.model import QuestionResult, SubmissionResult, TestResult
 from tests.fixtures import toy
 from tests.fixtures.deep import DEPTH, HOSTILE_NAMES, deep_tree, shallow_stack

@@ -65,7 +65,7 @@ def test_nbgrader_is_the_0_9_series():
 def test_this_environment_is_exactly_the_lock_of_its_python():
     """make venv installs the lock of its Python (issue 36); in CI this proves the lock is what the tests ran
     with, and under `make newest` it names every package that moved."""
-    from assignments.gradescope import lock as lockfile
+    from assignments import locks as lockfile
 
     problems = lockfile.drift()
     assert problems == [], (
@@ -80,7 +80,7 @@ def test_every_supported_python_has_a_lock_that_meets_the_requirements():
     evaluated for that Python), plus pip and the build backend; requires-python is the oldest supported."""
     from packaging.requirements import Requirement
 
-    from assignments.gradescope import lock as lockfile
+    from assignments import locks as lockfile
 
     pythons = lockfile.supported_pythons()
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
@@ -103,7 +103,8 @@ def test_every_supported_python_has_a_lock_that_meets_the_requirements():
 def test_a_course_that_names_no_pythons_ships_this_checkouts_locks(tmp_path):
     """A course folder whose pyproject.toml has no ``[tool.course] pythons`` (the toy course of a test) gets
     the repository's locks in its Gradescope zip, rather than a KeyError."""
-    from assignments.gradescope import bundle, lock
+    from assignments import locks as lock
+    from assignments.platforms.gradescope import bundle
 
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "toy"\nversion = "1.0"\n')
     assert lock.supported_pythons(tmp_path) == []

@@ -16,9 +16,9 @@ from assignments import cli, intake
 from assignments.delivery import archive, canvas_reupload, moodle_zip, record
 from assignments.delivery.release import plan, release_zip
 from assignments.intake import IntakeResult, Submission
-from assignments.results import store
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
-from assignments.run_folder import Run
+from assignments.runs import store
+from assignments.runs.folder import Run
 from tests.test_intake import FINGERPRINTS, GOOD, make_zip
 
 A = "transformers"

@@ -47,8 +47,8 @@ from assignments.exports import nbgrader_gradebook
 from assignments.exports.text import question_title
 from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.handgrading import formgrader
-from assignments.results import store
-from assignments.run_folder import Run
+from assignments.runs import store
+from assignments.runs.folder import Run
 from assignments.workflow import export
 from tests.fixtures import hostile_class, toy
 

@@ -33,9 +33,9 @@ import pytest
 from assignments.cli import main as course
 from assignments.exports import canvas, nbgrader_gradebook
 from assignments.handgrading import formgrader, graders
-from assignments.results import store
 from assignments.results.model import QuestionResult
-from assignments.run_folder import Run
+from assignments.runs import store
+from assignments.runs.folder import Run
 from assignments.workflow import export
 from tests.exports.test_exports import record, toy_course
 

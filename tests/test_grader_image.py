@@ -35,8 +35,8 @@ import pytest
 
 from assignments.course import Course, default
 from assignments.demo import students as demo_class
-from assignments.grader_image import PRAIRIELEARN, write_context
-from assignments.run_folder import Run
+from assignments.platforms.grader_image import PRAIRIELEARN, write_context
+from assignments.runs.folder import Run
 from tests.fixtures import payloads
 from tests.fixtures.gradescope_tree import check_results_schema
 from tests.helpers import notebook_bytes, tool_unavailable

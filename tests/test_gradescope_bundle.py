@@ -17,7 +17,7 @@ import pytest
 
 from assignments.course import REPO
 from assignments.exports import gradescope
-from assignments.gradescope import bundle as gradescope_bundle
+from assignments.platforms.gradescope import bundle as gradescope_bundle
 from tests.fixtures import gradescope_tree
 from tests.fixtures.gradescope_tree import FOLDER, Link, unpack
 

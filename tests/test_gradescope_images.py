@@ -31,9 +31,9 @@ from pathlib import Path
 
 import pytest
 
+from assignments import locks as lockfile
 from assignments.course import Course, default
-from assignments.gradescope import bundle as gradescope_bundle
-from assignments.gradescope import lock as lockfile
+from assignments.platforms.gradescope import bundle as gradescope_bundle
 from tests.fixtures import gradescope_install, gradescope_tree, payloads
 from tests.fixtures.gradescope_install import GRADESCOPE_ENV
 from tests.helpers import QUICKEST, notebook_bytes
@@ -113,7 +113,7 @@ def grade(image, upload: str) -> dict:
 def test_the_image_holds_exactly_its_pythons_lock(image):
     """Less the CUDA build's own libraries, which only PyPI's torch brings (Gradescope's CPU torch has none)."""
     root, python = image
-    probe = "import json; from pathlib import Path; from assignments.gradescope import lock; print(json.dumps(lock.drift(Path('.'))))"
+    probe = "import json; from pathlib import Path; from assignments.platforms.gradescope import lock; print(json.dumps(lock.drift(Path('.'))))"
     done = subprocess.run(
         [str(root / "venv" / "bin" / "python"), "-c", probe],
         cwd=root / "source",

@@ -13,9 +13,9 @@ import shutil
 import nbformat
 
 from assignments.course import REPO, Course
-from assignments.gradescope import bundle as gradescope_bundle
-from assignments.gradescope import runner as gradescope_runner
 from assignments.grading.doors.standalone import grade_submission
+from assignments.platforms.gradescope import bundle as gradescope_bundle
+from assignments.platforms.gradescope import runner as gradescope_runner
 from assignments.titles import question_titles
 from tests.fixtures import toy
 from tests.fixtures.gradescope_tree import check_results_schema, unpack

@@ -1,4 +1,4 @@
-"""The grading benchmark's instruments measure what they claim (assignments/container_limits.py, tree_memory.py):
+"""The grading benchmark's instruments measure what they claim (assignments/platforms/container_limits.py, tree_memory.py):
 a process's memory is seen at its peak, a CPU quota really holds a busy process to its share, and a
 memory limit really ends a process that goes past it. Each check runs a small Python child for about a
 second; the cgroup checks need root on Linux and are skipped elsewhere with the reason (failed instead with
@@ -16,7 +16,7 @@ sys.path.insert(0, str(BENCHMARKS))
 
 import tree_memory  # noqa: E402
 
-from assignments import container_limits  # noqa: E402
+from assignments.platforms import container_limits  # noqa: E402
 from tests.helpers import needs_isolation  # noqa: E402
 
 MB = 2**20

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from assignments import intake
-from assignments.gradescope import submission_metadata
 from assignments.intake import IntakeError, IntakeResult, collect, parse_name
+from assignments.intake import gradescope_metadata as submission_metadata
 
 FINGERPRINTS = {
     "transformers": {"setup", "attention", "attention_tests", "mha_tests"},
@@ -357,7 +357,7 @@ def test_a_malformed_notebook_is_its_senders_finding_and_the_class_goes_on(tmp_p
 
 # --- every layout intake is fed (issue 31): Gradescope's export, one folder per student, wrappers ------------
 
-# As Gradescope writes it (assignments/gradescope/submission_metadata.py says where this layout was checked): Ruby-symbol keys, ids
+# As Gradescope writes it (assignments/intake/gradescope_metadata.py says where this layout was checked): Ruby-symbol keys, ids
 # quoted, a group with two submitters, one student without a student id, one submission with no files.
 GRADESCOPE_METADATA = """\
 ---

@@ -1,4 +1,4 @@
-"""`course cluster kubernetes` (assignments/cluster.py): the rendered claim, Indexed Job and merge Job validated
+"""`course cluster kubernetes` (assignments/platforms/cluster.py): the rendered claim, Indexed Job and merge Job validated
 offline against the Kubernetes API's schema, and their pods against the Pod Security Standards' rules.
 
 The schema: tests/fixtures/kubernetes/v1.30.0.json and v1.37.0.json, the definitions a batch/v1 Job and a v1
@@ -25,7 +25,8 @@ import jsonschema
 import pytest
 import yaml
 
-from assignments import cluster, sizing
+from assignments import sizing
+from assignments.platforms import cluster
 
 SCHEMAS = Path(__file__).parent / "fixtures" / "kubernetes"
 RELEASES = ("v1.30.0", "v1.37.0")

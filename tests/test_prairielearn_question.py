@@ -1,4 +1,4 @@
-"""The PrairieLearn question that `course image` writes (assignments/prairielearn_question.py), checked against
+"""The PrairieLearn question that `course image` writes (assignments/platforms/prairielearn/question.py), checked against
 PrairieLearn's own rules, and the entry point run as PrairieLearn's grading host runs it (issue #45, item 5).
 
 - **schema**: info.json validates against PrairieLearn's published `infoQuestion.json` (vendored in
@@ -29,12 +29,14 @@ import jsonschema
 import nbformat
 import pytest
 
-from assignments import container_limits, prairielearn_question, prairielearn_runner
 from assignments.cli import main as course
 from assignments.course import REPO
-from assignments.grader_image import PRAIRIELEARN, write_context
-from assignments.gradescope.runner import UploadRefused, read_upload
 from assignments.grading.sandbox.limits import Limits
+from assignments.platforms import container_limits
+from assignments.platforms.grader_image import PRAIRIELEARN, write_context
+from assignments.platforms.gradescope.runner import UploadRefused, read_upload
+from assignments.platforms.prairielearn import question as prairielearn_question
+from assignments.platforms.prairielearn import runner as prairielearn_runner
 from tests.fixtures import toy
 from tests.helpers import needs_isolation
 
@@ -193,7 +195,7 @@ def test_the_5_mb_cap_is_exact(tmp_path):
 # ---------------------------------------------------------------- under PrairieLearn's quota
 
 GRADE_WITH_LIMITS = (
-    "import json, sys\nfrom pathlib import Path\nfrom assignments.prairielearn_runner import main\n"
+    "import json, sys\nfrom pathlib import Path\nfrom assignments.platforms.prairielearn.runner import main\n"
     "from assignments.grading.sandbox.limits import Limits\n"
     "sys.exit(main(sys.argv[1], Path(sys.argv[2]), Limits(**json.loads(sys.argv[3]))))\n"
 )

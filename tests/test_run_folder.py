@@ -1,9 +1,9 @@
-"""A run folder's layout, spelled in one place (``run_folder.Run``) and unchanged from the runs already on disk."""
+"""A run folder's layout, spelled in one place (``runs.folder.Run``) and unchanged from the runs already on disk."""
 
 from __future__ import annotations
 
 from assignments.course import Course
-from assignments.run_folder import Run
+from assignments.runs.folder import Run
 
 
 def test_a_run_of_course_grade_keeps_the_nbgrader_door_in_its_nbgrader_folder(tmp_path):

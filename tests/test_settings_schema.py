@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import fields
 
-from assignments import config
+from assignments import settings as config
 from assignments.course import REPO, term_folder
 from assignments.exports import adjust, canvas, gradescope
 
@@ -33,7 +33,7 @@ def flattened(table: dict, prefix: str = "") -> list[str]:
 def test_every_key_the_course_sets_is_declared():
     course = config.read_toml(REPO / "pyproject.toml")["tool"]["course"]
     undeclared = [key for key in flattened(course) if not declared(key)]
-    assert not undeclared, f"pyproject.toml sets {undeclared}, which assignments/config.py SETTINGS does not declare"
+    assert not undeclared, f"pyproject.toml sets {undeclared}, which assignments/settings.py SETTINGS does not declare"
 
 
 def test_every_setting_the_package_names_is_declared():

@@ -26,9 +26,10 @@ import nbformat
 
 from assignments import notebooks, workflow
 from assignments.demo.students import demo_class, filled_release, write_canvas_zip
-from assignments.exports import adjust, canvas, nbgrader_gradebook, text
+from assignments.exports import adjust, canvas, nbgrader_gradebook
 from assignments.grading.selftest import checks as selftest
-from assignments.run_folder import Run
+from assignments.points import points_text
+from assignments.runs.folder import Run
 from assignments.workflow import export_all, grade_class
 from tests.fixtures import toy
 
@@ -136,7 +137,7 @@ def test_a_term_from_the_class_zip_to_the_canvas_gradebook(tmp_path):
     possible = a.total_points
     kept = a.total_points - excused
     auto = sum(q.points for q in a.questions if q.kind == "autograded")
-    shown = text.points
+    shown = points_text
     assert rows[0]["Student"] == "Points Possible" and rows[0][CANVAS.column] == shown(possible), (
         f"Canvas' own points possible: every question's {a.total_points:g}"
     )

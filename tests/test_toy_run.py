@@ -11,7 +11,7 @@ import csv
 
 import nbformat
 
-from assignments.run_folder import Run
+from assignments.runs.folder import Run
 from assignments.workflow import export_all, grade_class
 from tests.fixtures import toy
 

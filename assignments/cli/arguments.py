@@ -24,7 +24,7 @@ from pathlib import Path
 from assignments.cli.options import course_of
 from assignments.course import CATALOG, REPO, Course, default
 from assignments.escaping import one_line
-from assignments.run_folder import GRADEBOOK, INTAKE, RESULTS, SHARD
+from assignments.runs.folder import GRADEBOOK, INTAKE, RESULTS, SHARD
 
 DOWNLOAD = "a .zip the LMS exported, a folder of notebooks (one per student, or a folder each) or one .ipynb"
 
@@ -223,7 +223,7 @@ def port(text: str) -> int:
 
 
 def shard(text: str):
-    from assignments.batches import Shard
+    from assignments.runs.batches import Shard
 
     try:
         return Shard.parse(text)
@@ -299,8 +299,8 @@ def _known_assignments(also, args, course: Course) -> None:
 
 
 def job_assignments(args) -> list[str]:
-    """A PrairieLearn question may ship its assignment in the job's tests/course/ (prairielearn_runner)."""
-    from assignments.prairielearn_runner import QUESTION_COURSE
+    """A PrairieLearn question may ship its assignment in the job's tests/course/ (platforms.prairielearn.runner)."""
+    from assignments.platforms.prairielearn.runner import QUESTION_COURSE
 
     shipped = Path(args.job) / "tests" / QUESTION_COURSE / "autograder"
     try:
@@ -455,7 +455,7 @@ def _results_ok(args, course) -> None:
 def _records_ok(named: str, folder: Path, assignment: str, what: str) -> None:
     """Every ``*.json`` of a results folder reads as a record (``results.store``), and some are
     ``assignment``'s: what ``course export`` and ``course merge`` read, checked before they write."""
-    from assignments.results.store import load_result
+    from assignments.runs.store import load_result
 
     found = set()
     for path in sorted(folder.glob("*.json")):
@@ -574,7 +574,7 @@ def _term_ok(args, course) -> None:
 
 
 def _pythons_ok(args, course) -> None:
-    from assignments.gradescope.lock import supported_pythons
+    from assignments.locks import supported_pythons
 
     supported = supported_pythons()
     for python in args.python or []:

@@ -1,5 +1,5 @@
 """``course cluster``: a class graded on a batch engine (Slurm, Kubernetes), its job scripts or manifests
-rendered for one class (``assignments/cluster.py``)."""
+rendered for one class (``assignments/platforms/cluster.py``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from assignments.cli.options import course_of, root_option
 
 def _names_ok(args, course) -> None:
     """Every name that lands in an #SBATCH line or a Kubernetes object, checked before anything is written."""
-    from assignments import cluster
+    from assignments.platforms import cluster
 
     checks = [
         ("partition", cluster.slurm_name, "--partition"),
@@ -35,7 +35,8 @@ def _names_ok(args, course) -> None:
 
 
 def cmd_cluster(args) -> int:
-    from assignments import cluster, sizing
+    from assignments import sizing
+    from assignments.platforms import cluster
 
     course = course_of(args)
     assignment = course.assignment(args.assignment)

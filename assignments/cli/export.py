@@ -9,14 +9,14 @@ from assignments import exports
 from assignments.cli import arguments
 from assignments.cli.help import add_command
 from assignments.cli.options import course_of, layout_option, root_option
-from assignments.config import setting
 from assignments.escaping import one_line
 from assignments.exports import canvas
-from assignments.prairielearn_question import IMAGE_PLACEHOLDER as PRAIRIELEARN_IMAGE_PLACEHOLDER
+from assignments.platforms.prairielearn.question import IMAGE_PLACEHOLDER as PRAIRIELEARN_IMAGE_PLACEHOLDER
+from assignments.settings import setting
 
 
 def cmd_export(args) -> int:
-    from assignments.run_folder import Run
+    from assignments.runs.folder import Run
     from assignments.workflow import export
 
     problems: list[str] = []
@@ -54,7 +54,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_gradescope_zip(args) -> int:
-    from assignments.gradescope.bundle import build_autograder_zip
+    from assignments.platforms.gradescope.bundle import build_autograder_zip
 
     course = course_of(args)
     out = args.out or course.dist_dir / "gradescope" / f"{args.assignment}.zip"
@@ -71,7 +71,7 @@ def cmd_gradescope_zip(args) -> int:
 
 
 def cmd_image(args) -> int:
-    from assignments.grader_image import PRAIRIELEARN, write_context
+    from assignments.platforms.grader_image import PRAIRIELEARN, write_context
 
     course = course_of(args)
     out = Path(args.out or course.build_dir / "image" / args.assignment)
@@ -114,7 +114,7 @@ def cmd_clean(args) -> int:
 
 
 def cmd_lock(args) -> int:
-    from assignments.gradescope import lock as lockfile
+    from assignments import locks as lockfile
 
     if args.docs:
         path, moved = lockfile.write_docs()
@@ -138,7 +138,7 @@ def cmd_lock(args) -> int:
 
 def cmd_intake(args) -> int:
     from assignments import intake
-    from assignments.run_folder import Run
+    from assignments.runs.folder import Run
 
     run = Run.of_term(course_of(args).assignment(args.assignment))
     dest = args.dest or run.submissions

@@ -21,7 +21,7 @@ def cmd_feedback(args) -> int:
     from assignments.delivery.deliver import DeliveryRefused, canvas_target, deliver
     from assignments.delivery.release import ELSEWHERE
     from assignments.exports import sqlite_folder
-    from assignments.run_folder import Run
+    from assignments.runs.folder import Run
 
     if args.lms in ELSEWHERE:
         print(ELSEWHERE[args.lms])

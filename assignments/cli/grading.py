@@ -22,7 +22,7 @@ def cmd_selftest(args) -> int:
 def cmd_grade(args) -> int:
     """Standalone door over one notebook, a folder or an LMS zip; results, exports and a table."""
     from assignments.results import table
-    from assignments.run_folder import Run
+    from assignments.runs.folder import Run
     from assignments.workflow import export_all, grade_class
 
     assignment = course_of(args).assignment(args.assignment)
@@ -45,10 +45,10 @@ def cmd_grade(args) -> int:
 
 def cmd_merge(args) -> int:
     """The shards' runs joined into one run, exported as a whole-class run is."""
-    from assignments.batches import MergeRefused
     from assignments.escaping import one_line
     from assignments.results import table
-    from assignments.run_folder import Run
+    from assignments.runs.batches import MergeRefused
+    from assignments.runs.folder import Run
     from assignments.workflow import merge
 
     # --root's course when given (a merge job on a cluster names it); otherwise the name, as before
@@ -68,7 +68,7 @@ def cmd_prairielearn(args) -> int:
     """PrairieLearn's external-grading entry point: the job in /grade, results in /grade/results/results.json.
     With --print-timeout: the job timeout the question's info.json needs, derived from the grader's limits."""
     if args.print_timeout:
-        from assignments.prairielearn_question import job_timeout
+        from assignments.platforms.prairielearn.question import job_timeout
 
         print(job_timeout())
         return 0
@@ -79,20 +79,20 @@ def cmd_prairielearn(args) -> int:
         )
         return 2
     if args.quota:
-        from assignments.prairielearn_quota import grade_under_quota, unavailable
+        from assignments.platforms.prairielearn.quota import grade_under_quota, unavailable
 
         why = unavailable()
         if why:
             print(f"course prairielearn --quota: {why} (Linux, as root)", file=sys.stderr)
             return 2
         return grade_under_quota(args.assignment, args.job)
-    from assignments.prairielearn_runner import main
+    from assignments.platforms.prairielearn.runner import main
 
     return main(args.assignment, args.job)  # non-zero where the grader failed: PrairieLearn fails the job
 
 
 def cmd_autograde(args) -> int:
-    from assignments.run_folder import Run
+    from assignments.runs.folder import Run
     from assignments.workflow import autograde_class
 
     run = Run.autograde(args.out) if args.out else Run.autograde_of_term(args.assignment)
@@ -111,7 +111,7 @@ def cmd_autograde(args) -> int:
 def cmd_repair(args) -> int:
     """Repaired copies for nbgrader (the release's metadata restored, UTF-8) and a report of what was done."""
     from assignments.grading.doors.nbgrader import repair
-    from assignments.run_folder import Run
+    from assignments.runs.folder import Run
     from assignments.workflow import collect
 
     out = Path(args.out or Run.of_term(args.assignment).repair_alone)

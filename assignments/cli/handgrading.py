@@ -10,7 +10,7 @@ from assignments.cli import arguments
 from assignments.cli.help import add_command
 from assignments.escaping import one_line
 from assignments.handgrading import formgrader, graders
-from assignments.run_folder import Run
+from assignments.runs.folder import Run
 
 
 def _access_ok(args, course) -> None:

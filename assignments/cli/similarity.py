@@ -7,7 +7,7 @@ from pathlib import Path
 
 from assignments.cli import arguments
 from assignments.cli.help import add_command
-from assignments.run_folder import Run
+from assignments.runs.folder import Run
 from assignments.similarity import report as similarity_report
 
 

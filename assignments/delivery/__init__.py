@@ -9,7 +9,7 @@ will find it, and keeps a record of what went to whom:
 - Moodle: a zip for "Upload multiple feedback files in a zip", each page in a folder named as Moodle names
   that participant's download (``moodle_zip``).
 - Gradescope and PrairieLearn: nothing to deliver; each student's feedback is in the results.json their
-  platform shows (``exports/gradescope.py``, ``exports/prairielearn.py``).
+  platform shows (``exports/gradescope.py``, ``platforms/prairielearn/results.py``).
 
 Who a page goes to comes only from the run's intake manifest (the LMS's own ids in its download's names);
 every name a zip holds is rebuilt from those ids, checked against the LMS's own reading rule and written by

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from assignments.course import Assignment
 from assignments.delivery import canvas_api
 from assignments.delivery.release import ELSEWHERE, Release, release_zip
-from assignments.intake import IntakeResult
-from assignments.run_folder import Run
+from assignments.runs.folder import Run
+from assignments.runs.manifest import IntakeResult
 
 
 class DeliveryRefused(Exception):
@@ -28,7 +28,7 @@ class CanvasTarget:
 def canvas_target(assignment: Assignment, url=None, course_id=None, assignment_id=None) -> CanvasTarget:
     """The command line's values, else ``[tool.course.canvas]``'s (``url``, ``course_id``, and the assignment's
     ``id`` under ``assignments``); DeliveryRefused naming what is missing."""
-    from assignments.config import settings
+    from assignments.settings import settings
 
     table = settings(assignment.course.root).get("canvas") or {}
     configured = (table.get("assignments") or {}).get(assignment.name) or {}

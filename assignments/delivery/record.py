@@ -22,7 +22,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from assignments.run_folder import Run
+from assignments.runs.folder import Run
 
 FORMAT = 1
 

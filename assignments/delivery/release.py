@@ -16,11 +16,11 @@ from pathlib import Path
 from assignments.delivery import archive, canvas_reupload, moodle_zip, record
 from assignments.exports.adjust import reported_score
 from assignments.exports.feedback import feedback_html
-from assignments.exports.text import points
-from assignments.intake import IntakeResult, Submission
+from assignments.points import points_text
 from assignments.results.findings import INTERNAL_CODES
 from assignments.results.model import SubmissionResult
-from assignments.run_folder import Run
+from assignments.runs.folder import Run
+from assignments.runs.manifest import IntakeResult, Submission
 
 ZIP_LMS = ("canvas", "moodle")
 LMS_CHOICES = (*ZIP_LMS, "gradescope", "prairielearn")
@@ -85,7 +85,7 @@ def held_reason(result: SubmissionResult, include_ungraded: bool = False) -> str
 
 def _score(result: SubmissionResult) -> tuple[str, bool]:
     score = reported_score(result)
-    return f"{points(score.points)} / {points(score.max_points)}" + (
+    return f"{points_text(score.points)} / {points_text(score.max_points)}" + (
         " so far" if score.ungraded else ""
     ), score.ungraded
 

@@ -16,7 +16,7 @@ from assignments import intake
 from assignments.course import default
 from assignments.demo.students import DAMAGED, demo_class, write_canvas_zip
 from assignments.grading.doors import batch
-from assignments.run_folder import Run
+from assignments.runs.folder import Run
 from assignments.workflow import export_all, grade_class
 
 

@@ -1,7 +1,7 @@
 """Exports from the results model: a Gradescope preview, Canvas CSV, nbgrader gradebook, feedback, class report.
 
 Every exporter reads ``SubmissionResult`` records (a run's ``results/<student>.json``, see
-``results/store.py``); none re-parses logs or notebooks. Each format is one writer in ``WRITERS`` (an
+``runs/store.py``); none re-parses logs or notebooks. Each format is one writer in ``WRITERS`` (an
 ``ExportJob`` in, the files written out); a new format is one function and one entry there. The job is
 gathered by ``workflow.gather_export_job`` (records, roster, hand grades, the course's decisions);
 ``write`` runs the writers; ``course export`` (in ``cli/export.py``) does both.

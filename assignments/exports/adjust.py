@@ -51,8 +51,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from assignments.config import setting
 from assignments.results.model import SubmissionResult
+from assignments.settings import setting
 
 Scope = Literal["all", "autograded"]
 CANVAS_LATE_POLICIES = setting("canvas.late_policy").choices

@@ -43,12 +43,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from assignments.config import setting
 from assignments.escaping import one_line
 from assignments.exports import csv_safe
 from assignments.exports.adjust import reported_score
-from assignments.exports.text import points, question_title, recorded_title
+from assignments.exports.text import question_title, recorded_title
+from assignments.points import points_text
 from assignments.results.model import SubmissionResult
+from assignments.settings import setting
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 UNGRADED_CHOICES = setting("canvas.ungraded_written").choices
@@ -88,7 +89,7 @@ def options(
     """The Canvas options of ``assignment`` (an Assignment): the command line's values, else the course
     configuration's ``[tool.course.canvas]`` (``config``: the course's settings, when already read), else
     the assignment's title with no id (with a warning)."""
-    from assignments.config import settings
+    from assignments.settings import settings
 
     config = settings(assignment.course.root) if config is None else config
     table = config.get("canvas", {})
@@ -262,7 +263,7 @@ def _total(result: SubmissionResult, ungraded: str, possible: float) -> str:
     score = reported_score(result, "all", possible)
     if score.pending and ungraded != "partial":
         return ""  # withheld: Canvas keeps what it has until the written answers are graded
-    return "EX" if score.excused else points(score.points)
+    return "EX" if score.excused else points_text(score.points)
 
 
 def pending_line(results: list[SubmissionResult], opts: CanvasOptions) -> str | None:
@@ -292,7 +293,7 @@ def _question_cell(result: SubmissionResult, grade_id: str) -> str:
         return ""
     if question.excused:
         return "EX"  # Canvas' own mark for an excused grade
-    return "" if question.points is None else points(question.points)
+    return "" if question.points is None else points_text(question.points)
 
 
 def rows(
@@ -310,7 +311,8 @@ def rows(
     table = [IDENTITY + [opts.target.column] + [title for title, _, _ in per_question]]
     if points_possible:
         table.append(
-            ["Points Possible", "", "", "", "", points(total_max)] + [points(maximum) for _, _, maximum in per_question]
+            ["Points Possible", "", "", "", "", points_text(total_max)]
+            + [points_text(maximum) for _, _, maximum in per_question]
         )
     for result in sorted(results, key=lambda r: r.student):
         if result.student not in placed:

@@ -16,7 +16,8 @@ from assignments.escaping import html_text, markdown_inline, page_policy_meta
 from assignments.exports.adjust import is_pending, reported_score
 from assignments.exports.evidence_view import STYLE as EVIDENCE_STYLE
 from assignments.exports.evidence_view import evidence_html, evidence_markdown
-from assignments.exports.text import humanise_test, points, question_title, safe_message, student_findings
+from assignments.exports.text import humanise_test, question_title, safe_message, student_findings
+from assignments.points import points_text
 from assignments.results.findings import SHORTCUT
 from assignments.results.model import SubmissionResult
 
@@ -55,14 +56,16 @@ def _total_line(result: SubmissionResult) -> str:
     excluding excused questions."""
     kept = [q for q in result.questions if not q.excused]
     auto = [q for q in kept if q.kind == "autograded"]
-    line = f"Autograded: {points(sum(q.points or 0 for q in auto))} / {points(sum(q.max_points for q in auto))} points"
+    line = f"Autograded: {points_text(sum(q.points or 0 for q in auto))} / {points_text(sum(q.max_points for q in auto))} points"
     pending = [q for q in kept if is_pending(result, q)]
     graded = [q for q in kept if q.kind == "manual" and not is_pending(result, q)]
     parts = []
     if graded:
-        parts.append(f"{points(sum(q.points or 0 for q in graded))} / {points(sum(q.max_points for q in graded))}")
+        parts.append(
+            f"{points_text(sum(q.points or 0 for q in graded))} / {points_text(sum(q.max_points for q in graded))}"
+        )
     if pending:
-        parts.append(f"not graded yet ({points(sum(q.max_points for q in pending))} points)")
+        parts.append(f"not graded yet ({points_text(sum(q.max_points for q in pending))} points)")
     if parts:
         line += "; written: " + ", ".join(parts)
     return line
@@ -71,15 +74,15 @@ def _total_line(result: SubmissionResult) -> str:
 def _score_lines(result: SubmissionResult) -> list[str]:
     """The late penalty, if any, and the assignment's score as every export counts it."""
     score = reported_score(result)
-    lines = [f"Late penalty: −{points(score.penalty)} points ({result.late_note})"] if score.penalty else []
+    lines = [f"Late penalty: −{points_text(score.penalty)} points ({result.late_note})"] if score.penalty else []
     lines += [f"Late: {result.late_note}"] if result.late_note and not score.penalty else []
     if score.pending:
         # No grade before it is true: a partial sum is not shown as the score.
         answers = "written answer" if score.pending == 1 else "written answers"
         return lines + [
-            f"Score: pending: {score.pending} {answers} ({points(score.pending_points)} points) not graded yet"
+            f"Score: pending: {score.pending} {answers} ({points_text(score.pending_points)} points) not graded yet"
         ]
-    return lines + [f"Score: {points(score.points)} / {points(score.max_points)}"]
+    return lines + [f"Score: {points_text(score.points)} / {points_text(score.max_points)}"]
 
 
 def _question_heading(result: SubmissionResult, question) -> str:
@@ -87,11 +90,11 @@ def _question_heading(result: SubmissionResult, question) -> str:
     if question.excused:
         return f"{title}: excused"
     if is_pending(result, question):
-        return f"{title}: not graded yet ({points(question.max_points)} points)"
+        return f"{title}: not graded yet ({points_text(question.max_points)} points)"
     if question.kind == "manual" and question.points is None:  # a rejected record: no answer could be read
-        return f"{title}: 0 / {points(question.max_points)} (no answer could be read from the notebook)"
+        return f"{title}: 0 / {points_text(question.max_points)} (no answer could be read from the notebook)"
     status = " (graded by hand)" if question.kind == "manual" else ""
-    return f"{title}: {points(question.points)} / {points(question.max_points)}{status}"
+    return f"{title}: {points_text(question.points)} / {points_text(question.max_points)}{status}"
 
 
 def _who(result: SubmissionResult, name: str, escape=lambda text: text) -> str:
@@ -114,7 +117,7 @@ def feedback_markdown(result: SubmissionResult, title: str | None = None, name: 
         out += [f"## {markdown_inline(_question_heading(result, question))}", ""]
         for test in question.tests:
             mark = MARK.get(test.outcome, "•")
-            line = f"- {mark} {markdown_inline(humanise_test(test.name))}: {points(test.points)} / {points(test.max_points)}"
+            line = f"- {mark} {markdown_inline(humanise_test(test.name))}: {points_text(test.points)} / {points_text(test.max_points)}"
             message = safe_message(test.message) if test.outcome != "passed" else ""
             if message:
                 line += " — " + markdown_inline(message)
@@ -175,7 +178,7 @@ def feedback_html(result: SubmissionResult, title: str | None = None, name: str 
                 out.append(
                     f'<tr class="{e(test.outcome)}"><td>{MARK.get(test.outcome, "•")}</td>'
                     f"<td>{e(humanise_test(test.name))}</td>"
-                    f'<td class="pts">{e(points(test.points))} / {e(points(test.max_points))}</td>'
+                    f'<td class="pts">{e(points_text(test.points))} / {e(points_text(test.max_points))}</td>'
                     f"<td>{e(message)}</td></tr>"
                 )
             out.append("</table>")

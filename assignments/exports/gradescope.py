@@ -1,5 +1,5 @@
 """Gradescope's ``results.json`` from a results record (the runner inside Gradescope's container is
-``assignments/gradescope/runner.py``; the autograder zip is built by ``assignments/gradescope/bundle.py``).
+``assignments/platforms/gradescope/runner.py``; the autograder zip is built by ``assignments/platforms/gradescope/bundle.py``).
 ``course export``'s ``gradescope-preview`` format writes the same file per student: a preview of what
 each student would see on Gradescope, which Gradescope cannot import (its scores come only from
 ``run_autograder`` in its own container).
@@ -19,18 +19,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assignments.config import read_toml, setting
 from assignments.course import REPO
 from assignments.escaping import one_line, printable
 from assignments.exports.text import (
     execution_seconds,
     humanise_test,
-    points,
     question_title,
     safe_message,
     student_findings,
 )
+from assignments.points import points_text
 from assignments.results.model import SubmissionResult
+from assignments.settings import read_toml, setting
 
 # ---------------------------------------------------------------- results.json
 
@@ -152,9 +152,9 @@ def overall_output(result: SubmissionResult, held_back: str | None = None) -> st
     """The submission's message: its score (or ``held_back``, the line that says when the score is shown),
     lateness, excused and written questions, and the grader's notes for the student."""
     score = reported(result)
-    lines = [held_back or f"Autograded score: {points(score.points)} / {points(score.max_points)}"]
+    lines = [held_back or f"Autograded score: {points_text(score.points)} / {points_text(score.max_points)}"]
     if score.penalty and not held_back:
-        lines.append(f"Late penalty: -{points(score.penalty)} points ({result.late_note}).")
+        lines.append(f"Late penalty: -{points_text(score.penalty)} points ({result.late_note}).")
     elif result.late_note:
         lines.append(f"Late: {result.late_note}.")
     excused = [question_title(result.assignment, q) for q in result.questions if q.excused]
@@ -166,7 +166,7 @@ def overall_output(result: SubmissionResult, held_back: str | None = None) -> st
         )
     manual = [q for q in result.questions if q.kind == "manual"]
     if manual:
-        names = ", ".join(f"{question_title(result.assignment, q)} ({points(q.max_points)} pts)" for q in manual)
+        names = ", ".join(f"{question_title(result.assignment, q)} ({points_text(q.max_points)} pts)" for q in manual)
         lines.append(f"Written answers are graded by hand, separately: {names}.")
     findings = student_findings(result)
     if findings:

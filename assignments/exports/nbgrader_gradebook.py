@@ -30,7 +30,7 @@ from assignments.course import REPO
 from assignments.escaping import csv_cell, stored_name
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 from assignments.results.model import Evidence, SubmissionResult
-from assignments.run_folder import sqlite_url
+from assignments.runs.folder import sqlite_url
 
 
 def default_db_url(course_root: Path = REPO) -> str:

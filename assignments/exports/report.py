@@ -25,11 +25,12 @@ from assignments.exports import report_figures
 from assignments.exports.adjust import is_pending
 from assignments.exports.evidence_view import evidence_markdown
 from assignments.exports.item_analysis import QuestionStats, question_order, question_stats
-from assignments.exports.text import humanise_test, plural, points, question_title, recorded_title
+from assignments.exports.text import humanise_test, plural, question_title, recorded_title
+from assignments.points import points_text
 from assignments.results.findings import SHORTCUT
 from assignments.results.findings import kind as finding_kind
 from assignments.results.model import SubmissionResult
-from assignments.results.store import result_path
+from assignments.runs.store import result_path
 
 STUDENTS = "students"  # the folder of the per-student pages, beside summary.md
 HARDEST_TESTS = 15
@@ -66,7 +67,7 @@ def _figures(found: list[float], maximum: float) -> str:
     if not found:
         return "– | – | –"
     full = sum(1 for score in found if score >= maximum - 1e-9)
-    return f"{_number(statistics.fmean(found))} | {points(statistics.median(found))} | {full}"
+    return f"{_number(statistics.fmean(found))} | {points_text(statistics.median(found))} | {full}"
 
 
 def question_rows(results: list[SubmissionResult], stats: list[QuestionStats], names: dict[str, str]) -> list[str]:
@@ -78,12 +79,12 @@ def question_rows(results: list[SubmissionResult], stats: list[QuestionStats], n
     for stat in stats:
         out.append(
             f"| {md(names[stat.grade_id])} | {md(stat.grade_id)} | {kind_name(stat.kind)} | "
-            f"{points(stat.max_points)} | {stat.graded} | {_figures(list(stat.scores), stat.max_points)} | "
+            f"{points_text(stat.max_points)} | {stat.graded} | {_figures(list(stat.scores), stat.max_points)} | "
             f"{_number(stat.difficulty)} | {_number(stat.discrimination)} |"
         )
     maximum, totals = _total(results)
     out.append(
-        f"| {TOTAL_TITLE} | – | total | {points(maximum)} | {len(totals)} | {_figures(totals, maximum)} | – | – |"
+        f"| {TOTAL_TITLE} | – | total | {points_text(maximum)} | {len(totals)} | {_figures(totals, maximum)} | – | – |"
     )
     return out
 
@@ -251,8 +252,8 @@ def student_markdown(result: SubmissionResult, names: dict[str, str] | None = No
     out = [
         f"# {md(result.student)}: {md(result.assignment)}",
         "",
-        f"Status: {md(result.status)}. Autograded: {points(result.autograded_points)} / "
-        f"{points(result.autograded_max)}.",
+        f"Status: {md(result.status)}. Autograded: {points_text(result.autograded_points)} / "
+        f"{points_text(result.autograded_max)}.",
         "",
         "## Scores",
         "",
@@ -262,7 +263,7 @@ def student_markdown(result: SubmissionResult, names: dict[str, str] | None = No
     for question in result.questions:
         title = names.get(question.grade_id) or question_title(result.assignment, question)
         out.append(
-            f"| {md(title)} | {kind_name(question.kind)} | {points(question.points)} | {points(question.max_points)} |"
+            f"| {md(title)} | {kind_name(question.kind)} | {points_text(question.points)} | {points_text(question.max_points)} |"
         )
     if result.findings:
         out += ["", "## Findings", ""]
@@ -281,7 +282,7 @@ def students_index(results: list[SubmissionResult]) -> str:
     out = ["# Students", "", "| student | status | autograded |", "| --- | --- | ---: |"]
     for result in sorted(results, key=lambda r: r.student):
         link = f"[{md(result.student)}]({quote(page_name(result.student))})"
-        score = f"{points(result.autograded_points)} / {points(result.autograded_max)}"
+        score = f"{points_text(result.autograded_points)} / {points_text(result.autograded_max)}"
         out.append(f"| {link} | {md(result.status)} | {score} |")
     return "\n".join(out) + "\n"
 

@@ -19,7 +19,7 @@ import textwrap
 from pathlib import Path
 
 from assignments.exports.item_analysis import QuestionStats
-from assignments.exports.text import points
+from assignments.points import points_text
 
 PANEL_COLUMNS = 3
 TITLE_CHARS = 34  # a panel title's line, at the panel's width
@@ -69,14 +69,14 @@ def histogram_figure(panels: list[tuple[str, str, float, list[float]]], title: s
         color = TOTAL if kind == "total" else (WRITTEN if kind == "manual" else AUTOGRADED)
         ax.hist(found, bins=edges, rwidth=0.85, color=color)
         ax.set_title(
-            f"{_wrapped(name, TITLE_CHARS)}\nmax {points(maximum)}, n = {len(found)}", fontsize=9, parse_math=False
+            f"{_wrapped(name, TITLE_CHARS)}\nmax {points_text(maximum)}, n = {len(found)}", fontsize=9, parse_math=False
         )
         ax.set_xlabel("points")
         ax.set_ylabel("students")
         ax.set_xlim(edges[0], edges[-1])
         centres = [(a + b) / 2 for a, b in zip(edges, edges[1:])]
         if len(centres) <= MAX_TICKS:
-            ax.set_xticks(centres, [points(c) for c in centres])
+            ax.set_xticks(centres, [points_text(c) for c in centres])
         ax.yaxis.get_major_locator().set_params(integer=True)
     if not drawn:
         ax = axes.flat[0]

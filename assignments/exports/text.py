@@ -62,14 +62,6 @@ def recorded_title(results: list[SubmissionResult], grade_id: str):
     return grade_id
 
 
-def points(value: float | None) -> str:
-    """2.0 -> "2", 1.5 -> "1.5", None -> "–"."""
-    if value is None:
-        return "–"
-    text = f"{round(float(value), 4):.4f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
 def safe_message(text: str) -> str:
     """A test or finding message as students may read it: no traceback frames, bounded length."""
     if not text:

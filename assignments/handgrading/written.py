@@ -64,7 +64,7 @@ from assignments.exports.canvas import read_gradebook_export, student_identities
 from assignments.exports.evidence_view import STYLE as EVIDENCE_STYLE
 from assignments.exports.evidence_view import evidence_html
 from assignments.results.model import Evidence, Finding
-from assignments.results.store import load_roster
+from assignments.runs.store import load_roster
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Printed small on each question's first page and found there by pypdf. The nonce is drawn for each run

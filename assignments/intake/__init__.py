@@ -5,7 +5,7 @@ download folder, is looked through when what it holds is clearly a class: LMS na
 none of which is a notebook named after the assignment):
 
 - Gradescope's "Export Submissions": ``submission_metadata.yml`` at the top and one folder per submission
-  (``gradescope/submission_metadata.py``). The metadata says who sent each folder (student id, else email; a group
+  (``gradescope_metadata.py``). The metadata says who sent each folder (student id, else email; a group
   submission belongs to every member, each graded on it) and when.
 - Canvas:  ``doejane_12345_67890_transformers.ipynb`` and late ones ``doejane_LATE_12345_67890_...``
   (name lowercase without separators, Canvas user id, submission/attachment id, the uploaded name)
@@ -37,16 +37,19 @@ How a download is read is the instructor's choice (``layout``: auto, folder, can
 "auto" takes a Gradescope export only from structure Gradescope alone writes (its metadata at the top
 beside nothing but ``submission_<id>`` folders), never from a file a student uploaded.
 
-The steps live in their own modules: ``records`` (the manifest and its findings), ``archives`` (bounded
-readers for a zip or a folder), ``names`` (each LMS's names, refused names, student keys), ``layouts``
-(which layout a download is, so who sent each file), ``assignment_check`` (readable notebook, another
-assignment's) and ``collection`` (``collect``: the intake itself).
+The steps live in their own modules: ``records`` (the error and the candidate every step fills in),
+``archives`` (bounded readers for a zip or a folder), ``names`` (each LMS's names, refused names, student
+keys), ``gradescope_metadata`` (who sent each folder of a Gradescope export), ``layouts`` (which layout a
+download is, so who sent each file), ``assignment_check`` (readable notebook, another assignment's) and
+``collection`` (``collect``: the intake itself). The manifest intake writes is the run's
+(``assignments/runs/manifest.py``).
 """
 
 from assignments.intake.assignment_check import assignment_fingerprints, notebook_problem, read_notebook
 from assignments.intake.collection import collect
 from assignments.intake.names import LAYOUTS, parse_name, safe_key
-from assignments.intake.records import IntakeError, IntakeFinding, IntakeResult, Submission
+from assignments.intake.records import IntakeError
+from assignments.runs.manifest import IntakeFinding, IntakeResult, Submission
 
 __all__ = [
     "IntakeError",

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from assignments import trees
 from assignments.intake.names import IGNORED_PARTS, unsafe_name
-from assignments.intake.records import IntakeError, IntakeFinding
+from assignments.intake.records import IntakeError
+from assignments.runs.manifest import IntakeFinding
 
 MAX_ENTRY_BYTES = 64 * 2**20  # one uncompressed file (a notebook with outputs is a few MB)
 MAX_RATIO = 200  # uncompressed / compressed size of one entry

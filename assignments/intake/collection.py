@@ -31,7 +31,8 @@ from assignments.intake.assignment_check import (
 )
 from assignments.intake.layouts import identify
 from assignments.intake.names import assign_keys, ignored_entry, name_stem, safe_filename
-from assignments.intake.records import Candidate, IntakeError, IntakeFinding, IntakeResult, Submission
+from assignments.intake.records import Candidate, IntakeError
+from assignments.runs.manifest import IntakeFinding, IntakeResult, Submission
 
 
 def collect(

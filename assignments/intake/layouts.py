@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from assignments.gradescope import submission_metadata as gradescope_export
+from assignments.intake import gradescope_metadata as gradescope_export
 from assignments.intake.archives import EntryError
 from assignments.intake.names import (
     CANVAS,
@@ -20,7 +20,8 @@ from assignments.intake.names import (
     parse_name,
     safe_key,
 )
-from assignments.intake.records import Candidate, IntakeError, IntakeFinding
+from assignments.intake.records import Candidate, IntakeError
+from assignments.runs.manifest import IntakeFinding
 
 # A submission's folder in Gradescope's export (or the file of a single-file upload, named after it).
 SUBMISSION = re.compile(r"^submission_[0-9]+(?:\.[A-Za-z0-9]+)?$")

@@ -9,7 +9,8 @@ import re
 import unicodedata
 from pathlib import PurePosixPath
 
-from assignments.intake.records import Candidate, IntakeFinding
+from assignments.intake.records import Candidate
+from assignments.runs.manifest import IntakeFinding
 
 # Ids are ASCII digits: \d would also take other scripts' digits, which a key then keeps apart from the
 # ASCII id they look like. Canvas writes the name part without separators; one with a backslash is not

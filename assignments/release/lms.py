@@ -17,10 +17,10 @@ import sys
 import zipfile
 from pathlib import Path
 
-from assignments.config import read_toml
 from assignments.course import REPO, default
 from assignments.release import colab_target
 from assignments.release.hygiene import COLAB_BADGE_ID, REPO_MODULES, SETUP_ID, imported_modules
+from assignments.settings import read_toml
 
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 # A link whose text mentions Colab, in markdown ([![Open In Colab](badge.svg)](TARGET), [Open in Colab](TARGET))

@@ -7,7 +7,7 @@ generator cannot describe (a record field without a ``#:`` comment, a command wi
 build: ``make docs`` runs with warnings as errors.
 
 - ``cli``: every ``course`` command's help, from ``assignments.cli.build_parser`` (argparse's own text);
-- ``settings``: every ``[tool.course]`` key, from ``assignments.config.SETTINGS``;
+- ``settings``: every ``[tool.course]`` key, from ``assignments.settings.SETTINGS``;
 - ``findings``: the finding codes, from ``assignments.results.findings.CATALOGUE``;
 - ``record``: the result record's fields and their ``#:`` comments, from ``assignments.results.model``;
 - ``exports``: each ``course export`` format (``assignments.exports.WRITERS``) with its module's docstring,
@@ -107,7 +107,7 @@ def toml_value(value) -> str:
 
 
 def settings() -> str:
-    from assignments.config import SETTINGS
+    from assignments.settings import SETTINGS
 
     out = []
     for entry in SETTINGS:
@@ -214,7 +214,8 @@ def writer_module(writer) -> str:
 
 def exports() -> str:
     from assignments import exports as package
-    from assignments.exports import gradescope, prairielearn
+    from assignments.exports import gradescope
+    from assignments.platforms.prairielearn import results as prairielearn
 
     out = []
     for name, writer in package.WRITERS.items():
@@ -227,7 +228,7 @@ def exports() -> str:
     out.append("\n## PrairieLearn's `results.json`\n")
     out.append(
         "Not a `course export` format: the grader image's PrairieLearn entry point (`course prairielearn`) "
-        "writes it for each job. Written by `assignments/exports/prairielearn.py`.\n"
+        "writes it for each job. Written by `assignments/platforms/prairielearn/results.py`.\n"
     )
     out.append(prose(inspect.cleandoc(prairielearn.__doc__ or "")) + "\n")
     record = example_record()
@@ -238,7 +239,7 @@ def exports() -> str:
     )
     out.append("Gradescope's `results.json` (`assignments.exports.gradescope.results_json`):\n")
     out.append(fence(json.dumps(gradescope.results_json(record, "visible"), indent=2, ensure_ascii=False), "json"))
-    out.append("PrairieLearn's `results.json` (`assignments.exports.prairielearn.results_json`):\n")
+    out.append("PrairieLearn's `results.json` (`assignments.platforms.prairielearn.results.results_json`):\n")
     out.append(fence(json.dumps(prairielearn.results_json(record), indent=2, ensure_ascii=False), "json"))
     out.append("The record itself, as `results/<student>.json` stores it:\n")
     out.append(fence(record.to_json(), "json"))

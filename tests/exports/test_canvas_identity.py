@@ -10,8 +10,8 @@ from pathlib import Path
 
 from assignments import intake
 from assignments.exports import canvas
-from assignments.results import store
-from assignments.run_folder import Run
+from assignments.runs import store
+from assignments.runs.folder import Run
 from assignments.workflow import export
 from tests.exports.test_canvas_import import canvas_import
 from tests.exports.test_exports import record

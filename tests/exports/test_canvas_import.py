@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from assignments.exports import adjust, canvas
-from assignments.results import store
-from assignments.run_folder import Run
+from assignments.runs import store
+from assignments.runs.folder import Run
 from assignments.workflow import export
 from tests.exports.test_exports import record
 

@@ -23,8 +23,8 @@ import pytest
 from assignments.escaping import csv_cell
 from assignments.exports import canvas
 from assignments.intake import parse_name
-from assignments.results import store
-from assignments.run_folder import Run
+from assignments.runs import store
+from assignments.runs.folder import Run
 from assignments.workflow import export
 from tests.exports.test_exports import record, toy_course
 from tests.helpers import tool_unavailable

@@ -16,16 +16,16 @@ import nbformat
 import pytest
 
 from assignments import exports
+from assignments import locks as lockfile
 from assignments.cli import main as course
 from assignments.course import REPO
 from assignments.escaping import markdown_inline
 from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, text
-from assignments.gradescope import bundle as gradescope_bundle
-from assignments.gradescope import lock as lockfile
-from assignments.gradescope import runner as gradescope_runner
-from assignments.results import store
+from assignments.platforms.gradescope import bundle as gradescope_bundle
+from assignments.platforms.gradescope import runner as gradescope_runner
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
-from assignments.run_folder import Run
+from assignments.runs import store
+from assignments.runs.folder import Run
 from assignments.workflow import export
 
 A = "transformers"
@@ -224,7 +224,7 @@ def test_gradescope_autograder_zip(tmp_path):
         assert modes[script] & stat.S_IXUSR and stat.S_ISREG(modes[script])
     assert {
         "assignments/__init__.py",
-        "assignments/gradescope/runner.py",
+        "assignments/platforms/gradescope/runner.py",
         "assignments/results/model.py",
         "autograder/__init__.py",
         "autograder/toy/__init__.py",
@@ -249,7 +249,7 @@ def test_gradescope_autograder_zip(tmp_path):
     assert subprocess.run(["bash", "-n", str(tmp_path / "unpacked" / "run_autograder")]).returncode == 0
     # The zip's own entry point starts from the unpacked files alone.
     done = subprocess.run(
-        [sys.executable, "-m", "assignments.gradescope.runner", "--help"],
+        [sys.executable, "-m", "assignments.platforms.gradescope.runner", "--help"],
         cwd=tmp_path / "unpacked",
         env={**os.environ, "PYTHONPATH": str(tmp_path / "unpacked")},
         capture_output=True,

@@ -21,9 +21,9 @@ import pytest
 
 from assignments.course import REPO
 from assignments.exports import adjust, canvas, feedback, gradescope, nbgrader_gradebook
-from assignments.gradescope import runner as gradescope_runner
-from assignments.results import store
-from assignments.run_folder import Run
+from assignments.platforms.gradescope import runner as gradescope_runner
+from assignments.runs import store
+from assignments.runs.folder import Run
 from assignments.workflow import export
 from tests.exports.test_exports import grade_by_hand, record, toy_course
 

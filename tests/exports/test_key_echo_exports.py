@@ -21,7 +21,7 @@ import pytest
 from assignments.course import REPO, default
 from assignments.demo import students as demo_class
 from assignments.exports import nbgrader_gradebook
-from assignments.run_folder import Run
+from assignments.runs.folder import Run
 from assignments.workflow import export, grade_class
 from tests.fixtures import fallback, key_echo
 from tests.helpers import isolation_unavailable

@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 
 from assignments.exports import canvas, nbgrader_gradebook
-from assignments.results import store
-from assignments.run_folder import Run
+from assignments.runs import store
+from assignments.runs.folder import Run
 from assignments.workflow import export
 from tests.exports.test_exports import grade_by_hand, record, toy_course
 

@@ -1,4 +1,4 @@
-"""PrairieLearn's results.json (assignments/exports/prairielearn.py) from records made here: the fields its
+"""PrairieLearn's results.json (assignments/platforms/prairielearn/results.py) from records made here: the fields its
 docs/externalGrading.md specifies, for a graded record and for one that could not be graded."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from assignments.exports.prairielearn import results_json, write_results_json
+from assignments.platforms.prairielearn.results import results_json, write_results_json
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
 
 

@@ -31,7 +31,6 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from assignments.course import Assignment
-from assignments.results import store
 from assignments.results.model import (
     BUDGET_FINDING,
     Finding,
@@ -41,7 +40,8 @@ from assignments.results.model import (
     apply_penalties,
     rejected,
 )
-from assignments.run_folder import Run, as_run
+from assignments.runs import store
+from assignments.runs.folder import Run, as_run
 
 GiB = 1024**3
 POLL_S = 0.05  # how often the supervisor looks at its grader processes (a fast allocator gains ~0.5 GB)
@@ -53,7 +53,7 @@ class Job:
     path: str
     seed: int = 0
     hide: tuple = ()  # folders the student's kernel must not see (the class's submissions, the results)
-    sha256: str = ""  # of the notebook's bytes, stamped on the record (batches.py: resuming a batch)
+    sha256: str = ""  # of the notebook's bytes, stamped on the record (runs/batches.py: resuming a batch)
 
 
 @dataclass(frozen=True)
@@ -409,7 +409,7 @@ def grade_batch(
     """Grade every job (``workers`` at a time, with a progress bar and ETA); results come back in job order.
     Each record is written to the run ``out_dir``'s results/ once, as its grading ends, with ``findings[student]``
     (what the intake found about that student) added first, and stamped with the job's ``sha256`` and
-    ``grader_version`` (what a later batch checks before it keeps the record: ``batches.py``).
+    ``grader_version`` (what a later batch checks before it keeps the record: ``runs/batches.py``).
 
     ``grader(assignment, job, skip_tests, test_log)`` grades one job in a grader process; it must be
     picklable (a module-level function or a partial of one). With ``warm_kernels`` the students' kernels

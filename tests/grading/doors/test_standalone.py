@@ -222,7 +222,7 @@ def test_no_export_carries_answer_key_text(graded, tmp_path):
     consecutive characters of a stand-in or hidden-test file."""
     from assignments.grading.doors import batch as class_batch
     from assignments.grading.testkit.kernel_text import KERNEL_TEXT_CHARS
-    from assignments.run_folder import Run
+    from assignments.runs.folder import Run
     from assignments.workflow import export
 
     run = Run(tmp_path)

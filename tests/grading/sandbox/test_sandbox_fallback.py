@@ -146,7 +146,7 @@ def test_course_grade_says_not_graded_and_why(python_out_of_reach, tmp_path, cap
 def test_the_gradescope_runner_scores_nothing_and_blames_the_grader_not_the_student(
     python_out_of_reach, tmp_path, capsys
 ):
-    from assignments.gradescope import runner as gradescope_runner
+    from assignments.platforms.gradescope import runner as gradescope_runner
     from tests.helpers import QUICKEST
 
     upload = tmp_path / "submission"

@@ -30,7 +30,7 @@ from assignments.grading.doors.nbgrader.hidden_region import COURSE_VARIABLE
 from assignments.grading.doors.nbgrader.layout import submitted_path
 from assignments.grading.doors.nbgrader.reaper import DEADLINE_EXIT
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, apply_penalties, rejected
-from assignments.run_folder import Run
+from assignments.runs.folder import Run
 from assignments.titles import question_titles
 
 REAPER_GRACE_S = 60  # the reaper's own cleanup after the deadline, before the caller gives up on it

@@ -2,7 +2,7 @@
 
 The zip holds ``setup.sh`` (CPU torch and this package's dependencies in a venv, installed by uv at exactly
 the versions of the lock for the image's Python: it ships every supported Python's ``locks/python3.X.txt``), ``run_autograder``
-(runs ``python -m assignments.gradescope.runner`` on ``/autograder/submission``), and what grading needs:
+(runs ``python -m assignments.platforms.gradescope.runner`` on ``/autograder/submission``), and what grading needs:
 the ``assignments`` package, ``autograder/<assignment>`` (without mutants or shortcut answers), the release
 notebook of that assignment (the template the grader restores submissions from), its grading manifest
 (``source/<a>/grading.json``: the questions' points and the shortcut rules, which is all grading reads of
@@ -17,15 +17,14 @@ import io
 import json
 import shlex
 import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from assignments import locks as lockfile
 from assignments import notebooks
 from assignments.course import REPO, Course, resolve
-from assignments.gradescope import lock as lockfile
+from assignments.grader_files import PACKAGE_DIR, autograder_files
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the whole assignments package, not this wing
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same inputs give the same zip, byte for byte
-SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "mutants", "shortcuts", ".DS_Store"}
 
 
 SETUP_SH = """#!/usr/bin/env bash
@@ -97,7 +96,7 @@ env -i PATH="${PATH:-/usr/local/bin:/usr/bin:/bin}" LANG=C.UTF-8 HOME="${HOME:-/
     PYTHONPATH="$ROOT/source" HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TQDM_DISABLE=1 \\
     {start_env} "${keep[@]}" \\
     "$ROOT/venv/bin/python" "$ROOT/source/{zygote}" {zygote_flags} \\
-    -m assignments.gradescope.runner \\
+    -m assignments.platforms.gradescope.runner \\
     --assignment {assignment} \\
     --submission-dir "$ROOT/submission" \\
     --metadata "$ROOT/submission_metadata.json" \\
@@ -145,41 +144,6 @@ def run_autograder(hw, package_dir: Path = PACKAGE_DIR) -> str:
         .replace("{zygote}", script)
         .replace("{zygote_flags}", shlex.join(command[2:]))
     )
-
-
-def _files_under(folder: Path, base: Path, skip_suffixes=(".pyc",)) -> list[tuple[str, Path]]:
-    found = []
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if not path.is_file() or path.is_symlink() or any(part in SKIP_PARTS for part in relative.parts):
-            continue
-        if path.suffix in skip_suffixes or path.name.endswith(".tmp"):
-            continue
-        found.append((PurePosixPath(path.relative_to(base).as_posix()).as_posix(), path))
-    return found
-
-
-def autograder_files(assignment: str, repo: Path = REPO, package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:
-    """Archive name -> file on disk for everything grading ``assignment`` needs."""
-    repo = Path(repo)
-    hw = Course(repo).assignment(assignment)
-    files: dict[str, Path] = {}
-    for name, path in _files_under(package_dir, package_dir.parent):
-        files[name] = path
-    if not hw.suite_dir.is_dir():
-        raise FileNotFoundError(f"no hidden tests at {hw.suite_dir}")
-    for path in sorted(hw.suite_dir.parent.glob("*.py")):  # the autograder package's own modules
-        files[f"autograder/{path.name}"] = path
-    files.update(dict(_files_under(hw.suite_dir, repo)))
-    if not any(hw.release_folder.glob("*.ipynb")):
-        raise FileNotFoundError(f"no release notebook in {hw.release_folder} (run `course release` first)")
-    files.update(dict(_files_under(hw.release_folder, repo)))
-    for name in ("pyproject.toml", "nbgrader_config.py"):
-        if (repo / name).is_file():
-            files[name] = repo / name
-    if "pyproject.toml" not in files:
-        raise FileNotFoundError(f"no pyproject.toml in {repo}")
-    return files
 
 
 def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_dir: Path = PACKAGE_DIR) -> Path:

@@ -1,5 +1,5 @@
 """Results records on disk: ``<folder>/<student>.json``, one per student (a run's folder is its
-``Run.results``, ``run_folder.py``).
+``Run.results``, ``folder.py``).
 
 Every exporter starts from ``load_results``; graders end with ``save_result``.
 """
@@ -52,6 +52,6 @@ def load_roster(path: Path | None) -> dict[str, dict]:
     """student key -> LMS details, from an intake manifest; empty when there is none."""
     if path is None or not Path(path).is_file():
         return {}
-    from assignments.intake import IntakeResult
+    from assignments.runs.manifest import IntakeResult
 
     return IntakeResult.load(Path(path)).roster()

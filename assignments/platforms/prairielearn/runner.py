@@ -1,7 +1,7 @@
 """What the grader image runs for a PrairieLearn external-grading job (``course prairielearn <assignment>``,
 the question's ``entrypoint``): grade the notebook the student uploaded to ``/grade/student`` with the
 standalone door and write ``/grade/results/results.json`` in PrairieLearn's format
-(``exports/prairielearn.py``) and exit 0 whatever the student uploaded; where the grader itself failed,
+(``results.py``) and exit 0 whatever the student uploaded; where the grader itself failed,
 write none and exit non-zero (``GRADER_FAILURE_SPEC``).
 
 The job folder as PrairieLearn lays it out (docs/externalGrading.md): ``/grade/student`` (the upload),
@@ -12,7 +12,7 @@ The job folder as PrairieLearn lays it out (docs/externalGrading.md): ``/grade/s
 PrairieLearn's own cap on its size (``PRAIRIELEARN_UPLOAD_BYTES``).
 
 The question's ``info.json``, with the job's timeout derived from the grader's limits, is
-``prairielearn_question``'s (``course prairielearn --print-timeout`` prints that timeout).
+``question``'s (``course prairielearn --print-timeout`` prints that timeout).
 
 The assignment comes from the question's ``tests/`` folder when it holds one (``tests/course/``, laid out as
 the repository: ``autograder/<a>/``, ``release/<a>/``, ``source/<a>/grading.json``; ``course image``
@@ -26,8 +26,8 @@ import os
 from pathlib import Path
 
 from assignments.escaping import printable
-from assignments.exports.prairielearn import write_results_json
-from assignments.exports.text import points
+from assignments.platforms.prairielearn.results import write_results_json
+from assignments.points import points_text
 from assignments.results.model import Finding, rejected
 
 # PrairieLearn's specification: docs/externalGrading.md ("Grading results") keeps ``"gradable": false``
@@ -75,7 +75,7 @@ def run(assignment: str, job: Path = Path("/grade"), limits=None) -> Path | None
     """Grade the job in ``job`` and write ``job/results/results.json``; returns its path, or None where the
     grader failed (nothing written; ``main`` exits non-zero, see ``GRADER_FAILURE_SPEC``). ``limits``: the
     sandbox's (``Limits``; default its own), from which the question's timeout is derived."""
-    from assignments.gradescope.runner import grade_upload, grader_failure, staff_lines, staff_traceback
+    from assignments.platforms.gradescope.runner import grade_upload, grader_failure, staff_lines, staff_traceback
 
     job = Path(job)
     results = job / "results" / "results.json"
@@ -106,7 +106,7 @@ def run(assignment: str, job: Path = Path("/grade"), limits=None) -> Path | None
     # PrairieLearn's grading host reads results.json as whatever user it runs as; the kernel is gone by now.
     os.chmod(results.parent, 0o755)
     os.chmod(results, 0o644)
-    print(printable(f"{points(result.autograded_points)} / {points(result.autograded_max)} -> {results}"))
+    print(printable(f"{points_text(result.autograded_points)} / {points_text(result.autograded_max)} -> {results}"))
     for line in staff_lines(result):
         print(line)
     return results
@@ -118,7 +118,7 @@ def main(assignment: str, job: Path = Path("/grade"), limits=None) -> int:
     try:
         return 0 if run(assignment, job, limits) is not None else EXIT_GRADER_FAILED
     except Exception:  # noqa: BLE001 - a failed job, not a score
-        from assignments.gradescope.runner import staff_traceback
+        from assignments.platforms.gradescope.runner import staff_traceback
 
         staff_traceback()
         (Path(job) / "results" / "results.json").unlink(missing_ok=True)

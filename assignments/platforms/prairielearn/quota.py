@@ -1,6 +1,6 @@
 """One PrairieLearn job graded as PrairieLearn's grading host runs it, to try a question before students do
 (``course prairielearn <assignment> --job DIR --quota``): the entry point inside a control group with the
-host's CPU quota and memory limit (``prairielearn_question.CPUS`` and ``MEMORY_MB``, the limits Docker sets
+host's CPU quota and memory limit (``question.CPUS`` and ``MEMORY_MB``, the limits Docker sets
 for ``--cpus 0.9 --memory 2g``), without a cgroup of the sandbox's own below it (a container's cgroup file
 system is read-only), then the wall time against the question's timeout. Linux and root only."""
 
@@ -12,8 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from assignments import container_limits, prairielearn_question
 from assignments.grading.sandbox.cgroups import NO_CGROUP_ENV
+from assignments.platforms import container_limits
+from assignments.platforms.prairielearn import question as prairielearn_question
 
 
 def unavailable() -> str | None:

@@ -7,8 +7,8 @@ the assignment's Gradescope bundle unpacked (``gradescope_bundle.build_autograde
 grades with is exactly what the zip ships, the locks included, and never a solution notebook. Its
 ``engine`` target leaves the assignment out (a public registry may hold it); ``prairielearn/`` beside
 is a PrairieLearn question to copy into a course's ``questions/``: ``info.json`` and ``question.html``
-(``prairielearn_question``) and ``tests/`` holding the assignment, from which ``course prairielearn``
-grades with that image (``prairielearn_runner.QUESTION_COURSE``).
+(``platforms.prairielearn.question``) and ``tests/`` holding the assignment, from which ``course prairielearn``
+grades with that image (``platforms.prairielearn.runner.QUESTION_COURSE``).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import zipfile
 from pathlib import Path
 
 from assignments.course import REPO, Course
-from assignments.gradescope.bundle import build_autograder_zip
-from assignments.prairielearn_question import IMAGE_PLACEHOLDER, write_question_files
-from assignments.prairielearn_runner import QUESTION_COURSE
+from assignments.platforms.gradescope.bundle import build_autograder_zip
+from assignments.platforms.prairielearn.question import IMAGE_PLACEHOLDER, write_question_files
+from assignments.platforms.prairielearn.runner import QUESTION_COURSE
 
 IMAGE_DIR = REPO / "image"
 CONTEXT_FILES = ("Containerfile", "course")  # from image/, beside source/

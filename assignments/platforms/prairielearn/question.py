@@ -16,7 +16,7 @@ PrairieLearn's own facts, as its repository states them (PrairieLearn/PrairieLea
 - ``info.json`` follows ``apps/prairielearn/src/schemas/schemas/infoQuestion.json`` (``uuid``, ``type``,
   ``title`` and ``topic`` are required; nothing else may appear at the top level);
 - ``pl-file-upload`` takes at most 5 MB per answer (``PRAIRIELEARN_UPLOAD_BYTES`` in
-  ``prairielearn_runner``, where an upload over it is answered).
+  ``runner``, where an upload over it is answered).
 
 So the timeout is derived here from the grader's own limits (``job_timeout``), never typed: the
 submission's wall-clock ceiling (``Limits.total_wall_timeout``, from its first kernel's start) plus the

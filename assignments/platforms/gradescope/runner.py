@@ -6,7 +6,7 @@ a sandbox the machine cannot give) is the grader's failure, never the student's 
 reason in the staff-only log, and a non-zero exit, so that Gradescope shows "The autograder failed to
 execute correctly" (see ``GRADER_FAILURE_SPEC``).
 
-    python -m assignments.gradescope.runner --assignment transformers \
+    python -m assignments.platforms.gradescope.runner --assignment transformers \
         [--submission-dir /autograder/submission] [--out /autograder/results/results.json]
 """
 
@@ -25,8 +25,8 @@ from pathlib import Path
 from assignments import trees
 from assignments.escaping import one_line, printable
 from assignments.exports.gradescope import results_json, write_results_json
-from assignments.exports.text import points
 from assignments.notebooks import MAX_NOTEBOOK_BYTES
+from assignments.points import points_text
 from assignments.results.findings import INTERNAL_CODES
 from assignments.results.model import Finding, SubmissionResult, rejected
 
@@ -212,9 +212,9 @@ def _moment(text: str):
 def course_decisions(result, facts: dict):
     """``result`` with the course's late policy and excused questions applied (exports/adjust.py), as
     every other export applies them; a configuration error leaves it as graded and is printed for staff."""
-    from assignments.config import settings
     from assignments.course import resolve
     from assignments.exports import adjust
+    from assignments.settings import settings
 
     try:
         config = settings(resolve(result.assignment).course.root)
@@ -292,7 +292,7 @@ def grade_upload(
     """The record of the notebook uploaded to ``submission_dir``: graded from a private copy when one
     usable notebook is there, else a ``rejected`` record whose finding tells the student what to upload.
     What an upload holds besides (other files, a second notebook) is an ``upload`` note. Any platform's
-    runner starts here (Gradescope's below, PrairieLearn's in ``prairielearn_runner``, which passes its
+    runner starts here (Gradescope's below, PrairieLearn's in ``platforms.prairielearn.runner``, which passes its
     platform's smaller ``max_bytes``).
 
     ``grade(assignment, path, student) -> SubmissionResult`` defaults to the standalone grader."""
@@ -375,7 +375,9 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
     result.timings.setdefault("total_s", round(time.perf_counter() - start, 2))
     write_results_json(result, out)
     # Gradescope's stdout is shown to staff only: the full findings go there, unabridged (and escaped).
-    print(f"{one_line(student)}: {points(result.autograded_points)} / {points(result.autograded_max)} -> {out}")
+    print(
+        f"{one_line(student)}: {points_text(result.autograded_points)} / {points_text(result.autograded_max)} -> {out}"
+    )
     for member, hours in facts.get("members_hours_late", {}).items():
         print(f"  group member {one_line(member)}: {hours:.1f} h late against their own due date")
     for line in staff_lines(result):
@@ -385,7 +387,7 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m assignments.gradescope.runner",
+        prog="python -m assignments.platforms.gradescope.runner",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

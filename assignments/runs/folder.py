@@ -4,7 +4,7 @@ A run is what ``course grade`` (or ``course autograde``, ``course merge``, the d
 
     <run>/intake.json           the intake's manifest: student keys, LMS names and ids, late flags
     <run>/submissions/          the run's copies of the class's notebooks
-    <run>/results/<student>.json  one record per student (``results/store.py``)
+    <run>/results/<student>.json  one record per student (``store.py``)
     <run>/regrade.json          whose scores moved when the run was graded again (``batches.py``)
     <run>/shard.json            which shard of the class the run graded (``course grade --shard``; 0/1: all)
     <run>/exports/<format>/     what ``course export`` writes

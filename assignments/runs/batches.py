@@ -29,9 +29,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from assignments.course import Assignment
-from assignments.results import store
+from assignments.grader_files import autograder_files
 from assignments.results.model import SubmissionResult
-from assignments.run_folder import SUBMISSIONS, Run, as_run
+from assignments.runs import store
+from assignments.runs.folder import SUBMISSIONS, Run, as_run
 
 INTAKE_PREFIX = "intake-"  # the codes of findings a record takes from the intake (workflow.intake_findings)
 
@@ -80,8 +81,7 @@ def grader_version(assignment: Assignment) -> str:
     release notebook) and the questions' points and shortcut rules. A fix to a hidden test, a stand-in,
     the grader or a question's points changes it; the course's settings (late policy, term) and the
     installed libraries do not."""
-    from assignments.config import tomllib  # tomli on Python 3.10
-    from assignments.gradescope.bundle import autograder_files
+    from assignments.settings import tomllib  # tomli on Python 3.10
 
     course_root = assignment.course.root
     digest = hashlib.sha256()
@@ -199,22 +199,22 @@ def report_lines(found: list[Change]) -> list[str]:
     """The terminal's view of the changes: one line per student (keys are the students' text: one
     printable line each)."""
     from assignments.escaping import one_line
-    from assignments.exports.text import points
+    from assignments.points import points_text
 
     lines = []
     for change in found:
         moves = ", ".join(f"{q['grade_id']} {_shown(q['before'])} -> {_shown(q['after'])}" for q in change.questions)
         lines.append(
-            f"  {one_line(change.student)}: {points(change.total_before)} -> {points(change.total_after)} "
+            f"  {one_line(change.student)}: {points_text(change.total_before)} -> {points_text(change.total_after)} "
             f"({moves}; {change.why})"
         )
     return lines
 
 
 def _shown(value) -> str:
-    from assignments.exports.text import points
+    from assignments.points import points_text
 
-    return "-" if value is None else points(value)
+    return "-" if value is None else points_text(value)
 
 
 # --- merge ----------------------------------------------------------------------------------------------
@@ -273,7 +273,7 @@ def merge_runs(
     the runs' own files and writes only inside ``out``. The order of ``runs`` changes nothing, and merging
     again gives the same run."""
     from assignments.escaping import one_line
-    from assignments.intake import IntakeResult
+    from assignments.runs.manifest import IntakeResult
 
     runs = [as_run(run) for run in runs]
     shards = {run.root: read_shard(run) for run in runs}

@@ -26,8 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from assignments.config import read_toml
 from assignments.course import REPO
+from assignments.settings import read_toml
 
 LOCK_DIR = "locks"
 # What installs the lock, pinned by it: pip (make venv, the venv's own) and uv, which setup.sh and the Colab

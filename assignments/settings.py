@@ -81,7 +81,7 @@ SETTINGS: tuple[Setting, ...] = (
         None,
         "The Python versions the course installs on, each with its lock (locks/python3.X.txt, `make lock`); "
         "the Gradescope zip ships them all. requires-python in [project] is the lowest.",
-        "assignments/gradescope/lock.py",
+        "assignments/locks.py",
     ),
     Setting(
         "gradescope_test_visibility",
@@ -184,4 +184,4 @@ def setting(key: str) -> Setting:
     for entry in SETTINGS:
         if entry.key == key:
             return entry
-    raise KeyError(f"[tool.course] has no setting {key!r}; declare it in assignments/config.py SETTINGS")
+    raise KeyError(f"[tool.course] has no setting {key!r}; declare it in assignments/settings.py SETTINGS")

@@ -1,5 +1,5 @@
 """PrairieLearn's external-grading ``results.json`` from a results record (the runner in the grader image is
-``assignments/prairielearn_runner.py``).
+``assignments/platforms/prairielearn/runner.py``).
 
 PrairieLearn's specification (its docs/externalGrading.md, "Grading results"): ``score`` is a float in
 [0, 1]; ``gradable: false`` marks a submission that could not be graded (the student keeps the attempt,
@@ -18,7 +18,8 @@ from pathlib import Path
 
 from assignments.escaping import one_line, printable
 from assignments.exports.gradescope import overall_output
-from assignments.exports.text import humanise_test, points, question_title, safe_message, student_findings
+from assignments.exports.text import humanise_test, question_title, safe_message, student_findings
+from assignments.points import points_text
 from assignments.results.model import SubmissionResult
 
 OUTPUT_CHARS = 100_000  # the whole submission's output; with the tests' bounded messages, far below 1 MB
@@ -65,7 +66,7 @@ def results_json(result: SubmissionResult) -> dict:
     return {
         "gradable": True,
         "score": round(min(1.0, max(0.0, earned / possible)), 6) if possible else 0.0,
-        "message": f"Autograded score: {points(earned)} / {points(possible)}",
+        "message": f"Autograded score: {points_text(earned)} / {points_text(possible)}",
         "output": printable(overall_output(result))[:OUTPUT_CHARS],
         "tests": tests,
     }
