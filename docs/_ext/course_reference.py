@@ -13,6 +13,7 @@ build: ``make docs`` runs with warnings as errors.
 - ``exports``: each ``course export`` format (``assignments.exports.WRITERS``) with its module's docstring,
   and the JSON that Gradescope's and PrairieLearn's writers make of an example record;
 - ``packages``: the package's modules and folders, each with the first sentence of its docstring.
+- ``floors``: the package's floors (tests/test_wings.py), top first, each wing with its docstring's first sentence.
 """
 
 from __future__ import annotations
@@ -204,9 +205,15 @@ def example_record():
 
 
 def writer_module(writer) -> str:
-    """The module of ``assignments.exports`` a writer hands its job to (its ``from .<module> import``)."""
+    """The module of ``assignments.exports`` a writer hands its job to (its ``from assignments.exports.<module>
+    import``)."""
     tree = ast.parse(inspect.getsource(writer).lstrip())
-    found = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1]
+    prefix = "assignments.exports."
+    found = [
+        node.module.removeprefix(prefix)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(prefix)
+    ]
     if not found:
         raise ExtensionError(f"export writer {writer.__name__} imports no module of assignments.exports")
     return found[0]
@@ -264,6 +271,26 @@ def packages() -> str:
     return "\n".join(rows) + "\n"
 
 
+def floors() -> str:
+    """The package's floors, top first, as tests/test_wings.py holds them: each wing with what it holds."""
+    from tests.test_wings import FLOORS
+
+    root = REPO / "assignments"
+    rows = ["| floor | wings (each imports only from its own floor and the ones below) |", "| ---: | --- |"]
+    for number, floor in reversed(list(enumerate(FLOORS))):
+        shown = []
+        for wing in sorted(floor):
+            if wing == "ground":
+                shown.append("the ground: the course model, settings, locks and the small modules all share")
+                continue
+            source = root / wing / "__init__.py" if (root / wing).is_dir() else root / f"{wing}.py"
+            doc = ast.get_docstring(ast.parse(source.read_text(encoding="utf-8")))
+            name = f"`{wing}/`" if (root / wing).is_dir() else f"`{wing}.py`"
+            shown.append(f"{name}: {first_sentence(doc)}" if doc else name)
+        rows.append(f"| {number} | {cell('; '.join(shown))} |")
+    return "\n".join(rows) + "\n"
+
+
 def grading_folders() -> str:
     root = REPO / "assignments" / "grading"
     rows = ["| folder | what it holds |", "| --- | --- |"]
@@ -310,6 +337,7 @@ GENERATORS = {
     "exports": exports,
     "packages": packages,
     "grading-folders": grading_folders,
+    "floors": floors,
     "colab-runtimes": colab_runtimes,
 }
 
