@@ -1,6 +1,7 @@
 """``course selftest``'s report: per assignment, the behaviour map's coverage, the contract parameters, the
-reference over seeds, the blank release, the variants through both real doors and every mutant, one
-printed line each, and the problems found (the other modules of this package find them)."""
+reference over seeds, the blank release, the stand-ins, the traced reference, the variants through both
+real doors and every mutant, one printed line each, and the problems found (the other modules of this
+package find them)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from pathlib import Path
 from assignments import notebooks
 from assignments.grading.selftest import (
     behaviour_rows,
+    foreign_answers,
     kinds,
     mutant_checks,
     mutation,
     parameter_rows,
     reference,
+    stand_in_checks,
     variant_checks,
     visible_checks,
 )
@@ -32,8 +35,10 @@ def selftest(
 ) -> int:
     """Print the self-test of each of ``assignments`` and return the exit status (1 on any problem). Per
     assignment: the behaviour map's coverage, the contract parameters the hidden tests vary and those they
-    hold fixed, the reference over seeds ``0..repeats-1``, the blank release, every variant through both
-    real doors, every mutant (caught on its own question only) and the visible-check table."""
+    hold fixed, the reference over seeds ``0..repeats-1``, the blank release, the stand-ins (each the
+    notebook's own definition, full marks as a student), the traced reference (no question's tests run
+    another question's answer), every variant through both real doors, every mutant (caught on its own
+    question only) and the visible-check table."""
     problems = []
     for assignment in assignments:
         print(f"== {assignment}", flush=True)
@@ -55,6 +60,12 @@ def selftest(
             found = reference.check_blank(assignment)
             print(f"  blank release: {'PROBLEM' if found else 'zero'}", flush=True)
             problems += found
+        found = stand_in_checks.stand_in_problems(assignment) + stand_in_checks.check_stand_ins(assignment)
+        print(f"  stand-ins: {'PROBLEM' if found else 'the notebook definitions, full marks'}", flush=True)
+        problems += found
+        found = foreign_answers.foreign_answer_problems(assignment)
+        print(f"  traced reference: {'PROBLEM' if found else 'no question runs another answer'}", flush=True)
+        problems += found
         kept: dict[str, dict[str, bool]] = {}
         if not skip_variants:
             problems += variants_report(assignment, kept)
