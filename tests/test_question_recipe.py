@@ -25,9 +25,9 @@ from assignments.grading.selftest import behaviour_rows, mutant_checks, mutation
 from assignments.grading.selftest.mutation import load_folder
 from assignments.grading.submission import shortcuts
 from assignments.grading.testkit.handle import answered_by
-from assignments.points import points_per_test
 from assignments.release import hygiene_problems
 from tests.fixtures import toy
+from tests.helpers import points_per_test
 
 # Step 1: the cells, as the recipe lists them.
 HEADING = "## Negation\nWrite `negate(x)`: the elementwise negative of a tensor."

@@ -24,6 +24,7 @@ from assignments.grading.selftest import mutation
 from assignments.similarity import compare as similarity
 from assignments.similarity import report as similarity_report
 from tests.fixtures.similarity import ASSIGNMENT, independent_answers, renamed
+from tests.helpers import write_folder
 
 SCRIPT = "<script>alert('copied')</script>"
 
@@ -87,7 +88,7 @@ def students(questions, mutants):
 @pytest.fixture(scope="module")
 def comparison(students, tmp_path_factory):
     folder = tmp_path_factory.mktemp("class")
-    paths = demo_class.write_folder(students, folder, "transformers.ipynb")
+    paths = write_folder(students, folder, "transformers.ipynb")
     return similarity.compare_class(ASSIGNMENT, [(name, path, "") for name, path in paths.items()], top=100, workers=1)
 
 

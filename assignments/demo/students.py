@@ -150,13 +150,3 @@ def write_canvas_zip(assignment: Assignment | str, students: dict[str, object], 
             info = zipfile.ZipInfo(names[student], date_time=(2026, 11, 1, 12, 0, 0))
             archive.writestr(info, nbformat.writes(nb))
     return names
-
-
-def write_folder(students: dict[str, object], folder: Path, notebook_name: str) -> dict[str, Path]:
-    paths = {}
-    for student, nb in students.items():
-        target = folder / student / notebook_name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(nbformat.writes(nb))
-        paths[student] = target
-    return paths

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from assignments import notebooks
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace
 from assignments.grading.selftest.behaviour_rows import BehaviourRow
-from assignments.grading.selftest.mutation import Mutant, MutantError, mutants
+from assignments.grading.selftest.mutation import Mutant, MutantError
 from assignments.grading.selftest.reference import reference_notebook
 from assignments.grading.selftest.visible_checks import contract_problems, visible_check
 from assignments.results.model import SubmissionResult
@@ -42,16 +42,6 @@ def grade_mutant(assignment: str, mutant: Mutant) -> SubmissionResult:
     result = grade_namespace(assignment, namespace, findings, mutant.name)
     result.findings.append(check)
     return result
-
-
-def whole_suite_mutants(assignment: str, per_cell: int = 2) -> set[str]:
-    """The names of the mutants a quick self-test grades on every question: the first ``per_cell`` (by name)
-    of each answer cell's mutants. The rest are graded on their own question only (``forking.grade_mutants``'
-    ``whole``); ``course selftest`` grades every mutant on every question."""
-    by_cell: dict[str, list[str]] = {}
-    for mutant in mutants(assignment):
-        by_cell.setdefault(mutant.replaces, []).append(mutant.name)
-    return {name for names in by_cell.values() for name in sorted(names)[:per_cell]}
 
 
 def mutant_problems(mutant: Mutant, result: SubmissionResult, whole: bool = True) -> list[str]:

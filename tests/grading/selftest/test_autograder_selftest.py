@@ -59,13 +59,24 @@ def mutant_batches(assignment: str) -> dict[str, int]:
 
 
 BATCHES = {assignment: mutant_batches(assignment) for assignment in ASSIGNMENTS}
+
+
+def whole_suite_mutants(assignment: str, per_cell: int = 2) -> set[str]:
+    """The names of the mutants graded here on every question: the first ``per_cell`` (by name) of each answer
+    cell's mutants. The rest are graded on their own question only (``forking.grade_mutants``' ``whole``)."""
+    by_cell: dict[str, list[str]] = {}
+    for mutant in mutation.mutants(assignment):
+        by_cell.setdefault(mutant.replaces, []).append(mutant.name)
+    return {name for names in by_cell.values() for name in sorted(names)[:per_cell]}
+
+
 # The mutants graded on every question here: two of each answer cell's. Every other mutant is graded on its own
 # question only (every cell of the notebook still runs): CI's 90 minutes cannot hold all ~580 on the whole suite
 # (62 of check-course's 80 worker-minutes on 2026-12-03). What the whole suite would add for them, a mutant that
 # costs points on another question, comes from another question's tests running this cell's code (a stand-in
 # missing): test_no_question_runs_another_questions_answer traces that for every question, whatever the mutant.
 # `course selftest` grades every mutant on every question.
-WHOLE = {assignment: mutant_checks.whole_suite_mutants(assignment) for assignment in ASSIGNMENTS}
+WHOLE = {assignment: whole_suite_mutants(assignment) for assignment in ASSIGNMENTS}
 
 
 class Gradings:
