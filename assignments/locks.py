@@ -271,14 +271,6 @@ def render_docs(pins: dict[str, str], pythons: list[str]) -> str:
     return DOCS_HEADER + f"{DOCS_PYTHONS} {' '.join(pythons)}\n" + lines
 
 
-def docs_pythons(root: Path = REPO) -> list[str]:
-    """The Pythons ``locks/docs.txt`` was resolved on (its header)."""
-    for line in docs_lock_path(root).read_text(encoding="utf-8").splitlines():
-        if line.startswith(DOCS_PYTHONS):
-            return line[len(DOCS_PYTHONS) :].split()
-    return []
-
-
 def write_docs(root: Path = REPO) -> tuple[Path, list[str]]:
     """Write ``locks/docs.txt``; returns its path and what moved."""
     path = docs_lock_path(root)

@@ -67,17 +67,6 @@ def _name(func) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
-def points_per_test(assignment) -> dict[tuple[str, str], float]:
-    """(grade_id, test) -> the points that test is worth, for every hidden test of ``assignment``."""
-    declared, _ = declared_points(assignment.suite_dir)
-    cells = {q.grade_id: q.points for q in assignment.questions}
-    worth = {}
-    for grade_id, tests in declared.items():
-        for (test, _), points in zip(tests, shares(cells.get(grade_id, 0.0), [p for _, p in tests])):
-            worth[(grade_id, test)] = points
-    return worth
-
-
 def split_problems(assignment) -> list[str]:
     """Where ``assignment``'s hidden tests do not split each autograded cell's points exactly."""
     suite = assignment.suite_dir

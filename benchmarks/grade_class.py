@@ -81,12 +81,12 @@ def synthetic_class(assignment: str, size: int, folder: Path, kinds: str = "muta
     student (``assignments.demo.students.demo_class``: the reference run on Colab, a blank upload, the
     reference pasted into a fresh Colab notebook, three with one mistake each, a shortcut)."""
     from assignments.demo import students as demo_class
-    from assignments.grading.selftest import checks as selftest
+    from assignments.grading.selftest import mutation
 
     if kinds == "demo":
         notebooks = list(demo_class.demo_class(assignment).items())
     else:
-        variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in selftest.mutants(assignment)]
+        variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in mutation.mutants(assignment)]
         notebooks = [(name, demo_class.filled_release(assignment, changes)) for name, changes in variants]
     texts = [(name, nbformat.writes(nb)) for name, nb in notebooks]
     for i in range(size):

@@ -4,7 +4,7 @@
 
 For each assignment, every K-th mutant (all of them by default) is graded both ways in one process, after
 one mutant has been graded so that neither way pays the process's first imports: ``forking.grade_mutants``
-(which also runs and grades the reference once first) and ``checks.grade_mutant`` one at a time. Prints the
+(which also runs and grades the reference once first) and ``mutant_checks.grade_mutant`` one at a time. Prints the
 wall seconds of each way and whether any record differs (scores or findings). Say the machine's load
 (``uptime``) beside the figures.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assignments.course import default  # noqa: E402
-from assignments.grading.selftest import checks, forking  # noqa: E402
+from assignments.grading.selftest import forking, mutant_checks, mutation  # noqa: E402
 
 
 def comparable(result):
@@ -27,13 +27,13 @@ def comparable(result):
 
 
 def compare(assignment: str, every: int) -> str:
-    chosen = checks.mutants(assignment)[::every]
-    checks.grade_mutant(assignment, chosen[0])  # the process's first imports, paid before either timing
+    chosen = mutation.mutants(assignment)[::every]
+    mutant_checks.grade_mutant(assignment, chosen[0])  # the process's first imports, paid before either timing
     began = time.perf_counter()
     forked = dict(forking.grade_mutants(assignment, chosen))
     forked_s = time.perf_counter() - began
     began = time.perf_counter()
-    plain = {mutant: checks.grade_mutant(assignment, mutant) for mutant in chosen}
+    plain = {mutant: mutant_checks.grade_mutant(assignment, mutant) for mutant in chosen}
     plain_s = time.perf_counter() - began
     differ = [
         m.name for m in chosen if isinstance(forked[m], Exception) or comparable(forked[m]) != comparable(plain[m])

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from assignments import notebooks  # noqa: E402
 from assignments.course import default  # noqa: E402
 from assignments.demo import students as demo_class  # noqa: E402
-from assignments.grading.selftest import checks as selftest  # noqa: E402
+from assignments.grading.selftest import mutation  # noqa: E402
 from assignments.similarity import compare as similarity  # noqa: E402
 from assignments.similarity import report as similarity_report  # noqa: E402
 from tests.fixtures.similarity import renamed  # noqa: E402
@@ -32,7 +32,7 @@ from tests.fixtures.similarity import renamed  # noqa: E402
 
 def synthetic_class(assignment: str, size: int) -> dict[str, object]:
     """``{student: notebook}``: reference, mutants, and renamed copies of them, cycled to ``size``."""
-    variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in selftest.mutants(assignment)]
+    variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in mutation.mutants(assignment)]
     answers = [gid for gid in similarity.context(assignment).questions]
     students = {}
     for index in range(size):

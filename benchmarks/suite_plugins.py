@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assignments.course import default  # noqa: E402
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace  # noqa: E402
-from assignments.grading.selftest import checks  # noqa: E402
+from assignments.grading.selftest import reference  # noqa: E402
 from assignments.grading.testkit import suite  # noqa: E402
 
 PLUGINS = ("no:unraisableexception", "no:threadexception")
@@ -42,7 +42,7 @@ def without_plugin_switches(args: list[str]) -> list[str]:
 
 
 def timings(assignment: str, rounds: int) -> dict[str, list[float]]:
-    namespace, findings = execute_cells(checks.reference_notebook(assignment))
+    namespace, findings = execute_cells(reference.reference_notebook(assignment))
     grade_namespace(assignment, namespace, findings)  # the first grading imports the suite's modules
     settings = {"suite's arguments": list(suite.PYTEST_ARGS), "plugins on": without_plugin_switches(suite.PYTEST_ARGS)}
     seconds: dict[str, list[float]] = {label: [] for label in settings}
@@ -54,7 +54,7 @@ def timings(assignment: str, rounds: int) -> dict[str, list[float]]:
                 began = time.perf_counter()
                 result = grade_namespace(assignment, namespace, findings)
                 seconds[label].append(round(time.perf_counter() - began, 2))
-                problems = checks.full_marks_problems(result, f"{assignment} ({label})")
+                problems = reference.full_marks_problems(result, f"{assignment} ({label})")
                 if problems:
                     raise SystemExit("\n".join(problems))
     finally:

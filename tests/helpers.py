@@ -10,9 +10,12 @@ that must enforce isolation never passes by skipping. Mark a whole module or tes
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import nbformat
 import pytest
+
+from assignments.points import declared_points, shares
 
 REQUIRE_ISOLATION = "COURSE_REQUIRE_ISOLATION"
 # The same rule for programs from the OS packages that CI installs (LibreOffice, ``.ci/install-spreadsheet``):
@@ -69,3 +72,26 @@ def alive(pid: int) -> bool:
             return stat.read().rpartition(")")[2].split()[0] != "Z"
     except OSError:
         return False
+
+
+def write_folder(students: dict[str, object], folder: Path, notebook_name: str) -> dict[str, Path]:
+    """A class as a plain folder of submissions: ``folder/<student>/<notebook_name>`` for each notebook."""
+    paths = {}
+    for student, nb in students.items():
+        target = folder / student / notebook_name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(nbformat.writes(nb))
+        paths[student] = target
+    return paths
+
+
+def points_per_test(assignment) -> dict[tuple[str, str], float]:
+    """(grade_id, test) -> the points that test is worth, for every hidden test of ``assignment``, worked out
+    statically the way the suite runner splits a cell's points at grading time (``points.shares``)."""
+    declared, _ = declared_points(assignment.suite_dir)
+    cells = {q.grade_id: q.points for q in assignment.questions}
+    worth = {}
+    for grade_id, tests in declared.items():
+        for (test, _), points in zip(tests, shares(cells.get(grade_id, 0.0), [p for _, p in tests])):
+            worth[(grade_id, test)] = points
+    return worth

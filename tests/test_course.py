@@ -112,7 +112,8 @@ def test_tests_without_points_share_what_the_weighed_ones_leave_of_the_cell(tmp_
     """A points change is one edit, the cell's: tests without ``points=`` share the cell equally (a
     fraction is kept), weighed tests count first, and explicit points that leave the shared tests nothing
     are named like any other split that does not add up."""
-    from assignments.points import points_per_test, shares, split_problems
+    from assignments.points import shares, split_problems
+    from tests.helpers import points_per_test
 
     assert shares(2, [None, None, None]) == [2 / 3] * 3
     assert shares(5, [2.0, None, None]) == [2.0, 1.5, 1.5]

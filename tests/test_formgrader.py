@@ -51,6 +51,7 @@ from assignments.runs import store
 from assignments.runs.folder import Run
 from assignments.workflow import export
 from tests.fixtures import hostile_class, toy
+from tests.helpers import write_folder
 
 BUILD_DIR = default().build_dir
 
@@ -113,7 +114,7 @@ def graded(tmp_path_factory, listener, the_toy):
         "ada": demo_class.colab_run(demo_class.filled_release(a), a, "ada"),
         HOSTILE_NBGRADER: hostile_notebook(the_toy, listener[0]),
     }
-    paths = demo_class.write_folder(students, folder, a.source_path.name)
+    paths = write_folder(students, folder, a.source_path.name)
     root = tmp_path_factory.mktemp("course")
     results_folder = tmp_path_factory.mktemp("results")
     for result in nbgrader_door.autograde(a, paths, root=root):

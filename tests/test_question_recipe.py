@@ -21,13 +21,13 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from assignments.course import REPO, Course
 from assignments.exports.text import question_title
-from assignments.grading.selftest import checks as selftest
+from assignments.grading.selftest import behaviour_rows, mutant_checks, mutation, parameter_rows, reference
 from assignments.grading.selftest.mutation import load_folder
 from assignments.grading.submission import shortcuts
 from assignments.grading.testkit.handle import answered_by
-from assignments.points import points_per_test
 from assignments.release import hygiene_problems
 from tests.fixtures import toy
+from tests.helpers import points_per_test
 
 # Step 1: the cells, as the recipe lists them.
 HEADING = "## Negation\nWrite `negate(x)`: the elementwise negative of a tensor."
@@ -136,7 +136,7 @@ def edit_source(hw, change):
 
 def shortcut_findings(hw, answer):
     """{question: count} of the shortcut check's findings for the reference with ``answer`` swapped in."""
-    nb = selftest.apply_mutant(selftest.reference_notebook(hw), answer)
+    nb = mutant_checks.apply_mutant(reference.reference_notebook(hw), answer)
     found = {}
     for finding in shortcuts.check(nb, answered_by(hw.source_notebook()), hw.shortcut_rules):
         found[finding.cell] = found.get(finding.cell, 0) + 1
@@ -186,22 +186,22 @@ def test_every_kind_of_question_edit_by_the_recipe(tmp_path):
         ],
     )
     tests_file.write_text(HIDDEN.format(points="", row=ROW))
-    assert selftest.behaviour_map_problems(hw) == []
-    assert not [p for p in selftest.contract_parameter_problems(hw) if "negate" in p]
+    assert behaviour_rows.behaviour_map_problems(hw) == []
+    assert not [p for p in parameter_rows.contract_parameter_problems(hw) if "negate" in p]
     assert hygiene_problems(course, [toy.NAME]) == []
 
     # Check (step 5): the self-test's checks, on the toy's own mutant, variant and shortcut and on the new ones.
-    assert selftest.check_reference(hw) == []
-    assert selftest.check_blank(hw) == []
-    rows = selftest.behaviour_map(hw)
-    for mutant in selftest.mutants(hw):  # the toy's own and the new one: each costs points on its question only
-        graded = selftest.grade_mutant(hw, mutant)
-        assert selftest.mutant_problems(mutant, graded) == [], mutant.name
-        assert selftest.misleading_failures(mutant, graded, rows) == [], f"{mutant.name}: a row pairs each failure"
+    assert reference.check_reference(hw) == []
+    assert reference.check_blank(hw) == []
+    rows = behaviour_rows.behaviour_map(hw)
+    for mutant in mutation.mutants(hw):  # the toy's own and the new one: each costs points on its question only
+        graded = mutant_checks.grade_mutant(hw, mutant)
+        assert mutant_checks.mutant_problems(mutant, graded) == [], mutant.name
+        assert mutant_checks.misleading_failures(mutant, graded, rows) == [], f"{mutant.name}: a row pairs each failure"
     for variant in load_folder(hw.variants_dir, hw):
-        graded = selftest.grade_mutant(hw, variant)
-        assert selftest.full_marks_problems(graded, variant.name) == [], "a correct variant must keep full marks"
-    for answer in selftest.shortcut_answers(hw):
+        graded = mutant_checks.grade_mutant(hw, variant)
+        assert reference.full_marks_problems(graded, variant.name) == [], "a correct variant must keep full marks"
+    for answer in mutation.shortcut_answers(hw):
         assert shortcut_findings(hw, answer) == {answer.question: 1}, answer.name
 
     # Change its points: the cell only; the tests without points share the new total.
@@ -239,7 +239,7 @@ def test_every_kind_of_question_edit_by_the_recipe(tmp_path):
         path.write_text(path.read_text().replace("negate_tests", "negation_tests"))
     tests_file = tests_file.rename(hw.suite_dir / "test_negation.py")  # one file per question, named by it
     assert hygiene_problems(course, [toy.NAME]) == []
-    assert {m.question for m in selftest.mutants(hw) if m.replaces == "negate"} == {"negation_tests"}
+    assert {m.question for m in mutation.mutants(hw) if m.replaces == "negate"} == {"negation_tests"}
 
     # A written question with its mark scheme: one Markdown cell; the total follows.
     written = (
@@ -268,6 +268,6 @@ def test_every_kind_of_question_edit_by_the_recipe(tmp_path):
     for path in [tests_file, *hw.suite_dir.glob("*/negate_*.py")]:
         path.unlink()
     assert hw.total_points == before and hygiene_problems(course, [toy.NAME]) == []
-    assert selftest.behaviour_map_problems(hw) == [] and {row.definition for row in selftest.behaviour_map(hw)} == {
-        "add"
-    }, "the removed question's rows went with its test module"
+    assert behaviour_rows.behaviour_map_problems(hw) == [] and {
+        row.definition for row in behaviour_rows.behaviour_map(hw)
+    } == {"add"}, "the removed question's rows went with its test module"

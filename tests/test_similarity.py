@@ -20,10 +20,11 @@ from assignments import cli, notebooks
 from assignments.course import default
 from assignments.demo import students as demo_class
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace
-from assignments.grading.selftest import checks as selftest
+from assignments.grading.selftest import mutation
 from assignments.similarity import compare as similarity
 from assignments.similarity import report as similarity_report
 from tests.fixtures.similarity import ASSIGNMENT, independent_answers, renamed
+from tests.helpers import write_folder
 
 SCRIPT = "<script>alert('copied')</script>"
 
@@ -48,7 +49,7 @@ def mutants():
     is the same token stream as the reference, which is what a rename-proof comparison must conclude."""
     reference = {notebooks.grade_id(c): c.source for c in demo_class.filled_release(ASSIGNMENT).cells}
     chosen, questions = [], set()
-    for mutant in selftest.mutants(ASSIGNMENT):
+    for mutant in mutation.mutants(ASSIGNMENT):
         tokens = similarity.tokens(mutant.code)[0]
         if mutant.question in questions or tokens == similarity.tokens(reference[mutant.replaces])[0]:
             continue
@@ -87,7 +88,7 @@ def students(questions, mutants):
 @pytest.fixture(scope="module")
 def comparison(students, tmp_path_factory):
     folder = tmp_path_factory.mktemp("class")
-    paths = demo_class.write_folder(students, folder, "transformers.ipynb")
+    paths = write_folder(students, folder, "transformers.ipynb")
     return similarity.compare_class(ASSIGNMENT, [(name, path, "") for name, path in paths.items()], top=100, workers=1)
 
 

@@ -27,7 +27,7 @@ import nbformat
 from assignments import notebooks, workflow
 from assignments.demo.students import demo_class, filled_release, write_canvas_zip
 from assignments.exports import adjust, canvas, nbgrader_gradebook
-from assignments.grading.selftest import checks as selftest
+from assignments.grading.selftest import mutation
 from assignments.points import points_text
 from assignments.runs.folder import Run
 from assignments.workflow import export_all, grade_class
@@ -54,7 +54,7 @@ def grade(a, submissions: Path, run: Path, workers: int) -> None:
 
 
 def mistake(a):
-    mutant = next(m for m in selftest.mutants(a) if m.question == "add_tests")
+    mutant = next(m for m in mutation.mutants(a) if m.question == "add_tests")
     typed = notebooks.student_text(nbformat.v4.new_code_cell(mutant.code))  # as a student types it
     return mutant, filled_release(a, {mutant.replaces: typed})
 

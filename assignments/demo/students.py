@@ -22,8 +22,8 @@ import nbformat
 
 from assignments import notebooks
 from assignments.course import Assignment, resolve
-from assignments.grading.selftest import checks as selftest
-from assignments.grading.selftest.checks import filled_release
+from assignments.grading.selftest import mutation
+from assignments.grading.selftest.reference import filled_release
 
 DAMAGED = "damaged-colab-copy"
 
@@ -105,10 +105,10 @@ def pasted_into_colab(nb):
     return fresh
 
 
-def pick_mutants(assignment: Assignment | str, count: int) -> list[selftest.Mutant]:
+def pick_mutants(assignment: Assignment | str, count: int) -> list[mutation.Mutant]:
     """Mutants for ``count`` different questions, so the demo shows different kinds of lost points."""
     chosen, questions = [], set()
-    for mutant in selftest.mutants(assignment):
+    for mutant in mutation.mutants(assignment):
         if mutant.question not in questions:
             chosen.append(mutant)
             questions.add(mutant.question)
@@ -119,7 +119,7 @@ def pick_mutants(assignment: Assignment | str, count: int) -> list[selftest.Muta
 
 def demo_class(assignment: Assignment | str, buggy: int = 3) -> dict[str, object]:
     """``{student: notebook}``: a reference, a blank, ``buggy`` students with one mistake each, a shortcut
-    student (the first of ``selftest.shortcut_answers``, when the assignment has one) and the reference
+    student (the first of ``mutation.shortcut_answers``, when the assignment has one) and the reference
     pasted into a fresh Colab notebook (``DAMAGED``)."""
     students = {
         "reference": colab_run(filled_release(assignment), assignment),
@@ -132,7 +132,7 @@ def demo_class(assignment: Assignment | str, buggy: int = 3) -> dict[str, object
         students[name] = filled_release(assignment, {mutant.replaces: typed})
         if number == 0:  # one student ran the notebook, then changed a number of the run by hand
             students[name] = hand_edited(colab_run(students[name], assignment, name))
-    for answer in selftest.shortcut_answers(assignment)[:1]:
+    for answer in mutation.shortcut_answers(assignment)[:1]:
         typed = notebooks.student_text(nbformat.v4.new_code_cell(answer.code))
         students[f"shortcut-{answer.name}"] = filled_release(assignment, {answer.replaces: typed})
     return students
@@ -150,13 +150,3 @@ def write_canvas_zip(assignment: Assignment | str, students: dict[str, object], 
             info = zipfile.ZipInfo(names[student], date_time=(2026, 11, 1, 12, 0, 0))
             archive.writestr(info, nbformat.writes(nb))
     return names
-
-
-def write_folder(students: dict[str, object], folder: Path, notebook_name: str) -> dict[str, Path]:
-    paths = {}
-    for student, nb in students.items():
-        target = folder / student / notebook_name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(nbformat.writes(nb))
-        paths[student] = target
-    return paths

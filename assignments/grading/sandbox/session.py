@@ -299,9 +299,6 @@ class Sandbox:
     def alive(self) -> bool:
         return self._kernel is not None and self._kernel.alive()
 
-    def kernel_log(self) -> str:
-        return self._kernel.log() if self._kernel else ""
-
     def _death_reason(self) -> str:
         return self._kernel.death_reason() if self._kernel else ""
 

@@ -9,7 +9,7 @@ after it, the visible check and the hidden suite, sends its record to the parent
 exits; the parent waits for it, then runs the reference's cell *i* and goes on. One child at a time:
 the graders that call this already keep every core busy (one per pytest-xdist worker).
 
-A mutant graded here gets the record ``checks.grade_mutant`` gives it (``tests/grading/selftest``
+A mutant graded here gets the record ``mutant_checks.grade_mutant`` gives it (``tests/grading/selftest``
 compares the two). POSIX only: the self-test runs on Linux (CI) and macOS.
 """
 
@@ -23,8 +23,10 @@ from collections.abc import Callable, Iterable, Iterator
 
 from assignments import notebooks
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace
-from assignments.grading.selftest.checks import apply_mutant, reference_notebook, visible_check
+from assignments.grading.selftest.mutant_checks import apply_mutant
 from assignments.grading.selftest.mutation import Mutant, MutantError
+from assignments.grading.selftest.reference import reference_notebook
+from assignments.grading.selftest.visible_checks import visible_check
 from assignments.grading.testkit.suite import single_threaded_torch
 from assignments.results.model import SubmissionResult
 

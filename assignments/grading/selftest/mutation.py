@@ -1,5 +1,6 @@
 """Mutants and shortcut answers written as changes against the solution, and the comparison of definitions
-that they and the stand-ins policy share (``selftest.py`` grades them).
+that they and the stand-ins policy share, and the folders they are read from (``mutant_checks`` grades
+the mutants, ``variant_checks`` the variants).
 
 A mutant file (``autograder/<assignment>/mutants/<name>.py``; shortcut answers use the same format) is a
 docstring, optionally the imports its mistake needs that the notebook does not already make, and only the
@@ -36,6 +37,9 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+
+from assignments import notebooks
+from assignments.course import Assignment, resolve
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)
 
@@ -295,14 +299,10 @@ class Mutant:
 
     @cached_property
     def code(self) -> str:
-        from assignments.course import resolve
-
         return self.apply_to(solution_cell(resolve(self.assignment).source_notebook(), self))
 
 
 def solution_cell(nb, mutant: Mutant) -> str:
-    from assignments import notebooks
-
     targets = [c for c in nb.cells if notebooks.grade_id(c) == mutant.replaces and notebooks.is_answer(c)]
     if len(targets) != 1:
         raise MutantError(f"{mutant.label}: no single answer cell with grade_id {mutant.replaces!r}")
@@ -346,3 +346,20 @@ def load_mutant(path: Path, assignment: str = "") -> Mutant:
 def load_folder(folder: Path, assignment: str) -> list[Mutant]:
     """Every ``*.py`` of ``folder`` but ``_*.py`` (none when the folder does not exist)."""
     return [load_mutant(p, assignment) for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")]
+
+
+def mutants(assignment: Assignment | str) -> list[Mutant]:
+    """``autograder/<assignment>/mutants/*.py``: one known mistake each."""
+    return load_folder(resolve(assignment).mutants_dir, assignment)
+
+
+def shortcut_answers(assignment: Assignment | str) -> list[Mutant]:
+    """``autograder/<assignment>/shortcuts/*.py``: answers, in the mutants' format, that pass the hidden
+    tests by using a library call their question forbids (the shortcut check must flag each on its
+    ``question``; they are not mutants: they keep full marks unless the question's penalty says zero)."""
+    return load_folder(resolve(assignment).shortcuts_dir, assignment)
+
+
+def variants(assignment: Assignment | str) -> list[Mutant]:
+    """``autograder/<assignment>/variants/*.py``: correct answers written differently, in the mutants' format."""
+    return load_folder(resolve(assignment).variants_dir, assignment)

@@ -1,13 +1,26 @@
 """``course selftest``'s report: per assignment, the behaviour map's coverage, the contract parameters, the
-reference over seeds, the blank release, the variants through both real doors and every mutant, one
-printed line each, and the problems found (``checks`` finds them, ``forking`` grades the mutants)."""
+reference over seeds, the blank release, the stand-ins, the traced reference, the variants through both
+real doors and every mutant, one printed line each, and the problems found (the other modules of this
+package find them)."""
 
 from __future__ import annotations
 
 import tempfile
 from pathlib import Path
 
-from assignments.grading.selftest import checks, kinds
+from assignments import notebooks
+from assignments.grading.selftest import (
+    behaviour_rows,
+    foreign_answers,
+    kinds,
+    mutant_checks,
+    mutation,
+    parameter_rows,
+    reference,
+    stand_in_checks,
+    variant_checks,
+    visible_checks,
+)
 from assignments.grading.selftest.forking import grade_mutants
 from assignments.grading.selftest.mutation import Mutant, MutantError
 
@@ -22,29 +35,37 @@ def selftest(
 ) -> int:
     """Print the self-test of each of ``assignments`` and return the exit status (1 on any problem). Per
     assignment: the behaviour map's coverage, the contract parameters the hidden tests vary and those they
-    hold fixed, the reference over seeds ``0..repeats-1``, the blank release, every variant through both
-    real doors, every mutant (caught on its own question only) and the visible-check table."""
+    hold fixed, the reference over seeds ``0..repeats-1``, the blank release, the stand-ins (each the
+    notebook's own definition, full marks as a student), the traced reference (no question's tests run
+    another question's answer), every variant through both real doors, every mutant (caught on its own
+    question only) and the visible-check table."""
     problems = []
     for assignment in assignments:
         print(f"== {assignment}", flush=True)
-        rows = checks.behaviour_map(assignment) or []
-        found = checks.behaviour_map_problems(assignment)
-        print(f"  {checks.coverage_line(rows)}" + (" (PROBLEM)" if found else ""), flush=True)
+        rows = behaviour_rows.behaviour_map(assignment) or []
+        found = behaviour_rows.behaviour_map_problems(assignment)
+        print(f"  {behaviour_rows.coverage_line(rows)}" + (" (PROBLEM)" if found else ""), flush=True)
         problems += found
-        definitions = kinds.graded_definitions(checks.reference_notebook(assignment))
+        definitions = kinds.graded_definitions(reference.reference_notebook(assignment))
         problems += kinds.kind_problems(assignment, definitions, rows)
-        found = checks.contract_parameter_problems(assignment)
-        lines = checks.parameter_lines(checks.contract_parameters(assignment) or [])
+        found = parameter_rows.contract_parameter_problems(assignment)
+        lines = parameter_rows.parameter_lines(parameter_rows.contract_parameters(assignment) or [])
         lines[0] += " (PROBLEM)" if found else ""
         print("\n".join(f"  {line}" for line in lines), flush=True)
         problems += found
-        found = checks.check_reference(assignment, range(repeats))
+        found = reference.check_reference(assignment, range(repeats))
         print(f"  reference over seeds 0..{repeats - 1}: {'PROBLEM' if found else 'full marks'}", flush=True)
         problems += found
         if not skip_blank:
-            found = checks.check_blank(assignment)
+            found = reference.check_blank(assignment)
             print(f"  blank release: {'PROBLEM' if found else 'zero'}", flush=True)
             problems += found
+        found = stand_in_checks.stand_in_problems(assignment) + stand_in_checks.check_stand_ins(assignment)
+        print(f"  stand-ins: {'PROBLEM' if found else 'the notebook definitions, full marks'}", flush=True)
+        problems += found
+        found = foreign_answers.foreign_answer_problems(assignment)
+        print(f"  traced reference: {'PROBLEM' if found else 'no question runs another answer'}", flush=True)
+        problems += found
         kept: dict[str, dict[str, bool]] = {}
         if not skip_variants:
             problems += variants_report(assignment, kept)
@@ -62,9 +83,9 @@ def variants_report(assignment, kept: dict[str, dict[str, bool]] | None = None) 
     per door, whether it kept full marks on its own question."""
     problems = []
     with tempfile.TemporaryDirectory(prefix=f"selftest-{assignment}-") as folder:
-        graded = checks.grade_variant_packs(assignment, Path(folder))
+        graded = variant_checks.grade_variant_packs(assignment, Path(folder))
     for chosen, result in graded:
-        found = checks.variant_problems(chosen, result)
+        found = variant_checks.variant_problems(chosen, result)
         print(
             f"  variants {', '.join(v.name for v in chosen)}: {result.door} door "
             f"{'PROBLEM' if found else 'full marks'}",
@@ -92,28 +113,28 @@ def mutants_report(
     tests and the warnings about misleading ones; ``caught`` gets, per mutant graded, whether it lost
     points on its own question."""
     problems, table, results = [], [], []
-    chosen = [m for m in checks.mutants(assignment) if not only_mutants or m.name in only_mutants]
+    chosen = [m for m in mutation.mutants(assignment) if not only_mutants or m.name in only_mutants]
     for mutant, result in grade_mutants(assignment, chosen):
         if isinstance(result, MutantError):
             problems.append(str(result))
             print(f"  {mutant.name}: PROBLEM (not graded: {result})", flush=True)
             continue
-        found = checks.mutant_problems(mutant, result) + checks.contract_problems(mutant, result)
+        found = mutant_checks.mutant_problems(mutant, result) + visible_checks.contract_problems(mutant, result)
         print(f"  {mutant.name}: {'PROBLEM' if found else f'caught on {mutant.question} only'}", flush=True)
         if verbose:
-            for test, message in checks.failed_tests(mutant, result):
+            for test, message in mutant_checks.failed_tests(mutant, result):
                 print(f"      fails {test}: {message.splitlines()[0] if message else ''}")
-            for warning in checks.misleading_failures(mutant, result, rows):
+            for warning in mutant_checks.misleading_failures(mutant, result, rows):
                 print(f"      WARNING {warning}")
         problems += found
         results.append(result)
         own = [q for q in result.questions if q.grade_id == mutant.question]
         if caught is not None:
             caught[mutant.name] = any(q.points < q.max_points for q in own)
-        failed = checks.visible_check_failed(result)
+        failed = visible_checks.visible_check_failed(result)
         table.append((mutant.name, "fails" if failed else "passes", mutant.contract or "-"))
     if results and not only_mutants:
-        uncaught = checks.uncaught_tests(results)
+        uncaught = mutant_checks.uncaught_tests(results)
         print(f"  hidden tests no mutant fails: {', '.join(uncaught) if uncaught else 'none'}", flush=True)
         problems += [f"{assignment}: hidden test {name} fails for no mutant" for name in uncaught]
     if table:
@@ -130,8 +151,8 @@ def mutants_report(
 def question_lines(assignment, definitions: dict[str, str], rows, caught: dict[str, bool], kept) -> list[str]:
     """Per autograded question: mutants caught (and, per blind hunt, its rate), variants that kept full
     marks in every door they went through, and the behaviour kinds its definitions have no row for."""
-    mutants: list[Mutant] = checks.mutants(assignment)
-    variants: list[Mutant] = checks.variants(assignment)
+    mutants: list[Mutant] = mutation.mutants(assignment)
+    variants: list[Mutant] = mutation.variants(assignment)
     missing = kinds.missing_kinds(definitions, rows)
     questions = sorted(set(definitions.values()) | {m.question for m in mutants}, key=_notebook_order(assignment))
     lines = ["per question: mutants caught on it, variants kept (doors), behaviour kinds without a row"]
@@ -157,6 +178,6 @@ def question_lines(assignment, definitions: dict[str, str], rows, caught: dict[s
 def _notebook_order(assignment):
     """A sort key: a question's position in the source notebook (unknown ids last, by name)."""
     order = {
-        checks.notebooks.grade_id(cell): index for index, cell in enumerate(checks.reference_notebook(assignment).cells)
+        notebooks.grade_id(cell): index for index, cell in enumerate(reference.reference_notebook(assignment).cells)
     }
     return lambda question: (order.get(question, len(order)), question)

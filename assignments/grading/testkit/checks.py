@@ -25,7 +25,7 @@ def behaviour(definition: str, behaviour: str, mutant: str, kind: str = ""):
     """A row of the assignment's behaviour map, on the test it describes: this test checks ``behaviour``
     of the graded ``definition``, and the mutant ``mutant`` (a file stem in ``mutants/``) shows it can
     fail; ``kind`` names the row's kind when it is one every definition must answer for
-    (``selftest.kinds.KINDS``). The self-test reads these statically (``selftest.checks.behaviour_map``);
+    (``selftest.kinds.KINDS``). The self-test reads these statically (``selftest.behaviour_rows.behaviour_map``);
     at run time the decorator leaves the test as it is."""
     return lambda test: test
 

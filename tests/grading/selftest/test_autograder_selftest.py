@@ -21,15 +21,26 @@ import pytest
 
 from assignments import notebooks
 from assignments.course import default
-from assignments.grading.selftest import checks as selftest
-from assignments.grading.selftest import forking
+from assignments.grading.selftest import (
+    behaviour_rows,
+    foreign_answers,
+    forking,
+    mutant_checks,
+    mutation,
+    parameter_rows,
+    reference,
+    stand_in_checks,
+    variant_checks,
+    visible_checks,
+)
 from assignments.grading.selftest.mutation import MutantError, apply_change
-from assignments.results.model import QuestionResult, SubmissionResult, TestResult
+from assignments.grading.testkit.stand_ins import stand_in_source
+from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
 
 pytestmark = pytest.mark.course
 
 ASSIGNMENTS = default().present()
-MUTANTS = [(a, m) for a in ASSIGNMENTS for m in selftest.mutants(a)]
+MUTANTS = [(a, m) for a in ASSIGNMENTS for m in mutation.mutants(a)]
 REPEATS = 10
 
 
@@ -42,19 +53,30 @@ def mutant_batches(assignment: str) -> dict[str, int]:
     runs instead, transfer_lm's first batch held the 100 sample_next mutants and took twice the second's 369 s).
     A batch is graded from one forked run of the reference and is one xdist group: smaller than a whole
     assignment, so the two workers end together."""
-    positions = forking.answer_positions(selftest.reference_notebook(assignment))
-    ordered = sorted(selftest.mutants(assignment), key=lambda m: (positions.get(m.replaces, -1), m.name))
+    positions = forking.answer_positions(reference.reference_notebook(assignment))
+    ordered = sorted(mutation.mutants(assignment), key=lambda m: (positions.get(m.replaces, -1), m.name))
     return {mutant.name: index % BATCHES_PER_ASSIGNMENT for index, mutant in enumerate(ordered)}
 
 
 BATCHES = {assignment: mutant_batches(assignment) for assignment in ASSIGNMENTS}
+
+
+def whole_suite_mutants(assignment: str, per_cell: int = 2) -> set[str]:
+    """The names of the mutants graded here on every question: the first ``per_cell`` (by name) of each answer
+    cell's mutants. The rest are graded on their own question only (``forking.grade_mutants``' ``whole``)."""
+    by_cell: dict[str, list[str]] = {}
+    for mutant in mutation.mutants(assignment):
+        by_cell.setdefault(mutant.replaces, []).append(mutant.name)
+    return {name for names in by_cell.values() for name in sorted(names)[:per_cell]}
+
+
 # The mutants graded on every question here: two of each answer cell's. Every other mutant is graded on its own
 # question only (every cell of the notebook still runs): CI's 90 minutes cannot hold all ~580 on the whole suite
 # (62 of check-course's 80 worker-minutes on 2026-12-03). What the whole suite would add for them, a mutant that
 # costs points on another question, comes from another question's tests running this cell's code (a stand-in
 # missing): test_no_question_runs_another_questions_answer traces that for every question, whatever the mutant.
 # `course selftest` grades every mutant on every question.
-WHOLE = {assignment: selftest.whole_suite_mutants(assignment) for assignment in ASSIGNMENTS}
+WHOLE = {assignment: whole_suite_mutants(assignment) for assignment in ASSIGNMENTS}
 
 
 class Gradings:
@@ -68,12 +90,12 @@ class Gradings:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
 
-    def result(self, assignment: str, mutant: selftest.Mutant) -> SubmissionResult:
+    def result(self, assignment: str, mutant: mutation.Mutant) -> SubmissionResult:
         batch = BATCHES[assignment][mutant.name]
         with open(self.folder / f"{assignment}-batch-{batch}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not self._path(assignment, mutant.name).exists():
-                chosen = [m for m in selftest.mutants(assignment) if BATCHES[assignment][m.name] == batch]
+                chosen = [m for m in mutation.mutants(assignment) if BATCHES[assignment][m.name] == batch]
                 whole = WHOLE[assignment].__contains__
                 for graded, outcome in forking.grade_mutants(assignment, chosen, lambda m: whole(m.name)):
                     record = {"error": str(outcome)} if isinstance(outcome, MutantError) else outcome.to_dict()
@@ -87,7 +109,7 @@ class Gradings:
         return self.folder / f"{assignment}-{name}.json"
 
 
-def in_batch(assignment: str, mutant: selftest.Mutant):
+def in_batch(assignment: str, mutant: mutation.Mutant):
     return pytest.mark.xdist_group(f"mutants-{assignment}-{BATCHES[assignment][mutant.name]}")
 
 
@@ -102,18 +124,18 @@ def gradings(tmp_path_factory):
 def test_every_assignment_has_a_suite_and_mutants():
     for assignment in ASSIGNMENTS:
         assert list((default().autograder_dir / assignment).glob("test_*.py")), f"{assignment} has no hidden tests"
-        assert selftest.mutants(assignment), f"{assignment} has no mutants"
+        assert mutation.mutants(assignment), f"{assignment} has no mutants"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_reference_scores_full_marks_on_ten_gradings(assignment):
-    problems = selftest.check_reference(assignment, seeds=range(REPEATS))
+    problems = reference.check_reference(assignment, seeds=range(REPEATS))
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_blank_release_scores_zero(assignment):
-    problems = selftest.check_blank(assignment)
+    problems = reference.check_blank(assignment)
     assert not problems, "\n".join(problems)
 
 
@@ -124,26 +146,26 @@ def test_blank_release_scores_zero(assignment):
 def test_stand_ins_equal_the_notebooks_definitions(assignment):
     """One policy: each stand-in is the notebook's own definition (syntax trees compared), so a test that
     uses a stand-in on both sides of a comparison still compares against the solution."""
-    problems = selftest.stand_in_problems(assignment)
+    problems = stand_in_checks.stand_in_problems(assignment)
     assert not problems, "\n".join(problems)
 
 
 def test_a_stand_in_that_drifts_from_the_solution_is_reported():
-    source = selftest.stand_in_source("transfer_lm")
+    source = stand_in_source("transfer_lm")
     drifted = source.replace(
         "blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=1)",
         "blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=0)",
     )
     assert drifted != source, "the test's edit no longer matches stand_ins.py"
-    problems = selftest.stand_in_problems("transfer_lm", drifted)
+    problems = stand_in_checks.stand_in_problems("transfer_lm", drifted)
     assert (
         len(problems) == 1
         and "stand-in generate_square_subsequent_mask differs from the definition in answer cell square_mask"
         in problems[0]
     ), problems
     reason = {("transfer_lm", "generate_square_subsequent_mask"): "a listed, explained difference"}
-    assert selftest.stand_in_problems("transfer_lm", drifted, reason) == []
-    assert selftest.stand_in_problems("transfer_lm", source, reason) == [
+    assert stand_in_checks.stand_in_problems("transfer_lm", drifted, reason) == []
+    assert stand_in_checks.stand_in_problems("transfer_lm", source, reason) == [
         "transfer_lm: stand-in generate_square_subsequent_mask now equals the notebook's; remove its exception"
     ]
 
@@ -153,9 +175,9 @@ def test_stand_ins_score_full_marks_as_a_student(assignment):
     """stand_ins.py as a student: the notebook's provided cells, and in the answer cells what each stand-in
     call runs (its imports and the stand-ins it uses included). Catches what the comparison cannot: a
     listed exception, or a stand-in's imports and helpers."""
-    nb, replaced = selftest.stand_in_notebook(assignment)
+    nb, replaced = stand_in_checks.stand_in_notebook(assignment)
     assert replaced, f"{assignment}: stand_ins.py answers no answer cell"
-    problems = selftest.check_stand_ins(assignment)
+    problems = stand_in_checks.check_stand_ins(assignment)
     assert not problems, "\n".join(problems)
 
 
@@ -238,10 +260,10 @@ def test_a_stale_or_no_op_mutant_fails_loudly(change, expected):
 def test_every_mutant_and_shortcut_applies_to_the_current_solution():
     problems = []
     for assignment in ASSIGNMENTS:
-        nb = selftest.reference_notebook(assignment)
-        for mutant in selftest.mutants(assignment) + selftest.shortcut_answers(assignment):
+        nb = reference.reference_notebook(assignment)
+        for mutant in mutation.mutants(assignment) + mutation.shortcut_answers(assignment):
             try:
-                mutated = selftest.apply_mutant(nb, mutant)
+                mutated = mutant_checks.apply_mutant(nb, mutant)
             except MutantError as error:
                 problems.append(str(error))
                 continue
@@ -259,7 +281,7 @@ def test_mutant_loses_points_on_its_own_question_only(assignment, mutant, gradin
         result = gradings.result(assignment, mutant)
     except MutantError as error:
         pytest.fail(str(error))
-    problems = selftest.mutant_problems(mutant, result, whole=mutant.name in WHOLE[assignment])
+    problems = mutant_checks.mutant_problems(mutant, result, whole=mutant.name in WHOLE[assignment])
     assert not problems, "\n".join(problems)
 
 
@@ -268,7 +290,7 @@ def test_no_question_runs_another_questions_answer(assignment):
     """Traced on the reference: no question's hidden tests run code from another question's answer cell (each
     asks for it as a stand-in), so no mistake in one answer costs points on another question, whichever mutant
     it is. With the mutants graded on the whole suite (``WHOLE``) this stands in for grading all of them so."""
-    problems = selftest.foreign_answer_problems(assignment)
+    problems = foreign_answers.foreign_answer_problems(assignment)
     assert not problems, "\n".join(problems)
 
 
@@ -282,7 +304,7 @@ def test_each_question_has_tests_whose_points_add_up_to_the_cell(assignment):
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_autograded_question_has_a_mutant(assignment):
-    covered = {m.question for m in selftest.mutants(assignment)}
+    covered = {m.question for m in mutation.mutants(assignment)}
     questions = {q.grade_id for q in default().assignment(assignment).questions if q.kind == "autograded"}
     assert questions <= covered, f"questions no mutant checks: {sorted(questions - covered)}"
 
@@ -294,7 +316,7 @@ def test_a_hidden_test_that_every_mutant_passes_is_uncaught():
         return SubmissionResult("m", "a", "in-process", questions=[question])
 
     results = [graded({"t1": "failed", "t2": "passed"}), graded({"t1": "passed", "t2": "passed", "t3": "error"})]
-    assert selftest.uncaught_tests(results) == ["q_tests::t2"]
+    assert mutant_checks.uncaught_tests(results) == ["q_tests::t2"]
 
 
 # Last in the module, so that under xdist the mutants are mostly graded (by the test above) when it runs.
@@ -303,10 +325,10 @@ def test_every_hidden_test_fails_for_at_least_one_mutant(assignment, gradings):
     """A hidden test that no mutant fails may check nothing: add a realistic mutant it catches (on its own
     question only), or merge it into a test that does."""
     try:
-        results = [gradings.result(assignment, mutant) for mutant in selftest.mutants(assignment)]
+        results = [gradings.result(assignment, mutant) for mutant in mutation.mutants(assignment)]
     except MutantError as error:
         pytest.fail(str(error))
-    uncaught = selftest.uncaught_tests(results)
+    uncaught = mutant_checks.uncaught_tests(results)
     assert not uncaught, f"{assignment}: hidden tests no mutant fails: {uncaught}"
 
 
@@ -318,34 +340,34 @@ def test_contract_mutants_fail_their_visible_check(assignment, gradings):
     """A mutant marked `contract:` breaks a rule the skeleton states; the visible check below its TODO must
     flag it before the student submits (no surprise deductions). Reuses the per-mutant gradings."""
     problems = []
-    for mutant in selftest.mutants(assignment):
+    for mutant in mutation.mutants(assignment):
         if mutant.contract:
             try:
-                problems += selftest.contract_problems(mutant, gradings.result(assignment, mutant))
+                problems += visible_checks.contract_problems(mutant, gradings.result(assignment, mutant))
             except MutantError as error:
                 problems.append(str(error))
     assert not problems, "\n".join(problems)
 
 
 def test_a_contract_mutant_whose_visible_check_passes_is_a_problem():
-    mutant = selftest.Mutant("m", "q_tests", "q", "A mistake.", "", "toy", contract="names as stated")
+    mutant = mutation.Mutant("m", "q_tests", "q", "A mistake.", "", "toy", contract="names as stated")
     result = SubmissionResult(
-        "m", "toy", "in-process", findings=[selftest.Finding(selftest.VISIBLE_CHECK, "passed", "info", "q_tests")]
+        "m", "toy", "in-process", findings=[Finding(visible_checks.VISIBLE_CHECK, "passed", "info", "q_tests")]
     )
     assert (
-        selftest.contract_problems(mutant, result)
-        and "names as stated" in selftest.contract_problems(mutant, result)[0]
+        visible_checks.contract_problems(mutant, result)
+        and "names as stated" in visible_checks.contract_problems(mutant, result)[0]
     )
     result.findings[0].message = "failed: AssertionError: the embedding needs vocab_size + 1 rows"
-    assert selftest.contract_problems(mutant, result) == []
+    assert visible_checks.contract_problems(mutant, result) == []
 
 
 def test_mutant_files_declare_contract_and_source_lines():
-    mutant = selftest.mutants("transformers")
+    mutant = mutation.mutants("transformers")
     scaled = next(m for m in mutant if m.name == "mini_bert_scales_embeddings")
     assert scaled.contract == "the embeddings enter the positional encoding unscaled"
     assert next(m for m in mutant if m.name == "block_pre_layernorm").contract == ""
-    bentrevett = next(v for v in selftest.variants("transformers") if v.name == "predict_bentrevett_tutorial")
+    bentrevett = next(v for v in mutation.variants("transformers") if v.name == "predict_bentrevett_tutorial")
     assert bentrevett.source.startswith("bentrevett/pytorch-sentiment-analysis")
 
 
@@ -357,11 +379,11 @@ def test_a_failed_test_the_map_does_not_pair_with_the_mutant_is_warned_about():
     result = SubmissionResult(
         "m", "a", "in-process", questions=[QuestionResult("q_tests", "autograded", 2.0, 0.0, tests)]
     )
-    mutant = selftest.Mutant("m", "q_tests", "q", "A mistake.", "", "a")
-    rows = [selftest.BehaviourRow("f", "a behaviour", "test_meant", "m")]
-    warnings = selftest.misleading_failures(mutant, result, rows)
+    mutant = mutation.Mutant("m", "q_tests", "q", "A mistake.", "", "a")
+    rows = [behaviour_rows.BehaviourRow("f", "a behaviour", "test_meant", "m")]
+    warnings = mutant_checks.misleading_failures(mutant, result, rows)
     assert len(warnings) == 1 and "test_other" in warnings[0] and "points at another mistake" in warnings[0]
-    assert "not judged" in selftest.misleading_failures(mutant, result, [])[0]
+    assert "not judged" in mutant_checks.misleading_failures(mutant, result, [])[0]
 
 
 # ------------------------------------------------------------------------------------ behaviour maps
@@ -384,17 +406,19 @@ OUT_OF_SCOPE = [("f", "device", "Grading hides accelerators.")]
 
 
 def test_the_behaviour_map_is_read_from_the_test_modules():
-    rows = selftest.behaviour_map("toy", MAP)
+    rows = behaviour_rows.behaviour_map("toy", MAP)
     assert rows == [
-        selftest.BehaviourRow("f", "train mode", "test_f_trains", "f_never_trains"),
-        selftest.BehaviourRow("f", "device", "-", "Grading hides accelerators."),
+        behaviour_rows.BehaviourRow("f", "train mode", "test_f_trains", "f_never_trains"),
+        behaviour_rows.BehaviourRow("f", "device", "-", "Grading hides accelerators."),
     ]
-    assert selftest.coverage_line(rows) == "behaviour map: 2 rows, 1 with a hidden test, 1 out of scope"
-    assert selftest.behaviour_map("toy", {"test_g.py": MAP["test_g.py"]}) is None
+    assert behaviour_rows.coverage_line(rows) == "behaviour map: 2 rows, 1 with a hidden test, 1 out of scope"
+    assert behaviour_rows.behaviour_map("toy", {"test_g.py": MAP["test_g.py"]}) is None
     with pytest.raises(ValueError, match="three literal strings"):
-        selftest.behaviour_map("toy", {"test_f.py": MAP["test_f.py"].replace(', mutant="f_never_trains"', "")})
+        behaviour_rows.behaviour_map("toy", {"test_f.py": MAP["test_f.py"].replace(', mutant="f_never_trains"', "")})
     with pytest.raises(ValueError, match="3 to 4 fields"):
-        selftest.behaviour_map("toy", {"test_f.py": MAP["test_f.py"].replace(' "Grading hides accelerators."', "")})
+        behaviour_rows.behaviour_map(
+            "toy", {"test_f.py": MAP["test_f.py"].replace(' "Grading hides accelerators."', "")}
+        )
 
 
 def test_every_graded_definition_answers_for_every_kind_of_behaviour():
@@ -404,23 +428,23 @@ def test_every_graded_definition_answers_for_every_kind_of_behaviour():
 
     text = MAP["test_f.py"].replace('mutant="f_never_trains"', 'mutant="f_never_trains", kind="state"')
     text = text.replace('"Grading hides accelerators.")', '"Grading hides accelerators.", "device")')
-    rows = selftest.behaviour_map("toy", {"test_f.py": text})
+    rows = behaviour_rows.behaviour_map("toy", {"test_f.py": text})
     assert {(row.definition, row.kind) for row in rows} == {("f", "state"), ("f", "device")}
     (problem,) = kinds.kind_problems("toy", {"f": "f_tests"}, rows)
     assert "f has no row of kind randomness, validation-order" in problem and "state" not in problem
-    rows += [selftest.BehaviourRow("f", kind, "-", "Not in f.", kind) for kind in kinds.KINDS]
+    rows += [behaviour_rows.BehaviourRow("f", kind, "-", "Not in f.", kind) for kind in kinds.KINDS]
     assert kinds.kind_problems("toy", {"f": "f_tests"}, rows) == []
-    wrong = [selftest.BehaviourRow("f", "x", "-", "why", "colour")]
-    assert any("kind 'colour' is not one of" in p for p in selftest.behaviour_map_problems("toy", wrong))
+    wrong = [behaviour_rows.BehaviourRow("f", "x", "-", "why", "colour")]
+    assert any("kind 'colour' is not one of" in p for p in behaviour_rows.behaviour_map_problems("toy", wrong))
 
 
 def test_a_map_row_naming_a_missing_test_or_mutant_is_a_problem():
     rows = [
-        selftest.BehaviourRow("MiniBERT", "x", "test_no_such_test", "mini_bert_scales_embeddings"),
-        selftest.BehaviourRow("MiniBERT", "y", "test_mini_bert_matches_reference", "no_such_mutant"),
-        selftest.BehaviourRow("MiniBERT", "z", "-", ""),
+        behaviour_rows.BehaviourRow("MiniBERT", "x", "test_no_such_test", "mini_bert_scales_embeddings"),
+        behaviour_rows.BehaviourRow("MiniBERT", "y", "test_mini_bert_matches_reference", "no_such_mutant"),
+        behaviour_rows.BehaviourRow("MiniBERT", "z", "-", ""),
     ]
-    problems = selftest.behaviour_map_problems("transformers", rows)
+    problems = behaviour_rows.behaviour_map_problems("transformers", rows)
     assert len(problems) == 3, problems
     assert "no hidden test test_no_such_test" in problems[0] and "no mutant no_such_mutant" in problems[1]
     assert "no reason" in problems[2]
@@ -431,11 +455,11 @@ def test_behaviour_map_names_existing_tests_and_mutants(assignment):
     """The assignment's map (its test modules' @behaviour and OUT_OF_SCOPE): every named hidden test and
     mutant exists, every out-of-scope row has its reason (an assignment whose map is still to be written is
     skipped, visibly)."""
-    rows = selftest.behaviour_map(assignment)
+    rows = behaviour_rows.behaviour_map(assignment)
     if rows is None:
         pytest.skip(f"{assignment} has no behaviour map yet")
     assert rows, f"{assignment}: the behaviour map has no rows"
-    problems = selftest.behaviour_map_problems(assignment, rows)
+    problems = behaviour_rows.behaviour_map_problems(assignment, rows)
     assert not problems, "\n".join(problems)
 
 
@@ -458,35 +482,35 @@ def edited(replace: str, by: str) -> dict[str, str]:
 
 
 def test_the_contract_parameters_are_read_from_the_test_modules_and_printed(toy_assignment):
-    rows = selftest.contract_parameters(toy_assignment.assignment, PARAMETERS)
-    assert rows[0] == selftest.ParameterRow("add", "a", "(2, 3) tensor, 2", "-")
+    rows = parameter_rows.contract_parameters(toy_assignment.assignment, PARAMETERS)
+    assert rows[0] == parameter_rows.ParameterRow("add", "a", "(2, 3) tensor, 2", "-")
     assert rows[0].value_list == ["(2, 3) tensor", "2"] and rows[0].varied, "commas inside brackets split nothing"
     assert not rows[3].varied
-    lines = selftest.parameter_lines(rows)
+    lines = parameter_rows.parameter_lines(rows)
     assert lines[0] == "contract parameters: 4 listed, 3 varied, 1 held fixed"
     assert "  varied  add: a, b" in lines and any(line.startswith("  fixed   scale.k = 3") for line in lines)
-    assert selftest.contract_parameters(toy_assignment.assignment, {"test_toy.py": "# no table here\n"}) is None
+    assert parameter_rows.contract_parameters(toy_assignment.assignment, {"test_toy.py": "# no table here\n"}) is None
     with pytest.raises(ValueError, match="4 fields"):
-        selftest.contract_parameters(toy_assignment.assignment, edited('"3", None', '"3"'))
+        parameter_rows.contract_parameters(toy_assignment.assignment, edited('"3", None', '"3"'))
 
 
 def test_contract_parameter_problems_on_the_toy_course(toy_assignment):
     """The toy's answer cells define add(a, b) and scale(x, k): a parameter held at one value needs a reason,
     every signature parameter needs a row, and a row must name a definition an answer cell has."""
     toy = toy_assignment.assignment
-    assert selftest.graded_signatures(toy.source_notebook()) == {"add": ["a", "b"], "scale": ["x", "k"]}
-    problems = selftest.contract_parameter_problems(toy, selftest.contract_parameters(toy, PARAMETERS))
+    assert parameter_rows.graded_signatures(toy.source_notebook()) == {"add": ["a", "b"], "scale": ["x", "k"]}
+    problems = parameter_rows.contract_parameter_problems(toy, parameter_rows.contract_parameters(toy, PARAMETERS))
     assert len(problems) == 1 and "scale / k" in problems[0] and "one value (3) and no reason" in problems[0]
     reasoned = edited('"3", None', '"3", "scale is add in a loop."')
-    assert selftest.contract_parameter_problems(toy, selftest.contract_parameters(toy, reasoned)) == []
+    assert parameter_rows.contract_parameter_problems(toy, parameter_rows.contract_parameters(toy, reasoned)) == []
     partial = {
         "test_toy.py": reasoned["test_toy.py"].replace('    ("add", "b", "(2, 3) tensor, 5", None),\n', ""),
         "test_subtract.py": 'CONTRACT_PARAMETERS = [("subtract", "a", "1, 2", None)]\n',
     }
-    problems = selftest.contract_parameter_problems(toy, selftest.contract_parameters(toy, partial))
+    problems = parameter_rows.contract_parameter_problems(toy, parameter_rows.contract_parameters(toy, partial))
     assert len(problems) == 2, problems
     assert "no answer cell defines subtract" in problems[0] and "add's signature parameter(s) b" in problems[1]
-    assert "no test module lists CONTRACT_PARAMETERS" in selftest.contract_parameter_problems(toy, None)[0]
+    assert "no test module lists CONTRACT_PARAMETERS" in parameter_rows.contract_parameter_problems(toy, None)[0]
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -494,10 +518,10 @@ def test_contract_parameter_table_lists_every_signature_parameter(assignment):
     """The assignment's contract parameters (its test modules' CONTRACT_PARAMETERS): every signature parameter of its graded
     definitions listed, each held at one value with a reason (an assignment still without a table is skipped,
     visibly)."""
-    rows = selftest.contract_parameters(assignment)
+    rows = parameter_rows.contract_parameters(assignment)
     if rows is None:
         pytest.skip(f"{assignment} has no contract-parameter table yet")
-    problems = selftest.contract_parameter_problems(assignment, rows)
+    problems = parameter_rows.contract_parameter_problems(assignment, rows)
     assert not problems, "\n".join(problems)
 
 
@@ -505,13 +529,13 @@ def test_contract_parameter_table_lists_every_signature_parameter(assignment):
 
 
 def test_variants_are_packed_one_per_answer_cell_per_notebook():
-    packs = selftest.variant_packs("transformers")
+    packs = variant_checks.variant_packs("transformers")
     per_cell = {}
-    for variant in selftest.variants("transformers"):
+    for variant in mutation.variants("transformers"):
         per_cell[variant.replaces] = per_cell.get(variant.replaces, 0) + 1
     assert len(packs) == max(per_cell.values()), "one notebook per variant of the cell with the most variants"
     packed = [v.name for chosen, _ in packs for v in chosen]
-    assert sorted(packed) == sorted(v.name for v in selftest.variants("transformers"))
+    assert sorted(packed) == sorted(v.name for v in mutation.variants("transformers"))
     for chosen, nb in packs:
         assert len({v.replaces for v in chosen}) == len(chosen), "two variants of one cell in one notebook"
         for variant in chosen:
@@ -541,7 +565,7 @@ class VariantGradings:
         with open(self.folder / f"{assignment}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not path.exists():
-                graded = forking.grade_mutants(assignment, selftest.variants(assignment), lambda variant: False)
+                graded = forking.grade_mutants(assignment, mutation.variants(assignment), lambda variant: False)
                 path.write_text(
                     json.dumps(
                         {v.name: {"error": str(o)} if isinstance(o, MutantError) else o.to_dict() for v, o in graded}
@@ -562,18 +586,18 @@ def variant_gradings(tmp_path_factory):
     return VariantGradings(root / "variant-gradings")
 
 
-def own_seconds(variant: selftest.Mutant, result: SubmissionResult) -> float:
+def own_seconds(variant: mutation.Mutant, result: SubmissionResult) -> float:
     return sum(t.seconds for q in result.questions if q.grade_id == variant.question for t in q.tests)
 
 
 def door_packs(assignment: str, results: dict[str, SubmissionResult]) -> list[int]:
     """The packs (indices from 0) CI sends through both doors: the first DOOR_PACKS, and the pack of each
     answer cell's slowest variant when its own tests took SLOW_S or more in process. A variant's pack is its
-    position among its cell's variants (``selftest.variant_packs``)."""
-    by_cell: dict[str, list[selftest.Mutant]] = {}
-    for variant in selftest.variants(assignment):
+    position among its cell's variants (``variant_checks.variant_packs``)."""
+    by_cell: dict[str, list[mutation.Mutant]] = {}
+    for variant in mutation.variants(assignment):
         by_cell.setdefault(variant.replaces, []).append(variant)
-    chosen = set(range(min(DOOR_PACKS, selftest.variant_pack_count(assignment))))
+    chosen = set(range(min(DOOR_PACKS, variant_checks.variant_pack_count(assignment))))
     for cell in by_cell.values():
         timed = [
             (own_seconds(v, results[v.name]), k)
@@ -586,7 +610,7 @@ def door_packs(assignment: str, results: dict[str, SubmissionResult]) -> list[in
 
 
 def test_door_packs_take_the_first_two_and_each_cells_slowest_slow_variant():
-    variants = selftest.variants("transfer_lm")
+    variants = mutation.variants("transfer_lm")
     sample_next = [v for v in variants if v.replaces == "sample_next"]
     timings = {v.name: 0.1 for v in variants}
     timings[sample_next[7].name] = SLOW_S + 1
@@ -602,8 +626,8 @@ def test_door_packs_take_the_first_two_and_each_cells_slowest_slow_variant():
 
 
 def enough_variants(assignment: str) -> None:
-    if len(selftest.variants(assignment)) < 5:
-        pytest.skip(f"{assignment} has {len(selftest.variants(assignment))} variants; at least 5 are due")
+    if len(mutation.variants(assignment)) < 5:
+        pytest.skip(f"{assignment} has {len(mutation.variants(assignment))} variants; at least 5 are due")
 
 
 @pytest.fixture(scope="session")
@@ -645,12 +669,12 @@ def test_every_variant_keeps_full_marks_on_its_question_in_process(assignment, v
     the notebook runs; the inputs and results make the standalone door's torch.save round trip)."""
     enough_variants(assignment)
     problems = []
-    for variant in selftest.variants(assignment):
+    for variant in mutation.variants(assignment):
         result = variant_gradings.results(assignment)[variant.name]
         if isinstance(result, MutantError):
             problems.append(str(result))
         else:
-            problems += selftest.full_marks_problems(result, f"variant {variant.name}", {variant.question})
+            problems += reference.full_marks_problems(result, f"variant {variant.name}", {variant.question})
     assert not problems, "\n".join(problems)
 
 
@@ -658,13 +682,13 @@ def test_every_variant_keeps_full_marks_on_its_question_in_process(assignment, v
 def test_variants_keep_full_marks_in_both_doors(assignment, tmp_path, nbgrader_courses, warm_kernels, variant_gradings):
     """The packs ``door_packs`` chooses earn their variants' full marks in the standalone door and in real
     `nbgrader autograde`. The notebooks hold the pack's variants alone, every other answer as released
-    (``selftest.answered_alone``: each question's tests stand in for the answers it builds on), so a door
+    (``variant_checks.answered_alone``: each question's tests stand in for the answers it builds on), so a door
     spends seconds on the rest of the notebook instead of its whole run."""
     enough_variants(assignment)
     chosen = door_packs(assignment, variant_gradings.results(assignment))
-    graded = selftest.grade_variant_packs(
+    graded = variant_checks.grade_variant_packs(
         assignment, tmp_path, chosen=chosen, nbgrader_course=nbgrader_courses(assignment), alone=True
     )
-    assert {r.door for _, r in graded} == set(selftest.DOORS)
-    problems = [p for found, result in graded for p in selftest.variant_problems(found, result, alone=True)]
+    assert {r.door for _, r in graded} == set(variant_checks.DOORS)
+    problems = [p for found, result in graded for p in variant_checks.variant_problems(found, result, alone=True)]
     assert not problems, "\n".join(problems)

@@ -1,10 +1,10 @@
 """Mutants graded from one run of the reference forked at each answer cell (``forking.grade_mutants``) get
-the records that grading each mutated notebook from the start gives (``checks.grade_mutant``), on the toy
+the records that grading each mutated notebook from the start gives (``mutant_checks.grade_mutant``), on the toy
 course; a mutant that does not apply, or whose grading process dies, is reported and the others go on."""
 
 import pytest
 
-from assignments.grading.selftest import checks, forking
+from assignments.grading.selftest import forking, mutant_checks, mutation
 from assignments.grading.selftest.mutation import MutantError
 from tests.fixtures import toy
 
@@ -60,19 +60,21 @@ def comparable(result):
 
 
 def test_forked_records_equal_records_graded_from_the_start(course):
-    chosen = [m for m in checks.mutants(course.assignment) if m.name in ("subtracts", "scales_once_too_few")]
+    chosen = [m for m in mutation.mutants(course.assignment) if m.name in ("subtracts", "scales_once_too_few")]
     forked = dict(forking.grade_mutants(course.assignment, chosen))
     for mutant in chosen:
         assert not isinstance(forked[mutant], MutantError), f"{mutant.name} was not graded: {forked[mutant]}"
-        assert comparable(forked[mutant]) == comparable(checks.grade_mutant(course.assignment, mutant)), (
+        assert comparable(forked[mutant]) == comparable(mutant_checks.grade_mutant(course.assignment, mutant)), (
             f"{mutant.name}: the forked grading's scores or findings differ from grading the mutated notebook "
             "from its first cell"
         )
-        assert checks.mutant_problems(mutant, forked[mutant]) == [], f"{mutant.name} is not caught on its question"
+        assert mutant_checks.mutant_problems(mutant, forked[mutant]) == [], (
+            f"{mutant.name} is not caught on its question"
+        )
 
 
 def test_a_mutant_that_does_not_apply_or_kills_its_grader_is_reported_and_the_rest_are_graded(course):
-    outcomes = {m.name: r for m, r in forking.grade_mutants(course.assignment, checks.mutants(course.assignment))}
+    outcomes = {m.name: r for m, r in forking.grade_mutants(course.assignment, mutation.mutants(course.assignment))}
     assert set(outcomes) == {"subtracts", "scales_once_too_few", "stale", "dies"}, "every mutant gets an outcome"
     assert isinstance(outcomes["stale"], MutantError) and "no single answer cell" in str(outcomes["stale"])
     assert isinstance(outcomes["dies"], MutantError) and "SIGKILL" in str(outcomes["dies"]), (

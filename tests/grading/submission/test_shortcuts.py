@@ -19,7 +19,7 @@ from assignments.exports.feedback import feedback_html, feedback_markdown
 from assignments.exports.report import summary_markdown
 from assignments.exports.text import question_title
 from assignments.grading.doors.nbgrader import door as nbgrader_door
-from assignments.grading.selftest import checks as selftest
+from assignments.grading.selftest import mutation
 from assignments.grading.submission import shortcuts
 from assignments.grading.testkit.handle import answered_by
 from assignments.release import hygiene
@@ -138,7 +138,7 @@ def test_local_names_strings_comments_and_annotations_are_not_uses():
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_oracle_called_directly_is_flagged_on_its_question_only(assignment):
-    answers = selftest.shortcut_answers(assignment)
+    answers = mutation.shortcut_answers(assignment)
     assert answers, f"autograder/{assignment}/shortcuts/ has no shortcut answer"
     for answer in answers:
         found = flagged(assignment, student(assignment, {answer.replaces: answer.code}))
@@ -232,7 +232,7 @@ def test_helper_in_another_cell_counts_against_the_answer_that_calls_it():
 def test_another_questions_answer_is_not_followed():
     """GRUEncoder uses MyGRUCell; when MyGRUCell wraps the oracle, only gru_cell_tests is flagged (a
     mistake is reported once, on its own question)."""
-    shortcut = next(a for a in selftest.shortcut_answers("rnn_attention") if a.question == "gru_cell_tests")
+    shortcut = next(a for a in mutation.shortcut_answers("rnn_attention") if a.question == "gru_cell_tests")
     found = flagged("rnn_attention", student("rnn_attention", {shortcut.replaces: shortcut.code}))
     assert set(found) == {"gru_cell_tests"}, found
 
@@ -273,7 +273,7 @@ def test_hostile_cells_do_not_stop_the_check():
 
 
 def test_rules_are_read_from_the_source_not_the_submission(tmp_path):
-    shortcut = selftest.shortcut_answers("transfer_lm")[0]
+    shortcut = mutation.shortcut_answers("transfer_lm")[0]
     nb = student("transfer_lm", {shortcut.replaces: shortcut.code})
     for cell in nb.cells:
         cell.metadata.pop("course", None)  # the student deleted the declarations
@@ -296,7 +296,7 @@ def _full_marks(assignment):
 
 
 def test_zero_penalty_zeroes_only_that_question():
-    shortcut = selftest.shortcut_answers("transfer_lm")[0]
+    shortcut = mutation.shortcut_answers("transfer_lm")[0]
     nb = student("transfer_lm", {shortcut.replaces: shortcut.code})
     result = _full_marks("transfer_lm")
     before = result.scores()
@@ -318,7 +318,7 @@ def test_zero_penalty_zeroes_only_that_question():
 
 
 def test_feedback_and_class_report_show_the_finding():
-    shortcut = selftest.shortcut_answers("transfer_lm")[0]
+    shortcut = mutation.shortcut_answers("transfer_lm")[0]
     result = _full_marks("transfer_lm")
     result.findings = shortcuts.check(
         student("transfer_lm", {shortcut.replaces: shortcut.code}), owners("transfer_lm"), rules("transfer_lm")
