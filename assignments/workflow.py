@@ -11,8 +11,10 @@ from assignments import intake
 from assignments.course import Assignment, resolve
 from assignments.grading.doors import batch
 from assignments.results.model import Finding, SubmissionResult, rejected
-from assignments.runs import batches
+from assignments.runs import regrade
 from assignments.runs.folder import Run, as_run
+from assignments.runs.merge import merge_runs
+from assignments.runs.shards import Shard, write_shard
 
 
 def collect(
@@ -81,7 +83,7 @@ def grade_class(
     source: Path,
     out: Run | Path,
     workers: int | None = None,
-    shard: batches.Shard | None = None,
+    shard: Shard | None = None,
     grader=batch.grade_one,
     layout: str = "auto",
 ) -> list[SubmissionResult]:
@@ -90,7 +92,7 @@ def grade_class(
     assignment = resolve(assignment)
     out = as_run(out)
     jobs, found = collect(assignment.name, source, out, layout)
-    batches.write_shard(out, shard)  # what `course merge` checks each of the run's records against
+    write_shard(out, shard)  # what `course merge` checks each of the run's records against
     missing = missing_records(found, "standalone")
     if shard is not None:
         jobs = [job for job in jobs if shard.owns(job.student)]
@@ -111,17 +113,17 @@ def grade_jobs(
     """Grade ``jobs`` into the run ``out`` and write ``missing`` (records of students without a notebook).
     A record the run already holds is kept when it was graded from the same bytes by the same grader (a
     stopped batch resumes); every other student is graded (``grader``: ``batch.grade_batch``'s), and whose
-    scores that moved is printed and kept in the run's ``regrade.json`` (``runs/batches.py``)."""
+    scores that moved is printed and kept in the run's ``regrade.json`` (``runs/regrade.py``)."""
     assignment = resolve(assignment)
     out = as_run(out)
-    version = batches.grader_version(assignment)
-    earlier = batches.earlier_records(out, assignment.name)
+    version = regrade.grader_version(assignment)
+    earlier = regrade.earlier_records(out, assignment.name)
     findings = findings or {}
     kept, todo = [], []
     for job in jobs:
-        job = replace(job, sha256=batches.submission_digest(Path(job.path)))
-        if batches.still_valid(earlier.get(job.student), job.sha256, version):
-            kept.append(batches.with_intake_findings(earlier[job.student], findings.get(job.student, [])))
+        job = replace(job, sha256=regrade.submission_digest(Path(job.path)))
+        if regrade.still_valid(earlier.get(job.student), job.sha256, version):
+            kept.append(regrade.with_intake_findings(earlier[job.student], findings.get(job.student, [])))
         else:
             todo.append(job)
     if kept:
@@ -141,12 +143,12 @@ def grade_jobs(
         record.grader_version = version
         batch.save(record, out)
     regraded = results + list(missing)
-    moved = batches.changes(earlier, regraded)
-    batches.write_regrade_report(out, version, len(results), len(kept), moved)
+    moved = regrade.changes(earlier, regraded)
+    regrade.write_regrade_report(out, version, len(results), len(kept), moved)
     again = sum(1 for record in results if record.student in earlier)
     if again or moved:
         print(f"graded again: {again} student(s) with an earlier record; scores moved for {len(moved)}")
-        print("\n".join(batches.report_lines(moved)))
+        print("\n".join(regrade.report_lines(moved)))
     return sorted(kept + regraded, key=lambda r: r.student)
 
 
@@ -192,10 +194,10 @@ def autograde_class(
 def merge(
     assignment: Assignment | str, runs: list[Run | Path], out: Run | Path, allow_missing: bool = False
 ) -> list[SubmissionResult]:
-    """The shards' runs joined into the run ``out`` (``batches.merge_runs``, which checks them against the
+    """The shards' runs joined into the run ``out`` (``runs.merge.merge_runs``, which checks them against the
     intake and refuses an incomplete class unless ``allow_missing``), then every export from it."""
     run = as_run(out)
-    merged = batches.merge_runs(resolve(assignment).name, runs, run, allow_missing=allow_missing)
+    merged = merge_runs(resolve(assignment).name, runs, run, allow_missing=allow_missing)
     export_all(assignment, run)
     return merged
 

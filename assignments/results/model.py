@@ -97,10 +97,10 @@ class SubmissionResult:
     late_percent: float = 0.0
     late_note: str = ""  #: how lateness was counted, for feedback
     evidence: list[Evidence] = field(default_factory=list)  #: written answers' evidence, as submitted
-    # What the record was graded from and by what (assignments/runs/batches.py): a later batch over the same run
+    # What the record was graded from and by what (assignments/runs/regrade.py): a later batch over the same run
     # keeps a record whose two are unchanged instead of grading the student again.
     submission_sha256: str = ""  #: SHA-256 of the notebook file as graded
-    grader_version: str = ""  #: batches.grader_version(): the package version and a hash of the grader's files
+    grader_version: str = ""  #: regrade.grader_version(): the package version and a hash of the grader's files
 
     def question(self, grade_id: str) -> QuestionResult:
         for entry in self.questions:
