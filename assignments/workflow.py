@@ -4,16 +4,15 @@ Each job works in one run folder (``runs.folder.Run``), which the command builds
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from assignments import intake
 from assignments.course import Assignment, resolve
 from assignments.grading.doors import batch
 from assignments.results.model import Finding, SubmissionResult, rejected
-from assignments.runs import regrade
 from assignments.runs.folder import Run, as_run
 from assignments.runs.merge import merge_runs
+from assignments.runs.regrade import RegradePlan
 from assignments.runs.shards import Shard, write_shard
 
 
@@ -112,44 +111,30 @@ def grade_jobs(
 ) -> list[SubmissionResult]:
     """Grade ``jobs`` into the run ``out`` and write ``missing`` (records of students without a notebook).
     A record the run already holds is kept when it was graded from the same bytes by the same grader (a
-    stopped batch resumes); every other student is graded (``grader``: ``batch.grade_batch``'s), and whose
-    scores that moved is printed and kept in the run's ``regrade.json`` (``runs/regrade.py``)."""
+    stopped batch resumes: ``runs.regrade.RegradePlan``); every other student is graded (``grader``:
+    ``batch.grade_batch``'s), and whose scores moved is printed and kept in the run's ``regrade.json``."""
     assignment = resolve(assignment)
     out = as_run(out)
-    version = regrade.grader_version(assignment)
-    earlier = regrade.earlier_records(out, assignment.name)
-    findings = findings or {}
-    kept, todo = [], []
-    for job in jobs:
-        job = replace(job, sha256=regrade.submission_digest(Path(job.path)))
-        if regrade.still_valid(earlier.get(job.student), job.sha256, version):
-            kept.append(regrade.with_intake_findings(earlier[job.student], findings.get(job.student, [])))
-        else:
-            todo.append(job)
-    if kept:
-        print(f"kept {len(kept)} record(s) graded from the same notebook by this grader ({version})")
-    for record in kept:
+    plan = RegradePlan.of(out, assignment, jobs, findings)
+    if plan.kept:
+        print(f"kept {len(plan.kept)} record(s) graded from the same notebook by this grader ({plan.version})")
+    for record in plan.kept:
         batch.save(record, out)
-    if todo:  # the sizing rule's estimate (assignments/sizing.py), one line
+    if plan.todo:  # the sizing rule's estimate (assignments/sizing.py), one line
         from assignments import sizing
 
-        print(sizing.batch_line(len(todo), workers or batch.default_workers()), flush=True)
+        print(sizing.batch_line(len(plan.todo), workers or batch.default_workers()), flush=True)
     # The batch writes each record as it finishes (a crash loses nothing), with its intake findings already in.
     # The Assignment itself goes to the grader processes, so a class of any course (the toy's) is graded.
     results = batch.grade_batch(
-        assignment, todo, out, workers=workers, findings=findings, grader=grader, grader_version=version
+        assignment, plan.todo, out, workers=workers, findings=findings, grader=grader, grader_version=plan.version
     )
     for record in missing:
-        record.grader_version = version
+        record.grader_version = plan.version
         batch.save(record, out)
-    regraded = results + list(missing)
-    moved = regrade.changes(earlier, regraded)
-    regrade.write_regrade_report(out, version, len(results), len(kept), moved)
-    again = sum(1 for record in results if record.student in earlier)
-    if again or moved:
-        print(f"graded again: {again} student(s) with an earlier record; scores moved for {len(moved)}")
-        print("\n".join(regrade.report_lines(moved)))
-    return sorted(kept + regraded, key=lambda r: r.student)
+    for line in plan.finish(results, missing):
+        print(line)
+    return sorted(plan.kept + results + list(missing), key=lambda r: r.student)
 
 
 def autograde_class(

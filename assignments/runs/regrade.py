@@ -1,5 +1,8 @@
 """A batch graded again over its run: what it keeps, what it grades, and whose scores moved.
 
+``RegradePlan.of`` decides, before anything is graded, which records a batch keeps and which jobs it
+grades; ``plan.finish`` writes, once the batch is graded, what moved.
+
 - **Resume**: every record says what it was graded from (``submission_sha256``: the notebook's bytes) and
   by what (``grader_version``: ``grader_version()``). A batch started again over the same run keeps each
   record whose two are unchanged and grades the rest, so a batch stopped halfway loses only the
@@ -20,12 +23,62 @@ from assignments.course import Assignment
 from assignments.escaping import one_line
 from assignments.grader_files import autograder_files
 from assignments.points import points_text
-from assignments.results.model import SubmissionResult
+from assignments.results.model import Finding, SubmissionResult
 from assignments.runs import store
 from assignments.runs.folder import Run, as_run
 from assignments.settings import tomllib  # tomli on Python 3.10
 
 INTAKE_PREFIX = "intake-"  # the codes of findings a record takes from the intake (workflow.intake_findings)
+
+# --- the plan ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RegradePlan:
+    """A batch over a run, decided before anything is graded: this grader's version, the records the run
+    already held, those it keeps (graded from the same bytes by the same grader; their intake findings are
+    this intake's) and the jobs left to grade, each stamped with its notebook's SHA-256."""
+
+    run: Run
+    version: str  #: grader_version() of the assignment
+    earlier: dict[str, SubmissionResult]  #: student -> the record the run held before this batch
+    kept: list[SubmissionResult]  #: records this batch keeps instead of grading their students again
+    todo: list  #: the jobs to grade (grading's ``batch.Job``: a frozen dataclass with student, path, sha256)
+
+    @classmethod
+    def of(
+        cls,
+        run: Run | Path,
+        assignment: Assignment,
+        jobs: list,
+        findings: dict[str, list[Finding]] | None = None,
+    ) -> RegradePlan:
+        """The plan for grading ``jobs`` into ``run``; ``findings``: student -> this intake's findings."""
+        run = as_run(run)
+        version = grader_version(assignment)
+        earlier = _earlier_records(run, assignment.name)
+        findings = findings or {}
+        kept, todo = [], []
+        for job in jobs:
+            job = replace(job, sha256=submission_digest(Path(job.path)))
+            if _still_valid(earlier.get(job.student), job.sha256, version):
+                kept.append(_with_intake_findings(earlier[job.student], findings.get(job.student, [])))
+            else:
+                todo.append(job)
+        return cls(run, version, earlier, kept, todo)
+
+    def finish(self, graded: list[SubmissionResult], missing: list[SubmissionResult] = ()) -> list[str]:
+        """Write the run's ``regrade.json`` once the batch has ``graded`` its jobs and written ``missing``
+        (records of students without a notebook), and return what the terminal shows: how many students
+        were graded again and, one line each, whose scores moved (that line empty when none did); nothing
+        when the batch graded nobody again and moved nothing."""
+        moved = _changes(self.earlier, list(graded) + list(missing))
+        _write_regrade_report(self.run, self.version, len(graded), len(self.kept), moved)
+        again = sum(1 for record in graded if record.student in self.earlier)
+        if not (again or moved):
+            return []
+        headline = f"graded again: {again} student(s) with an earlier record; scores moved for {len(moved)}"
+        return [headline, "\n".join(_report_lines(moved))]
 
 
 # --- what a record was graded from, and by what -----------------------------------------------------------
@@ -61,15 +114,15 @@ def grader_version(assignment: Assignment) -> str:
     return f"{version}+{digest.hexdigest()[:16]}"
 
 
-def earlier_records(run: Run | Path, assignment: str) -> dict[str, SubmissionResult]:
+def _earlier_records(run: Run, assignment: str) -> dict[str, SubmissionResult]:
     """student -> the record this run already holds for them (none when the run is new)."""
-    folder = as_run(run).results
+    folder = run.results
     if not folder.is_dir():
         return {}
     return {r.student: r for r in store.load_results(folder, assignment)}
 
 
-def still_valid(record: SubmissionResult | None, sha256: str, version: str) -> bool:
+def _still_valid(record: SubmissionResult | None, sha256: str, version: str) -> bool:
     """Whether ``record`` was graded from these bytes by this grader (so grading again would give it back)."""
     return (
         record is not None
@@ -80,7 +133,7 @@ def still_valid(record: SubmissionResult | None, sha256: str, version: str) -> b
     )
 
 
-def with_intake_findings(record: SubmissionResult, findings: list) -> SubmissionResult:
+def _with_intake_findings(record: SubmissionResult, findings: list) -> SubmissionResult:
     """``record`` with its intake findings replaced by this intake's (a late flag may have changed)."""
     kept = [f for f in record.findings if not f.code.startswith(INTAKE_PREFIX)]
     return replace(record, findings=kept + list(findings))
@@ -109,7 +162,7 @@ def _why(before: SubmissionResult, after: SubmissionResult) -> str:
     return " and ".join(reasons) or "graded again"
 
 
-def changes(earlier: dict[str, SubmissionResult], regraded: list[SubmissionResult]) -> list[Change]:
+def _changes(earlier: dict[str, SubmissionResult], regraded: list[SubmissionResult]) -> list[Change]:
     """For every regraded student who had an earlier record: the autograded questions whose points moved."""
     found = []
     for after in sorted(regraded, key=lambda r: r.student):
@@ -138,10 +191,10 @@ def _order(record: SubmissionResult, grade_id: str) -> int:
     return ids.index(grade_id) if grade_id in ids else len(ids)
 
 
-def write_regrade_report(run: Run | Path, version: str, regraded: int, kept: int, found: list[Change]) -> Path:
+def _write_regrade_report(run: Run, version: str, regraded: int, kept: int, found: list[Change]) -> Path:
     """``<run>/regrade.json``: this batch's grader version, how many records it graded and kept, and every
     student whose scores moved, question by question."""
-    path = as_run(run).regrade_report
+    path = run.regrade_report
     data = {
         "grader_version": version,
         "graded": regraded,
@@ -153,7 +206,7 @@ def write_regrade_report(run: Run | Path, version: str, regraded: int, kept: int
     return path
 
 
-def report_lines(found: list[Change]) -> list[str]:
+def _report_lines(found: list[Change]) -> list[str]:
     """The terminal's view of the changes: one line per student (keys are the students' text: one
     printable line each)."""
     lines = []
