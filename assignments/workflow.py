@@ -34,17 +34,6 @@ def collect(
     return jobs, found
 
 
-def intake_findings(found: intake.IntakeResult) -> dict[str, list[Finding]]:
-    """student -> the intake's findings about them (late, duplicates), as results findings."""
-    by_student: dict[str, list[Finding]] = {}
-    for finding in found.findings:
-        if finding.student:
-            by_student.setdefault(finding.student, []).append(
-                Finding(f"intake-{finding.code}", finding.message, finding.severity)
-            )
-    return by_student
-
-
 def missing_records(found: intake.IntakeResult, door: str) -> list[SubmissionResult]:
     """A rejected record for each student the intake found no notebook for."""
     return [
@@ -68,7 +57,7 @@ def attach_intake(
 ) -> list[SubmissionResult]:
     """Put each student's intake findings into their record, add the missing students' records, and write
     every record (for a door that has not written them yet: each record is written once)."""
-    notes = intake_findings(found)
+    notes = found.findings_by_student()
     for result in results:
         result.findings += notes.get(result.student, [])
     results = results + missing_records(found, door)
@@ -97,7 +86,7 @@ def grade_class(
         jobs = [job for job in jobs if shard.owns(job.student)]
         missing = [record for record in missing if shard.owns(record.student)]
         print(f"shard {shard}: {len(jobs)} of the class's notebooks, {len(missing)} student(s) without one")
-    return grade_jobs(assignment, jobs, out, workers, intake_findings(found), missing, grader)
+    return grade_jobs(assignment, jobs, out, workers, found.findings_by_student(), missing, grader)
 
 
 def grade_jobs(

@@ -17,12 +17,12 @@ import pytest
 
 from assignments.grading.doors import batch
 from assignments.grading.sandbox.limits import Limits
-from assignments.intake import IntakeResult, Submission
+from assignments.intake import IntakeFinding, IntakeResult, Submission
 from assignments.results.model import QuestionResult, SubmissionResult
 from assignments.runs import store
 from assignments.runs.folder import Run
 from assignments.runs.merge import MergeRefused, merge_runs
-from assignments.runs.regrade import grader_version, submission_digest
+from assignments.runs.regrade import RegradePlan, grader_version, submission_digest
 from assignments.runs.shards import Shard, read_shard, shard_of, write_shard
 from assignments.workflow import grade_jobs
 from tests.fixtures import toy
@@ -163,6 +163,36 @@ def test_a_regrade_after_a_hidden_test_fix_reports_whose_scores_moved_on_which_q
     assert change["why"].startswith("the grader changed"), change["why"]
     assert "bo: 5 -> 4 (scale_tests 3 -> 2; the grader changed" in printed, printed
     assert regraded["ada"].autograded_points == 5
+
+
+def test_a_plan_keeps_a_record_with_this_intakes_findings_and_grades_a_changed_notebook(tmp_path):
+    # No grading: the plan is decided from the run's records and the notebooks' bytes alone. The record is
+    # written as runs on disk hold it (an intake finding is known by its catalogue code, nothing else).
+    the_toy = toy.build(tmp_path / "toy", pyproject=True)
+    same, changed = the_toy.write(the_toy.reference(), "ada.ipynb"), the_toy.write(the_toy.reference(), "bo.ipynb")
+    run = Run(tmp_path / "run")
+    for student, path in (("ada", same), ("bo", changed)):
+        earlier = {
+            **record(student, 2.0, grader_version(the_toy.assignment)).to_dict(),
+            "submission_sha256": submission_digest(path),
+            "findings": [
+                {"code": "intake-late", "message": "submitted late", "severity": "info", "cell": None},
+                {"code": "test-cell-edited", "message": "restored", "severity": "warning", "cell": "add_tests"},
+            ],
+        }
+        run.results.mkdir(parents=True, exist_ok=True)
+        (run.results / f"{student}.json").write_text(json.dumps(earlier))
+    changed.write_text(changed.read_text() + " ")
+    now = IntakeResult(toy.NAME, "download", findings=[IntakeFinding("duplicate", "two notebooks", "ada")])
+    jobs = [batch.Job("ada", str(same)), batch.Job("bo", str(changed))]
+    plan = RegradePlan.of(run, the_toy.assignment, jobs, now.findings_by_student())
+    assert [r.student for r in plan.kept] == ["ada"] and [j.student for j in plan.todo] == ["bo"], plan
+    assert [(f.code, f.source) for f in plan.kept[0].findings] == [
+        ("test-cell-edited", "grader"),
+        ("intake-duplicate", "intake"),
+    ], "a kept record's intake findings are this intake's (the late flag went), the grader's stay"
+    assert plan.todo[0].sha256 == submission_digest(changed), "a job to grade carries its notebook's SHA-256"
+    assert plan.finish([], []) == [] and json.loads(run.regrade_report.read_text())["kept"] == 1
 
 
 # --- merge ----------------------------------------------------------------------------------------------

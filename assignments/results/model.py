@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from assignments.escaping import one_line
-from assignments.results.findings import SHORTCUT, TEST_BUDGET, Severity
+from assignments.results.findings import SHORTCUT, TEST_BUDGET, Severity, Source, kind
 from assignments.titles import question_titles
 
 BUDGET_FINDING = TEST_BUDGET  # a hidden test ran past its budget in the grader
@@ -67,6 +67,14 @@ class Finding:
     message: str  #: what happened, for the student and the instructor
     severity: Severity = "warning"  #: "error": grading was affected (results/findings.py: each code's)
     cell: str | None = None  #: grade_id or cell position it concerns
+
+    @property
+    def source(self) -> Source:
+        """Who made it, as the catalogue says of its code: "intake" (what the download showed, taken from the
+        intake manifest: ``runs.manifest.IntakeFinding.as_finding``) or "grader" (every other, and a code
+        the catalogue does not list)."""
+        known = kind(self.code)
+        return known.source if known else "grader"
 
 
 @dataclass

@@ -28,8 +28,6 @@ from assignments.runs import store
 from assignments.runs.folder import Run, as_run
 from assignments.settings import tomllib  # tomli on Python 3.10
 
-INTAKE_PREFIX = "intake-"  # the codes of findings a record takes from the intake (workflow.intake_findings)
-
 # --- the plan ---------------------------------------------------------------------------------------------
 
 
@@ -135,7 +133,7 @@ def _still_valid(record: SubmissionResult | None, sha256: str, version: str) -> 
 
 def _with_intake_findings(record: SubmissionResult, findings: list) -> SubmissionResult:
     """``record`` with its intake findings replaced by this intake's (a late flag may have changed)."""
-    kept = [f for f in record.findings if not f.code.startswith(INTAKE_PREFIX)]
+    kept = [f for f in record.findings if f.source != "intake"]
     return replace(record, findings=kept + list(findings))
 
 
