@@ -131,7 +131,7 @@ def _still_valid(record: SubmissionResult | None, sha256: str, version: str) -> 
     )
 
 
-def _with_intake_findings(record: SubmissionResult, findings: list) -> SubmissionResult:
+def _with_intake_findings(record: SubmissionResult, findings: list[Finding]) -> SubmissionResult:
     """``record`` with its intake findings replaced by this intake's (a late flag may have changed)."""
     kept = [f for f in record.findings if f.source != "intake"]
     return replace(record, findings=kept + list(findings))
