@@ -1,7 +1,7 @@
 """What a grader is made of: the files grading an assignment reads, by the name each has in a bundle.
 
 The Gradescope bundle and the grader image ship exactly these (``platforms/``), and a run's
-``grader_version`` hashes them (``runs/batches.py``), so what is shipped and what a regrade compares are
+``grader_version`` hashes them (``runs/regrade.py``), so what is shipped and what a regrade compares are
 one list.
 """
 

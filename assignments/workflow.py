@@ -4,15 +4,16 @@ Each job works in one run folder (``runs.folder.Run``), which the command builds
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from assignments import intake
 from assignments.course import Assignment, resolve
 from assignments.grading.doors import batch
 from assignments.results.model import Finding, SubmissionResult, rejected
-from assignments.runs import batches
 from assignments.runs.folder import Run, as_run
+from assignments.runs.merge import merge_runs
+from assignments.runs.regrade import RegradePlan
+from assignments.runs.shards import Shard, write_shard
 
 
 def collect(
@@ -31,17 +32,6 @@ def collect(
     hide = (str(Path(source).resolve()), str(run.root.resolve()))
     jobs = [batch.Job(s.student, s.path, hide=hide) for s in sorted(found.submissions, key=lambda s: s.student)]
     return jobs, found
-
-
-def intake_findings(found: intake.IntakeResult) -> dict[str, list[Finding]]:
-    """student -> the intake's findings about them (late, duplicates), as results findings."""
-    by_student: dict[str, list[Finding]] = {}
-    for finding in found.findings:
-        if finding.student:
-            by_student.setdefault(finding.student, []).append(
-                Finding(f"intake-{finding.code}", finding.message, finding.severity)
-            )
-    return by_student
 
 
 def missing_records(found: intake.IntakeResult, door: str) -> list[SubmissionResult]:
@@ -67,7 +57,7 @@ def attach_intake(
 ) -> list[SubmissionResult]:
     """Put each student's intake findings into their record, add the missing students' records, and write
     every record (for a door that has not written them yet: each record is written once)."""
-    notes = intake_findings(found)
+    notes = found.findings_by_student()
     for result in results:
         result.findings += notes.get(result.student, [])
     results = results + missing_records(found, door)
@@ -81,7 +71,7 @@ def grade_class(
     source: Path,
     out: Run | Path,
     workers: int | None = None,
-    shard: batches.Shard | None = None,
+    shard: Shard | None = None,
     grader=batch.grade_one,
     layout: str = "auto",
 ) -> list[SubmissionResult]:
@@ -90,13 +80,13 @@ def grade_class(
     assignment = resolve(assignment)
     out = as_run(out)
     jobs, found = collect(assignment.name, source, out, layout)
-    batches.write_shard(out, shard)  # what `course merge` checks each of the run's records against
+    write_shard(out, shard)  # what `course merge` checks each of the run's records against
     missing = missing_records(found, "standalone")
     if shard is not None:
         jobs = [job for job in jobs if shard.owns(job.student)]
         missing = [record for record in missing if shard.owns(record.student)]
         print(f"shard {shard}: {len(jobs)} of the class's notebooks, {len(missing)} student(s) without one")
-    return grade_jobs(assignment, jobs, out, workers, intake_findings(found), missing, grader)
+    return grade_jobs(assignment, jobs, out, workers, found.findings_by_student(), missing, grader)
 
 
 def grade_jobs(
@@ -110,44 +100,30 @@ def grade_jobs(
 ) -> list[SubmissionResult]:
     """Grade ``jobs`` into the run ``out`` and write ``missing`` (records of students without a notebook).
     A record the run already holds is kept when it was graded from the same bytes by the same grader (a
-    stopped batch resumes); every other student is graded (``grader``: ``batch.grade_batch``'s), and whose
-    scores that moved is printed and kept in the run's ``regrade.json`` (``runs/batches.py``)."""
+    stopped batch resumes: ``runs.regrade.RegradePlan``); every other student is graded (``grader``:
+    ``batch.grade_batch``'s), and whose scores moved is printed and kept in the run's ``regrade.json``."""
     assignment = resolve(assignment)
     out = as_run(out)
-    version = batches.grader_version(assignment)
-    earlier = batches.earlier_records(out, assignment.name)
-    findings = findings or {}
-    kept, todo = [], []
-    for job in jobs:
-        job = replace(job, sha256=batches.submission_digest(Path(job.path)))
-        if batches.still_valid(earlier.get(job.student), job.sha256, version):
-            kept.append(batches.with_intake_findings(earlier[job.student], findings.get(job.student, [])))
-        else:
-            todo.append(job)
-    if kept:
-        print(f"kept {len(kept)} record(s) graded from the same notebook by this grader ({version})")
-    for record in kept:
+    plan = RegradePlan.of(out, assignment, jobs, findings)
+    if plan.kept:
+        print(f"kept {len(plan.kept)} record(s) graded from the same notebook by this grader ({plan.version})")
+    for record in plan.kept:
         batch.save(record, out)
-    if todo:  # the sizing rule's estimate (assignments/sizing.py), one line
+    if plan.todo:  # the sizing rule's estimate (assignments/sizing.py), one line
         from assignments import sizing
 
-        print(sizing.batch_line(len(todo), workers or batch.default_workers()), flush=True)
+        print(sizing.batch_line(len(plan.todo), workers or batch.default_workers()), flush=True)
     # The batch writes each record as it finishes (a crash loses nothing), with its intake findings already in.
     # The Assignment itself goes to the grader processes, so a class of any course (the toy's) is graded.
     results = batch.grade_batch(
-        assignment, todo, out, workers=workers, findings=findings, grader=grader, grader_version=version
+        assignment, plan.todo, out, workers=workers, findings=findings, grader=grader, grader_version=plan.version
     )
     for record in missing:
-        record.grader_version = version
+        record.grader_version = plan.version
         batch.save(record, out)
-    regraded = results + list(missing)
-    moved = batches.changes(earlier, regraded)
-    batches.write_regrade_report(out, version, len(results), len(kept), moved)
-    again = sum(1 for record in results if record.student in earlier)
-    if again or moved:
-        print(f"graded again: {again} student(s) with an earlier record; scores moved for {len(moved)}")
-        print("\n".join(batches.report_lines(moved)))
-    return sorted(kept + regraded, key=lambda r: r.student)
+    for line in plan.finish(results, missing):
+        print(line)
+    return sorted(plan.kept + results + list(missing), key=lambda r: r.student)
 
 
 def autograde_class(
@@ -192,10 +168,10 @@ def autograde_class(
 def merge(
     assignment: Assignment | str, runs: list[Run | Path], out: Run | Path, allow_missing: bool = False
 ) -> list[SubmissionResult]:
-    """The shards' runs joined into the run ``out`` (``batches.merge_runs``, which checks them against the
+    """The shards' runs joined into the run ``out`` (``runs.merge.merge_runs``, which checks them against the
     intake and refuses an incomplete class unless ``allow_missing``), then every export from it."""
     run = as_run(out)
-    merged = batches.merge_runs(resolve(assignment).name, runs, run, allow_missing=allow_missing)
+    merged = merge_runs(resolve(assignment).name, runs, run, allow_missing=allow_missing)
     export_all(assignment, run)
     return merged
 

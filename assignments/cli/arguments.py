@@ -223,7 +223,7 @@ def port(text: str) -> int:
 
 
 def shard(text: str):
-    from assignments.runs.batches import Shard
+    from assignments.runs.shards import Shard
 
     try:
         return Shard.parse(text)

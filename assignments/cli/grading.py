@@ -47,8 +47,8 @@ def cmd_merge(args) -> int:
     """The shards' runs joined into one run, exported as a whole-class run is."""
     from assignments.escaping import one_line
     from assignments.results import table
-    from assignments.runs.batches import MergeRefused
     from assignments.runs.folder import Run
+    from assignments.runs.merge import MergeRefused
     from assignments.workflow import merge
 
     # --root's course when given (a merge job on a cluster names it); otherwise the name, as before

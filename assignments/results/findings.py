@@ -15,6 +15,9 @@ Severity = Literal["error", "warning", "info"]
 # student: the message is shown as written; staff: left out of what students read; internal: the message
 # may quote grader internals, so students read a fixed line instead (exports/text.py)
 Audience = Literal["student", "staff", "internal"]
+# grader: made while grading or exporting a record; intake: what the download showed (late, duplicates), made
+# as the intake manifest's IntakeFinding and taken into the student's record (runs/manifest.py: as_finding)
+Source = Literal["grader", "intake"]
 
 
 @dataclass(frozen=True)
@@ -23,10 +26,19 @@ class FindingKind:
     severity: Severity | tuple[Severity, ...]  # a tuple where the message decides (a guessed encoding)
     audience: Audience
     meaning: str
+    source: Source = "grader"
 
 
-def _kinds(*rows: tuple) -> dict[str, FindingKind]:
-    return {row[0]: FindingKind(*row) for row in rows}
+def _kinds(*rows: tuple | Source) -> dict[str, FindingKind]:
+    """The catalogue from its rows; a bare source ("intake", "grader") says who makes the rows after it."""
+    kinds: dict[str, FindingKind] = {}
+    source: Source = "grader"
+    for row in rows:
+        if isinstance(row, str):
+            source = row
+        else:
+            kinds[row[0]] = FindingKind(*row, source=source)
+    return kinds
 
 
 CATALOGUE = _kinds(
@@ -103,7 +115,8 @@ CATALOGUE = _kinds(
     ("written-too-large", "warning", "staff", "written answers and evidence too large to print; left out of the PDFs"),
     ("written-render-failed", "warning", "staff", "the written answers' PDF was not printed (in time); HTML only"),
     ("written-pages-cut", "info", "staff", "a written answer ran past the pages a question takes; the PDF notes it"),
-    # intake (intake/; workflow.py adds the prefix)
+    # intake (intake/): the manifest keeps each under its own code, the catalogue's without "intake-"
+    "intake",
     ("intake-duplicate", "warning", "student", "several notebooks from one student; the latest was kept"),
     ("intake-late", "info", "student", "submitted after the due date"),
     ("intake-not-a-notebook", "warning", "student", "a file in the submission is not a notebook"),
@@ -121,6 +134,7 @@ CATALOGUE = _kinds(
     ("intake-unattributed", "error", "student", "a file of a Gradescope export that names no student"),
     ("intake-over-limit", "error", "student", "past one student's allowance (files, bytes, depth, names); not read"),
     # exports (exports/canvas.py): staff, since the message names the other students a join would have merged
+    "grader",
     ("canvas-identity", "error", "staff", "no single Canvas student for this record; left out of the Canvas CSV"),
 )
 

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from assignments.escaping import one_line
-from assignments.results.findings import SHORTCUT, TEST_BUDGET, Severity
+from assignments.results.findings import SHORTCUT, TEST_BUDGET, Severity, Source, kind
 from assignments.titles import question_titles
 
 BUDGET_FINDING = TEST_BUDGET  # a hidden test ran past its budget in the grader
@@ -68,6 +68,14 @@ class Finding:
     severity: Severity = "warning"  #: "error": grading was affected (results/findings.py: each code's)
     cell: str | None = None  #: grade_id or cell position it concerns
 
+    @property
+    def source(self) -> Source:
+        """Who made it, as the catalogue says of its code: "intake" (what the download showed, taken from the
+        intake manifest: ``runs.manifest.IntakeFinding.as_finding``) or "grader" (every other, and a code
+        the catalogue does not list)."""
+        known = kind(self.code)
+        return known.source if known else "grader"
+
 
 @dataclass
 class Evidence:
@@ -97,10 +105,10 @@ class SubmissionResult:
     late_percent: float = 0.0
     late_note: str = ""  #: how lateness was counted, for feedback
     evidence: list[Evidence] = field(default_factory=list)  #: written answers' evidence, as submitted
-    # What the record was graded from and by what (assignments/runs/batches.py): a later batch over the same run
+    # What the record was graded from and by what (assignments/runs/regrade.py): a later batch over the same run
     # keeps a record whose two are unchanged instead of grading the student again.
     submission_sha256: str = ""  #: SHA-256 of the notebook file as graded
-    grader_version: str = ""  #: batches.grader_version(): the package version and a hash of the grader's files
+    grader_version: str = ""  #: regrade.grader_version(): the package version and a hash of the grader's files
 
     def question(self, grade_id: str) -> QuestionResult:
         for entry in self.questions:

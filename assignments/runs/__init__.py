@@ -1,2 +1,4 @@
-"""A run and what it is made of: the run folder every command writes under (``folder.Run``), the results
-store, the shards of a class graded in parts and their merge, and what a regrade changed (``batches``)."""
+"""A run and what it is made of: the run folder every command writes under (``folder.Run``), its intake
+manifest (``manifest``), the results store (``store``), the shards of a class graded in parts (``shards``),
+their merge into one run (``merge``), and a batch graded again over its run: what it keeps and what moved
+(``regrade``)."""

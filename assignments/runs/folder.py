@@ -5,7 +5,7 @@ A run is what ``course grade`` (or ``course autograde``, ``course merge``, the d
     <run>/intake.json           the intake's manifest: student keys, LMS names and ids, late flags
     <run>/submissions/          the run's copies of the class's notebooks
     <run>/results/<student>.json  one record per student (``store.py``)
-    <run>/regrade.json          whose scores moved when the run was graded again (``batches.py``)
+    <run>/regrade.json          whose scores moved when the run was graded again (``regrade.py``)
     <run>/shard.json            which shard of the class the run graded (``course grade --shard``; 0/1: all)
     <run>/exports/<format>/     what ``course export`` writes
     <run>/similarity/           ``course similarity``'s report
@@ -126,7 +126,7 @@ class Run:
 
     @property
     def shard(self) -> Path:
-        """Which shard of the class this run graded (``batches.write_shard``), for ``course merge``."""
+        """Which shard of the class this run graded (``shards.write_shard``), for ``course merge``."""
         return self.root / SHARD
 
     @property

@@ -1,12 +1,15 @@
 """A run's intake manifest (``<run>/intake.json``): one ``Submission`` per student the download named, the
 students without a notebook and the class-level ``IntakeFinding`` records. Intake writes it; grading,
-merging shards, delivery and the exports read it."""
+merging shards, delivery and the exports read it. A student's intake findings go into their record as
+results ``Finding``s (``IntakeFinding.as_finding``)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from assignments.results.model import Finding
 
 
 @dataclass
@@ -36,6 +39,11 @@ class IntakeFinding:
     file: str = ""
     severity: str = "warning"  # "error" | "warning" | "info"
 
+    def as_finding(self) -> Finding:
+        """This finding as a record holds it: under its catalogue code (results/findings.py), which is
+        ``intake-`` and the intake's own; the manifest keeps the intake's code, as intake.json always has."""
+        return Finding(f"intake-{self.code}", self.message, self.severity)
+
 
 @dataclass
 class IntakeResult:
@@ -48,6 +56,14 @@ class IntakeResult:
 
     def students(self) -> list[str]:
         return [s.student for s in self.submissions]
+
+    def findings_by_student(self) -> dict[str, list[Finding]]:
+        """student -> the intake's findings about them (late, duplicates), as their record holds them."""
+        by_student: dict[str, list[Finding]] = {}
+        for finding in self.findings:
+            if finding.student:
+                by_student.setdefault(finding.student, []).append(finding.as_finding())
+        return by_student
 
     def roster(self) -> dict[str, dict]:
         """student key -> what the LMS told us about them (the Canvas exporter reads this)."""

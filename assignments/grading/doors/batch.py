@@ -53,7 +53,7 @@ class Job:
     path: str
     seed: int = 0
     hide: tuple = ()  # folders the student's kernel must not see (the class's submissions, the results)
-    sha256: str = ""  # of the notebook's bytes, stamped on the record (runs/batches.py: resuming a batch)
+    sha256: str = ""  # of the notebook's bytes, stamped on the record (runs/regrade.py: resuming a batch)
 
 
 @dataclass(frozen=True)
@@ -409,7 +409,7 @@ def grade_batch(
     """Grade every job (``workers`` at a time, with a progress bar and ETA); results come back in job order.
     Each record is written to the run ``out_dir``'s results/ once, as its grading ends, with ``findings[student]``
     (what the intake found about that student) added first, and stamped with the job's ``sha256`` and
-    ``grader_version`` (what a later batch checks before it keeps the record: ``runs/batches.py``).
+    ``grader_version`` (what a later batch checks before it keeps the record: ``runs/regrade.py``).
 
     ``grader(assignment, job, skip_tests, test_log)`` grades one job in a grader process; it must be
     picklable (a module-level function or a partial of one). With ``warm_kernels`` the students' kernels

@@ -1,250 +1,29 @@
-"""A class graded in parts: shards of one run, a stopped batch resumed, shards merged into one run, and what
-a regrade changed.
+"""Shards' runs merged into one run (``course merge``).
 
-- **Shards** (``course grade --shard i/N``): student ``s`` belongs to shard ``sha256(s) mod N``, so every
-  machine that reads the same download grades a fixed slice of the class without talking to the others,
-  whatever order the download lists students in. ``i`` counts from 0, as a Kubernetes Indexed Job's
-  ``JOB_COMPLETION_INDEX`` does.
-- **Resume**: every record says what it was graded from (``submission_sha256``: the notebook's bytes) and
-  by what (``grader_version``: ``grader_version()``). A batch started again over the same run keeps each
-  record whose two are unchanged and grades the rest, so a batch stopped halfway loses only the
-  submissions being graded when it stopped.
-- **Regrade report**: when a student is graded again over an earlier record (the hidden tests were fixed,
-  or the student sent a new notebook), the questions whose points moved are written to the run's
-  ``regrade.json`` and printed.
-- **Merge** (``course merge``): the shards' runs become one run folder laid out as a whole-class run
-  (``results/``, ``intake.json``, ``submissions/``), from which the same exports are written. It checks
-  what it merges first and writes nothing when it refuses: every record belongs to its run's shard
-  (``shard.json``) and to a student the intake lists, every student the intake lists has a record (or
-  ``--allow-missing`` says to go on without them), and nothing is read through a link or a ``..``.
+The shards' runs (``shards.py``) become one run folder laid out as a whole-class run (``results/``,
+``intake.json``, ``submissions/``), from which the same exports are written. The merge checks what it merges
+first and writes nothing when it refuses: every record belongs to its run's shard (``shard.json``) and to a
+student the intake lists, every student the intake lists has a record (or ``--allow-missing`` says to go on
+without them), and nothing is read through a link or a ``..``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shutil
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from assignments.course import Assignment
-from assignments.grader_files import autograder_files
+from assignments.escaping import one_line
 from assignments.results.model import SubmissionResult
 from assignments.runs import store
 from assignments.runs.folder import SUBMISSIONS, Run, as_run
-
-INTAKE_PREFIX = "intake-"  # the codes of findings a record takes from the intake (workflow.intake_findings)
-
-
-# --- shards ----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Shard:
-    index: int  # 0 .. count - 1
-    count: int
-
-    @classmethod
-    def parse(cls, text: str) -> Shard:
-        """``"i/N"`` with 0 <= i < N; ValueError with a sentence otherwise."""
-        try:
-            index, count = (int(part) for part in str(text).split("/"))
-        except ValueError:
-            raise ValueError(f"a shard is written i/N (such as 0/3), not {text!r}") from None
-        if count < 1 or not 0 <= index < count:
-            raise ValueError(f"shard {text!r}: i must be 0 to N-1 (shards count from 0) and N at least 1")
-        return cls(index, count)
-
-    def owns(self, student: str) -> bool:
-        return shard_of(student, self.count) == self.index
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
-
-
-def shard_of(student: str, count: int) -> int:
-    """The shard of ``count`` that grades ``student``: the same on every machine and Python (no hash seed)."""
-    return int.from_bytes(hashlib.sha256(student.encode("utf-8")).digest()[:8], "big") % count
-
-
-# --- what a record was graded from, and by what -----------------------------------------------------------
-
-
-def submission_digest(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def grader_version(assignment: Assignment) -> str:
-    """``<package version>+<hash>``: the hash covers everything grading reads, as the Gradescope bundle
-    and the grader image ship it (the ``assignments`` package, the hidden suite and its stand-ins, the
-    release notebook) and the questions' points and shortcut rules. A fix to a hidden test, a stand-in,
-    the grader or a question's points changes it; the course's settings (late policy, term) and the
-    installed libraries do not."""
-    from assignments.settings import tomllib  # tomli on Python 3.10
-
-    course_root = assignment.course.root
-    digest = hashlib.sha256()
-    files = autograder_files(assignment.name, course_root)
-    for name in sorted(files):
-        if name in ("pyproject.toml", "nbgrader_config.py"):
-            continue  # the course's settings: a new late policy regrades nobody
-        digest.update(name.encode("utf-8") + b"\0" + hashlib.sha256(files[name].read_bytes()).digest())
-    points = {
-        "questions": [[q.grade_id, q.points, q.kind] for q in assignment.questions],
-        "shortcut_rules": {q: [list(r.forbidden), r.penalty] for q, r in sorted(assignment.shortcut_rules.items())},
-    }
-    digest.update(json.dumps(points, sort_keys=True).encode("utf-8"))
-    try:
-        with open(course_root / "pyproject.toml", "rb") as handle:
-            version = tomllib.load(handle).get("project", {}).get("version", "0")
-    except OSError:
-        version = "0"
-    return f"{version}+{digest.hexdigest()[:16]}"
-
-
-def earlier_records(run: Run | Path, assignment: str) -> dict[str, SubmissionResult]:
-    """student -> the record this run already holds for them (none when the run is new)."""
-    folder = as_run(run).results
-    if not folder.is_dir():
-        return {}
-    return {r.student: r for r in store.load_results(folder, assignment)}
-
-
-def still_valid(record: SubmissionResult | None, sha256: str, version: str) -> bool:
-    """Whether ``record`` was graded from these bytes by this grader (so grading again would give it back)."""
-    return (
-        record is not None
-        and record.door == "standalone"
-        and bool(record.submission_sha256)
-        and record.submission_sha256 == sha256
-        and record.grader_version == version
-    )
-
-
-def with_intake_findings(record: SubmissionResult, findings: list) -> SubmissionResult:
-    """``record`` with its intake findings replaced by this intake's (a late flag may have changed)."""
-    kept = [f for f in record.findings if not f.code.startswith(INTAKE_PREFIX)]
-    return replace(record, findings=kept + list(findings))
-
-
-# --- regrade report -------------------------------------------------------------------------------------
-
-
-@dataclass
-class Change:
-    student: str
-    why: str  # "the grader changed", "a new submission", both, or "an earlier record without provenance"
-    questions: list[dict] = field(default_factory=list)  # {"grade_id", "before", "after"}, points moved
-    total_before: float = 0.0
-    total_after: float = 0.0
-
-
-def _why(before: SubmissionResult, after: SubmissionResult) -> str:
-    if not before.submission_sha256 or not before.grader_version:
-        return "an earlier record that does not say what it was graded from"
-    reasons = []
-    if before.grader_version != after.grader_version:
-        reasons.append(f"the grader changed ({before.grader_version} -> {after.grader_version})")
-    if before.submission_sha256 != after.submission_sha256:
-        reasons.append("a new submission")
-    return " and ".join(reasons) or "graded again"
-
-
-def changes(earlier: dict[str, SubmissionResult], regraded: list[SubmissionResult]) -> list[Change]:
-    """For every regraded student who had an earlier record: the autograded questions whose points moved."""
-    found = []
-    for after in sorted(regraded, key=lambda r: r.student):
-        before = earlier.get(after.student)
-        if before is None:
-            continue
-        old, new = _autograded_points(before), _autograded_points(after)
-        moved = [
-            {"grade_id": grade_id, "before": old.get(grade_id), "after": new.get(grade_id)}
-            for grade_id in sorted(set(old) | set(new), key=lambda g: (_order(after, g), g))
-            if old.get(grade_id) != new.get(grade_id)
-        ]
-        if moved:
-            found.append(
-                Change(after.student, _why(before, after), moved, before.autograded_points, after.autograded_points)
-            )
-    return found
-
-
-def _autograded_points(record: SubmissionResult) -> dict[str, float | None]:
-    return {q.grade_id: q.points for q in record.questions if q.kind == "autograded"}
-
-
-def _order(record: SubmissionResult, grade_id: str) -> int:
-    ids = [q.grade_id for q in record.questions]
-    return ids.index(grade_id) if grade_id in ids else len(ids)
-
-
-def write_regrade_report(run: Run | Path, version: str, regraded: int, kept: int, found: list[Change]) -> Path:
-    """``<run>/regrade.json``: this batch's grader version, how many records it graded and kept, and every
-    student whose scores moved, question by question."""
-    path = as_run(run).regrade_report
-    data = {
-        "grader_version": version,
-        "graded": regraded,
-        "kept": kept,
-        "changed": [c.__dict__ for c in found],
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return path
-
-
-def report_lines(found: list[Change]) -> list[str]:
-    """The terminal's view of the changes: one line per student (keys are the students' text: one
-    printable line each)."""
-    from assignments.escaping import one_line
-    from assignments.points import points_text
-
-    lines = []
-    for change in found:
-        moves = ", ".join(f"{q['grade_id']} {_shown(q['before'])} -> {_shown(q['after'])}" for q in change.questions)
-        lines.append(
-            f"  {one_line(change.student)}: {points_text(change.total_before)} -> {points_text(change.total_after)} "
-            f"({moves}; {change.why})"
-        )
-    return lines
-
-
-def _shown(value) -> str:
-    from assignments.points import points_text
-
-    return "-" if value is None else points_text(value)
-
-
-# --- merge ----------------------------------------------------------------------------------------------
+from assignments.runs.manifest import IntakeResult
+from assignments.runs.shards import Shard, read_shard, shard_of, write_shard
 
 
 class MergeRefused(Exception):
     """The runs cannot make one run; the message (one line) says which and why, and what to do."""
-
-
-def write_shard(run: Run | Path, shard: Shard | None) -> Path:
-    """Record in the run which shard of the class it grades (None: the whole class, 0/1), so that
-    ``course merge`` can check that every record it takes from the run belongs to that shard."""
-    path = as_run(run).shard
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"shard": str(shard or Shard(0, 1))}) + "\n", encoding="utf-8")
-    return path
-
-
-def read_shard(run: Run) -> Shard:
-    """The shard ``run`` graded (``write_shard``); MergeRefused when the run does not say."""
-    path = run.shard
-    if path.is_symlink() or not path.is_file():
-        raise MergeRefused(
-            f"{run.root} does not say which shard it graded (no {path.name}): grade it again with "
-            "`course grade --shard i/N`, which records it"
-        )
-    try:
-        return Shard.parse(json.loads(path.read_text(encoding="utf-8"))["shard"])
-    except (ValueError, KeyError, TypeError) as error:
-        raise MergeRefused(f"{path} is not a shard record ({error})") from None
 
 
 @dataclass
@@ -272,11 +51,8 @@ def merge_runs(
     ``..``, or a notebook outside the run's ``submissions/`` is refused or not copied: a merge reads only
     the runs' own files and writes only inside ``out``. The order of ``runs`` changes nothing, and merging
     again gives the same run."""
-    from assignments.escaping import one_line
-    from assignments.runs.manifest import IntakeResult
-
     runs = [as_run(run) for run in runs]
-    shards = {run.root: read_shard(run) for run in runs}
+    shards = {run.root: _shard(run) for run in runs}
     counts = sorted({shard.count for shard in shards.values()})
     if len(counts) > 1:
         split = ", ".join(f"{root} is shard {shard}" for root, shard in shards.items())
@@ -359,9 +135,15 @@ def merge_runs(
     return merged
 
 
-def _names(students: list[str], shown: int = 20) -> str:
-    from assignments.escaping import one_line
+def _shard(run: Run) -> Shard:
+    """The shard ``run`` graded (``shards.read_shard``); MergeRefused when the run does not say."""
+    try:
+        return read_shard(run)
+    except ValueError as error:
+        raise MergeRefused(str(error)) from None
 
+
+def _names(students: list[str], shown: int = 20) -> str:
     names = ", ".join(repr(one_line(s, 80)) for s in students[:shown])
     return names + (f" and {len(students) - shown} more" if len(students) > shown else "")
 
