@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -110,8 +111,10 @@ def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 1)
     students = demo_class(assignment, buggy)
     download = default().build_dir / "demo" / assignment / "canvas_download.zip"
     files = write_canvas_zip(assignment, students, download)
-    # The demo's own folder: its students never appear in a term's runs (grades/<term>/).
+    # The demo's own folder: its students never appear in a term's runs (grades/<term>/). Made afresh each
+    # time: an earlier demo's students (another --buggy) would otherwise stay in its intake and nbgrader's.
     run = Run.demo(assignment)
+    shutil.rmtree(run.root, ignore_errors=True)
     standalone = grade_class(assignment, download, run, workers)
     print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
     # Canvas user ids key the records; say who is who (file name: login_userid_submissionid_name).
