@@ -285,7 +285,7 @@ def add_commands(sub) -> None:
         example="course demo --workers 2 --skip-release",
     )
     demo.add_argument("--workers", type=arguments.count, default=None, help="parallel workers (default: CPU cores)")
-    demo.add_argument("--buggy", type=arguments.count_or_zero, default=3, help="buggy students per assignment")
+    demo.add_argument("--buggy", type=arguments.count_or_zero, default=1, help="buggy students per assignment")
     demo.add_argument("--skip-release", action="store_true", help="use the committed release/ as is")
     demo.set_defaults(func=cmd_demo)
 

@@ -1,11 +1,17 @@
 """``course demo`` (``make demo``): release, then grade a demo class of every assignment through both doors
 (the standalone door on the Canvas download, nbgrader on the same notebooks, the damaged one repaired
-first), export everything, and say whether the doors agree on every question."""
+first), export everything, and say whether the doors agree on every question.
+
+The demo's release executes the solutions but leaves out ``nbgrader validate`` (source: every test passes;
+release: none passes): the demo's reference and blank students are those two notebooks graded through
+both doors, nbgrader's included, and the demo fails unless the reference gets full marks and the blank
+zero in each (``validation_problems``). ``course release`` still validates."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -20,7 +26,7 @@ from assignments.runs.folder import Run
 from assignments.workflow import export_all, grade_class
 
 
-def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3) -> int:
+def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 1) -> int:
     """Release, then grade a demo class of every assignment through both doors and export everything."""
     from assignments import release
 
@@ -30,7 +36,7 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
         # committed outputs were made with other versions than here, they are kept (the tree stays clean).
         committed = release.solution_notebooks(default())
         # The demo is the one release the shipped placeholder colab_url passes (its students are made up).
-        outcome = release.release(demo=True)
+        outcome = release.release(demo=True, validate=False)
         if not outcome.ok:
             print("\n".join(outcome.problems) + "\nrelease refused; the demo stops here")
             return 1
@@ -41,7 +47,7 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 3)
     return 1 if disagreements else 0
 
 
-def side_by_side(assignments: list[str], workers: int | None = None, buggy: int = 3) -> list[str]:
+def side_by_side(assignments: list[str], workers: int | None = None, buggy: int = 1) -> list[str]:
     """Every assignment's demo class at once where the machine has more than one core; returns the
     disagreements.
 
@@ -95,8 +101,9 @@ def final_lines(log: str) -> str:
     return "\n".join(line.rstrip("\r").split("\r")[-1] for line in log.rstrip("\n").split("\n"))
 
 
-def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3) -> list[str]:
-    """One assignment's demo class through both doors, exported; returns the doors' disagreements."""
+def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 1) -> list[str]:
+    """One assignment's demo class through both doors, exported; returns the doors' disagreements and
+    anything ``validation_problems`` finds."""
     from assignments.grading.doors.nbgrader import door as nbgrader_door
     from assignments.grading.doors.nbgrader import repair
     from assignments.results import table
@@ -104,8 +111,10 @@ def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3)
     students = demo_class(assignment, buggy)
     download = default().build_dir / "demo" / assignment / "canvas_download.zip"
     files = write_canvas_zip(assignment, students, download)
-    # The demo's own folder: its students never appear in a term's runs (grades/<term>/).
+    # The demo's own folder: its students never appear in a term's runs (grades/<term>/). Made afresh each
+    # time: an earlier demo's students (another --buggy) would otherwise stay in its intake and nbgrader's.
     run = Run.demo(assignment)
+    shutil.rmtree(run.root, ignore_errors=True)
     standalone = grade_class(assignment, download, run, workers)
     print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
     # Canvas user ids key the records; say who is who (file name: login_userid_submissionid_name).
@@ -134,5 +143,26 @@ def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 3)
         )
     differences = table.compare_doors(standalone, through_nbgrader)
     print("both doors agree on every question" if not differences else "DOORS DISAGREE:\n  " + "\n  ".join(differences))
+    ids = {student: name.split("_")[1] for student, name in files.items()}
+    problems = validation_problems({"standalone": standalone, "nbgrader": through_nbgrader}, ids)
+    print("\n".join(problems) or "the reference has full marks and the blank zero in both doors")
     print(f"grade files: {run.root}/ (results/, exports/, nbgrader/results/, nbgrader/repair/, intake.json)")
-    return differences
+    return differences + problems
+
+
+def validation_problems(by_door: dict[str, list], ids: dict[str, str]) -> list[str]:
+    """What ``nbgrader validate`` checks in a release, read off the demo's records: in each door the
+    reference (the release with the solutions typed in) gets every autograded point and the blank release
+    none. ``ids``: the demo student's name to the key of their record."""
+    problems = []
+    for door, records in by_door.items():
+        by_key = {record.student: record for record in records}
+        for student, wanted in (("reference", "full marks"), ("blank", "zero")):
+            record = by_key.get(ids.get(student, ""))
+            if record is None:
+                problems.append(f"{door}: no record of the {student} student")
+                continue
+            got, full = record.autograded_points, record.autograded_max
+            if (got != full) if student == "reference" else (got != 0):
+                problems.append(f"{door}: the {student} student got {got:g}/{full:g}, not {wanted}")
+    return problems
