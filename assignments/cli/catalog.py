@@ -1,24 +1,16 @@
 """``course catalog``: the assignments, their questions (grade_id, kind, points) and totals
-(``course.points_report``)."""
+(``course.catalog_report``)."""
 
 from __future__ import annotations
 
 from assignments.cli.help import add_command
 from assignments.cli.options import course_of, root_option
-from assignments.course import points_report
+from assignments.course import catalog_report
 
 
 def cmd_catalog(args) -> int:
-    course = course_of(args)
-    ok = True
-    blocks = []
-    for name in course.names():
-        text, fine = points_report(course.assignment(name))
-        blocks.append(text)
-        ok &= fine
-    print("\n\n".join(blocks))
-    total = sum(course.assignment(name).total_points for name in course.present())
-    print(f"\ncourse total: {total:g} points (the sum of the source notebooks' graded cells)")
+    text, ok = catalog_report(course_of(args))
+    print(text)
     return 0 if ok else 1
 
 

@@ -13,9 +13,7 @@ def cmd_claims(args) -> int:
     """Every claims problem of the named assignments, enforced or not (release/claims.py)."""
     course = course_of(args)
     names = args.assignment or release.available(course)[0]
-    problems = [
-        line for name in names for line in release.claims.check_assignment(course.assignment(name), course.display)
-    ]
+    problems = release.claims.every_problem(course, names)
     for problem in problems:
         print(problem)
     pending = [name for name in names if name in release.claims.NOT_YET_ENFORCED]

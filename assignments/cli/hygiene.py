@@ -12,7 +12,7 @@ from assignments.cli.options import course_of, root_option
 def cmd_hygiene(args) -> int:
     course = course_of(args)
     names = args.assignment or release.available(course)[0]
-    problems = (release.colab_link_problems(course) if names else []) + release.hygiene_problems(course, names)
+    problems = release.source_problems(course, names)
     for problem in problems:
         print(problem)
     print(f"{len(problems)} problem(s)" if problems else f"clean: {', '.join(names) or 'no source notebooks'}")

@@ -3,9 +3,6 @@ drift of what is committed (``assignments/release``)."""
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from assignments import release
 from assignments.cli import arguments
 from assignments.cli.help import add_command
@@ -15,21 +12,13 @@ from assignments.cli.options import course_of, root_option
 def cmd_release(args) -> int:
     course = course_of(args)
     if args.check:
-        with tempfile.TemporaryDirectory(prefix="release-check-", dir=_mkdir(course.build_dir)) as area:
-            outcome = release.release(
-                args.assignment or None,
-                course,
-                validate=not args.no_validate,
-                execute_solutions=not args.no_execute,
-                jobs=args.jobs,
-                commit_output=False,
-                stage_into=Path(area),
-                sync=False,
-                bundles=False,
-            )
-            problems = outcome.problems or release.drift(
-                course, Path(area), [a for a in (args.assignment or release.available(course)[0])]
-            )
+        problems = release.check(
+            course,
+            args.assignment,
+            validate=not args.no_validate,
+            execute_solutions=not args.no_execute,
+            jobs=args.jobs,
+        )
         for problem in problems:
             print(problem)
         print(
@@ -67,11 +56,6 @@ def cmd_release(args) -> int:
         return 0
     print(f"release refused: {len(outcome.problems)} problem(s); release/ and solutions/ were not changed")
     return 1
-
-
-def _mkdir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def register(sub) -> None:
