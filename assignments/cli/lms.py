@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from assignments import release
 from assignments.cli import arguments
 from assignments.cli.help import add_command
@@ -17,19 +19,13 @@ def cmd_lms(args) -> int:
         for problem in refused:
             print(problem)
         return 2
-    names = args.assignment or [n for n in course.names() if (course.release_dir / n).is_dir()]
-    status = 0
-    for name in names:
-        try:
-            path = lms.build_bundle(name, course.release_dir, course.dist_dir, course.root)
-            print(f"{name}: {course.display(path)}")
-        except FileNotFoundError as error:
-            print(f"{name}: {error}")
-            status = 1
+    names = args.assignment or lms.released(course)
+    built = lms.build_bundles(course, names)
+    for name, zip_or_why in built:
+        print(f"{name}: {course.display(zip_or_why) if isinstance(zip_or_why, Path) else zip_or_why}")
     if not names:
         print("no release folders yet; run `course release`")
-        status = 1
-    return status
+    return 0 if names and all(isinstance(zip_or_why, Path) for _, zip_or_why in built) else 1
 
 
 def register(sub) -> None:

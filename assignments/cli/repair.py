@@ -1,5 +1,5 @@
 """``course repair``: damaged notebooks repaired so that plain ``nbgrader autograde`` grades them
-(``grading/doors/nbgrader/repair``)."""
+(``workflow.repair_for_nbgrader``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from assignments.cli import arguments
 from assignments.cli.help import add_command
 from assignments.cli.options import layout_option
 from assignments.runs.folder import Run
-from assignments.workflow import collect
+from assignments.workflow import repair_for_nbgrader
 
 
 def cmd_repair(args) -> int:
@@ -18,8 +18,7 @@ def cmd_repair(args) -> int:
     from assignments.grading.doors.nbgrader import repair
 
     out = Path(args.out or Run.of_term(args.assignment).repair_alone)
-    jobs, _ = collect(args.assignment, Path(args.submissions), Run(out), args.layout)
-    repairs = repair.repair_class(args.assignment, {job.student: Path(job.path) for job in jobs}, out)
+    repairs = repair_for_nbgrader(args.assignment, Path(args.submissions), out, args.layout)
     print(repair.report_table(repairs, f"{args.assignment}: repaired for nbgrader (release cells found, per method)"))
     print(
         f"{repair.summary(repairs)}\nreport: {out / repair.REPORT}\nrepaired copies: {out / 'submitted'} "
