@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -330,3 +331,27 @@ def points_report(assignment: Assignment) -> tuple[str, bool]:
         problems.append(f"{name} is not in the course catalog (assignments/course.py)")
     lines += [f"  PROBLEM: {problem}" for problem in problems]
     return "\n".join(lines), not problems
+
+
+def catalog_report(course: Course) -> tuple[str, bool]:
+    """``course catalog``: every assignment's ``points_report``, then the course's total; and whether every
+    report is fine."""
+    reports = [points_report(course.assignment(name)) for name in course.names()]
+    total = sum(course.assignment(name).total_points for name in course.present())
+    text = "\n\n".join(block for block, _ in reports)
+    text += f"\n\ncourse total: {total:g} points (the sum of the source notebooks' graded cells)"
+    return text, all(fine for _, fine in reports)
+
+
+def clean(course: Course, term: str | None = None) -> list[Path]:
+    """Remove what can be made again (the demo's runs, release staging, bundles) and, only when named, one
+    term's runs: those hold hand grades that exist nowhere else. Returns the folders removed."""
+    targets = [course.demo_dir, course.build_dir, course.dist_dir]
+    if term:
+        targets.append(course.root / "grades" / term)
+    removed = []
+    for target in targets:
+        if target.exists():
+            shutil.rmtree(target)
+            removed.append(target)
+    return removed

@@ -165,6 +165,17 @@ def autograde_class(
     return results
 
 
+def repair_for_nbgrader(assignment: str, source: Path, out: Path, layout: str = "auto") -> list:
+    """``course repair``: the download read into ``out`` (as ``collect``) and each notebook repaired so that plain
+    ``nbgrader autograde`` grades it (``repair.repair_class``: copies in ``out/submitted/``, its report beside
+    them); returns the repairs."""
+    # Lazy: the repair machinery builds its pattern tables at import, about 60 ms of every `course --help`.
+    from assignments.grading.doors.nbgrader import repair
+
+    jobs, _ = collect(assignment, Path(source), Run(out), layout)
+    return repair.repair_class(assignment, {job.student: Path(job.path) for job in jobs}, out)
+
+
 def merge(
     assignment: Assignment | str, runs: list[Run | Path], out: Run | Path, allow_missing: bool = False
 ) -> list[SubmissionResult]:

@@ -1,20 +1,50 @@
 """The instructor command line: ``course <command>`` (or ``python -m assignments <command>``).
 
-One module per command group (``grading``, ``release``, ``export``, ``handgrading``, ``similarity``), each
-registering its commands (``help.add_command``, with an example) and turning arguments into a call of the
-wing that does the work; ``options`` holds what several groups share, ``arguments`` every argument that
-names an assignment, a path or a count, with its check at the edge, and ``help`` how ``course --help``
-reads. ``build_parser`` below is the one list of modules; ``GROUPS`` the one list of which job each command
-belongs to, in the order ``course --help`` (and the docs' CLI reference) shows them: a new command is one
-name added to its group (``tests/test_cli_bad_input.py`` fails on a command no group names).
+One module per command, named after it (``course stand-in-hub`` lives in ``stand_in_hub.py``): its ``register``
+adds the command (``help.add_command``, with an example) and its ``cmd_<command>`` turns the arguments into
+one call of the wing that does the work, then reports what was done. ``options`` holds what several
+commands share, ``arguments`` every argument that names an assignment, a path or a count, with its check at
+the edge, and ``help`` how ``course --help`` reads. ``COMMANDS`` below is the one list of modules;
+``GROUPS`` the one list of which job each command belongs to, in the order ``course --help`` (and the docs'
+CLI reference) shows them: a new command is a module added to ``COMMANDS`` and its name added to its group
+(``tests/test_cli_bad_input.py`` fails on a command no group names).
 """
 
 from __future__ import annotations
 
 import sys
 
-from assignments.cli import arguments, cluster, export, feedback, grading, handgrading, publish, release, similarity
+from assignments.cli import (
+    arguments,
+    autograde,
+    catalog,
+    claims,
+    clean,
+    cluster,
+    demo,
+    export,
+    feedback,
+    formgrader,
+    grade,
+    gradescope_zip,
+    hygiene,
+    image,
+    intake,
+    lms,
+    lock,
+    merge,
+    prairielearn,
+    publish,
+    release,
+    repair,
+    selftest,
+    similarity,
+    stand_in_hub,
+    written,
+)
 from assignments.cli.help import CourseParser, Group
+from assignments.grading.testkit.errors import SandboxRefused
+from assignments.intake import IntakeError
 
 # What `course --help` says to an instructor (the module docstring above is for developers).
 USAGE = """Release, grade and export the course's notebook assignments.
@@ -74,26 +104,46 @@ GROUPS: tuple[Group, ...] = (
 # --- the parser ----------------------------------------------------------------------------------------
 
 
+# Each command's module, in the order they register (the docs' CLI reference lists them so); `course --help`
+# lists them by GROUPS, whatever the order here.
+COMMANDS = (
+    selftest,
+    grade,
+    merge,
+    prairielearn,
+    repair,
+    autograde,
+    demo,
+    stand_in_hub,
+    cluster,
+    release,
+    catalog,
+    lms,
+    hygiene,
+    claims,
+    publish,
+    intake,
+    export,
+    gradescope_zip,
+    image,
+    clean,
+    lock,
+    feedback,
+    formgrader,
+    similarity,
+    written,
+)
+
+
 def build_parser() -> CourseParser:
     parser = CourseParser(prog="course", description=USAGE, epilog=EPILOG, groups=GROUPS)
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
-    # `course --help` lists them by GROUPS, whatever the order here.
-    grading.add_commands(sub)
-    cluster.add_commands(sub)
-    release.add_commands(sub)
-    publish.add_commands(sub)
-    export.add_commands(sub)
-    feedback.add_commands(sub)
-    handgrading.add_formgrader_command(sub)
-    similarity.add_commands(sub)
-    handgrading.add_written_command(sub)
+    for command in COMMANDS:
+        command.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    from assignments.grading.testkit.errors import SandboxRefused
-    from assignments.intake import IntakeError
-
     args = build_parser().parse_args(argv)
     try:
         arguments.check(args)  # before anything is written

@@ -21,10 +21,17 @@ import zipfile
 from functools import partial
 from pathlib import Path
 
+from assignments import exports
 from assignments.cli.options import course_of
 from assignments.course import CATALOG, REPO, Course, default
 from assignments.escaping import one_line
+from assignments.exports.canvas import read_gradebook_export
+from assignments.intake import IntakeResult
+from assignments.locks import supported_pythons
+from assignments.platforms.prairielearn.runner import QUESTION_COURSE
+from assignments.runs.shards import Shard
 from assignments.runs.folder import GRADEBOOK, INTAKE, RESULTS, SHARD
+from assignments.runs.store import load_result
 
 DOWNLOAD = "a .zip the LMS exported, a folder of notebooks (one per student, or a folder each) or one .ipynb"
 
@@ -222,9 +229,7 @@ def port(text: str) -> int:
     return value
 
 
-def shard(text: str):
-    from assignments.runs.shards import Shard
-
+def shard(text: str) -> Shard:
     try:
         return Shard.parse(text)
     except ValueError as error:
@@ -232,8 +237,6 @@ def shard(text: str):
 
 
 def formats(text: str) -> list[str]:
-    from assignments import exports
-
     chosen = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [name for name in chosen if name not in exports.FORMATS]
     if unknown:
@@ -300,8 +303,6 @@ def _known_assignments(also, args, course: Course) -> None:
 
 def job_assignments(args) -> list[str]:
     """A PrairieLearn question may ship its assignment in the job's tests/course/ (platforms.prairielearn.runner)."""
-    from assignments.platforms.prairielearn.runner import QUESTION_COURSE
-
     shipped = Path(args.job) / "tests" / QUESTION_COURSE / "autograder"
     try:
         return sorted(p.name for p in shipped.iterdir() if p.is_dir()) if shipped.is_dir() else []
@@ -455,8 +456,6 @@ def _results_ok(args, course) -> None:
 def _records_ok(named: str, folder: Path, assignment: str, what: str) -> None:
     """Every ``*.json`` of a results folder reads as a record (``results.store``), and some are
     ``assignment``'s: what ``course export`` and ``course merge`` read, checked before they write."""
-    from assignments.runs.store import load_result
-
     found = set()
     for path in sorted(folder.glob("*.json")):
         try:
@@ -483,13 +482,9 @@ def _roster_ok(args, course) -> None:
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
-            from assignments.exports.canvas import read_gradebook_export
-
             read_gradebook_export(path)
             return
         if suffix == ".json":
-            from assignments.intake import IntakeResult
-
             IntakeResult.load(path)
             return
     except (ValueError, LookupError, TypeError, UnicodeDecodeError) as error:
@@ -574,8 +569,6 @@ def _term_ok(args, course) -> None:
 
 
 def _pythons_ok(args, course) -> None:
-    from assignments.locks import supported_pythons
-
     supported = supported_pythons()
     for python in args.python or []:
         if python not in supported:

@@ -10,12 +10,12 @@ from pathlib import Path
 from assignments.cli import arguments
 from assignments.cli.help import add_command
 from assignments.cli.options import course_of, root_option
+from assignments.platforms import cluster
+from assignments.sizing import estimate
 
 
 def _names_ok(args, course) -> None:
     """Every name that lands in an #SBATCH line or a Kubernetes object, checked before anything is written."""
-    from assignments.platforms import cluster
-
     checks = [
         ("partition", cluster.slurm_name, "--partition"),
         ("account", cluster.slurm_name, "--account"),
@@ -35,9 +35,6 @@ def _names_ok(args, course) -> None:
 
 
 def cmd_cluster(args) -> int:
-    from assignments import sizing
-    from assignments.platforms import cluster
-
     course = course_of(args)
     assignment = course.assignment(args.assignment)
     out = Path(args.out) if args.out else course.build_dir / "cluster" / args.engine / assignment.name
@@ -76,14 +73,14 @@ def cmd_cluster(args) -> int:
     )
     source = plan.figures
     if source is not None:
-        print(sizing.estimate(students, args.workers * args.shards, source).line(source))
+        print(estimate(students, args.workers * args.shards, source).line(source))
     for path in written.values():
         print(f"wrote {path}")
     print(f"run: {written['submit.sh']}")
     return 0
 
 
-def add_commands(sub) -> None:
+def register(sub) -> None:
     parser = add_command(
         sub,
         "cluster",

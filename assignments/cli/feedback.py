@@ -8,7 +8,12 @@ import sys
 from assignments.cli import arguments
 from assignments.cli.help import add_command
 from assignments.cli.options import course_of, root_option
+from assignments.delivery import canvas_api
+from assignments.delivery.deliver import DeliveryRefused, canvas_target, deliver
+from assignments.delivery.release import ELSEWHERE
 from assignments.escaping import one_line
+from assignments.exports import sqlite_folder
+from assignments.runs.folder import Run
 
 
 def _refuse(line: str) -> int:
@@ -17,12 +22,6 @@ def _refuse(line: str) -> int:
 
 
 def cmd_feedback(args) -> int:
-    from assignments.delivery import canvas_api
-    from assignments.delivery.deliver import DeliveryRefused, canvas_target, deliver
-    from assignments.delivery.release import ELSEWHERE
-    from assignments.exports import sqlite_folder
-    from assignments.runs.folder import Run
-
     if args.lms in ELSEWHERE:
         print(ELSEWHERE[args.lms])
         return 0
@@ -82,7 +81,7 @@ def _report(args, done) -> None:
         print(f"recorded in {done.record}")
 
 
-def add_commands(sub) -> None:
+def register(sub) -> None:
     cmd = add_command(
         sub,
         "feedback",

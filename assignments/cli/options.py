@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assignments.course import Course, default
+from assignments.intake import LAYOUTS
 
 
 def course_of(args) -> Course:
@@ -20,8 +21,6 @@ def root_option(parser) -> None:
 
 def layout_option(parser) -> None:
     """``--layout``: how the instructor says a download is read (intake.LAYOUTS)."""
-    from assignments.intake import LAYOUTS
-
     parser.add_argument(
         "--layout",
         choices=LAYOUTS,

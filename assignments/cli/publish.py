@@ -7,12 +7,11 @@ import sys
 from assignments.cli import arguments
 from assignments.cli.help import add_command
 from assignments.cli.options import course_of, root_option
+from assignments.escaping import one_line
+from assignments.release.publish import PublishRefused, publish
 
 
 def cmd_publish(args) -> int:
-    from assignments.escaping import one_line
-    from assignments.release.publish import PublishRefused, publish
-
     course = course_of(args)
     try:
         done = publish(course, args.dir, args.assignment or None, check_remote=args.check_remote)
@@ -30,7 +29,7 @@ def cmd_publish(args) -> int:
     return 0
 
 
-def add_commands(sub) -> None:
+def register(sub) -> None:
     cmd = add_command(
         sub,
         "publish",

@@ -7,13 +7,12 @@ from pathlib import Path
 
 from assignments.cli import arguments
 from assignments.cli.help import add_command
+from assignments.escaping import one_line
 from assignments.runs.folder import Run
 from assignments.similarity import report as similarity_report
 
 
 def cmd_similarity(args) -> int:
-    from assignments.escaping import one_line
-
     out = Path(args.out) if args.out else Run.of_term(args.assignment).similarity
     started = time.perf_counter()
     comparison = similarity_report.similarity_report(
@@ -31,7 +30,7 @@ def cmd_similarity(args) -> int:
     return 0
 
 
-def add_commands(sub) -> None:
+def register(sub) -> None:
     parser = add_command(
         sub,
         "similarity",

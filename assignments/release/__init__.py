@@ -28,8 +28,8 @@ bundles ``dist/lms/<a>.zip`` are rebuilt (``course lms`` rebuilds them alone fro
 
 Output is deterministic: release notebooks are byte-identical across runs, and so are solution notebooks
 executed with the same library versions (each records them; see ``solutions.py``).
-``course release --check`` regenerates into a scratch folder and reports any drift from what is committed,
-changing nothing (add ``--no-validate --no-execute`` for a drift check in about a minute).
+``course release --check`` (``check``) regenerates into a scratch folder and reports any drift from what is
+committed, changing nothing (add ``--no-validate --no-execute`` for a drift check in about a minute).
 ``--no-validate``/``--no-execute`` are for quick iterations only: commit what a plain ``course release``
 wrote. Other commands: ``course catalog`` (questions, points, totals against ``assignments/course.py``),
 ``course lms`` (bundles only), ``course hygiene`` (step 1 only), ``course claims`` (the claims of step 1,
@@ -50,7 +50,15 @@ from assignments.release.drift import (
 )
 from assignments.release.errors import Outcome, StepFailed
 from assignments.release.leaks import leaks, secret_lines
-from assignments.release.pipeline import available, colab_link_problems, hygiene_problems, label_problems, release
+from assignments.release.pipeline import (
+    available,
+    check,
+    colab_link_problems,
+    hygiene_problems,
+    label_problems,
+    release,
+    source_problems,
+)
 from assignments.release.solutions import (
     GRADING_RUN_NOTE,
     SOLUTION_ENV,
@@ -62,6 +70,8 @@ from assignments.release.solutions import (
 
 __all__ = [
     "release",
+    "check",
+    "source_problems",
     "claims",
     "label_problems",
     "available",

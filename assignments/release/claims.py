@@ -326,6 +326,11 @@ def check_assignment(assignment, display=str) -> list[str]:
     return check_texts(assignment_texts(assignment, display), cell_ids, assignment.course.root)
 
 
+def every_problem(course, names: list[str]) -> list[str]:
+    """Every claims problem of the named assignments, enforced or not (``course claims``)."""
+    return [line for name in names for line in check_assignment(course.assignment(name), course.display)]
+
+
 def enforced_problems(course, names: list[str]) -> list[str]:
     """The claims problems that refuse a release: those of every named assignment not in NOT_YET_ENFORCED."""
     return [

@@ -343,3 +343,20 @@ def build_bundle(
             _zip_entry(archive, path.relative_to(folder).as_posix(), path.read_bytes())
     partial.replace(target)
     return target
+
+
+def released(course) -> list[str]:
+    """The course's assignments that have a release folder, in course order."""
+    return [name for name in course.names() if (course.release_dir / name).is_dir()]
+
+
+def build_bundles(course, assignments: list[str]) -> list[tuple[str, Path | str]]:
+    """``course lms``: each named assignment's bundle rebuilt from the committed release/ (``build_bundle``);
+    (name, the zip written or why none was), in the order named."""
+    built: list[tuple[str, Path | str]] = []
+    for name in assignments:
+        try:
+            built.append((name, build_bundle(name, course.release_dir, course.dist_dir, course.root)))
+        except FileNotFoundError as error:
+            built.append((name, str(error)))
+    return built

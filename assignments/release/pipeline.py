@@ -18,6 +18,7 @@ from assignments import notebooks
 from assignments.course import Course
 from assignments.points import split_problems
 from assignments.release import claims, colab_target, hygiene, lms
+from assignments.release.drift import drift
 from assignments.release.errors import Outcome, StepFailed
 from assignments.release.leaks import check_release
 from assignments.release.solutions import build_solutions
@@ -87,6 +88,12 @@ def hygiene_problems(course: Course, assignments: list[str]) -> list[str]:
         except (OSError, ValueError) as error:  # an unreadable notebook is already reported above
             problems.append(f"{name}: points not checked: {error}")
     return problems
+
+
+def source_problems(course: Course, assignments: list[str]) -> list[str]:
+    """What ``course hygiene`` reports: the Colab link (when there is an assignment to release) and the source
+    notebooks' checks, as the release checks them before anything runs."""
+    return (colab_link_problems(course) if assignments else []) + hygiene_problems(course, assignments)
 
 
 def commit(course: Course, stages: list[Stage], area: Path) -> None:
@@ -264,3 +271,25 @@ def release(
             shutil.rmtree(area, ignore_errors=True)
         elif keep_stage:
             log(f"staging folder kept: {area}")
+
+
+def check(
+    course: Course, assignments: list[str] | None, *, validate: bool, execute_solutions: bool, jobs: int | None
+) -> list[str]:
+    """``course release --check``: the release regenerated into a scratch folder under build/ and compared
+    with the committed release/ and solutions/. The release's problems, else the drift; none: they match.
+    Changes nothing outside the scratch folder, which goes at the end."""
+    course.build_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="release-check-", dir=course.build_dir) as area:
+        outcome = release(
+            assignments or None,
+            course,
+            validate=validate,
+            execute_solutions=execute_solutions,
+            jobs=jobs,
+            commit_output=False,
+            stage_into=Path(area),
+            sync=False,
+            bundles=False,
+        )
+        return outcome.problems or drift(course, Path(area), assignments or available(course)[0])
