@@ -33,9 +33,9 @@ demo: venv
 
 # The Colab rehearsals, the Gradescope installs and the grader image's test have their own targets (below): CI
 # runs the rehearsals after `make test`, and `make platforms`' steps, which run the other two on the toy course.
-REHEARSAL := tests/test_colab_rehearsal.py
-IMAGE_TEST := tests/test_grader_image.py
-SLURM_TEST := tests/test_slurm.py
+REHEARSAL := tests/rehearsals/test_colab.py
+IMAGE_TEST := tests/rehearsals/test_grader_image.py
+SLURM_TEST := tests/rehearsals/test_slurm.py
 
 # ruff, pinned: another version formats differently, and CI would fail on a file nobody changed.
 RUFF_SPEC ?= ruff==0.17.6
@@ -105,20 +105,20 @@ rehearsal: venv .venv-colab-current/.installed
 	COLAB_PINS=$(COLAB_RUNTIMES)/current.txt COLAB_PYTHON=$(CURDIR)/.venv-colab-current/bin/python \
 	  $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --durations=5 $(REHEARSAL)
 
-PREVIOUS_RUNTIME_TESTS := $(REHEARSAL) tests/test_gradescope_bundle.py
+PREVIOUS_RUNTIME_TESTS := $(REHEARSAL) tests/platforms/gradescope/test_bundle.py
 
 rehearsal-previous: venv .venv-colab-previous/.installed
 	COLAB_PINS=$(COLAB_RUNTIMES)/previous.txt COLAB_PYTHON=$(CURDIR)/.venv-colab-previous/bin/python \
 	  REHEARSE_OPTIONAL_PARTS=0 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) \
 	  --dist loadgroup --durations=5 -m previous_runtime $(PREVIOUS_RUNTIME_TESTS)
 
-# Gradescope's real install for each supported Python (tests/test_gradescope_images.py): the zip's
+# Gradescope's real install for each supported Python (tests/rehearsals/test_gradescope_images.py): the zip's
 # setup.sh builds a venv of that Python (pyenv's) from its lock on the public index, torch from PyPI (the
 # CUDA build: the CPU index is unreachable here), then run_autograder grades the reference, the blank
 # release and a hostile upload without namespaces, as on Gradescope. One Python's venv at a time. By hand:
 # the real course's quickest assignment on every supported Python (one Python's install measured 2.4 min and
 # 5.5 GB idle, 22 min under a load of 15; its gradings about a minute each).
-GRADESCOPE_IMAGES := tests/test_gradescope_images.py
+GRADESCOPE_IMAGES := tests/rehearsals/test_gradescope_images.py
 gradescope-images: venv
 	COURSE_GRADESCOPE_IMAGES=1 $(BIN)/python -m pytest -n 0 -s --durations=20 $(GRADESCOPE_IMAGES)
 
@@ -154,7 +154,7 @@ gradescope-trees-clean:
 	rm -rf $(GRADESCOPE_TREES)
 
 # The tutorial's course (docs/tutorial.md): the toy course, and a class of three as Canvas's download and
-# gradebook export give it (tests/fixtures/tutorial.py). tests/test_docs_tutorial.py runs the tutorial on it.
+# gradebook export give it (tests/fixtures/tutorial.py). tests/docs/test_tutorial.py runs the tutorial on it.
 TUTORIAL_COURSE ?= build/tutorial
 tutorial-course: venv
 	rm -rf $(TUTORIAL_COURSE)
@@ -196,7 +196,7 @@ image: venv image-base
 	$(PODMAN) build --network host $(PODMAN_LIMITS) $(IMAGE_BUILD_ARGS) -t $(IMAGE_TAG) build/image/$(IMAGE_ASSIGNMENT)
 
 # Grades through the built image as Gradescope, PrairieLearn and a 3-shard batch (merged = whole):
-# tests/test_grader_image.py, which `make test` leaves out (it needs podman and the image). On a real
+# tests/rehearsals/test_grader_image.py, which `make test` leaves out (it needs podman and the image). On a real
 # assignment measured 44 min under a load of 10 to 21, one container at a time; on the toy course
 # (`image-test-toy`, part of `make platforms`) 13 tests in 54 s idle.
 image-test: image
@@ -230,7 +230,7 @@ platforms: venv podman
 
 # A single-node Slurm cluster from Debian's packages (munge, slurmctld, slurmd), configured for this machine and
 # started (.ci/install-slurm; needs root or sudo), and the test that grades the tutorial's class on it as an
-# array job and a dependent merge (tests/test_slurm.py; docs/how-to/large-class.md).
+# array job and a dependent merge (tests/rehearsals/test_slurm.py; docs/how-to/large-class.md).
 slurm:
 	.ci/install-slurm
 

@@ -6,7 +6,7 @@ wing that does the work; ``options`` holds what several groups share, ``argument
 names an assignment, a path or a count, with its check at the edge, and ``help`` how ``course --help``
 reads. ``build_parser`` below is the one list of modules; ``GROUPS`` the one list of which job each command
 belongs to, in the order ``course --help`` (and the docs' CLI reference) shows them: a new command is one
-name added to its group (``tests/test_cli_bad_input.py`` fails on a command no group names).
+name added to its group (``tests/cli/test_bad_input.py`` fails on a command no group names).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ EPILOG = """Example, a term's assignment:
 
 # Which job each command belongs to, in the order `course --help` lists them (the term's in the order a term
 # runs them). One name per command; a command no group names is listed under "other commands" and fails
-# tests/test_cli_bad_input.py.
+# tests/cli/test_bad_input.py.
 GROUPS: tuple[Group, ...] = (
     Group(
         "the term",

@@ -39,8 +39,8 @@ from assignments.exports import nbgrader_gradebook
 from assignments.platforms import container_limits
 from assignments.release.publish import tree_leaks
 from tests.fixtures import tutorial
+from tests.handgrading.test_graders import call
 from tests.helpers import tool_unavailable
-from tests.test_formgrader_tas import call
 
 PAGE = REPO / "docs" / "tutorial.md"
 LINKED = ("Makefile", ".venv", "assignments", "tests", "locks", "pyproject.toml")
