@@ -7,7 +7,7 @@ asks ``settings(root)`` for its own key and checks its own values, next to where
 ``SETTINGS`` is the schema: every key, its kind, default, choices and meaning, and the module that reads
 it. It is the one place a setting is described: the settings reference (docs/reference/settings.md) is
 generated from it, consumers take their choices from it (``setting(key).choices``), and
-``tests/test_settings_schema.py`` checks that every key the package names or the course's own
+``tests/test_settings.py`` checks that every key the package names or the course's own
 ``pyproject.toml`` sets is declared here, with the defaults its reader applies.
 """
 

@@ -18,7 +18,7 @@
 - ``toy_assignment``: the toy assignment (fixtures/toy.py), built once per worker; ``toy_with_mutant``: another
   with one mutant.
 - ``gradescope_images``: the Gradescope bundle installed for real into a venv of each supported Python
-  (tests/test_gradescope_images.py): several GB and minutes per Python, so only ``make gradescope-images``
+  (tests/rehearsals/test_gradescope_images.py): several GB and minutes per Python, so only ``make gradescope-images``
   (which sets ``COURSE_GRADESCOPE_IMAGES=1``) runs it; every other run deselects it.
 - **hang backstop**: a test still running after ``COURSE_TEST_TIMEOUT_S`` seconds (default 1800; 0 turns it
   off), its report included, gets every thread's traceback dumped and its process ended (``faulthandler``),

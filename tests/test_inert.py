@@ -1,6 +1,6 @@
 """Submissions made inert (assignments/inert.py), without a browser: the allow-list sanitizer, a hostile
 notebook rendered by nbconvert after ``inert_notebook``, and the standalone door's notebook for formgrader
-with its evidence labelled. The browser proof is tests/test_formgrader.py."""
+with its evidence labelled. The browser proof is tests/handgrading/test_formgrader.py."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ commands share, ``arguments`` every argument that names an assignment, a path or
 the edge, and ``help`` how ``course --help`` reads. ``COMMANDS`` below is the one list of modules;
 ``GROUPS`` the one list of which job each command belongs to, in the order ``course --help`` (and the docs'
 CLI reference) shows them: a new command is a module added to ``COMMANDS`` and its name added to its group
-(``tests/test_cli_bad_input.py`` fails on a command no group names).
+(``tests/cli/test_bad_input.py`` fails on a command no group names).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ EPILOG = """Example, a term's assignment:
 
 # Which job each command belongs to, in the order `course --help` lists them (the term's in the order a term
 # runs them). One name per command; a command no group names is listed under "other commands" and fails
-# tests/test_cli_bad_input.py.
+# tests/cli/test_bad_input.py.
 GROUPS: tuple[Group, ...] = (
     Group(
         "the term",

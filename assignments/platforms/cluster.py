@@ -226,7 +226,7 @@ def render_slurm(
 # --- Kubernetes --------------------------------------------------------------------------------------------
 
 # The capabilities a container gets by default from podman (and, but for NET_RAW and MKNOD, containerd and
-# CRI-O), with which the grader image grades in tests/test_grader_image.py: the sandbox's fallback needs
+# CRI-O), with which the grader image grades in tests/rehearsals/test_grader_image.py: the sandbox's fallback needs
 # SETUID/SETGID (a uid per kernel), CHOWN/FOWNER/DAC_OVERRIDE (its scratch) and KILL (teardown).
 BASELINE_CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "SETPCAP"]
 POD_SECURITY = ("baseline", "restricted")

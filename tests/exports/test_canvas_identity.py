@@ -15,7 +15,7 @@ from assignments.runs.folder import Run
 from assignments.workflow import export
 from tests.exports.test_canvas_import import canvas_import
 from tests.exports.test_exports import record
-from tests.test_intake import GOOD, make_zip
+from tests.intake.test_intake import GOOD, make_zip
 
 # The course in Canvas: Ada is Canvas user 1001, Bob 1002; the university's student numbers are the SIS User IDs
 # (Gradescope's roster takes them as its student ids), the logins the SIS Login IDs.

@@ -140,7 +140,7 @@ def test_gradescope_run_path(tmp_path, results):
     def fake_grade(assignment, path, student):
         seen.append((assignment, Path(path).name, student))
         graded = record(student, padded_ok=True)
-        # a clean grading: a suite problem is the grader's failure (tests/test_entry_points.py)
+        # a clean grading: a suite problem is the grader's failure (tests/platforms/test_entry_points.py)
         graded.findings = [f for f in graded.findings if f.code != "suite-problem"]
         return graded
 

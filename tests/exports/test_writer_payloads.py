@@ -9,7 +9,7 @@ HTML pages. Each output is then read the way a person's tool reads it: Markdown 
 real renderers (mistune with its autolink and math plugins, and markdown-it-py, both with raw HTML
 allowed, as a viewer that trusts the file would), HTML parsed by the standard library's parser, CSV read
 by the csv module under the spreadsheet's formula rule (LibreOffice itself reads the CSVs in
-test_csv_safety.py). The printed PDF of a hostile notebook is checked in tests/test_written.py.
+test_csv_safety.py). The printed PDF of a hostile notebook is checked in tests/handgrading/test_written.py.
 """
 
 from __future__ import annotations

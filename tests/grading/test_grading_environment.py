@@ -1,5 +1,5 @@
 """``assignments/grading/environment.py``: the environment every graded run gets, in every door (the
-install files' environment is tests/test_environment.py's)."""
+install files' environment is tests/project/test_environment.py's)."""
 
 from assignments.grading.environment import GRADING_ENV, kernel_environment_for_nbgrader
 

@@ -1,6 +1,6 @@
 """The release pipeline (issue items 4 and "Bad input").
 
-Real assignments (every catalog assignment; tests/test_catalog_complete.py checks that all their pieces exist):
+Real assignments (every catalog assignment; tests/course/test_catalog_complete.py checks that all their pieces exist):
   (a) drift: what `course release` regenerates from source equals the committed release/ byte for byte
       and solutions/ ignoring outputs; the regeneration runs the pipeline once per test session
       (hygiene, nbgrader generate_assignment, leak scan, nbgrader validate on the source and --invert on

@@ -6,7 +6,7 @@ through their own address of the formgrader it started, both at once, as their b
 API (issue #45's whole term: publish, a Canvas download graded with a roster, two TAs at once, the exports,
 the feedback re-upload zip, no pending point posted as 0, PrairieLearn under its quota).
 
-The commands run from a folder laid out as the repository's root (links to its Makefile, .venv, package,
+The commands run from a folder laid out as the repository's root (links to its Makefile and make/, .venv, package,
 tests and locks), so the page's relative paths (`build/tutorial`) land in the test's own scratch folder and
 `make tutorial-course` runs the Makefile's real target. What the page shows must appear in what the command
 prints, line by line and in order; `...` in a shown line stands for anything (a timing, a port, the folder
@@ -39,11 +39,11 @@ from assignments.exports import nbgrader_gradebook
 from assignments.platforms import container_limits
 from assignments.release.publish import tree_leaks
 from tests.fixtures import tutorial
+from tests.handgrading.test_graders import call
 from tests.helpers import tool_unavailable
-from tests.test_formgrader_tas import call
 
 PAGE = REPO / "docs" / "tutorial.md"
-LINKED = ("Makefile", ".venv", "assignments", "tests", "locks", "pyproject.toml")
+LINKED = ("Makefile", "make", ".venv", "assignments", "tests", "locks", "pyproject.toml")
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```\s*$", re.S | re.M)
 SERVER = "course formgrader"
 QUOTA = "--quota"

@@ -2,9 +2,9 @@
 
 Statuses and findings (``assignments/grading/submission/evidence.py``), the hygiene rule for the metadata, the nbgrader
 preprocessors that put the evidence under the answer (run on a notebook here; the real ``nbgrader
-autograde`` and formgrader run in tests/test_formgrader.py), feedback and the class report, the
+autograde`` and formgrader run in tests/handgrading/test_formgrader.py), feedback and the class report, the
 standalone door's record on one grading of the toy course given an evidence cell (``course written``'s PDFs:
-tests/test_written.py).
+tests/handgrading/test_written.py).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assignments.intake import IntakeError, collect
-from tests.test_intake import GOOD, GRADESCOPE_METADATA, codes, gradescope_export, make_zip, notebook, write_tree
+from tests.intake.test_intake import GOOD, GRADESCOPE_METADATA, codes, gradescope_export, make_zip, notebook, write_tree
 
 FINGERPRINTS = {"transformers": {"setup", "attention", "attention_tests", "mha_tests"}}
 

@@ -1,5 +1,5 @@
 """formgrader's server extension without a server (assignments/handgrading/formgrader_extension.py): the pages' inline
-scripts and the Content-Security-Policy built from them. tests/test_formgrader.py runs it in a browser."""
+scripts and the Content-Security-Policy built from them. tests/handgrading/test_formgrader.py runs it in a browser."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ from assignments.platforms.prairielearn import runner as prairielearn_runner
 from tests.fixtures import toy
 from tests.helpers import needs_isolation
 
-SCHEMAS = Path(__file__).parent / "fixtures" / "prairielearn_schemas"
+SCHEMAS = Path(__file__).parents[2] / "fixtures" / "prairielearn_schemas"
 
 NO_CGROUP = container_limits.unavailable()
 # pl-file-upload's attributes (PrairieLearn docs/elements/pl-file-upload.md, "Customizations").

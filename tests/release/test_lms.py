@@ -23,7 +23,7 @@ SOURCE_DIR = default().source_dir
 
 
 def release_path(assignment: str):
-    """The committed release notebook (tests/test_catalog_complete.py checks that it exists)."""
+    """The committed release notebook (tests/course/test_catalog_complete.py checks that it exists)."""
     return RELEASE_DIR / assignment / f"{assignment}.ipynb"
 
 

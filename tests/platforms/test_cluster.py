@@ -4,7 +4,7 @@ hostile assignment name and hostile paths (shell syntax, quotes, a newline, Slur
 same single words and run nothing; names that land in an #SBATCH line or a Kubernetes object are refused when
 they could carry more. The sizing rule the requests come from (assignments/sizing.py) is checked too.
 
-The real cluster runs are tests/test_slurm.py (Slurm) and tests/test_kubernetes_manifests.py (the API's schema).
+The real cluster runs are tests/rehearsals/test_slurm.py (Slurm) and tests/platforms/test_kubernetes_manifests.py (the API's schema).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 no points, and its model answer reaches staff only.
 
 - its switch, RUN_CORPUS_COMPARISON, sits in a small cell of its own just before the comparison (a cell the
-  student can edit; tests/test_switch_cells.py checks where and how);
+  student can edit; tests/course/test_switch_cells.py checks where and how);
 - switched off (the release's default), or with the switch cell deleted, the comparison cell in student mode
   defines its functions, prints one line saying how to switch it on and runs nothing else (executed here with
   the few notebook names its top level needs; the Colab rehearsal runs it switched on against the stand-in

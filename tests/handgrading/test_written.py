@@ -22,7 +22,7 @@ from assignments import notebooks
 from assignments.course import resolve
 from assignments.demo import students as demo_class
 from assignments.handgrading.written import CHROMIUM, Limits, RenderError, WrittenAnswer, print_pdf, write_class
-from tests.test_evidence import ASSIGNMENT, EDITED_FIGURE, QUESTION, RUN_FIGURE, ran_on_colab
+from tests.grading.submission.test_evidence import ASSIGNMENT, EDITED_FIGURE, QUESTION, RUN_FIGURE, ran_on_colab
 
 LONG_QUESTION = "head_replacement_written"
 

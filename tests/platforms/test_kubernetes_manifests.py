@@ -28,7 +28,7 @@ import yaml
 from assignments import sizing
 from assignments.platforms import cluster
 
-SCHEMAS = Path(__file__).parent / "fixtures" / "kubernetes"
+SCHEMAS = Path(__file__).parents[1] / "fixtures" / "kubernetes"
 RELEASES = ("v1.30.0", "v1.37.0")
 FIGURES = sizing.Figures(cpu_s_per_submission=3.0, mb_per_worker=700, students=256, assignment="toy", machine="m")
 

@@ -1,14 +1,14 @@
 """The large-class guide (docs/how-to/large-class.md) run as a reader runs it, on a real Slurm cluster: every
 command of its console blocks in order, on the tutorial's course, from a folder laid out as the repository's
-root (as tests/test_docs_tutorial.py runs the tutorial). Its Slurm part renders the array job and the
+root (as tests/docs/test_tutorial.py runs the tutorial). Its Slurm part renders the array job and the
 dependent merge with `course cluster slurm` and submits them with submit.sh to the single-node cluster that
 `.ci/install-slurm` configures (`make slurm`); the merged run must hold the same records as the guide's
 unsharded `course grade` of the same download (and as its shards merged by hand), and the Kubernetes files
-it renders must be valid objects of the API (tests/test_kubernetes_manifests.py).
+it renders must be valid objects of the API (tests/platforms/test_kubernetes_manifests.py).
 
 Needs Slurm's client commands and a node that accepts jobs: skips without them, fails instead with
 COURSE_REQUIRE_TOOLS=1 (CI, after `make slurm`). `make slurm-test` runs it. The rendered scripts' quoting
-is checked without Slurm in tests/test_cluster_render.py.
+is checked without Slurm in tests/platforms/test_cluster.py.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import pytest
 import yaml
 
 from assignments.course import REPO
+from tests.docs.test_tutorial import LINKED, blocks, environment, run, steps, unmatched
 from tests.helpers import tool_unavailable
-from tests.test_docs_tutorial import LINKED, blocks, environment, run, steps, unmatched
-from tests.test_kubernetes_manifests import RELEASES, problems
+from tests.platforms.test_kubernetes_manifests import RELEASES, problems
 
 PAGE = REPO / "docs" / "how-to" / "large-class.md"
 

@@ -29,7 +29,7 @@ import pytest
 from assignments.course import REPO, default
 from assignments.demo import standin_hub
 from assignments.notebooks import grade_id
-from tests.test_colab_runtimes import normalize, pins
+from tests.rehearsals.test_colab_runtimes import normalize, pins
 
 # The line each online branch prints: it names what was loaded and how many examples came.
 LEGAL_BERT_LINE = (

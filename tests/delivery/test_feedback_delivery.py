@@ -19,7 +19,7 @@ from assignments.intake import IntakeResult, Submission
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
 from assignments.runs import store
 from assignments.runs.folder import Run
-from tests.test_intake import FINGERPRINTS, GOOD, make_zip
+from tests.intake.test_intake import FINGERPRINTS, GOOD, make_zip
 
 A = "transformers"
 # A Canvas "Download Submissions" zip as Canvas names it: <name>[_LATE]_<user id>_<attachment id>_<file name>.

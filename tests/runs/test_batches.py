@@ -3,7 +3,7 @@
 
 The resume and regrade tests grade the toy course through the real batch (grader processes, sandboxed
 kernels): a toy submission takes a few seconds. The whole-class equality of merged shards is checked
-through the grader image (tests/test_grader_image.py, `make image-test`).
+through the grader image (tests/rehearsals/test_grader_image.py, `make image-test`).
 """
 
 from __future__ import annotations
