@@ -29,8 +29,8 @@ from assignments.exports.canvas import read_gradebook_export
 from assignments.intake import IntakeResult
 from assignments.locks import supported_pythons
 from assignments.platforms.prairielearn.runner import QUESTION_COURSE
-from assignments.runs.shards import Shard
 from assignments.runs.folder import GRADEBOOK, INTAKE, RESULTS, SHARD
+from assignments.runs.shards import Shard
 from assignments.runs.store import load_result
 
 DOWNLOAD = "a .zip the LMS exported, a folder of notebooks (one per student, or a folder each) or one .ipynb"

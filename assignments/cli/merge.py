@@ -10,8 +10,8 @@ from assignments.cli.help import add_command
 from assignments.cli.options import course_of, root_option
 from assignments.escaping import one_line
 from assignments.results import table
-from assignments.runs.merge import MergeRefused
 from assignments.runs.folder import Run
+from assignments.runs.merge import MergeRefused
 from assignments.workflow import merge
 
 
