@@ -51,7 +51,7 @@ from unittest import mock
 import nbformat
 
 from assignments import notebooks
-from assignments.course import Assignment, resolve
+from assignments.course import Assignment
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace, grade_notebook
 from assignments.grading.selftest.kinds import KINDS
 from assignments.grading.selftest.mutation import (
@@ -66,20 +66,20 @@ from assignments.grading.testkit.stand_ins import extract_definitions, stand_in_
 from assignments.results.model import Finding, SubmissionResult
 
 
-def mutants(assignment: Assignment | str) -> list[Mutant]:
-    return load_folder(resolve(assignment).mutants_dir, assignment)
+def mutants(assignment: Assignment) -> list[Mutant]:
+    return load_folder(assignment.mutants_dir, assignment)
 
 
-def shortcut_answers(assignment: Assignment | str) -> list[Mutant]:
+def shortcut_answers(assignment: Assignment) -> list[Mutant]:
     """``autograder/<assignment>/shortcuts/*.py``: answers, in the mutants' format, that pass the hidden
     tests by using a library call their question forbids (the shortcut check must flag each on its
     ``question``; they are not mutants: they keep full marks unless the question's penalty says zero)."""
-    return load_folder(resolve(assignment).shortcuts_dir, assignment)
+    return load_folder(assignment.shortcuts_dir, assignment)
 
 
-def reference_notebook(assignment: str):
+def reference_notebook(assignment: Assignment):
     """The source notebook: answer cells hold the solution; hidden tests sit in cells never executed."""
-    return resolve(assignment).source_notebook()
+    return assignment.source_notebook()
 
 
 def apply_mutant(nb, mutant: Mutant):
@@ -106,7 +106,7 @@ def full_marks_problems(result: SubmissionResult, label: str, only: set[str] | N
     return problems
 
 
-def check_reference(assignment: str, seeds=(0,)) -> list[str]:
+def check_reference(assignment: Assignment, seeds=(0,)) -> list[str]:
     """Grade the reference once per seed (the notebook runs once; each seed is a full grading)."""
     namespace, findings = execute_cells(reference_notebook(assignment))
     problems = []
@@ -116,12 +116,12 @@ def check_reference(assignment: str, seeds=(0,)) -> list[str]:
     return problems
 
 
-def blank_notebook(assignment: str):
+def blank_notebook(assignment: Assignment):
     """What students receive, made from the source by nbgrader's own preprocessors (no release/ needed)."""
-    return notebooks.blank_notebook(resolve(assignment).source_notebook())
+    return notebooks.blank_notebook(assignment.source_notebook())
 
 
-def check_blank(assignment: str) -> list[str]:
+def check_blank(assignment: Assignment) -> list[str]:
     result = grade_notebook(assignment, blank_notebook(assignment), "blank")
     return [
         f"blank release: {q.grade_id} scored {q.points}/{q.max_points}"
@@ -130,7 +130,7 @@ def check_blank(assignment: str) -> list[str]:
     ]
 
 
-def grade_mutant(assignment: str, mutant: Mutant) -> SubmissionResult:
+def grade_mutant(assignment: Assignment, mutant: Mutant) -> SubmissionResult:
     """The reference notebook with the mutant applied, graded in-process (MutantError if it no longer
     applies). The notebook runs once: its visible check (``visible_check``) runs on the executed namespace
     before the hidden suite, and its outcome is the record's ``visible-check`` finding."""
@@ -188,7 +188,7 @@ def contract_problems(mutant: Mutant, result: SubmissionResult) -> list[str]:
     return []
 
 
-def whole_suite_mutants(assignment: str, per_cell: int = 2) -> set[str]:
+def whole_suite_mutants(assignment: Assignment, per_cell: int = 2) -> set[str]:
     """The names of the mutants a quick self-test grades on every question: the first ``per_cell`` (by name)
     of each answer cell's mutants. The rest are graded on their own question only (``forking.grade_mutants``'
     ``whole``); ``course selftest`` grades every mutant on every question."""
@@ -211,7 +211,7 @@ def answer_questions(nb) -> dict[str, str]:
     return owners
 
 
-def foreign_answer_problems(assignment: str) -> list[str]:
+def foreign_answer_problems(assignment: Assignment) -> list[str]:
     """Grade the reference in process with a profiler on every snippet a hidden test runs, and report each
     question whose tests ran code defined in another question's answer cell (the code in-process grading
     compiles as ``<cell grade_id>``). Such a test would cost a student points twice for one mistake: its
@@ -243,10 +243,10 @@ def foreign_answer_problems(assignment: str) -> list[str]:
 
     with mock.patch.object(LocalHandle, "_run", traced):
         result = grade_namespace(assignment, namespace, findings, "reference (traced)")
-    problems = full_marks_problems(result, f"{assignment}: the traced reference")
+    problems = full_marks_problems(result, f"{assignment.name}: the traced reference")
     for question, cells in sorted(ran.items()):
         problems += [
-            f"{assignment}: the tests of {question} ran code of answer cell {cell} ({owner[cell]}'s): "
+            f"{assignment.name}: the tests of {question} ran code of answer cell {cell} ({owner[cell]}'s): "
             f"list its definitions in those tests' stand_ins"
             for cell in sorted(cells)
             if owner[cell] != question
@@ -271,7 +271,7 @@ def mutant_problems(mutant: Mutant, result: SubmissionResult, whole: bool = True
     return problems
 
 
-def check_mutant(assignment: str, mutant: Mutant) -> list[str]:
+def check_mutant(assignment: Assignment, mutant: Mutant) -> list[str]:
     try:
         result = grade_mutant(assignment, mutant)
     except MutantError as error:
@@ -325,12 +325,12 @@ def uncaught_tests(results: Iterable[SubmissionResult]) -> list[str]:
 # ------------------------------------------------------------------------------------------- variants
 
 
-def variants(assignment: str) -> list[Mutant]:
+def variants(assignment: Assignment) -> list[Mutant]:
     """``autograder/<assignment>/variants/*.py``: correct answers written differently, in the mutants' format."""
-    return load_folder(resolve(assignment).variants_dir, assignment)
+    return load_folder(assignment.variants_dir, assignment)
 
 
-def variant_pack_count(assignment: str) -> int:
+def variant_pack_count(assignment: Assignment) -> int:
     """How many notebooks ``variant_packs`` writes: the most variants any one answer cell has."""
     per_cell: dict[str, int] = {}
     for variant in variants(assignment):
@@ -338,7 +338,7 @@ def variant_pack_count(assignment: str) -> int:
     return max(per_cell.values(), default=0)
 
 
-def variant_packs(assignment: str, chosen: range | None = None) -> list[tuple[list[Mutant], object]]:
+def variant_packs(assignment: Assignment, chosen: range | None = None) -> list[tuple[list[Mutant], object]]:
     """[(variants, source notebook)]: the variants in as few notebooks as possible. All are correct, so one
     notebook may answer every cell with a variant at once: notebook k holds the k-th variant of each answer
     cell (in file order), the solution where a cell has fewer. ``chosen``: only those notebooks (indices from
@@ -356,15 +356,15 @@ def variant_packs(assignment: str, chosen: range | None = None) -> list[tuple[li
     return packs
 
 
-def filled_release(assignment: Assignment | str, replacements: dict[str, str] | None = None, others: bool = True):
+def filled_release(assignment: Assignment, replacements: dict[str, str] | None = None, others: bool = True):
     """The release notebook with ``replacements`` in their answer cells and every other answer cell filled
     from the source, or left as released when ``others`` is False."""
     answers = {
         notebooks.grade_id(c): notebooks.student_text(c)
-        for c in resolve(assignment).source_notebook().cells
+        for c in assignment.source_notebook().cells
         if notebooks.is_answer(c)
     }
-    nb = copy.deepcopy(resolve(assignment).release_notebook())
+    nb = copy.deepcopy(assignment.release_notebook())
     for cell in nb.cells:
         gid = notebooks.grade_id(cell) if notebooks.is_answer(cell) else None
         if gid in (replacements or {}):
@@ -374,7 +374,7 @@ def filled_release(assignment: Assignment | str, replacements: dict[str, str] | 
     return nb
 
 
-def as_submitted(assignment: str, nb):
+def as_submitted(assignment: Assignment, nb):
     """The release notebook answered as ``nb`` answers it, typed as a student would (no solution markers)."""
     return filled_release(
         assignment, {notebooks.grade_id(c): notebooks.student_text(c) for c in nb.cells if notebooks.is_answer(c)}
@@ -384,7 +384,7 @@ def as_submitted(assignment: str, nb):
 DOORS = ("standalone", "nbgrader")
 
 
-def answered_alone(assignment: str, pack) -> object:
+def answered_alone(assignment: Assignment, pack) -> object:
     """The release notebook with only ``pack``'s variant cells answered (typed as a student would), every other
     answer cell as released: each question's hidden tests stand in for the answers it builds on, so a variant
     earns its question's marks alone, and a notebook whose other cells stop at once costs a door seconds."""
@@ -395,7 +395,7 @@ def answered_alone(assignment: str, pack) -> object:
 
 
 def grade_variant_packs(
-    assignment: str,
+    assignment: Assignment,
     folder: Path,
     doors=DOORS,
     chosen: range | None = None,
@@ -474,9 +474,9 @@ def _decorator_name(node: ast.AST) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
-def suite_texts(assignment) -> dict[str, str]:
+def suite_texts(assignment: Assignment) -> dict[str, str]:
     """File name -> text of each hidden test module of ``assignment``."""
-    folder = resolve(assignment).suite_dir
+    folder = assignment.suite_dir
     return {path.name: path.read_text(encoding="utf-8") for path in sorted(folder.glob("test_*.py"))}
 
 
@@ -500,7 +500,7 @@ def _module_rows(texts: dict[str, str], table: str, width: int, longest: int = 0
     return rows, found
 
 
-def behaviour_map(assignment, texts: dict[str, str] | None = None) -> list[BehaviourRow] | None:
+def behaviour_map(assignment: Assignment, texts: dict[str, str] | None = None) -> list[BehaviourRow] | None:
     """The rows of the assignment's behaviour map, from its hidden test modules (``texts``: file name ->
     text, read from the suite when not given): each ``@behaviour(definition, behaviour, mutant=stem)`` on a
     test, then each module's ``OUT_OF_SCOPE`` entries (definition, behaviour, reason). None: no row at all."""
@@ -530,10 +530,10 @@ def behaviour_map(assignment, texts: dict[str, str] | None = None) -> list[Behav
     return rows if rows or listed else None
 
 
-def hidden_test_names(assignment: str) -> set[str]:
+def hidden_test_names(assignment: Assignment) -> set[str]:
     """Names of the module-level ``test_*`` functions of the assignment's hidden suite."""
     names = set()
-    for path in resolve(assignment).suite_dir.glob("test_*.py"):
+    for path in assignment.suite_dir.glob("test_*.py"):
         names |= {
             node.name
             for node in ast.parse(path.read_text()).body
@@ -542,9 +542,9 @@ def hidden_test_names(assignment: str) -> set[str]:
     return names
 
 
-def behaviour_map_problems(assignment, rows: list[BehaviourRow] | None = None) -> list[str]:
+def behaviour_map_problems(assignment: Assignment, rows: list[BehaviourRow] | None = None) -> list[str]:
     """A missing map, rows naming a hidden test or mutant that does not exist, out-of-scope rows with no reason."""
-    name = resolve(assignment).name
+    name = assignment.name
     rows = behaviour_map(assignment) if rows is None else rows
     if rows is None:
         return [
@@ -611,7 +611,7 @@ class ParameterRow:
         return len(self.value_list) > 1
 
 
-def contract_parameters(assignment, texts: dict[str, str] | None = None) -> list[ParameterRow] | None:
+def contract_parameters(assignment: Assignment, texts: dict[str, str] | None = None) -> list[ParameterRow] | None:
     """The entries of the hidden test modules' ``CONTRACT_PARAMETERS`` (``texts`` as for ``behaviour_map``);
     None: no module has the table."""
     texts = suite_texts(assignment) if texts is None else texts
@@ -655,14 +655,14 @@ def graded_signatures(nb) -> dict[str, list[str]]:
     return found
 
 
-def contract_parameter_problems(assignment, rows: list[ParameterRow] | None = None) -> list[str]:
+def contract_parameter_problems(assignment: Assignment, rows: list[ParameterRow] | None = None) -> list[str]:
     """A missing table; a graded definition's signature parameter the table does not list; a row naming a
     definition no answer cell has; a parameter listed with no value, or with one value and no reason."""
-    name = resolve(assignment).name
+    name = assignment.name
     rows = contract_parameters(assignment) if rows is None else rows
     if rows is None:
         return [f"{name}: no test module lists {CONTRACT_PARAMETERS} (autograder/README.md, Contract parameters)"]
-    signatures = graded_signatures(resolve(assignment).source_notebook())
+    signatures = graded_signatures(assignment.source_notebook())
     problems = []
     for row in rows:
         where = f"{name} contract parameters, {row.definition} / {row.parameter}"
@@ -724,37 +724,38 @@ def notebook_definitions(nb) -> dict[str, list[tuple[str, ast.AST]]]:
 
 
 def stand_in_problems(
-    assignment: str, source: str | None = None, exceptions: dict[tuple[str, str], str] | None = None
+    assignment: Assignment, source: str | None = None, exceptions: dict[tuple[str, str], str] | None = None
 ) -> list[str]:
     """Stand-ins (``source``: stand_ins.py's text) that differ from the notebook's definition of the same
     name, and stale ``exceptions`` (default STAND_IN_EXCEPTIONS); see the policy above."""
+    named = assignment.name
     source = stand_in_source(assignment) if source is None else source
     exceptions = STAND_IN_EXCEPTIONS if exceptions is None else exceptions
     ours = definitions(ast.parse(source).body)
     theirs = notebook_definitions(reference_notebook(assignment))
     problems = []
     for name, node in ours.items():
-        excepted = exceptions.get((assignment, name))
+        excepted = exceptions.get((named, name))
         if name not in theirs:
-            problems.append(f"{assignment}: stand-in {name} is defined by no cell of the source notebook")
+            problems.append(f"{named}: stand-in {name} is defined by no cell of the source notebook")
             continue
         differs = [label for label, other in theirs[name] if not same_definition(node, other)]
         if differs and not excepted:
             problems.append(
-                f"{assignment}: stand-in {name} differs from the definition in {', '.join(differs)}; "
+                f"{named}: stand-in {name} differs from the definition in {', '.join(differs)}; "
                 f"copy the notebook's (docstrings and comments may differ)"
             )
         if excepted and not differs:
-            problems.append(f"{assignment}: stand-in {name} now equals the notebook's; remove its exception")
+            problems.append(f"{named}: stand-in {name} now equals the notebook's; remove its exception")
     problems += [
-        f"{assignment}: exception for {name}, which stand_ins.py does not define"
+        f"{named}: exception for {name}, which stand_ins.py does not define"
         for (a, name) in exceptions
-        if a == assignment and name not in ours
+        if a == named and name not in ours
     ]
     return problems
 
 
-def stand_in_notebook(assignment: str) -> tuple[object, list[str]]:
+def stand_in_notebook(assignment: Assignment) -> tuple[object, list[str]]:
     """(notebook, names): the source notebook answered by stand_ins.py. In each answer cell the definitions
     stand_ins.py also has are replaced by exactly what a stand-in call runs (``extract_definitions``: the
     stand-ins' imports, those definitions and the stand-ins they use); the cell's other definitions stay."""
@@ -773,7 +774,7 @@ def stand_in_notebook(assignment: str) -> tuple[object, list[str]]:
     return nb, replaced
 
 
-def check_stand_ins(assignment: str) -> list[str]:
+def check_stand_ins(assignment: Assignment) -> list[str]:
     """Grade stand_ins.py as a student (``stand_in_notebook``): it must score full marks."""
     nb, replaced = stand_in_notebook(assignment)
     if not replaced:

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from assignments.course import Assignment
+
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)
 
 
@@ -281,23 +283,21 @@ class Mutant:
     replaces: str
     mistake: str
     change: str
-    assignment: str = ""
+    assignment: Assignment | None = None  # whose source notebook ``code`` is built from
     contract: str = ""  # a mutant's ``contract:`` line: the skeleton's rule it breaks (its visible check must fail)
     source: str = ""  # a variant's ``source:`` line: the tutorial whose form it imitates
     hunt: str = ""  # the ``hunt:`` line: the blind bug hunt that wrote it (autograder/README.md, Blind hunts)
 
     @property
     def label(self) -> str:
-        return f"mutant {self.assignment}/{self.name}" if self.assignment else f"mutant {self.name}"
+        return f"mutant {self.assignment.name}/{self.name}" if self.assignment else f"mutant {self.name}"
 
     def apply_to(self, solution_text: str) -> str:
         return apply_change(solution_text, self.change, self.label)
 
     @cached_property
     def code(self) -> str:
-        from assignments.course import resolve
-
-        return self.apply_to(solution_cell(resolve(self.assignment).source_notebook(), self))
+        return self.apply_to(solution_cell(self.assignment.source_notebook(), self))
 
 
 def solution_cell(nb, mutant: Mutant) -> str:
@@ -322,7 +322,7 @@ def _optional_line(doc: str, key: str) -> str:
     return match.group(1) if match else ""
 
 
-def load_mutant(path: Path, assignment: str = "") -> Mutant:
+def load_mutant(path: Path, assignment: Assignment | None = None) -> Mutant:
     """A mutant, shortcut answer or variant file (variants: the first paragraph says how the correct answer
     differs from the solution)."""
     change = path.read_text()
@@ -343,6 +343,6 @@ def load_mutant(path: Path, assignment: str = "") -> Mutant:
     )
 
 
-def load_folder(folder: Path, assignment: str) -> list[Mutant]:
+def load_folder(folder: Path, assignment: Assignment) -> list[Mutant]:
     """Every ``*.py`` of ``folder`` but ``_*.py`` (none when the folder does not exist)."""
     return [load_mutant(p, assignment) for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")]

@@ -7,13 +7,14 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from assignments.course import Assignment
 from assignments.grading.selftest import checks, kinds
 from assignments.grading.selftest.forking import grade_mutants
 from assignments.grading.selftest.mutation import Mutant, MutantError
 
 
 def selftest(
-    assignments: list[str],
+    assignments: list[Assignment],
     repeats: int = 1,
     skip_blank: bool = False,
     skip_variants: bool = False,
@@ -26,13 +27,13 @@ def selftest(
     real doors, every mutant (caught on its own question only) and the visible-check table."""
     problems = []
     for assignment in assignments:
-        print(f"== {assignment}", flush=True)
+        print(f"== {assignment.name}", flush=True)
         rows = checks.behaviour_map(assignment) or []
         found = checks.behaviour_map_problems(assignment)
         print(f"  {checks.coverage_line(rows)}" + (" (PROBLEM)" if found else ""), flush=True)
         problems += found
         definitions = kinds.graded_definitions(checks.reference_notebook(assignment))
-        problems += kinds.kind_problems(assignment, definitions, rows)
+        problems += kinds.kind_problems(assignment.name, definitions, rows)
         found = checks.contract_parameter_problems(assignment)
         lines = checks.parameter_lines(checks.contract_parameters(assignment) or [])
         lines[0] += " (PROBLEM)" if found else ""
@@ -57,11 +58,11 @@ def selftest(
     return 1 if problems else 0
 
 
-def variants_report(assignment, kept: dict[str, dict[str, bool]] | None = None) -> list[str]:
+def variants_report(assignment: Assignment, kept: dict[str, dict[str, bool]] | None = None) -> list[str]:
     """Every variant pack through both real doors; one line per pack and door. ``kept`` gets, per variant,
     per door, whether it kept full marks on its own question."""
     problems = []
-    with tempfile.TemporaryDirectory(prefix=f"selftest-{assignment}-") as folder:
+    with tempfile.TemporaryDirectory(prefix=f"selftest-{assignment.name}-") as folder:
         graded = checks.grade_variant_packs(assignment, Path(folder))
     for chosen, result in graded:
         found = checks.variant_problems(chosen, result)
@@ -81,7 +82,7 @@ def variants_report(assignment, kept: dict[str, dict[str, bool]] | None = None) 
 
 
 def mutants_report(
-    assignment,
+    assignment: Assignment,
     rows,
     only_mutants: list[str] | None = None,
     verbose: bool = False,
@@ -115,7 +116,7 @@ def mutants_report(
     if results and not only_mutants:
         uncaught = checks.uncaught_tests(results)
         print(f"  hidden tests no mutant fails: {', '.join(uncaught) if uncaught else 'none'}", flush=True)
-        problems += [f"{assignment}: hidden test {name} fails for no mutant" for name in uncaught]
+        problems += [f"{assignment.name}: hidden test {name} fails for no mutant" for name in uncaught]
     if table:
         width = max(len(name) for name, _, _ in table)
         print(
@@ -127,7 +128,9 @@ def mutants_report(
     return problems
 
 
-def question_lines(assignment, definitions: dict[str, str], rows, caught: dict[str, bool], kept) -> list[str]:
+def question_lines(
+    assignment: Assignment, definitions: dict[str, str], rows, caught: dict[str, bool], kept
+) -> list[str]:
     """Per autograded question: mutants caught (and, per blind hunt, its rate), variants that kept full
     marks in every door they went through, and the behaviour kinds its definitions have no row for."""
     mutants: list[Mutant] = checks.mutants(assignment)
@@ -154,7 +157,7 @@ def question_lines(assignment, definitions: dict[str, str], rows, caught: dict[s
     return lines
 
 
-def _notebook_order(assignment):
+def _notebook_order(assignment: Assignment):
     """A sort key: a question's position in the source notebook (unknown ids last, by name)."""
     order = {
         checks.notebooks.grade_id(cell): index for index, cell in enumerate(checks.reference_notebook(assignment).cells)
