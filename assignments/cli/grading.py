@@ -16,7 +16,14 @@ def cmd_selftest(args) -> int:
     from assignments.grading.selftest.report import selftest
 
     names = args.assignment or default().present()
-    return selftest(names, args.repeats, args.skip_blank, args.skip_variants, args.mutant, args.verbose)
+    return selftest(
+        [default().assignment(name) for name in names],
+        args.repeats,
+        args.skip_blank,
+        args.skip_variants,
+        args.mutant,
+        args.verbose,
+    )
 
 
 def cmd_grade(args) -> int:
@@ -51,8 +58,7 @@ def cmd_merge(args) -> int:
     from assignments.runs.folder import Run
     from assignments.workflow import merge
 
-    # --root's course when given (a merge job on a cluster names it); otherwise the name, as before
-    assignment = course_of(args).assignment(args.assignment) if args.root else args.assignment
+    assignment = course_of(args).assignment(args.assignment)  # --root's course when given (a cluster's merge job)
     run = Run.at(Path(args.out).absolute()) if args.out else Run.of_term(assignment)  # nbgrader wants it absolute
     try:
         results = merge(assignment, [Run.at(Path(path).absolute()) for path in args.runs], run, args.allow_missing)
@@ -95,9 +101,10 @@ def cmd_autograde(args) -> int:
     from assignments.runs.folder import Run
     from assignments.workflow import autograde_class
 
-    run = Run.autograde(args.out) if args.out else Run.autograde_of_term(args.assignment)
+    assignment = course_of(args).assignment(args.assignment)
+    run = Run.autograde(args.out) if args.out else Run.autograde_of_term(assignment)
     autograde_class(
-        args.assignment,
+        assignment,
         Path(args.submissions),
         run,
         args.timeout,
@@ -114,9 +121,10 @@ def cmd_repair(args) -> int:
     from assignments.runs.folder import Run
     from assignments.workflow import collect
 
-    out = Path(args.out or Run.of_term(args.assignment).repair_alone)
+    assignment = course_of(args).assignment(args.assignment)
+    out = Path(args.out or Run.of_term(assignment).repair_alone)
     jobs, _ = collect(args.assignment, Path(args.submissions), Run(out), args.layout)
-    repairs = repair.repair_class(args.assignment, {job.student: Path(job.path) for job in jobs}, out)
+    repairs = repair.repair_class(assignment, {job.student: Path(job.path) for job in jobs}, out)
     print(repair.report_table(repairs, f"{args.assignment}: repaired for nbgrader (release cells found, per method)"))
     print(
         f"{repair.summary(repairs)}\nreport: {out / repair.REPORT}\nrepaired copies: {out / 'submitted'} "
