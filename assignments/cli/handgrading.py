@@ -8,6 +8,7 @@ from pathlib import Path
 
 from assignments.cli import arguments
 from assignments.cli.help import add_command
+from assignments.cli.options import course_of
 from assignments.escaping import one_line
 from assignments.handgrading import formgrader, graders
 from assignments.runs.folder import Run
@@ -30,7 +31,7 @@ def _access_ok(args, course) -> None:
 
 
 def cmd_formgrader(args) -> int:
-    root = args.nbgrader_course or Run.of_term(args.assignment).course
+    root = args.nbgrader_course or Run.of_term(course_of(args).assignment(args.assignment)).course
     access = args.access
     try:
         server = formgrader.start(root, args.port, access=access)
@@ -118,11 +119,10 @@ def cmd_written(args) -> int:
     page per question across the class."""
     from assignments.handgrading.written import written
 
-    out = Path(args.out or Run.of_term(args.assignment).written)
+    assignment = course_of(args).assignment(args.assignment)
+    out = Path(args.out or Run.of_term(assignment).written)
     try:  # --roster was checked before (arguments.roster)
-        outline, refused = written(
-            args.assignment, Path(args.submissions), out, pdf=not args.no_pdf, roster=args.roster
-        )
+        outline, refused = written(assignment, Path(args.submissions), out, pdf=not args.no_pdf, roster=args.roster)
     except (FileNotFoundError, RuntimeError) as error:
         print(f"course written: {error}")
         return 1
