@@ -100,7 +100,7 @@ def cmd_lms(args) -> int:
     status = 0
     for name in names:
         try:
-            path = lms.build_bundle(name, course.release_dir, course.dist_dir, course.root)
+            path = lms.build_bundle(course.assignment(name))
             print(f"{name}: {course.display(path)}")
         except FileNotFoundError as error:
             print(f"{name}: {error}")
