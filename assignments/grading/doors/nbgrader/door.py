@@ -7,9 +7,8 @@ demo or a test never touches the committed release/ or an instructor's own grade
 own pipeline: generate_assignment, autograde (which restores locked and test cells from the source and
 runs the hidden-test regions in the student's kernel), and its gradebook.
 
-The grading functions take an ``Assignment`` of any course folder or a name of this repository's course
-(``cross_check``, which runs the standalone door's batch, a name only); nbgrader knows the assignment by its
-name. The hidden-test regions in the kernel know only that name, so ``nbgrader`` tells them the course
+The grading functions take an ``Assignment`` of any course folder (the command resolved its name once);
+nbgrader knows the assignment by its name. The hidden-test regions in the kernel know only that name, so ``nbgrader`` tells them the course
 folder to resolve it in (``hidden_region.COURSE_VARIABLE``): a test grades the toy course through real
 nbgrader exactly as the demo grades the real one.
 """
