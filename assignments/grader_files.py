@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from assignments.course import REPO, Course
+from assignments.course import Assignment
 
 PACKAGE_DIR = Path(__file__).resolve().parent  # the whole assignments package
 SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "mutants", "shortcuts", ".DS_Store"}
@@ -27,10 +27,9 @@ def _files_under(folder: Path, base: Path, skip_suffixes=(".pyc",)) -> list[tupl
     return found
 
 
-def autograder_files(assignment: str, repo: Path = REPO, package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:
-    """Archive name -> file on disk for everything grading ``assignment`` needs."""
-    repo = Path(repo)
-    hw = Course(repo).assignment(assignment)
+def autograder_files(hw: Assignment, package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:
+    """Archive name -> file on disk for everything grading the assignment ``hw`` needs (of its course)."""
+    repo = hw.course.root
     files: dict[str, Path] = {}
     for name, path in _files_under(package_dir, package_dir.parent):
         files[name] = path

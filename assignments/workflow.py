@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assignments import intake
-from assignments.course import Assignment, resolve
+from assignments.course import Assignment
 from assignments.grading.doors import batch
 from assignments.results.model import Finding, SubmissionResult, rejected
 from assignments.runs.folder import Run, as_run
@@ -34,12 +34,12 @@ def collect(
     return jobs, found
 
 
-def missing_records(found: intake.IntakeResult, door: str) -> list[SubmissionResult]:
+def missing_records(assignment: Assignment, found: intake.IntakeResult, door: str) -> list[SubmissionResult]:
     """A rejected record for each student the intake found no notebook for."""
     return [
         rejected(
             missing.student,
-            found.assignment,
+            assignment,
             door,
             Finding(
                 "missing-notebook",
@@ -53,21 +53,25 @@ def missing_records(found: intake.IntakeResult, door: str) -> list[SubmissionRes
 
 
 def attach_intake(
-    results: list[SubmissionResult], found: intake.IntakeResult, out: Run | Path, door: str = "standalone"
+    assignment: Assignment,
+    results: list[SubmissionResult],
+    found: intake.IntakeResult,
+    out: Run | Path,
+    door: str = "standalone",
 ) -> list[SubmissionResult]:
     """Put each student's intake findings into their record, add the missing students' records, and write
     every record (for a door that has not written them yet: each record is written once)."""
     notes = found.findings_by_student()
     for result in results:
         result.findings += notes.get(result.student, [])
-    results = results + missing_records(found, door)
+    results = results + missing_records(assignment, found, door)
     for result in results:
         batch.save(result, out)
     return sorted(results, key=lambda r: r.student)
 
 
 def grade_class(
-    assignment: Assignment | str,
+    assignment: Assignment,
     source: Path,
     out: Run | Path,
     workers: int | None = None,
@@ -77,11 +81,10 @@ def grade_class(
 ) -> list[SubmissionResult]:
     """Grade a class (``shard``: only its slice) into the run ``out`` (``grade_jobs``; ``grader`` as there;
     ``layout``: how the download is read, as ``collect``)."""
-    assignment = resolve(assignment)
     out = as_run(out)
     jobs, found = collect(assignment.name, source, out, layout)
     write_shard(out, shard)  # what `course merge` checks each of the run's records against
-    missing = missing_records(found, "standalone")
+    missing = missing_records(assignment, found, "standalone")
     if shard is not None:
         jobs = [job for job in jobs if shard.owns(job.student)]
         missing = [record for record in missing if shard.owns(record.student)]
@@ -90,7 +93,7 @@ def grade_class(
 
 
 def grade_jobs(
-    assignment: Assignment | str,
+    assignment: Assignment,
     jobs: list[batch.Job],
     out: Run | Path,
     workers: int | None = None,
@@ -102,7 +105,6 @@ def grade_jobs(
     A record the run already holds is kept when it was graded from the same bytes by the same grader (a
     stopped batch resumes: ``runs.regrade.RegradePlan``); every other student is graded (``grader``:
     ``batch.grade_batch``'s), and whose scores moved is printed and kept in the run's ``regrade.json``."""
-    assignment = resolve(assignment)
     out = as_run(out)
     plan = RegradePlan.of(out, assignment, jobs, findings)
     if plan.kept:
@@ -127,7 +129,7 @@ def grade_jobs(
 
 
 def autograde_class(
-    assignment: Assignment | str,
+    assignment: Assignment,
     source: Path,
     out: Run | Path,
     timeout: float | None = None,
@@ -142,7 +144,7 @@ def autograde_class(
     from assignments.results import table
 
     run = as_run(out)
-    name = resolve(assignment).name
+    name = assignment.name
     jobs, found = collect(name, Path(source), run, layout)
     submissions = {job.student: Path(job.path) for job in jobs}
     results = nbgrader_door.autograde_repaired(
@@ -153,7 +155,7 @@ def autograde_class(
         if cross_check
         else []
     )
-    results = attach_intake(results, found, run, door="nbgrader")
+    results = attach_intake(assignment, results, found, run, door="nbgrader")
     print(table.score_table(results, f"{name}: nbgrader autograde"))
     if cross_check:
         print(
@@ -165,29 +167,29 @@ def autograde_class(
     return results
 
 
-def repair_for_nbgrader(assignment: str, source: Path, out: Path, layout: str = "auto") -> list:
+def repair_for_nbgrader(assignment: Assignment, source: Path, out: Path, layout: str = "auto") -> list:
     """``course repair``: the download read into ``out`` (as ``collect``) and each notebook repaired so that plain
     ``nbgrader autograde`` grades it (``repair.repair_class``: copies in ``out/submitted/``, its report beside
     them); returns the repairs."""
     # Lazy: the repair machinery builds its pattern tables at import, about 60 ms of every `course --help`.
     from assignments.grading.doors.nbgrader import repair
 
-    jobs, _ = collect(assignment, Path(source), Run(out), layout)
+    jobs, _ = collect(assignment.name, Path(source), Run(out), layout)
     return repair.repair_class(assignment, {job.student: Path(job.path) for job in jobs}, out)
 
 
 def merge(
-    assignment: Assignment | str, runs: list[Run | Path], out: Run | Path, allow_missing: bool = False
+    assignment: Assignment, runs: list[Run | Path], out: Run | Path, allow_missing: bool = False
 ) -> list[SubmissionResult]:
     """The shards' runs joined into the run ``out`` (``runs.merge.merge_runs``, which checks them against the
     intake and refuses an incomplete class unless ``allow_missing``), then every export from it."""
     run = as_run(out)
-    merged = merge_runs(resolve(assignment).name, runs, run, allow_missing=allow_missing)
+    merged = merge_runs(assignment.name, runs, run, allow_missing=allow_missing)
     export_all(assignment, run)
     return merged
 
 
-def export_all(assignment: Assignment | str, run: Run | Path) -> None:
+def export_all(assignment: Assignment, run: Run | Path) -> None:
     """Every export of the run (its own gradebook: ``Run.course``), a problem with one format printed."""
     from assignments.exports import FORMATS, print_written
 
@@ -196,7 +198,7 @@ def export_all(assignment: Assignment | str, run: Run | Path) -> None:
 
 def export(
     run: Run,
-    assignment: Assignment | str,
+    assignment: Assignment,
     formats=None,
     *,
     strict: bool = True,
@@ -215,7 +217,7 @@ def export(
 
 def gather_export_job(
     run: Run,
-    assignment: Assignment | str,
+    assignment: Assignment,
     formats=None,
     *,
     roster: Path | None = None,
@@ -228,7 +230,7 @@ def gather_export_job(
     problems: list[str] | None = None,
 ):
     """Everything the writers need, read once from the run ``run`` and nowhere else (``exports.ExportJob``).
-    ``assignment``: an ``Assignment`` of any course (the toy course in tests) or a name in this one.
+    ``assignment``: an ``Assignment`` of any course (the toy course in tests).
 
     The records are ``run.results``; the roster is the run's ``intake.json`` (or ``roster``: an intake
     manifest, or a Canvas gradebook export whose names, SIS ids and sections are added to the intake's); the
@@ -248,7 +250,7 @@ def gather_export_job(
     from assignments.settings import settings
 
     formats = tuple(formats or FORMATS)
-    course = resolve(assignment)
+    course = assignment
     assignment = course.name
     results = store.load_results(run.results, assignment)
     if not results:

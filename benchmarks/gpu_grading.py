@@ -187,12 +187,14 @@ def probe_all() -> dict:
 def demo_students(assignment: str, buggy: int) -> dict:
     """``course demo``'s class of ``assignment`` plus a hostile student; ``{student: notebook}``."""
     from assignments.course import REPO as GRADER_REPO
+    from assignments.course import default
     from assignments.demo import students as demo_class
     from tests.fixtures import payloads
 
-    students = demo_class.demo_class(assignment, buggy)
+    hw = default().assignment(assignment)
+    students = demo_class.demo_class(hw, buggy)
     hostile = payloads.by_name("os_exit")
-    students[f"hostile-{hostile.name}"] = payloads.inject(demo_class.filled_release(assignment), hostile, GRADER_REPO)
+    students[f"hostile-{hostile.name}"] = payloads.inject(demo_class.filled_release(hw), hostile, GRADER_REPO)
     return students
 
 
@@ -235,7 +237,9 @@ def grade_standalone(assignment: str, students: dict, work: Path, workers: int, 
 
         grader = gpu_grading.grade_accelerators_visible
     started = time.perf_counter()
-    results = batch.grade_batch(assignment, jobs, out, workers=workers, progress=False, grader=grader)
+    results = batch.grade_batch(
+        default().assignment(assignment), jobs, out, workers=workers, progress=False, grader=grader
+    )
     wall = time.perf_counter() - started
     return _door_entry({r.student: record(r) for r in results}, wall, workers)
 
@@ -257,7 +261,9 @@ def grade_nbgrader(assignment: str, students: dict, work: Path) -> dict:
         paths[student] = path
     out = work / assignment / "nbgrader"
     started = time.perf_counter()
-    results = nbgrader_door.autograde_repaired(assignment, paths, out, root=out / "course", progress=False)
+    results = nbgrader_door.autograde_repaired(
+        default().assignment(assignment), paths, out, root=out / "course", progress=False
+    )
     wall = time.perf_counter() - started
     return _door_entry({r.student: record(r) for r in results}, wall, 1)
 

@@ -83,11 +83,12 @@ def synthetic_class(assignment: str, size: int, folder: Path, kinds: str = "muta
     from assignments.demo import students as demo_class
     from assignments.grading.selftest import mutation
 
+    hw = resolve(assignment)
     if kinds == "demo":
-        notebooks = list(demo_class.demo_class(assignment).items())
+        notebooks = list(demo_class.demo_class(hw).items())
     else:
-        variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in mutation.mutants(assignment)]
-        notebooks = [(name, demo_class.filled_release(assignment, changes)) for name, changes in variants]
+        variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in mutation.mutants(hw)]
+        notebooks = [(name, demo_class.filled_release(hw, changes)) for name, changes in variants]
     texts = [(name, nbformat.writes(nb)) for name, nb in notebooks]
     for i in range(size):
         name, text = texts[i % len(texts)]
@@ -102,7 +103,7 @@ def grade_a_class(assignment: str, workers: int, folder: Path) -> dict:
 
     jobs = [batch.Job(path.stem.partition("-")[0], str(path)) for path in sorted(folder.glob("*.ipynb"))]
     began = time.perf_counter()
-    results = batch.grade_batch(assignment, jobs, folder.parent / "out", workers, progress=False)
+    results = batch.grade_batch(resolve(assignment), jobs, folder.parent / "out", workers, progress=False)
     wall = time.perf_counter() - began
     keys = ("total_s", "kernel_start_s", "execute_s", "tests_s", "grader_cpu_s")
     return {
@@ -241,7 +242,7 @@ def measure_one(
     gradescope_tree(assignment, folder)
     record = folder / "record.json"
     # Started as run_autograder starts the grader: its kernel forked from a zygote that shares its pages.
-    command, start = grader_start(assignment, sys.executable)
+    command, start = grader_start(resolve(assignment), sys.executable)
     argv = command + ["--script", str(HERE / "one_submission.py"), assignment, str(folder), str(record)]
     argv += ["--no-namespaces"] if no_namespaces else []
     env = {**os.environ, **GRADING_ENV, **start}

@@ -26,7 +26,8 @@ def comparable(result):
     return result.scores(), sorted((f.code, f.message) for f in result.findings)
 
 
-def compare(assignment: str, every: int) -> str:
+def compare(name: str, every: int) -> str:
+    assignment = default().assignment(name)
     chosen = mutation.mutants(assignment)[::every]
     mutant_checks.grade_mutant(assignment, chosen[0])  # the process's first imports, paid before either timing
     began = time.perf_counter()
@@ -39,7 +40,7 @@ def compare(assignment: str, every: int) -> str:
         m.name for m in chosen if isinstance(forked[m], Exception) or comparable(forked[m]) != comparable(plain[m])
     ]
     return (
-        f"{assignment:14s} {len(chosen):3d} mutants  forked {forked_s:6.1f} s  one at a time {plain_s:6.1f} s  "
+        f"{name:14s} {len(chosen):3d} mutants  forked {forked_s:6.1f} s  one at a time {plain_s:6.1f} s  "
         f"records that differ: {', '.join(differ) or 'none'}"
     )
 

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assignments import notebooks  # noqa: E402
-from assignments.course import default  # noqa: E402
+from assignments.course import Assignment, default  # noqa: E402
 from assignments.demo import students as demo_class  # noqa: E402
 from assignments.grading.selftest import mutation  # noqa: E402
 from assignments.similarity import compare as similarity  # noqa: E402
@@ -30,7 +30,7 @@ from assignments.similarity import report as similarity_report  # noqa: E402
 from tests.fixtures.similarity import renamed  # noqa: E402
 
 
-def synthetic_class(assignment: str, size: int) -> dict[str, object]:
+def synthetic_class(assignment: Assignment, size: int) -> dict[str, object]:
     """``{student: notebook}``: reference, mutants, and renamed copies of them, cycled to ``size``."""
     variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in mutation.mutants(assignment)]
     answers = [gid for gid in similarity.context(assignment).questions]
@@ -58,7 +58,8 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="similarity-benchmark-") as work:
         download = Path(work) / "canvas_download.zip"
-        demo_class.write_canvas_zip(args.assignment, synthetic_class(args.assignment, args.students), download)
+        hw = default().assignment(args.assignment)
+        demo_class.write_canvas_zip(hw, synthetic_class(hw, args.students), download)
         out = Path(work) / "similarity"
         figures = {
             "assignment": args.assignment,
@@ -70,7 +71,7 @@ def main() -> int:
         }
         started = time.perf_counter()
         cpu = time.process_time()
-        comparison = similarity_report.similarity_report(args.assignment, download, out, args.top, args.workers)
+        comparison = similarity_report.similarity_report(hw, download, out, args.top, args.workers)
         figures["total_s"] = round(time.perf_counter() - started, 2)
         figures["parent_cpu_s"] = round(time.process_time() - cpu, 2)
         figures.update({phase: round(seconds, 2) for phase, seconds in comparison.timings.items()})

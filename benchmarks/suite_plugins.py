@@ -41,7 +41,8 @@ def without_plugin_switches(args: list[str]) -> list[str]:
     return out
 
 
-def timings(assignment: str, rounds: int) -> dict[str, list[float]]:
+def timings(name: str, rounds: int) -> dict[str, list[float]]:
+    assignment = default().assignment(name)
     namespace, findings = execute_cells(reference.reference_notebook(assignment))
     grade_namespace(assignment, namespace, findings)  # the first grading imports the suite's modules
     settings = {"suite's arguments": list(suite.PYTEST_ARGS), "plugins on": without_plugin_switches(suite.PYTEST_ARGS)}
@@ -54,7 +55,7 @@ def timings(assignment: str, rounds: int) -> dict[str, list[float]]:
                 began = time.perf_counter()
                 result = grade_namespace(assignment, namespace, findings)
                 seconds[label].append(round(time.perf_counter() - began, 2))
-                problems = reference.full_marks_problems(result, f"{assignment} ({label})")
+                problems = reference.full_marks_problems(result, f"{name} ({label})")
                 if problems:
                     raise SystemExit("\n".join(problems))
     finally:

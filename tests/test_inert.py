@@ -134,7 +134,7 @@ def test_the_standalone_door_places_an_inert_notebook_with_its_evidence_labelled
     question, cell = evidence_question()
     submitted = tmp_path / "submitted.ipynb"
     submitted.write_text(hostile_class.tampered_file(hostile, LISTENER))
-    found, _ = evidence.collect(hostile, QUICKEST)
+    found, _ = evidence.collect(hostile, default().assignment(QUICKEST))
     placed = nbgrader_gradebook.place_notebook(tmp_path / "course", QUICKEST, "4343", submitted, evidence=found)
     shown = nbformat.read(placed, as_version=4)
     flagged = f"=== FLAGGED (edited) evidence cell {cell}"

@@ -7,16 +7,17 @@ from pathlib import Path
 
 from assignments.cli import arguments
 from assignments.cli.help import add_command
-from assignments.cli.options import layout_option
+from assignments.cli.options import course_of, layout_option
 from assignments.grading.doors.nbgrader.door import NOTEBOOK_TIMEOUT_S
 from assignments.runs.folder import Run
 from assignments.workflow import autograde_class
 
 
 def cmd_autograde(args) -> int:
-    run = Run.autograde(args.out) if args.out else Run.autograde_of_term(args.assignment)
+    assignment = course_of(args).assignment(args.assignment)
+    run = Run.autograde(args.out) if args.out else Run.autograde_of_term(assignment)
     autograde_class(
-        args.assignment,
+        assignment,
         Path(args.submissions),
         run,
         args.timeout,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from assignments.cli import arguments
 from assignments.cli.help import add_command
+from assignments.cli.options import course_of
 from assignments.escaping import one_line
 from assignments.handgrading import formgrader, graders
 from assignments.runs.folder import Run
@@ -31,7 +32,7 @@ def _access_ok(args, course) -> None:
 
 
 def cmd_formgrader(args) -> int:
-    root = args.nbgrader_course or Run.of_term(args.assignment).course
+    root = args.nbgrader_course or Run.of_term(course_of(args).assignment(args.assignment)).course
     access = args.access
     try:
         server = formgrader.start(root, args.port, access=access)

@@ -12,7 +12,7 @@ def cmd_gradescope_zip(args) -> int:
     course = course_of(args)
     out = args.out or course.dist_dir / "gradescope" / f"{args.assignment}.zip"
     try:
-        build_autograder_zip(args.assignment, out, repo=course.root)
+        build_autograder_zip(course.assignment(args.assignment), out)
     except FileNotFoundError as error:
         print(f"cannot build the Gradescope zip: {error}")
         return 1

@@ -15,7 +15,7 @@ def cmd_image(args) -> int:
     course = course_of(args)
     out = Path(args.out or course.build_dir / "image" / args.assignment)
     try:
-        write_context(args.assignment, out, repo=course.root, prairielearn_image=args.prairielearn_image)
+        write_context(course.assignment(args.assignment), out, prairielearn_image=args.prairielearn_image)
     except FileNotFoundError as error:
         print(f"cannot write the grader image's build context: {error}")
         return 1

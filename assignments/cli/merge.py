@@ -18,7 +18,7 @@ from assignments.workflow import merge
 def cmd_merge(args) -> int:
     """The shards' runs joined into one run, exported as a whole-class run is."""
     # --root's course when given (a merge job on a cluster names it); otherwise the name, as before
-    assignment = course_of(args).assignment(args.assignment) if args.root else args.assignment
+    assignment = course_of(args).assignment(args.assignment)  # --root's course when given (a cluster's merge job)
     run = Run.at(Path(args.out).absolute()) if args.out else Run.of_term(assignment)  # nbgrader wants it absolute
     try:
         results = merge(assignment, [Run.at(Path(path).absolute()) for path in args.runs], run, args.allow_missing)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from assignments.cli import arguments
 from assignments.cli.help import add_command
-from assignments.cli.options import layout_option
+from assignments.cli.options import course_of, layout_option
 from assignments.runs.folder import Run
 from assignments.workflow import repair_for_nbgrader
 
@@ -17,8 +17,9 @@ def cmd_repair(args) -> int:
     # Lazy: the repair machinery builds its pattern tables at import, about 60 ms of every `course --help`.
     from assignments.grading.doors.nbgrader import repair
 
-    out = Path(args.out or Run.of_term(args.assignment).repair_alone)
-    repairs = repair_for_nbgrader(args.assignment, Path(args.submissions), out, args.layout)
+    assignment = course_of(args).assignment(args.assignment)
+    out = Path(args.out or Run.of_term(assignment).repair_alone)
+    repairs = repair_for_nbgrader(assignment, Path(args.submissions), out, args.layout)
     print(repair.report_table(repairs, f"{args.assignment}: repaired for nbgrader (release cells found, per method)"))
     print(
         f"{repair.summary(repairs)}\nreport: {out / repair.REPORT}\nrepaired copies: {out / 'submitted'} "

@@ -12,7 +12,14 @@ def cmd_selftest(args) -> int:
     from assignments.grading.selftest.report import selftest
 
     names = args.assignment or default().present()
-    return selftest(names, args.repeats, args.skip_blank, args.skip_variants, args.mutant, args.verbose)
+    return selftest(
+        [default().assignment(name) for name in names],
+        args.repeats,
+        args.skip_blank,
+        args.skip_variants,
+        args.mutant,
+        args.verbose,
+    )
 
 
 def register(sub) -> None:

@@ -7,17 +7,17 @@ from pathlib import Path
 
 from assignments.cli import arguments
 from assignments.cli.help import add_command
+from assignments.cli.options import course_of
 from assignments.escaping import one_line
 from assignments.runs.folder import Run
 from assignments.similarity import report as similarity_report
 
 
 def cmd_similarity(args) -> int:
-    out = Path(args.out) if args.out else Run.of_term(args.assignment).similarity
+    assignment = course_of(args).assignment(args.assignment)
+    out = Path(args.out) if args.out else Run.of_term(assignment).similarity
     started = time.perf_counter()
-    comparison = similarity_report.similarity_report(
-        args.assignment, Path(args.submissions), out, args.top, args.workers
-    )
+    comparison = similarity_report.similarity_report(assignment, Path(args.submissions), out, args.top, args.workers)
     print(similarity_report.table(comparison, args.top))
     for student in comparison.students:
         if student.problem is not None:

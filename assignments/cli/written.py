@@ -7,6 +7,7 @@ from pathlib import Path
 
 from assignments.cli import arguments
 from assignments.cli.help import add_command
+from assignments.cli.options import course_of
 from assignments.escaping import one_line
 from assignments.handgrading.written import written
 from assignments.runs.folder import Run
@@ -15,11 +16,10 @@ from assignments.runs.folder import Run
 def cmd_written(args) -> int:
     """Every student's written answers with their evidence: HTML and PDF per student, outline.json, and one
     page per question across the class."""
-    out = Path(args.out or Run.of_term(args.assignment).written)
+    assignment = course_of(args).assignment(args.assignment)
+    out = Path(args.out or Run.of_term(assignment).written)
     try:  # --roster was checked before (arguments.roster)
-        outline, refused = written(
-            args.assignment, Path(args.submissions), out, pdf=not args.no_pdf, roster=args.roster
-        )
+        outline, refused = written(assignment, Path(args.submissions), out, pdf=not args.no_pdf, roster=args.roster)
     except (FileNotFoundError, RuntimeError) as error:
         print(f"course written: {error}")
         return 1

@@ -103,19 +103,21 @@ def final_lines(log: str) -> str:
 
 def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 1) -> list[str]:
     """One assignment's demo class through both doors, exported; returns the doors' disagreements and
-    anything ``validation_problems`` finds."""
+    anything ``validation_problems`` finds. The demo's edge: the name is resolved here, once, in the process
+    that grades it."""
     from assignments.grading.doors.nbgrader import door as nbgrader_door
     from assignments.grading.doors.nbgrader import repair
     from assignments.results import table
 
-    students = demo_class(assignment, buggy)
+    hw = default().assignment(assignment)
+    students = demo_class(hw, buggy)
     download = default().build_dir / "demo" / assignment / "canvas_download.zip"
-    files = write_canvas_zip(assignment, students, download)
+    files = write_canvas_zip(hw, students, download)
     # The demo's own folder: its students never appear in a term's runs (grades/<term>/). Made afresh each
     # time: an earlier demo's students (another --buggy) would otherwise stay in its intake and nbgrader's.
-    run = Run.demo(assignment)
+    run = Run.demo(hw)
     shutil.rmtree(run.root, ignore_errors=True)
-    standalone = grade_class(assignment, download, run, workers)
+    standalone = grade_class(hw, download, run, workers)
     print(table.score_table(standalone, f"\n{assignment}: standalone grader"))
     # Canvas user ids key the records; say who is who (file name: login_userid_submissionid_name).
     print(
@@ -129,12 +131,12 @@ def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 1)
     staged = {s.student: Path(s.path) for s in intake.IntakeResult.load(run.intake).submissions}
     # Every notebook goes through nbgrader, the damaged one (no nbgrader metadata) repaired first; the door
     # keeps its own records in its folder (run.nbgrader), its course folder is the run's.
-    through_nbgrader = nbgrader_door.autograde_repaired(assignment, staged, run.nbgrader_run)
+    through_nbgrader = nbgrader_door.autograde_repaired(hw, staged, run.nbgrader_run)
     for result in through_nbgrader:
         batch.save(result, run.nbgrader_run)
     print(table.score_table(through_nbgrader, f"{assignment}: nbgrader autograde"))
     # The standalone records go into the same gradebook nbgrader just filled (formgrader, export).
-    export_all(assignment, run)
+    export_all(hw, run)
     if DAMAGED in files:
         print(
             f"{DAMAGED} ({files[DAMAGED].split('_')[1]}) has no nbgrader metadata: the "

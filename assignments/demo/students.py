@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 
 from assignments import notebooks
-from assignments.course import Assignment, resolve
+from assignments.course import Assignment
 from assignments.grading.selftest import mutation
 from assignments.grading.selftest.reference import filled_release
 
@@ -52,12 +52,10 @@ def _demo_figure_png() -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def colab_run(nb, assignment: Assignment | str, student: str = "reference"):
+def colab_run(nb, assignment: Assignment, student: str = "reference"):
     """``nb`` as a student submits it after running it on Colab: every evidence cell of the assignment's
     written questions holds outputs (a text line and a figure) with Jupyter's execution counts."""
-    wanted = {
-        gid for cells in notebooks.evidence_cells(resolve(assignment).source_notebook()).values() for gid in cells
-    }
+    wanted = {gid for cells in notebooks.evidence_cells(assignment.source_notebook()).values() for gid in cells}
     nb = copy.deepcopy(nb)
     png = _demo_figure_png() if wanted else ""
     count = 0
@@ -105,7 +103,7 @@ def pasted_into_colab(nb):
     return fresh
 
 
-def pick_mutants(assignment: Assignment | str, count: int) -> list[mutation.Mutant]:
+def pick_mutants(assignment: Assignment, count: int) -> list[mutation.Mutant]:
     """Mutants for ``count`` different questions, so the demo shows different kinds of lost points."""
     chosen, questions = [], set()
     for mutant in mutation.mutants(assignment):
@@ -117,13 +115,13 @@ def pick_mutants(assignment: Assignment | str, count: int) -> list[mutation.Muta
     return chosen
 
 
-def demo_class(assignment: Assignment | str, buggy: int = 3) -> dict[str, object]:
+def demo_class(assignment: Assignment, buggy: int = 3) -> dict[str, object]:
     """``{student: notebook}``: a reference, a blank, ``buggy`` students with one mistake each, a shortcut
     student (the first of ``mutation.shortcut_answers``, when the assignment has one) and the reference
     pasted into a fresh Colab notebook (``DAMAGED``)."""
     students = {
         "reference": colab_run(filled_release(assignment), assignment),
-        "blank": copy.deepcopy(resolve(assignment).release_notebook()),
+        "blank": copy.deepcopy(assignment.release_notebook()),
         DAMAGED: pasted_into_colab(filled_release(assignment)),
     }
     for number, mutant in enumerate(pick_mutants(assignment, buggy)):
@@ -138,11 +136,11 @@ def demo_class(assignment: Assignment | str, buggy: int = 3) -> dict[str, object
     return students
 
 
-def write_canvas_zip(assignment: Assignment | str, students: dict[str, object], path: Path) -> dict[str, str]:
+def write_canvas_zip(assignment: Assignment, students: dict[str, object], path: Path) -> dict[str, str]:
     """Package the class like a Canvas bulk download; returns {student: file name in the zip}."""
     path.parent.mkdir(parents=True, exist_ok=True)
     names = {}
-    original = resolve(assignment).source_path.name
+    original = assignment.source_path.name
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for number, (student, nb) in enumerate(sorted(students.items()), start=1):
             login = re.sub(r"[^a-z0-9]", "", student.lower())

@@ -58,7 +58,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from assignments import notebooks
-from assignments.course import resolve
+from assignments.course import Assignment
 from assignments.escaping import IMAGE_TYPES, NAME_CHARS, html_text, markdown_html, one_line, page_policy_meta
 from assignments.exports.canvas import read_gradebook_export, student_identities
 from assignments.exports.evidence_view import STYLE as EVIDENCE_STYLE
@@ -173,11 +173,10 @@ def _images(cell) -> dict:
     return found
 
 
-def read_answers(assignment, path: Path) -> tuple[list[WrittenAnswer], str | None]:
+def read_answers(assignment: Assignment, path: Path) -> tuple[list[WrittenAnswer], str | None]:
     """(answers in notebook order, None) or ([], why the notebook cannot be read as this assignment's)."""
     from assignments.grading.submission.preparation import prepare
 
-    assignment = resolve(assignment)
     # The written answers are read as submitted (recovered, not restored); audit and shortcuts grade code.
     prepared = prepare(assignment, Path(path), audit=False, shortcuts=False)
     if prepared.rejected:
@@ -622,7 +621,7 @@ def write_template(
 
 
 def written(
-    assignment: str,
+    assignment: Assignment,
     submissions: Path,
     out: Path,
     pdf: bool = True,
@@ -637,7 +636,7 @@ def written(
     gradebook = None
     if roster and Path(roster).suffix.lower() == ".csv":
         gradebook = read_gradebook_export(Path(roster))  # ValueError: not a Canvas gradebook export
-    jobs, found = collect(assignment, Path(submissions), Path(out))
+    jobs, found = collect(assignment.name, Path(submissions), Path(out))
     lms = load_roster(Path(roster)) if roster and gradebook is None else found.roster()
     answers, refused = {}, {}
     for job in jobs:
@@ -647,5 +646,5 @@ def written(
         else:
             answers[job.student] = mine
     covers = cover_identities(sorted(answers), lms, gradebook)
-    outline = write_class(assignment, answers, out, pdf=pdf, limits=limits, identities=covers)
+    outline = write_class(assignment.name, answers, out, pdf=pdf, limits=limits, identities=covers)
     return outline, refused

@@ -18,7 +18,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from assignments.course import REPO, Course
+from assignments.course import REPO, Assignment
 from assignments.platforms.gradescope.bundle import build_autograder_zip
 from assignments.platforms.prairielearn.question import IMAGE_PLACEHOLDER, write_question_files
 from assignments.platforms.prairielearn.runner import QUESTION_COURSE
@@ -30,7 +30,7 @@ PRAIRIELEARN = "prairielearn"  # beside source/: the PrairieLearn question (info
 ASSIGNMENT_PARTS = ("autograder", "release", "source")
 
 
-def write_context(assignment: str, out: Path, repo: Path = REPO, prairielearn_image: str = IMAGE_PLACEHOLDER) -> Path:
+def write_context(assignment: Assignment, out: Path, prairielearn_image: str = IMAGE_PLACEHOLDER) -> Path:
     """Write the build context of ``assignment``'s grader image to ``out`` (replacing what was there), and
     the PrairieLearn question whose info.json names ``prairielearn_image``; returns ``out``."""
     out = Path(out)
@@ -40,7 +40,7 @@ def write_context(assignment: str, out: Path, repo: Path = REPO, prairielearn_im
             shutil.rmtree(folder)
     source.mkdir(parents=True)
     with tempfile.TemporaryDirectory(prefix="course-image-") as folder:
-        archive = build_autograder_zip(assignment, Path(folder) / f"{assignment}.zip", repo=repo)
+        archive = build_autograder_zip(assignment, Path(folder) / f"{assignment.name}.zip")
         with zipfile.ZipFile(archive) as zipped:
             for info in zipped.infolist():
                 targets = [source / info.filename]
@@ -52,6 +52,5 @@ def write_context(assignment: str, out: Path, repo: Path = REPO, prairielearn_im
                     target.chmod((info.external_attr >> 16) & 0o777 or 0o644)
     for name in CONTEXT_FILES:
         shutil.copy2(IMAGE_DIR / name, out / name)
-    title = Course(Path(repo)).assignment(assignment).title
-    write_question_files(assignment, title, question, image=prairielearn_image)
+    write_question_files(assignment.name, assignment.title, question, image=prairielearn_image)
     return out

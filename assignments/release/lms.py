@@ -17,7 +17,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from assignments.course import REPO, default
+from assignments.course import REPO, Assignment
 from assignments.release import colab_target
 from assignments.release.hygiene import COLAB_BADGE_ID, REPO_MODULES, SETUP_ID, imported_modules
 from assignments.settings import read_toml
@@ -277,12 +277,13 @@ def repo_modules(root: Path = REPO) -> set[str]:
 
 
 def student_readme(
-    assignment: str, notebooks: list[str], root: Path = REPO, *, title: str | None = None, where: str = "this bundle"
+    assignment: Assignment, notebooks: list[str], *, title: str | None = None, where: str = "this bundle"
 ) -> str:
     """The student's page for one assignment: where to open it, how to work, how to submit. ``where``: what
     holds the notebook beside this page (an LMS bundle, a folder of the published student repository)."""
-    title = title or default().assignment(assignment).title
-    links = "\n".join(f"- [{name}]({colab_url(assignment, name, root)})" for name in notebooks)
+    title = title or assignment.title
+    root = assignment.course.root
+    links = "\n".join(f"- [{name}]({colab_url(assignment.name, name, root)})" for name in notebooks)
     files = ", ".join(f"`{name}`" for name in notebooks)
     return f"""# {title}
 
@@ -321,11 +322,10 @@ def _zip_entry(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
     archive.writestr(info, data)
 
 
-def build_bundle(
-    assignment: str, release_dir: Path | None = None, dist_dir: Path | None = None, root: Path = REPO
-) -> Path:
-    """``dist_dir/lms/<assignment>.zip`` from ``release_dir/<assignment>``; returns the zip's path."""
-    folder = Path(release_dir if release_dir is not None else default().release_dir) / assignment
+def build_bundle(assignment: Assignment, dist_dir: Path | None = None) -> Path:
+    """``dist_dir/lms/<assignment>.zip`` (by default the course's ``dist_dir``) from the assignment's release
+    folder; returns the zip's path."""
+    folder = assignment.release_folder
     files = sorted(
         p
         for p in folder.rglob("*")
@@ -333,12 +333,12 @@ def build_bundle(
     )
     notebooks = [p.name for p in files if p.suffix == ".ipynb" and p.parent == folder]
     if not notebooks:
-        raise FileNotFoundError(f"no release notebook in {folder}; run `course release {assignment}` first")
-    target = Path(dist_dir if dist_dir is not None else default().dist_dir) / "lms" / f"{assignment}.zip"
+        raise FileNotFoundError(f"no release notebook in {folder}; run `course release {assignment.name}` first")
+    target = Path(dist_dir if dist_dir is not None else assignment.course.dist_dir) / "lms" / f"{assignment.name}.zip"
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     with zipfile.ZipFile(partial, "w") as archive:
-        _zip_entry(archive, "README.md", student_readme(assignment, notebooks, root).encode("utf-8"))
+        _zip_entry(archive, "README.md", student_readme(assignment, notebooks).encode("utf-8"))
         for path in files:
             _zip_entry(archive, path.relative_to(folder).as_posix(), path.read_bytes())
     partial.replace(target)
@@ -356,7 +356,7 @@ def build_bundles(course, assignments: list[str]) -> list[tuple[str, Path | str]
     built: list[tuple[str, Path | str]] = []
     for name in assignments:
         try:
-            built.append((name, build_bundle(name, course.release_dir, course.dist_dir, course.root)))
+            built.append((name, build_bundle(course.assignment(name))))
         except FileNotFoundError as error:
             built.append((name, str(error)))
     return built

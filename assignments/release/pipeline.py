@@ -259,7 +259,7 @@ def release(
         if bundles:
             for name in names:
                 try:
-                    path = lms.build_bundle(name, course.release_dir, course.dist_dir, course.root)
+                    path = lms.build_bundle(course.assignment(name))
                 except (OSError, ValueError) as error:
                     outcome.after_commit.append(f"{name}: the LMS bundle was not built: {error}")
                     continue

@@ -126,7 +126,7 @@ def plan(course: Course, assignments: list[str]) -> tuple[dict[str, bytes], list
                 target = where if path == notebook else where.parent / relative.as_posix()
                 put(target.as_posix(), path.read_bytes(), f"release/{name}/{relative.as_posix()}")
         title = course.assignment(name).title
-        page = lms.student_readme(name, [notebook.name], course.root, title=title, where="this folder")
+        page = lms.student_readme(course.assignment(name), [notebook.name], title=title, where="this folder")
         put((where.parent / "README.md").as_posix(), page.encode("utf-8"), f"{name}'s student page")
         listed.append((name, title, where.as_posix(), expected))
     if listed:

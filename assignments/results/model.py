@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from assignments.course import Assignment
 from assignments.escaping import one_line
 from assignments.results.findings import SHORTCUT, TEST_BUDGET, Severity, Source, kind
 from assignments.titles import question_titles
@@ -164,14 +165,13 @@ def score_questions(question_list, tests: list[TestResult]) -> list[QuestionResu
     return results
 
 
-def rejected(student: str, assignment, door: str, finding: Finding, source_file: str = "") -> SubmissionResult:
+def rejected(
+    student: str, assignment: Assignment, door: str, finding: Finding, source_file: str = ""
+) -> SubmissionResult:
     """The one shape of a record for a submission nothing could be graded from: status "rejected", the
-    finding that says why, and every question of the assignment at 0 points (manual ones ungraded), so
-    every export has the same columns for it as for anyone else. ``assignment`` is an Assignment or a name
-    in this course; when even its questions cannot be read (no source notebook), the record has none."""
-    from assignments.course import resolve
-
-    assignment = resolve(assignment)
+    finding that says why, and every question of the assignment (an ``Assignment``) at 0 points (manual ones
+    ungraded), so every export has the same columns for it as for anyone else; when even its questions
+    cannot be read (no source notebook), the record has none."""
     try:
         questions = score_questions(assignment.questions, [])
     except (OSError, ValueError):

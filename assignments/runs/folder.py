@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from assignments.course import Assignment, default, resolve
+from assignments.course import Assignment
 
 INTAKE = "intake.json"
 SUBMISSIONS = "submissions"
@@ -83,9 +83,9 @@ class Run:
         return replace(cls.at(folder.parent), results=folder)
 
     @classmethod
-    def of_term(cls, assignment: Assignment | str) -> Run:
+    def of_term(cls, assignment: Assignment) -> Run:
         """This term's run of ``assignment``: grades/<term>/<assignment>/ (``Assignment.grades_dir``)."""
-        return cls.at(resolve(assignment).grades_dir)
+        return cls.at(assignment.grades_dir)
 
     @classmethod
     def autograde(cls, path: Path) -> Run:
@@ -93,14 +93,14 @@ class Run:
         return cls(Path(path), door_at_root=True)
 
     @classmethod
-    def autograde_of_term(cls, assignment: Assignment | str) -> Run:
+    def autograde_of_term(cls, assignment: Assignment) -> Run:
         """``course autograde``'s default run: the nbgrader door's folder of this term's run."""
-        return cls.autograde(cls(resolve(assignment).grades_dir).nbgrader)
+        return cls.autograde(cls(assignment.grades_dir).nbgrader)
 
     @classmethod
-    def demo(cls, assignment: str) -> Run:
+    def demo(cls, assignment: Assignment) -> Run:
         """The demo's run of ``assignment``: grades/demo/<assignment>/, never inside a term's folder."""
-        return cls(default().demo_dir / assignment)
+        return cls(assignment.course.demo_dir / assignment.name)
 
     def with_exports(self, folder: Path | None) -> Run:
         """This run, its exports written to ``folder`` (None: where they go by default)."""

@@ -94,7 +94,7 @@ def grader_version(assignment: Assignment) -> str:
     installed libraries do not."""
     course_root = assignment.course.root
     digest = hashlib.sha256()
-    files = autograder_files(assignment.name, course_root)
+    files = autograder_files(assignment)
     for name in sorted(files):
         if name in ("pyproject.toml", "nbgrader_config.py"):
             continue  # the course's settings: a new late policy regrades nobody

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assignments import notebooks
+from assignments.course import Assignment
 
 K = 12  # tokens per k-gram: shorter runs (``return V, V``) are common to every honest answer
 WINDOW = 6  # winnowing window: any shared run of K + WINDOW - 1 = 17 tokens is always detected
@@ -229,7 +230,7 @@ class Context:
     starter: frozenset[int]
 
 
-def context(assignment: str, template=None) -> Context:
+def context(assignment: Assignment, template=None) -> Context:
     """The release notebook (``template``) with its code answer cells in notebook order."""
     if template is None:
         from assignments.grading.submission.load import default_template
@@ -407,7 +408,11 @@ class Comparison:
 
 
 def compare_class(
-    assignment: str, submissions: list[tuple[str, Path, str]], top: int = 20, workers: int | None = None, template=None
+    assignment: Assignment,
+    submissions: list[tuple[str, Path, str]],
+    top: int = 20,
+    workers: int | None = None,
+    template=None,
 ) -> Comparison:
     """Fingerprint every submission, rank every pair, and explain the ``top`` pairs question by question."""
     clock = time.perf_counter()
@@ -422,4 +427,4 @@ def compare_class(
     for pair in pairs[:top]:
         explain(pair, by_student, list(ctx.questions), ctx.starter)
     timings["explain_s"] = time.perf_counter() - clock
-    return Comparison(assignment, ctx.questions, students, pairs, timings)
+    return Comparison(assignment.name, ctx.questions, students, pairs, timings)

@@ -20,6 +20,7 @@ import json
 import time
 from pathlib import Path
 
+from assignments.course import Assignment
 from assignments.escaping import html_text, one_line, page_policy_meta
 from assignments.similarity import compare as similarity
 from assignments.similarity.compare import Comparison, Pair
@@ -232,14 +233,14 @@ def write_report(comparison: Comparison, out: Path, top: int = TOP) -> tuple[Pat
 
 
 def similarity_report(
-    assignment: str, source: Path, out: Path, top: int = TOP, workers: int | None = None
+    assignment: Assignment, source: Path, out: Path, top: int = TOP, workers: int | None = None
 ) -> Comparison:
     """Read an LMS download (or a folder, or one notebook) as ``course grade`` does, compare every pair
     and write the report into ``out``."""
     from assignments.workflow import collect
 
     clock = time.perf_counter()
-    jobs, found = collect(assignment, Path(source), Path(out))
+    jobs, found = collect(assignment.name, Path(source), Path(out))
     intake_s = time.perf_counter() - clock
     display = {s.student: s.name for s in found.submissions}
     comparison = similarity.compare_class(

@@ -115,8 +115,9 @@ def cells_that_run(nb) -> list[str]:
 @pytest.mark.parametrize("how", ["deleted", "flipped", "emptied"])
 @pytest.mark.parametrize("assignment", sorted(SWITCHES))
 def test_restore_runs_the_releases_switch_cells_whatever_the_student_did(assignment, how):
-    release = default().assignment(assignment).release_notebook()
-    answered = reference.as_submitted(assignment, reference.reference_notebook(assignment))
+    hw = default().assignment(assignment)
+    release = hw.release_notebook()
+    answered = reference.as_submitted(hw, reference.reference_notebook(hw))
     untouched, findings = restore(answered, release)
     assert findings == []
     restored, findings = restore(tampered(answered, how), release)
@@ -133,8 +134,10 @@ def test_flipped_switch_keeps_full_marks_in_the_standalone_door():
     """Deleted, flipped and untouched switch cells restore to the same notebook (the test above), so one
     grading of the flipped one stands for all three. A whole real grading (switches are the real course's;
     the toy has none), so it runs in ``make check-course``; restore itself is checked above, in ``make test``."""
-    answered = reference.as_submitted(QUICKEST, reference.reference_notebook(QUICKEST))
-    result = grade_submission(QUICKEST, notebook_bytes(tampered(answered, "flipped")))
+    answered = reference.as_submitted(
+        default().assignment(QUICKEST), reference.reference_notebook(default().assignment(QUICKEST))
+    )
+    result = grade_submission(default().assignment(QUICKEST), notebook_bytes(tampered(answered, "flipped")))
     assert result.status == "graded"
     assert reference.full_marks_problems(result, "switch flipped") == []
     # The answered release never ran, so its evidence cell has no outputs; nothing else may be reported.
@@ -142,7 +145,12 @@ def test_flipped_switch_keeps_full_marks_in_the_standalone_door():
 
 
 def test_a_graded_run_ignores_a_live_full_size_switch():
-    answered = tampered(reference.as_submitted(QUICKEST, reference.reference_notebook(QUICKEST)), "flipped")
+    answered = tampered(
+        reference.as_submitted(
+            default().assignment(QUICKEST), reference.reference_notebook(default().assignment(QUICKEST))
+        ),
+        "flipped",
+    )
     stop = next(i for i, c in enumerate(answered.cells) if notebooks.grade_id(c) == "pretrain_run")
     namespace, findings = execute_cells(nbformat.v4.new_notebook(cells=answered.cells[: stop + 1]))
     assert findings == [], [f.message for f in findings]

@@ -9,6 +9,7 @@ import csv
 from pathlib import Path
 
 from assignments import intake
+from assignments.course import default
 from assignments.exports import canvas
 from assignments.runs import store
 from assignments.runs.folder import Run
@@ -49,7 +50,7 @@ def gradescope_class(tmp_path: Path, people: dict[str, str]) -> Path:
 def export_canvas(run: Path, roster: Path | None) -> tuple[str, list]:
     # Partial totals: these records' written answers wait for a grader, and the totals show who is placed.
     opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), ungraded_written="partial")
-    written = export(Run(run), "transformers", ("canvas",), roster=roster, canvas_options=opts)
+    written = export(Run(run), default().assignment("transformers"), ("canvas",), roster=roster, canvas_options=opts)
     return written["canvas"][0].read_text(encoding="utf-8")
 
 

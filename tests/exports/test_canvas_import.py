@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from assignments.course import default
 from assignments.exports import adjust, canvas
 from assignments.runs import store
 from assignments.runs.folder import Run
@@ -97,7 +98,7 @@ def export_canvas(run: Path, roster: Path, **choices) -> str:
     opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), **choices)
     written = export(
         Run(run),
-        "transformers",
+        default().assignment("transformers"),
         ("canvas",),
         roster=roster,
         canvas_options=opts,
@@ -175,7 +176,7 @@ def test_an_excused_question_costs_nothing_on_the_canvas_assignments_own_points_
     excused = ["111:mha_tests", "222:attention_tests", "222:mha_tests", "222:attention_written"]
     written = export(
         Run(run),
-        "transformers",
+        default().assignment("transformers"),
         ("canvas",),
         roster=run.parent / "export.csv",
         canvas_options=opts,
@@ -187,7 +188,7 @@ def test_an_excused_question_costs_nothing_on_the_canvas_assignments_own_points_
     scaled = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), points_possible=100)
     written = export(
         Run(run),
-        "transformers",
+        default().assignment("transformers"),
         ("canvas",),
         roster=run.parent / "export.csv",
         canvas_options=scaled,

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from assignments.course import default
 from assignments.escaping import csv_cell
 from assignments.exports import canvas
 from assignments.intake import parse_name
@@ -129,7 +130,9 @@ def written_exports(tmp_path: Path) -> list[Path]:
     )
     opts = canvas.CanvasOptions(canvas.CanvasAssignment("Homework 1", "4821"), per_question=True)
     run = Run.of_results(folder).with_exports(tmp_path / "exports").with_course(root)
-    written = export(run, "toy", ("canvas", "nbgrader"), roster=manifest, db_url=db, canvas_options=opts)
+    written = export(
+        run, default().assignment("toy"), ("canvas", "nbgrader"), roster=manifest, db_url=db, canvas_options=opts
+    )
     return written["canvas"] + written["nbgrader"]
 
 

@@ -18,7 +18,7 @@ import pytest
 from assignments import exports
 from assignments import locks as lockfile
 from assignments.cli import main as course
-from assignments.course import REPO
+from assignments.course import REPO, Course, default
 from assignments.escaping import markdown_inline
 from assignments.exports import canvas, feedback, gradescope, nbgrader_gradebook, report, text
 from assignments.platforms.gradescope import bundle as gradescope_bundle
@@ -138,14 +138,14 @@ def test_gradescope_run_path(tmp_path, results):
     seen = []
 
     def fake_grade(assignment, path, student):
-        seen.append((assignment, Path(path).name, student))
+        seen.append((assignment.name, Path(path).name, student))
         graded = record(student, padded_ok=True)
         # a clean grading: a suite problem is the grader's failure (tests/platforms/test_entry_points.py)
         graded.findings = [f for f in graded.findings if f.code != "suite-problem"]
         return graded
 
     out = tmp_path / "results" / "results.json"
-    gradescope_runner.run(A, submission, out, grade=fake_grade)
+    gradescope_runner.run(default().assignment(A), submission, out, grade=fake_grade)
     assert seen == [(A, f"{A}.ipynb", "jd@uni.edu")]
     written = json.loads(out.read_text())
     assert written["score"] == 5.0 and "notes.txt" in written["output"]
@@ -171,7 +171,7 @@ def test_gradescope_run_path(tmp_path, results):
         "name": "Bea",
         "hours_late": 30.0,
     }
-    late = gradescope_runner.course_decisions(record("bea"), {"hours_late": 30.0})
+    late = gradescope_runner.course_decisions(default().assignment(A), record("bea"), {"hours_late": 30.0})
     assert late.late_percent == 0 and json.loads(json.dumps(gradescope.results_json(late)))["score"] == 3.0
     from assignments.exports import adjust
 
@@ -184,11 +184,11 @@ def test_gradescope_run_path(tmp_path, results):
     # The grader's own failure is no score of the student's: no results.json at all, so that Gradescope
     # shows "The autograder failed to execute correctly" (a stale one is removed too).
     assert out.exists()
-    assert gradescope_runner.run(A, submission, out, grade=broken_grade) is None
+    assert gradescope_runner.run(default().assignment(A), submission, out, grade=broken_grade) is None
     assert not out.exists(), "a grader failure left a results.json, which Gradescope would show as a score"
 
     (submission / f"{A}.ipynb").unlink()
-    gradescope_runner.run(A, submission, out, grade=fake_grade)
+    gradescope_runner.run(default().assignment(A), submission, out, grade=fake_grade)
     written = json.loads(out.read_text())
     assert written["score"] == 0.0 and "no .ipynb file was uploaded" in written["output"]
     assert len(seen) == 1
@@ -212,7 +212,7 @@ def fake_repo(root: Path) -> Path:
 
 def test_gradescope_autograder_zip(tmp_path):
     repo = fake_repo(tmp_path / "repo")
-    out = gradescope_bundle.build_autograder_zip("toy", tmp_path / "dist" / "toy.zip", repo=repo)
+    out = gradescope_bundle.build_autograder_zip(Course(repo).assignment("toy"), tmp_path / "dist" / "toy.zip")
     with zipfile.ZipFile(out) as archive:
         names = set(archive.namelist())
         modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
@@ -256,11 +256,11 @@ def test_gradescope_autograder_zip(tmp_path):
         text=True,
     )
     assert done.returncode == 0 and "--submission-dir" in done.stdout
-    again = gradescope_bundle.build_autograder_zip("toy", tmp_path / "dist" / "again.zip", repo=repo)
+    again = gradescope_bundle.build_autograder_zip(Course(repo).assignment("toy"), tmp_path / "dist" / "again.zip")
     assert again.read_bytes() == out.read_bytes()  # same inputs, same bytes
     with pytest.raises(FileNotFoundError, match="release"):
         (repo / "release" / "toy" / "toy.ipynb").unlink()
-        gradescope_bundle.build_autograder_zip("toy", tmp_path / "dist" / "broken.zip", repo=repo)
+        gradescope_bundle.build_autograder_zip(Course(repo).assignment("toy"), tmp_path / "dist" / "broken.zip")
 
 
 # ---------------------------------------------------------------- Canvas
@@ -416,7 +416,9 @@ def test_hand_grades_from_the_gradebook_reach_every_export(tmp_path, results):
         Path(r.source_file).write_text(nbformat.writes(submitted))
         store.save_result(r, folder)
     for _ in range(2):  # the second run is a regrade: the hand grade and comment must survive it
-        written = export(Run.of_results(folder).with_exports(out).with_course(root), "toy", db_url=db)
+        written = export(
+            Run.of_results(folder).with_exports(out).with_course(root), default().assignment("toy"), db_url=db
+        )
         assert set(written) == set(exports.FORMATS)
     with open(out / "canvas" / "toy_canvas.csv", newline="") as handle:
         table = {row["Student"]: row for row in csv.DictReader(handle)}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from assignments.course import REPO
+from assignments.course import REPO, default
 from assignments.exports import adjust, canvas, feedback, gradescope, nbgrader_gradebook
 from assignments.platforms.gradescope import runner as gradescope_runner
 from assignments.runs import store
@@ -112,7 +112,7 @@ def class_export(tmp_path_factory) -> Path:
     out = tmp_path / "exports"
     export(
         Run(run, exports=out, course=root),
-        "toy",
+        default().assignment("toy"),
         ("gradescope-preview", "canvas", "nbgrader", "feedback"),
         db_url=db,
         canvas_options=canvas.CanvasOptions(TOY, late_policy="course"),
@@ -198,6 +198,8 @@ def test_the_gradescope_runner_tells_staff_each_members_lateness(tmp_path, capsy
         graded.findings = [f for f in graded.findings if f.code != "suite-problem"]
         return graded
 
-    gradescope_runner.run("transformers", submission, tmp_path / "results.json", meta, grade=fake_grade)
+    gradescope_runner.run(
+        default().assignment("transformers"), submission, tmp_path / "results.json", meta, grade=fake_grade
+    )
     printed = capsys.readouterr().out
     assert "group member ada@uni.edu: 30.0 h late" in printed and "group member bea@uni.edu: 6.0 h late" in printed

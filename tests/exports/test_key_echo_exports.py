@@ -106,15 +106,15 @@ def graded_class(request, tmp_path_factory):
     if request.param == "no-namespaces" and os.geteuid() != 0:
         isolation_unavailable(fallback.ROOT_ONLY)
     folder = tmp_path_factory.mktemp(f"echo-{request.param}")
-    reference = demo_class.filled_release(A)
+    reference = demo_class.filled_release(default().assignment(A))
     names = demo_class.write_canvas_zip(
-        A, {"reference": reference, "echo": key_echo.echoing(reference)}, folder / "canvas.zip"
+        default().assignment(A), {"reference": reference, "echo": key_echo.echoing(reference)}, folder / "canvas.zip"
     )
     who = {name.split("_")[1]: student for student, name in names.items()}  # Canvas user id -> student
     with fallback.mode(request.param):
-        records = grade_class(A, folder / "canvas.zip", folder / "out", workers=2)
+        records = grade_class(default().assignment(A), folder / "canvas.zip", folder / "out", workers=2)
     db = make_gradebook(folder / "course")
-    export(Run(folder / "out", course=folder / "course"), A, db_url=db)
+    export(Run(folder / "out", course=folder / "course"), default().assignment(A), db_url=db)
     files = sorted(
         p for p in (folder / "out").rglob("*") if p.is_file() and p.suffix in {".json", ".csv", ".md", ".html"}
     )

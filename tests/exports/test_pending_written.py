@@ -15,6 +15,7 @@ import csv
 import json
 from pathlib import Path
 
+from assignments.course import default
 from assignments.exports import canvas, nbgrader_gradebook
 from assignments.runs import store
 from assignments.runs.folder import Run
@@ -54,7 +55,7 @@ def test_a_written_answer_no_grader_has_graded_is_pending_in_every_export(tmp_pa
     out = tmp_path / "exports"
     this_run = Run(run, exports=out, course=root)
 
-    export(this_run, "toy", db_url=db, canvas_options=canvas.CanvasOptions(TOY))
+    export(this_run, default().assignment("toy"), db_url=db, canvas_options=canvas.CanvasOptions(TOY))
     printed = capsys.readouterr().out
 
     assert canvas_cells(out / "canvas" / "toy_canvas.csv") == {"111": "", "222": "8"}, (
@@ -77,7 +78,12 @@ def test_a_written_answer_no_grader_has_graded_is_pending_in_every_export(tmp_pa
     assert gradescope["score"] == 5.0, "Gradescope's results hold the autograded questions only"
 
     # Partial totals, asked for: posted, and said to be partial.
-    export(this_run, "toy", ("canvas",), canvas_options=canvas.CanvasOptions(TOY, ungraded_written="partial"))
+    export(
+        this_run,
+        default().assignment("toy"),
+        ("canvas",),
+        canvas_options=canvas.CanvasOptions(TOY, ungraded_written="partial"),
+    )
     printed = capsys.readouterr().out
     assert canvas_cells(out / "canvas" / "toy_canvas.csv") == {"111": "5", "222": "8"}
     assert 'as asked (ungraded_written = "partial")' in printed and "are partial" in printed, printed

@@ -31,6 +31,7 @@ import nbformat
 import pytest
 
 from assignments.cli import main as course
+from assignments.course import default
 from assignments.exports import canvas, nbgrader_gradebook
 from assignments.handgrading import formgrader, graders
 from assignments.results.model import QuestionResult
@@ -188,7 +189,11 @@ def test_two_tas_grade_one_class_at_once_and_both_tas_grades_reach_every_export(
     out = tmp_path / "exports"
     opts = canvas.CanvasOptions(TOY, per_question=True)
     export(
-        Run(run, exports=out, course=root), "toy", ("canvas", "nbgrader", "feedback"), db_url=db, canvas_options=opts
+        Run(run, exports=out, course=root),
+        default().assignment("toy"),
+        ("canvas", "nbgrader", "feedback"),
+        db_url=db,
+        canvas_options=opts,
     )
     with open(out / "canvas" / "toy_canvas.csv", newline="", encoding="utf-8") as handle:
         rows = {row["ID"]: row for row in csv.DictReader(handle) if row["ID"]}

@@ -83,7 +83,7 @@ def test_gradescope_grades_beside_a_1200_deep_tree_and_escapes_names_for_staff(
     upload = hostile_upload(tmp_path / "submission", toy_assignment, deep_trees)
     out = tmp_path / "results" / "results.json"
     with shallow_stack():
-        data = gradescope_runner.run(toy.NAME, upload, out, tmp_path / "none.json", grade=full_marks)
+        data = gradescope_runner.run(toy_assignment.assignment, upload, out, tmp_path / "none.json", grade=full_marks)
     assert data is not None and json.loads(out.read_text()) == data
     assert data["score"] == 1.0, data["output"]
     assert f"more than {gradescope_runner.UPLOAD_DEPTH} levels deep were not looked in" in data["output"], data[
@@ -147,7 +147,7 @@ def test_a_broken_hidden_suite_is_gradescopes_failure_not_the_students_zero(brok
     def grade(assignment, path, student):
         return grade_submission(broken_toy.assignment, path, student, **broken_toy.overrides())
 
-    assert gradescope_runner.run(toy.NAME, upload, out, tmp_path / "none.json", grade=grade) is None
+    assert gradescope_runner.run(broken_toy.assignment, upload, out, tmp_path / "none.json", grade=grade) is None
     assert not out.exists(), "a grader failure left a results.json: Gradescope would show it as the student's score"
     staff = capsys.readouterr().out
     assert "GRADER FAILURE" in staff and "suite-problem" in staff, staff

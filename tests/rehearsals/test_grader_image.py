@@ -189,7 +189,7 @@ def check_prairielearn_schema(data: dict) -> None:
 @pytest.fixture(scope="module")
 def through_prairielearn(tmp_path_factory):
     folder = tmp_path_factory.mktemp("prairielearn")
-    question = write_context(A, folder / "context", repo=COURSE.root) / PRAIRIELEARN / "tests"  # the question's tests/
+    question = write_context(COURSE.assignment(A), folder / "context") / PRAIRIELEARN / "tests"  # the question's tests/
     uploads = {**notebooks(), "unreadable": b"\x89PNG not a notebook"}
     with ThreadPoolExecutor(AT_ONCE) as pool:
         jobs = {name: pool.submit(prairielearn, folder / name, data, question) for name, data in uploads.items()}

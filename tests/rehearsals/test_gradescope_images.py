@@ -57,7 +57,7 @@ GRADE_TIMEOUT_S = 900
 
 @pytest.fixture(scope="module")
 def bundle_zip(tmp_path_factory) -> Path:
-    return gradescope_bundle.build_autograder_zip(A, tmp_path_factory.mktemp("zip") / f"{A}.zip", repo=COURSE.root)
+    return gradescope_bundle.build_autograder_zip(COURSE.assignment(A), tmp_path_factory.mktemp("zip") / f"{A}.zip")
 
 
 # One xdist group per Python: with workers (`make gradescope-images-toy`: `-n 2`, trees installed earlier),

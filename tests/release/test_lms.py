@@ -198,8 +198,8 @@ def test_colab_link_rewriting_keeps_the_rest():
 @pytest.mark.parametrize("assignment", default().order)
 def test_lms_bundle(assignment, tmp_path):
     path = release_path(assignment)
-    bundle = lms.build_bundle(assignment, RELEASE_DIR, tmp_path / "first")
-    again = lms.build_bundle(assignment, RELEASE_DIR, tmp_path / "second")
+    bundle = lms.build_bundle(default().assignment(assignment), tmp_path / "first")
+    again = lms.build_bundle(default().assignment(assignment), tmp_path / "second")
     assert bundle == tmp_path / "first" / "lms" / f"{assignment}.zip"
     assert bundle.read_bytes() == again.read_bytes(), "bundles must be byte-identical across builds"
     with zipfile.ZipFile(bundle) as archive:

@@ -427,13 +427,9 @@ def test_shards_in_any_order_given_twice_or_merged_again_make_the_same_run(tmp_p
 
 
 def test_course_merge_refuses_in_one_line_with_exit_2(tmp_path, monkeypatch, capsys):
-    from types import SimpleNamespace
-
-    from assignments import workflow
     from assignments.cli import arguments
     from assignments.cli import main as course
 
-    monkeypatch.setattr(workflow, "resolve", lambda name: SimpleNamespace(name=name))  # the toy's name
     monkeypatch.setattr(arguments, "known_assignments", lambda course: [toy.NAME])  # the command line's check
     code = course(["merge", toy.NAME, str(shard_run(tmp_path, 2)), "--out", str(tmp_path / "whole")])
     printed = capsys.readouterr().out

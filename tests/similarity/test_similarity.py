@@ -26,6 +26,8 @@ from assignments.similarity import report as similarity_report
 from tests.fixtures.similarity import ASSIGNMENT, independent_answers, renamed
 from tests.helpers import write_folder
 
+HW = default().assignment(ASSIGNMENT)
+
 SCRIPT = "<script>alert('copied')</script>"
 
 
@@ -39,7 +41,7 @@ def renamed_notebook(nb, answers):
 
 @pytest.fixture(scope="module")
 def questions():
-    return similarity.context(ASSIGNMENT).questions
+    return similarity.context(HW).questions
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +49,9 @@ def mutants():
     """Three mutants of different questions whose text differs from the reference's once names are
     normalised: a mutant that only reads another variable (an attention dropout built with the other rate)
     is the same token stream as the reference, which is what a rename-proof comparison must conclude."""
-    reference = {notebooks.grade_id(c): c.source for c in demo_class.filled_release(ASSIGNMENT).cells}
+    reference = {notebooks.grade_id(c): c.source for c in demo_class.filled_release(HW).cells}
     chosen, questions = [], set()
-    for mutant in mutation.mutants(ASSIGNMENT):
+    for mutant in mutation.mutants(HW):
         tokens = similarity.tokens(mutant.code)[0]
         if mutant.question in questions or tokens == similarity.tokens(reference[mutant.replaces])[0]:
             continue
@@ -62,12 +64,12 @@ def mutants():
 
 @pytest.fixture(scope="module")
 def students(questions, mutants):
-    reference = demo_class.filled_release(ASSIGNMENT)
+    reference = demo_class.filled_release(HW)
     disguised = renamed_notebook(reference, questions)
     independent = default().assignment(ASSIGNMENT).release_notebook()
     for cell in independent.cells:
         cell.source = independent_answers().get(notebooks.grade_id(cell), cell.source)
-    marked = demo_class.filled_release(ASSIGNMENT)
+    marked = demo_class.filled_release(HW)
     answer = next(c for c in marked.cells if notebooks.grade_id(c) == "scaled_dot_product")
     answer.source = answer.source.replace(
         "    head_dim = q.size(-1)\n", f'    head_dim = q.size(-1)\n    note = "{SCRIPT}"\n'
@@ -81,7 +83,7 @@ def students(questions, mutants):
         "marked": marked,
     }
     for mutant in mutants:
-        class_[f"mutant-{mutant.name}"] = demo_class.filled_release(ASSIGNMENT, {mutant.replaces: mutant.code})
+        class_[f"mutant-{mutant.name}"] = demo_class.filled_release(HW, {mutant.replaces: mutant.code})
     return class_
 
 
@@ -89,7 +91,7 @@ def students(questions, mutants):
 def comparison(students, tmp_path_factory):
     folder = tmp_path_factory.mktemp("class")
     paths = write_folder(students, folder, "transformers.ipynb")
-    return similarity.compare_class(ASSIGNMENT, [(name, path, "") for name, path in paths.items()], top=100, workers=1)
+    return similarity.compare_class(HW, [(name, path, "") for name, path in paths.items()], top=100, workers=1)
 
 
 def pair(comparison, a, b):
@@ -131,7 +133,7 @@ def test_the_independent_answers_pass_their_hidden_tests():
     namespace, findings = execute_cells(nb)
     assert not findings, [f.message for f in findings]
     questions = question_after(default().assignment(ASSIGNMENT).source_notebook(), answers)
-    result = grade_namespace(ASSIGNMENT, namespace, student="independent", selected=questions)
+    result = grade_namespace(HW, namespace, student="independent", selected=questions)
     scored = {q.grade_id: (q.points, q.max_points) for q in result.questions if q.grade_id in questions}
     assert len(scored) == len(answers) and all(points == top for points, top in scored.values()), (
         f"every independent answer should earn full marks on its question, got {scored}"
@@ -212,7 +214,7 @@ def test_a_copy_pasted_into_a_fresh_colab_notebook_still_compares(comparison):
 
 
 def test_the_skeleton_alone_scores_zero(comparison, questions):
-    ctx = similarity.context(ASSIGNMENT)
+    ctx = similarity.context(HW)
     for cell in default().assignment(ASSIGNMENT).release_notebook().cells:
         if notebooks.grade_id(cell) in questions:
             assert not similarity.fingerprints(cell.source, ctx.starter), (
@@ -224,12 +226,12 @@ def test_the_skeleton_alone_scores_zero(comparison, questions):
 
 
 def test_unreadable_foreign_and_oversized_notebooks_are_reported_and_the_class_goes_on(tmp_path):
-    ctx = similarity.context(ASSIGNMENT)
+    ctx = similarity.context(HW)
     broken = tmp_path / "broken.ipynb"
     broken.write_text("{not json")
     foreign = tmp_path / "foreign.ipynb"
     foreign.write_text(nbformat.writes(default().assignment("rnn_attention").release_notebook()))
-    huge = demo_class.filled_release(ASSIGNMENT)
+    huge = demo_class.filled_release(HW)
     answer = next(c for c in huge.cells if notebooks.grade_id(c) == "binary_accuracy")
     answer.source += "\n".join(f"x{i} = {i}" for i in range(20_000))
     oversized = tmp_path / "huge.ipynb"
@@ -262,7 +264,7 @@ def test_the_report_escapes_student_code_and_highlights_shared_lines(comparison,
 def test_course_similarity_runs_end_to_end_on_a_canvas_zip(students, tmp_path, capsys):
     chosen = {name: students[name] for name in ("reference", "disguised", "independent", "blank")}
     download = tmp_path / "download.zip"
-    files = demo_class.write_canvas_zip(ASSIGNMENT, chosen, download)
+    files = demo_class.write_canvas_zip(HW, chosen, download)
     with zipfile.ZipFile(download, "a") as archive:  # a file that is not a notebook is reported, not compared
         archive.writestr("broken_999_1_transformers.ipynb", "{not json")
     out = tmp_path / "report"

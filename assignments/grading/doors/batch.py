@@ -77,7 +77,7 @@ def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
-def grade_one(assignment: str, job: Job, skip_tests=(), test_log=None) -> SubmissionResult:
+def grade_one(assignment: Assignment, job: Job, skip_tests=(), test_log=None) -> SubmissionResult:
     """The default grader: runs in a grader process; never raises (problems become findings)."""
     from assignments.grading.doors.standalone import grade_submission
 
@@ -87,7 +87,13 @@ def grade_one(assignment: str, job: Job, skip_tests=(), test_log=None) -> Submis
 
 
 def _grader_main(
-    grader, assignment: str, job: Job, skip: list[str], folder: str, zygote: str = "", switches: dict | None = None
+    grader,
+    assignment: Assignment,
+    job: Job,
+    skip: list[str],
+    folder: str,
+    zygote: str = "",
+    switches: dict | None = None,
 ) -> None:
     """Entry point of a grader process: grade, then write the record where the supervisor reads it."""
     import resource
@@ -114,7 +120,7 @@ def _grader_main(
     done.with_suffix(".tmp").replace(done)
 
 
-def _crashed(assignment: str, job: Job, why: str) -> SubmissionResult:
+def _crashed(assignment: Assignment, job: Job, why: str) -> SubmissionResult:
     return rejected(
         job.student,
         assignment,
@@ -234,7 +240,7 @@ def start_zygote():
 
 
 class _Supervisor:
-    def __init__(self, assignment, grader, budget: GraderBudget, work: Path, zygote: str = ""):
+    def __init__(self, assignment: Assignment, grader, budget: GraderBudget, work: Path, zygote: str = ""):
         self.assignment, self.grader, self.budget, self.work = assignment, grader, budget, work
         self.zygote = zygote
         self.context = _grader_context()
@@ -395,7 +401,7 @@ def _one_at_a_time_if_kernels_share_a_uid(workers: int) -> int:
 
 
 def grade_batch(
-    assignment: Assignment | str,
+    assignment: Assignment,
     jobs: list[Job],
     out_dir: Run | Path,
     workers: int | None = None,
@@ -427,7 +433,7 @@ def grade_batch(
     work = Path(tempfile.mkdtemp(prefix="course-batch-"))
     os.chmod(work, 0o711)
     supervisor = _Supervisor(assignment, grader, budget, work)
-    name = getattr(assignment, "name", assignment)
+    name = assignment.name
     # one submission gains nothing: the zygote would pay the imports its one kernel would have paid
     zygote = start_zygote() if warm_kernels and len(jobs) > 1 else None
     supervisor.zygote = zygote.socket if zygote else ""

@@ -14,7 +14,7 @@ import time
 import warnings
 
 from assignments import notebooks
-from assignments.course import resolve
+from assignments.course import Assignment
 from assignments.grading.environment import GRADING_ENV
 from assignments.grading.testkit.handle import LocalHandle
 from assignments.grading.testkit.kernel_text import KernelTextBudget, budgeted, describe_exception
@@ -69,7 +69,7 @@ def execute_cells(
 
 
 def grade_namespace(
-    assignment,
+    assignment: Assignment,
     namespace: dict,
     findings: list[Finding] | None = None,
     student: str = "reference",
@@ -79,7 +79,6 @@ def grade_namespace(
 ) -> SubmissionResult:
     """Run the hidden suite against an already executed namespace (the self-test reuses one ten times)."""
     start = time.perf_counter()
-    assignment = resolve(assignment)
     question_list = assignment.questions
     with grading_environment():
         tests, problems = run_suite(
@@ -97,7 +96,7 @@ def grade_namespace(
 
 
 def grade_notebook(
-    assignment, nb, student: str = "reference", seed: int = 0, selected: list[str] | None = None
+    assignment: Assignment, nb, student: str = "reference", seed: int = 0, selected: list[str] | None = None
 ) -> SubmissionResult:
     """Execute a trusted notebook here and run the hidden suite on it."""
     start = time.perf_counter()

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from assignments import notebooks
-from assignments.course import Assignment, resolve
+from assignments.course import Assignment
 from assignments.grading.sandbox.limits import Limits
 from assignments.grading.sandbox.session import KernelHandle, Sandbox, score_like_output
 from assignments.grading.submission.preparation import prepare
@@ -49,7 +49,7 @@ from assignments.results.model import Finding, SubmissionResult, apply_penalties
 
 
 def grade_submission(
-    assignment: Assignment | str,
+    assignment: Assignment,
     submission,
     student: str = "student",
     *,
@@ -63,15 +63,14 @@ def grade_submission(
 ) -> SubmissionResult:
     """Grade one submission (a path to an .ipynb, or its bytes). Always returns a SubmissionResult.
 
-    ``assignment`` is an ``Assignment`` of any course (tests grade a toy course) or a name in this one; its
-    source notebook gives the questions, its release the template, its suite folder the hidden tests and
-    stand-ins. ``hide``: more folders the sandboxed kernel must not see.
+    ``assignment`` is an ``Assignment`` of any course (tests grade a toy course); its source notebook gives
+    the questions, its release the template, its suite folder the hidden tests and stand-ins. ``hide``: more
+    folders the sandboxed kernel must not see.
 
     ``skip_tests`` and ``test_log`` go to ``suite.run_suite`` (the batch uses them to resume a submission
     in a fresh process after the grader was killed in one of its tests). ``shortcut_rules`` replaces the
     source notebook's ``notebooks.shortcut_rules`` (tests use it to try another penalty)."""
     started = time.perf_counter()
-    assignment = resolve(assignment)
     if source_file is None:
         source_file = str(submission) if isinstance(submission, (str, Path)) else ""
     result = SubmissionResult(student=student, assignment=assignment.name, door="standalone", source_file=source_file)

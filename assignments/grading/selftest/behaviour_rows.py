@@ -11,7 +11,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from assignments.course import resolve
+from assignments.course import Assignment
 from assignments.grading.selftest.kinds import KINDS
 from assignments.grading.selftest.mutation import mutants
 from assignments.grading.selftest.suite_tables import suite_texts, table_rows
@@ -44,7 +44,7 @@ def _decorator_name(node: ast.AST) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
-def behaviour_map(assignment, texts: dict[str, str] | None = None) -> list[BehaviourRow] | None:
+def behaviour_map(assignment: Assignment, texts: dict[str, str] | None = None) -> list[BehaviourRow] | None:
     """The rows of the assignment's behaviour map, from its hidden test modules (``texts``: file name ->
     text, read from the suite when not given): each ``@behaviour(definition, behaviour, mutant=stem)`` on a
     test, then each module's ``OUT_OF_SCOPE`` entries (definition, behaviour, reason). None: no row at all."""
@@ -74,10 +74,10 @@ def behaviour_map(assignment, texts: dict[str, str] | None = None) -> list[Behav
     return rows if rows or listed else None
 
 
-def hidden_test_names(assignment: str) -> set[str]:
+def hidden_test_names(assignment: Assignment) -> set[str]:
     """Names of the module-level ``test_*`` functions of the assignment's hidden suite."""
     names = set()
-    for path in resolve(assignment).suite_dir.glob("test_*.py"):
+    for path in assignment.suite_dir.glob("test_*.py"):
         names |= {
             node.name
             for node in ast.parse(path.read_text()).body
@@ -86,9 +86,9 @@ def hidden_test_names(assignment: str) -> set[str]:
     return names
 
 
-def behaviour_map_problems(assignment, rows: list[BehaviourRow] | None = None) -> list[str]:
+def behaviour_map_problems(assignment: Assignment, rows: list[BehaviourRow] | None = None) -> list[str]:
     """A missing map, rows naming a hidden test or mutant that does not exist, out-of-scope rows with no reason."""
-    name = resolve(assignment).name
+    name = assignment.name
     rows = behaviour_map(assignment) if rows is None else rows
     if rows is None:
         return [

@@ -11,6 +11,7 @@ import sys
 from unittest import mock
 
 from assignments import notebooks
+from assignments.course import Assignment
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace
 from assignments.grading.selftest.reference import full_marks_problems, reference_notebook
 from assignments.grading.testkit.handle import LocalHandle
@@ -29,7 +30,7 @@ def answer_questions(nb) -> dict[str, str]:
     return owners
 
 
-def foreign_answer_problems(assignment: str) -> list[str]:
+def foreign_answer_problems(assignment: Assignment) -> list[str]:
     """Grade the reference in process with a profiler on every snippet a hidden test runs, and report each
     question whose tests ran code defined in another question's answer cell (the code in-process grading
     compiles as ``<cell grade_id>``). Such a test would cost a student points twice for one mistake: its
@@ -59,10 +60,10 @@ def foreign_answer_problems(assignment: str) -> list[str]:
 
     with mock.patch.object(LocalHandle, "_run", traced):
         result = grade_namespace(assignment, namespace, findings, "reference (traced)")
-    problems = full_marks_problems(result, f"{assignment}: the traced reference")
+    problems = full_marks_problems(result, f"{assignment.name}: the traced reference")
     for question, cells in sorted(ran.items()):
         problems += [
-            f"{assignment}: the tests of {question} ran code of answer cell {cell} ({owner[cell]}'s): "
+            f"{assignment.name}: the tests of {question} ran code of answer cell {cell} ({owner[cell]}'s): "
             f"list its definitions in those tests' stand_ins"
             for cell in sorted(cells)
             if owner[cell] != question

@@ -22,6 +22,7 @@ import signal
 from collections.abc import Callable, Iterable, Iterator
 
 from assignments import notebooks
+from assignments.course import Assignment
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace
 from assignments.grading.selftest.mutant_checks import apply_mutant
 from assignments.grading.selftest.mutation import Mutant, MutantError
@@ -46,7 +47,7 @@ def answer_positions(nb) -> dict[str, int]:
 
 
 def grade_mutants(
-    assignment, mutants: Iterable[Mutant], whole: Callable[[Mutant], bool] = lambda mutant: True
+    assignment: Assignment, mutants: Iterable[Mutant], whole: Callable[[Mutant], bool] = lambda mutant: True
 ) -> Iterator[tuple[Mutant, SubmissionResult | MutantError]]:
     """(mutant, its record) for each of ``mutants``, in notebook order of the cells they replace; a
     mutant that does not apply (or whose grading process died) comes with a MutantError instead.
@@ -85,7 +86,9 @@ def grade_mutants(
             yield mutant, _in_child(assignment, mutant, mutated, namespace, findings, position, selected)
 
 
-def _in_child(assignment, mutant: Mutant, mutated, namespace: dict, findings: list, position: int, selected=None):
+def _in_child(
+    assignment: Assignment, mutant: Mutant, mutated, namespace: dict, findings: list, position: int, selected=None
+):
     """Fork; the child grades ``mutated`` from cell ``position`` on (the questions ``selected``, or all) and
     writes its record to a pipe."""
     read_end, write_end = os.pipe()

@@ -13,6 +13,7 @@ import copy
 from collections.abc import Iterable
 
 from assignments import notebooks
+from assignments.course import Assignment
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace
 from assignments.grading.selftest.behaviour_rows import BehaviourRow
 from assignments.grading.selftest.mutation import Mutant, MutantError
@@ -32,7 +33,7 @@ def apply_mutant(nb, mutant: Mutant):
     return mutated
 
 
-def grade_mutant(assignment: str, mutant: Mutant) -> SubmissionResult:
+def grade_mutant(assignment: Assignment, mutant: Mutant) -> SubmissionResult:
     """The reference notebook with the mutant applied, graded in-process (MutantError if it no longer
     applies). The notebook runs once: its visible check (``visible_check``) runs on the executed namespace
     before the hidden suite, and its outcome is the record's ``visible-check`` finding."""
@@ -61,7 +62,7 @@ def mutant_problems(mutant: Mutant, result: SubmissionResult, whole: bool = True
     return problems
 
 
-def check_mutant(assignment: str, mutant: Mutant) -> list[str]:
+def check_mutant(assignment: Assignment, mutant: Mutant) -> list[str]:
     try:
         result = grade_mutant(assignment, mutant)
     except MutantError as error:

@@ -39,7 +39,7 @@ from functools import cached_property
 from pathlib import Path
 
 from assignments import notebooks
-from assignments.course import Assignment, resolve
+from assignments.course import Assignment
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)
 
@@ -285,21 +285,21 @@ class Mutant:
     replaces: str
     mistake: str
     change: str
-    assignment: str = ""
+    assignment: Assignment | None = None  # whose source notebook ``code`` is built from
     contract: str = ""  # a mutant's ``contract:`` line: the skeleton's rule it breaks (its visible check must fail)
     source: str = ""  # a variant's ``source:`` line: the tutorial whose form it imitates
     hunt: str = ""  # the ``hunt:`` line: the blind bug hunt that wrote it (autograder/README.md, Blind hunts)
 
     @property
     def label(self) -> str:
-        return f"mutant {self.assignment}/{self.name}" if self.assignment else f"mutant {self.name}"
+        return f"mutant {self.assignment.name}/{self.name}" if self.assignment else f"mutant {self.name}"
 
     def apply_to(self, solution_text: str) -> str:
         return apply_change(solution_text, self.change, self.label)
 
     @cached_property
     def code(self) -> str:
-        return self.apply_to(solution_cell(resolve(self.assignment).source_notebook(), self))
+        return self.apply_to(solution_cell(self.assignment.source_notebook(), self))
 
 
 def solution_cell(nb, mutant: Mutant) -> str:
@@ -322,7 +322,7 @@ def _optional_line(doc: str, key: str) -> str:
     return match.group(1) if match else ""
 
 
-def load_mutant(path: Path, assignment: str = "") -> Mutant:
+def load_mutant(path: Path, assignment: Assignment | None = None) -> Mutant:
     """A mutant, shortcut answer or variant file (variants: the first paragraph says how the correct answer
     differs from the solution)."""
     change = path.read_text()
@@ -343,23 +343,23 @@ def load_mutant(path: Path, assignment: str = "") -> Mutant:
     )
 
 
-def load_folder(folder: Path, assignment: str) -> list[Mutant]:
+def load_folder(folder: Path, assignment: Assignment) -> list[Mutant]:
     """Every ``*.py`` of ``folder`` but ``_*.py`` (none when the folder does not exist)."""
     return [load_mutant(p, assignment) for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")]
 
 
-def mutants(assignment: Assignment | str) -> list[Mutant]:
+def mutants(assignment: Assignment) -> list[Mutant]:
     """``autograder/<assignment>/mutants/*.py``: one known mistake each."""
-    return load_folder(resolve(assignment).mutants_dir, assignment)
+    return load_folder(assignment.mutants_dir, assignment)
 
 
-def shortcut_answers(assignment: Assignment | str) -> list[Mutant]:
+def shortcut_answers(assignment: Assignment) -> list[Mutant]:
     """``autograder/<assignment>/shortcuts/*.py``: answers, in the mutants' format, that pass the hidden
     tests by using a library call their question forbids (the shortcut check must flag each on its
     ``question``; they are not mutants: they keep full marks unless the question's penalty says zero)."""
-    return load_folder(resolve(assignment).shortcuts_dir, assignment)
+    return load_folder(assignment.shortcuts_dir, assignment)
 
 
-def variants(assignment: Assignment | str) -> list[Mutant]:
+def variants(assignment: Assignment) -> list[Mutant]:
     """``autograder/<assignment>/variants/*.py``: correct answers written differently, in the mutants' format."""
-    return load_folder(resolve(assignment).variants_dir, assignment)
+    return load_folder(assignment.variants_dir, assignment)

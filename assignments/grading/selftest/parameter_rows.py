@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from assignments import notebooks
-from assignments.course import resolve
+from assignments.course import Assignment
 from assignments.grading.selftest.suite_tables import suite_texts, table_rows
 
 CONTRACT_PARAMETERS = "CONTRACT_PARAMETERS"
@@ -50,7 +50,7 @@ class ParameterRow:
         return len(self.value_list) > 1
 
 
-def contract_parameters(assignment, texts: dict[str, str] | None = None) -> list[ParameterRow] | None:
+def contract_parameters(assignment: Assignment, texts: dict[str, str] | None = None) -> list[ParameterRow] | None:
     """The entries of the hidden test modules' ``CONTRACT_PARAMETERS`` (``texts`` as for ``behaviour_map``);
     None: no module has the table."""
     texts = suite_texts(assignment) if texts is None else texts
@@ -94,14 +94,14 @@ def graded_signatures(nb) -> dict[str, list[str]]:
     return found
 
 
-def contract_parameter_problems(assignment, rows: list[ParameterRow] | None = None) -> list[str]:
+def contract_parameter_problems(assignment: Assignment, rows: list[ParameterRow] | None = None) -> list[str]:
     """A missing table; a graded definition's signature parameter the table does not list; a row naming a
     definition no answer cell has; a parameter listed with no value, or with one value and no reason."""
-    name = resolve(assignment).name
+    name = assignment.name
     rows = contract_parameters(assignment) if rows is None else rows
     if rows is None:
         return [f"{name}: no test module lists {CONTRACT_PARAMETERS} (autograder/README.md, Contract parameters)"]
-    signatures = graded_signatures(resolve(assignment).source_notebook())
+    signatures = graded_signatures(assignment.source_notebook())
     problems = []
     for row in rows:
         where = f"{name} contract parameters, {row.definition} / {row.parameter}"

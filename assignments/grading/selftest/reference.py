@@ -11,30 +11,30 @@ from __future__ import annotations
 import copy
 
 from assignments import notebooks
-from assignments.course import Assignment, resolve
+from assignments.course import Assignment
 from assignments.grading.doors.inprocess import execute_cells, grade_namespace, grade_notebook
 from assignments.results.model import SubmissionResult
 
 
-def reference_notebook(assignment: str):
+def reference_notebook(assignment: Assignment):
     """The source notebook: answer cells hold the solution; hidden tests sit in cells never executed."""
-    return resolve(assignment).source_notebook()
+    return assignment.source_notebook()
 
 
-def blank_notebook(assignment: str):
+def blank_notebook(assignment: Assignment):
     """What students receive, made from the source by nbgrader's own preprocessors (no release/ needed)."""
-    return notebooks.blank_notebook(resolve(assignment).source_notebook())
+    return notebooks.blank_notebook(assignment.source_notebook())
 
 
-def filled_release(assignment: Assignment | str, replacements: dict[str, str] | None = None, others: bool = True):
+def filled_release(assignment: Assignment, replacements: dict[str, str] | None = None, others: bool = True):
     """The release notebook with ``replacements`` in their answer cells and every other answer cell filled
     from the source, or left as released when ``others`` is False."""
     answers = {
         notebooks.grade_id(c): notebooks.student_text(c)
-        for c in resolve(assignment).source_notebook().cells
+        for c in assignment.source_notebook().cells
         if notebooks.is_answer(c)
     }
-    nb = copy.deepcopy(resolve(assignment).release_notebook())
+    nb = copy.deepcopy(assignment.release_notebook())
     for cell in nb.cells:
         gid = notebooks.grade_id(cell) if notebooks.is_answer(cell) else None
         if gid in (replacements or {}):
@@ -44,7 +44,7 @@ def filled_release(assignment: Assignment | str, replacements: dict[str, str] | 
     return nb
 
 
-def as_submitted(assignment: str, nb):
+def as_submitted(assignment: Assignment, nb):
     """The release notebook answered as ``nb`` answers it, typed as a student would (no solution markers)."""
     return filled_release(
         assignment, {notebooks.grade_id(c): notebooks.student_text(c) for c in nb.cells if notebooks.is_answer(c)}
@@ -64,7 +64,7 @@ def full_marks_problems(result: SubmissionResult, label: str, only: set[str] | N
     return problems
 
 
-def check_reference(assignment: str, seeds=(0,)) -> list[str]:
+def check_reference(assignment: Assignment, seeds=(0,)) -> list[str]:
     """Grade the reference once per seed (the notebook runs once; each seed is a full grading)."""
     namespace, findings = execute_cells(reference_notebook(assignment))
     problems = []
@@ -74,7 +74,7 @@ def check_reference(assignment: str, seeds=(0,)) -> list[str]:
     return problems
 
 
-def check_blank(assignment: str) -> list[str]:
+def check_blank(assignment: Assignment) -> list[str]:
     result = grade_notebook(assignment, blank_notebook(assignment), "blank")
     return [
         f"blank release: {q.grade_id} scored {q.points}/{q.max_points}"

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from assignments import notebooks
+from assignments.course import Assignment
 from assignments.grading.selftest import (
     behaviour_rows,
     foreign_answers,
@@ -26,7 +27,7 @@ from assignments.grading.selftest.mutation import Mutant, MutantError
 
 
 def selftest(
-    assignments: list[str],
+    assignments: list[Assignment],
     repeats: int = 1,
     skip_blank: bool = False,
     skip_variants: bool = False,
@@ -41,13 +42,13 @@ def selftest(
     question only) and the visible-check table."""
     problems = []
     for assignment in assignments:
-        print(f"== {assignment}", flush=True)
+        print(f"== {assignment.name}", flush=True)
         rows = behaviour_rows.behaviour_map(assignment) or []
         found = behaviour_rows.behaviour_map_problems(assignment)
         print(f"  {behaviour_rows.coverage_line(rows)}" + (" (PROBLEM)" if found else ""), flush=True)
         problems += found
         definitions = kinds.graded_definitions(reference.reference_notebook(assignment))
-        problems += kinds.kind_problems(assignment, definitions, rows)
+        problems += kinds.kind_problems(assignment.name, definitions, rows)
         found = parameter_rows.contract_parameter_problems(assignment)
         lines = parameter_rows.parameter_lines(parameter_rows.contract_parameters(assignment) or [])
         lines[0] += " (PROBLEM)" if found else ""
@@ -78,11 +79,11 @@ def selftest(
     return 1 if problems else 0
 
 
-def variants_report(assignment, kept: dict[str, dict[str, bool]] | None = None) -> list[str]:
+def variants_report(assignment: Assignment, kept: dict[str, dict[str, bool]] | None = None) -> list[str]:
     """Every variant pack through both real doors; one line per pack and door. ``kept`` gets, per variant,
     per door, whether it kept full marks on its own question."""
     problems = []
-    with tempfile.TemporaryDirectory(prefix=f"selftest-{assignment}-") as folder:
+    with tempfile.TemporaryDirectory(prefix=f"selftest-{assignment.name}-") as folder:
         graded = variant_checks.grade_variant_packs(assignment, Path(folder))
     for chosen, result in graded:
         found = variant_checks.variant_problems(chosen, result)
@@ -102,7 +103,7 @@ def variants_report(assignment, kept: dict[str, dict[str, bool]] | None = None) 
 
 
 def mutants_report(
-    assignment,
+    assignment: Assignment,
     rows,
     only_mutants: list[str] | None = None,
     verbose: bool = False,
@@ -136,7 +137,7 @@ def mutants_report(
     if results and not only_mutants:
         uncaught = mutant_checks.uncaught_tests(results)
         print(f"  hidden tests no mutant fails: {', '.join(uncaught) if uncaught else 'none'}", flush=True)
-        problems += [f"{assignment}: hidden test {name} fails for no mutant" for name in uncaught]
+        problems += [f"{assignment.name}: hidden test {name} fails for no mutant" for name in uncaught]
     if table:
         width = max(len(name) for name, _, _ in table)
         print(
@@ -148,7 +149,9 @@ def mutants_report(
     return problems
 
 
-def question_lines(assignment, definitions: dict[str, str], rows, caught: dict[str, bool], kept) -> list[str]:
+def question_lines(
+    assignment: Assignment, definitions: dict[str, str], rows, caught: dict[str, bool], kept
+) -> list[str]:
     """Per autograded question: mutants caught (and, per blind hunt, its rate), variants that kept full
     marks in every door they went through, and the behaviour kinds its definitions have no row for."""
     mutants: list[Mutant] = mutation.mutants(assignment)
@@ -175,7 +178,7 @@ def question_lines(assignment, definitions: dict[str, str], rows, caught: dict[s
     return lines
 
 
-def _notebook_order(assignment):
+def _notebook_order(assignment: Assignment):
     """A sort key: a question's position in the source notebook (unknown ids last, by name)."""
     order = {
         notebooks.grade_id(cell): index for index, cell in enumerate(reference.reference_notebook(assignment).cells)

@@ -13,6 +13,7 @@ import ast
 import copy
 
 from assignments import notebooks
+from assignments.course import Assignment
 from assignments.grading.doors.inprocess import grade_notebook
 from assignments.grading.selftest.mutation import definitions, same_definition, without_definitions
 from assignments.grading.selftest.reference import full_marks_problems, reference_notebook
@@ -39,37 +40,38 @@ def notebook_definitions(nb) -> dict[str, list[tuple[str, ast.AST]]]:
 
 
 def stand_in_problems(
-    assignment: str, source: str | None = None, exceptions: dict[tuple[str, str], str] | None = None
+    assignment: Assignment, source: str | None = None, exceptions: dict[tuple[str, str], str] | None = None
 ) -> list[str]:
     """Stand-ins (``source``: stand_ins.py's text) that differ from the notebook's definition of the same
     name, and stale ``exceptions`` (default STAND_IN_EXCEPTIONS); see the policy above."""
+    named = assignment.name
     source = stand_in_source(assignment) if source is None else source
     exceptions = STAND_IN_EXCEPTIONS if exceptions is None else exceptions
     ours = definitions(ast.parse(source).body)
     theirs = notebook_definitions(reference_notebook(assignment))
     problems = []
     for name, node in ours.items():
-        excepted = exceptions.get((assignment, name))
+        excepted = exceptions.get((named, name))
         if name not in theirs:
-            problems.append(f"{assignment}: stand-in {name} is defined by no cell of the source notebook")
+            problems.append(f"{named}: stand-in {name} is defined by no cell of the source notebook")
             continue
         differs = [label for label, other in theirs[name] if not same_definition(node, other)]
         if differs and not excepted:
             problems.append(
-                f"{assignment}: stand-in {name} differs from the definition in {', '.join(differs)}; "
+                f"{named}: stand-in {name} differs from the definition in {', '.join(differs)}; "
                 f"copy the notebook's (docstrings and comments may differ)"
             )
         if excepted and not differs:
-            problems.append(f"{assignment}: stand-in {name} now equals the notebook's; remove its exception")
+            problems.append(f"{named}: stand-in {name} now equals the notebook's; remove its exception")
     problems += [
-        f"{assignment}: exception for {name}, which stand_ins.py does not define"
+        f"{named}: exception for {name}, which stand_ins.py does not define"
         for (a, name) in exceptions
-        if a == assignment and name not in ours
+        if a == named and name not in ours
     ]
     return problems
 
 
-def stand_in_notebook(assignment: str) -> tuple[object, list[str]]:
+def stand_in_notebook(assignment: Assignment) -> tuple[object, list[str]]:
     """(notebook, names): the source notebook answered by stand_ins.py. In each answer cell the definitions
     stand_ins.py also has are replaced by exactly what a stand-in call runs (``extract_definitions``: the
     stand-ins' imports, those definitions and the stand-ins they use); the cell's other definitions stay."""
@@ -88,7 +90,7 @@ def stand_in_notebook(assignment: str) -> tuple[object, list[str]]:
     return nb, replaced
 
 
-def check_stand_ins(assignment: str) -> list[str]:
+def check_stand_ins(assignment: Assignment) -> list[str]:
     """Grade stand_ins.py as a student (``stand_in_notebook``): it must score full marks."""
     nb, replaced = stand_in_notebook(assignment)
     if not replaced:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import ast
 
-from assignments.course import resolve
+from assignments.course import Assignment
 
 
-def suite_texts(assignment) -> dict[str, str]:
+def suite_texts(assignment: Assignment) -> dict[str, str]:
     """File name -> text of each hidden test module of ``assignment``."""
-    folder = resolve(assignment).suite_dir
+    folder = assignment.suite_dir
     return {path.name: path.read_text(encoding="utf-8") for path in sorted(folder.glob("test_*.py"))}
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 
 from assignments import notebooks
+from assignments.course import Assignment
 from assignments.grading.doors.inprocess import grade_notebook
 from assignments.grading.selftest.mutant_checks import apply_mutant
 from assignments.grading.selftest.mutation import Mutant, variants
@@ -25,7 +26,7 @@ from assignments.grading.selftest.reference import (
 from assignments.results.model import SubmissionResult
 
 
-def variant_pack_count(assignment: str) -> int:
+def variant_pack_count(assignment: Assignment) -> int:
     """How many notebooks ``variant_packs`` writes: the most variants any one answer cell has."""
     per_cell: dict[str, int] = {}
     for variant in variants(assignment):
@@ -33,7 +34,7 @@ def variant_pack_count(assignment: str) -> int:
     return max(per_cell.values(), default=0)
 
 
-def variant_packs(assignment: str, chosen: range | None = None) -> list[tuple[list[Mutant], object]]:
+def variant_packs(assignment: Assignment, chosen: range | None = None) -> list[tuple[list[Mutant], object]]:
     """[(variants, source notebook)]: the variants in as few notebooks as possible. All are correct, so one
     notebook may answer every cell with a variant at once: notebook k holds the k-th variant of each answer
     cell (in file order), the solution where a cell has fewer. ``chosen``: only those notebooks (indices from
@@ -54,7 +55,7 @@ def variant_packs(assignment: str, chosen: range | None = None) -> list[tuple[li
 DOORS = ("standalone", "nbgrader")
 
 
-def answered_alone(assignment: str, pack) -> object:
+def answered_alone(assignment: Assignment, pack) -> object:
     """The release notebook with only ``pack``'s variant cells answered (typed as a student would), every other
     answer cell as released: each question's hidden tests stand in for the answers it builds on, so a variant
     earns its question's marks alone, and a notebook whose other cells stop at once costs a door seconds."""
@@ -65,7 +66,7 @@ def answered_alone(assignment: str, pack) -> object:
 
 
 def grade_variant_packs(
-    assignment: str,
+    assignment: Assignment,
     folder: Path,
     doors=DOORS,
     chosen: range | None = None,

@@ -28,7 +28,7 @@ would have to trust; an output with nothing else keeps their source as text), wi
 from __future__ import annotations
 
 from assignments import notebooks
-from assignments.course import Assignment, resolve
+from assignments.course import Assignment
 from assignments.results.model import Evidence, Finding
 
 MISSING, EDITED = "evidence-missing", "evidence-edited"
@@ -101,9 +101,7 @@ def judge(cell, release_cell) -> tuple[str, str]:
     return "kept", ""
 
 
-def collect(
-    submission, assignment: Assignment | str, template=None, recovery=None
-) -> tuple[list[Evidence], list[Finding]]:
+def collect(submission, assignment: Assignment, template=None, recovery=None) -> tuple[list[Evidence], list[Finding]]:
     """Evidence of every written question of ``assignment`` in ``submission`` (a notebook as submitted,
     outputs included), and a finding for each evidence cell that is not ``kept``.
 
@@ -114,7 +112,6 @@ def collect(
     from assignments.grading.submission.load import default_template
     from assignments.grading.submission.recover import recover
 
-    assignment = resolve(assignment)
     template = template if template is not None else default_template(assignment)
     try:
         named_by = assignment.source_notebook()

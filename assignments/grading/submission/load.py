@@ -10,18 +10,18 @@ from pathlib import Path
 import nbformat
 
 from assignments import decoding, notebooks
-from assignments.course import Assignment, resolve
+from assignments.course import Assignment
 from assignments.grading.testkit.kernel_text import describe_exception
 from assignments.notebooks import MAX_NOTEBOOK_BYTES
 from assignments.results.model import Finding
 
 
-def default_template(assignment: Assignment | str):
+def default_template(assignment: Assignment):
     """The release notebook; before ``course release`` has run, the same thing built from the source."""
     try:
-        return resolve(assignment).release_notebook()
+        return assignment.release_notebook()
     except (OSError, ValueError):
-        return notebooks.blank_notebook(resolve(assignment).source_notebook())
+        return notebooks.blank_notebook(assignment.source_notebook())
 
 
 def load_submission(submission) -> tuple[object | None, bytes | None, list[Finding]]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assignments.course import Assignment
 from assignments.grading.submission.audit import audit as audit_cells
 from assignments.grading.submission.evidence import collect as collect_evidence
 from assignments.grading.submission.load import default_template, load_submission
@@ -69,7 +70,7 @@ class Prepared:
 
 
 def prepare(
-    assignment,
+    assignment: Assignment | None,
     submission,
     *,
     template=None,
@@ -78,7 +79,7 @@ def prepare(
     shortcuts: bool = True,
     shortcut_rules: dict | None = None,
 ) -> Prepared:
-    """Prepare ``submission`` (a path or the file's bytes) of ``assignment`` (an ``Assignment`` or a name)
+    """Prepare ``submission`` (a path or the file's bytes) of ``assignment`` (an ``Assignment``)
     for grading; see ``Prepared``. A file that cannot be read, or another assignment's notebook, comes back
     ``rejected`` with its finding; anything else the steps raise is the caller's to report.
 
@@ -120,7 +121,7 @@ def read(submission) -> Prepared:
     return prepared
 
 
-def read_evidence(prepared: Prepared, assignment) -> None:
+def read_evidence(prepared: Prepared, assignment: Assignment) -> None:
     """The evidence step: a failure is a finding, never a lost grading (malformed outputs must not cost
     the autograded points); ``evidence_error`` keeps it for a consumer that reports it otherwise."""
     try:

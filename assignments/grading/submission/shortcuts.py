@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from assignments import notebooks
-from assignments.course import resolve
+from assignments.course import Assignment
 from assignments.results.findings import SHORTCUT as CODE
 from assignments.results.findings import SHORTCUT_CHECK_FAILED as FAILED_CODE  # a staff note; no score moves
 from assignments.results.model import Finding
@@ -586,7 +586,7 @@ def check(nb, owners: dict[str, str], rules: dict[str, notebooks.ShortcutRule]) 
         ]
 
 
-def check_restored(assignment: str, restored, template, rules=None) -> list[Finding]:
+def check_restored(assignment: Assignment, restored, template, rules=None) -> list[Finding]:
     """``check`` with the assignment's rules (``Assignment.shortcut_rules``) and the template's answer names.
 
     ``restored`` is the notebook as the standalone door rebuilt it (``restore.restore``)."""
@@ -594,7 +594,7 @@ def check_restored(assignment: str, restored, template, rules=None) -> list[Find
 
     if rules is None:
         try:
-            rules = resolve(assignment).shortcut_rules
+            rules = assignment.shortcut_rules
         except (OSError, ValueError):
             return []  # no source notebook (a toy assignment): nothing is declared
     return check(restored, answered_by(template), rules)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from assignments import locks as lockfile
 from assignments import notebooks
-from assignments.course import REPO, Course, resolve
+from assignments.course import REPO, Assignment
 from assignments.grader_files import PACKAGE_DIR, autograder_files
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same inputs give the same zip, byte for byte
@@ -115,24 +115,23 @@ exit 0
 """
 
 
-def grader_start(assignment, python: str, script: str | None = None) -> tuple[list[str], dict[str, str]]:
+def grader_start(assignment: Assignment, python: str, script: str | None = None) -> tuple[list[str], dict[str, str]]:
     """(the command line's start, the settings it must start with) of one submission's grader, as
     ``run_autograder`` starts it: its kernel forked from a zygote that shares its pages and has imported
-    what the notebook of ``assignment`` (a name, or an ``Assignment``) imports (``warm_kernels``).
+    what the notebook of ``assignment`` imports (``warm_kernels``).
     ``-m MODULE ARGS`` completes the command."""
     from assignments.grading.sandbox import warm_kernels
     from assignments.grading.sandbox.limits import Limits
     from assignments.grading.sandbox.process import kernel_env
     from assignments.release.hygiene import imported_modules
 
-    hw = resolve(assignment)
-    code = "\n".join(notebooks.cell_text(c) for c in hw.release_notebook().cells if c.cell_type == "code")
+    code = "\n".join(notebooks.cell_text(c) for c in assignment.release_notebook().cells if c.cell_type == "code")
     preload = warm_kernels.runner_preload({module for _, module in imported_modules(code)})
     command = warm_kernels.runner_command(python, preload, script or str(warm_kernels.SCRIPT))
     return command, warm_kernels.runner_env(kernel_env(Path("/"), Limits()))
 
 
-def run_autograder(hw, package_dir: Path = PACKAGE_DIR) -> str:
+def run_autograder(hw: Assignment, package_dir: Path = PACKAGE_DIR) -> str:
     """``run_autograder`` for the assignment ``hw``: the grader started as ``grader_start`` says."""
     from assignments.grading.sandbox import warm_kernels
 
@@ -146,16 +145,17 @@ def run_autograder(hw, package_dir: Path = PACKAGE_DIR) -> str:
     )
 
 
-def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_dir: Path = PACKAGE_DIR) -> Path:
-    """Write the Gradescope autograder zip for ``assignment`` to ``out``; returns ``out``. ValueError, with
-    nothing written, where the course's ``gradescope_test_visibility`` is one the runner would refuse."""
+def build_autograder_zip(hw: Assignment, out: Path, package_dir: Path = PACKAGE_DIR) -> Path:
+    """Write the Gradescope autograder zip for the assignment ``hw`` (of its course) to ``out``; returns
+    ``out``. ValueError, with nothing written, where the course's ``gradescope_test_visibility`` is one the
+    runner would refuse."""
     from assignments.exports.gradescope import test_visibility
 
-    test_visibility(Path(repo) / "pyproject.toml")  # refused here, before a zip whose every grading would fail
-    files = autograder_files(assignment, Path(repo), Path(package_dir))
-    hw = Course(Path(repo)).assignment(assignment)
+    repo = hw.course.root
+    test_visibility(repo / "pyproject.toml")  # refused here, before a zip whose every grading would fail
+    files = autograder_files(hw, Path(package_dir))
     manifest = json.dumps(hw.grading_manifest(), indent=1, sort_keys=True) + "\n"
-    locks = _locks(Path(repo))
+    locks = _locks(repo)
     generated = {
         "setup.sh": (SETUP_SH.replace("{pythons}", ", ".join(sorted(locks))), 0o755),
         "run_autograder": (run_autograder(hw, Path(package_dir)), 0o755),

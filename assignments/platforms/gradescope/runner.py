@@ -23,6 +23,7 @@ import traceback
 from pathlib import Path
 
 from assignments import trees
+from assignments.course import Assignment, resolve
 from assignments.escaping import one_line, printable
 from assignments.exports.gradescope import results_json, write_results_json
 from assignments.notebooks import MAX_NOTEBOOK_BYTES
@@ -209,15 +210,15 @@ def _moment(text: str):
     return datetime.fromisoformat(str(text).replace("Z", "+00:00"))
 
 
-def course_decisions(result, facts: dict):
-    """``result`` with the course's late policy and excused questions applied (exports/adjust.py), as
-    every other export applies them; a configuration error leaves it as graded and is printed for staff."""
-    from assignments.course import resolve
+def course_decisions(assignment: Assignment, result, facts: dict):
+    """``result`` with the course's (``assignment``'s) late policy and excused questions applied
+    (exports/adjust.py), as every other export applies them; a configuration error leaves it as graded and
+    is printed for staff."""
     from assignments.exports import adjust
     from assignments.settings import settings
 
     try:
-        config = settings(resolve(result.assignment).course.root)
+        config = settings(assignment.course.root)
         policy = adjust.LatePolicy.from_settings(config.get("late_policy"))
         excused = config.get("excused", {}).get(result.assignment, [])
         canvas_deducts = adjust.canvas_late_policy(config) == "canvas"
@@ -227,7 +228,7 @@ def course_decisions(result, facts: dict):
         return result
 
 
-def _unusable(name: str, data: bytes, assignment: str) -> str | None:
+def _unusable(name: str, data: bytes, assignment: Assignment) -> str | None:
     """Why the notebook ``name`` (its bytes) cannot be graded, checked before any kernel starts; None
     when it can."""
     try:
@@ -236,15 +237,13 @@ def _unusable(name: str, data: bytes, assignment: str) -> str | None:
     except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
         return f"{name} is not a readable Jupyter notebook (it is not valid notebook JSON); {DOWNLOAD_HINT}"
     try:
-        from assignments.course import resolve
-
-        expected = {q.grade_id for q in resolve(assignment).questions}
+        expected = {q.grade_id for q in assignment.questions}
     except Exception:  # noqa: BLE001 - without the source we cannot tell; let the grader decide
         return None
     if expected and not (expected & ids):
         return (
-            f"{name} does not hold any question of {assignment}; is it the notebook of another "
-            f"assignment? Upload your completed {assignment}.ipynb"
+            f"{name} does not hold any question of {assignment.name}; is it the notebook of another "
+            f"assignment? Upload your completed {assignment.name}.ipynb"
         )
     return None
 
@@ -256,7 +255,7 @@ def _standalone_grader():
     return grade_submission
 
 
-def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
+def _grade_copy(grade, assignment: Assignment, name: str, data: bytes, student: str):
     """Grade the bytes that were read, from a private copy: the grader never opens the upload itself.
     Where the sandbox cannot run students' code on this machine, nothing is graded, and the record says
     it is the grader's problem (staff read why in Gradescope's stdout)."""
@@ -282,7 +281,7 @@ def _grade_copy(grade, assignment: str, name: str, data: bytes, student: str):
 
 
 def grade_upload(
-    assignment: str,
+    assignment: Assignment,
     submission_dir: Path,
     student: str,
     grade=None,
@@ -297,7 +296,7 @@ def grade_upload(
 
     ``grade(assignment, path, student) -> SubmissionResult`` defaults to the standalone grader."""
     submission_dir = Path(submission_dir)
-    notebook, notes, refused = find_notebook(submission_dir, assignment)
+    notebook, notes, refused = find_notebook(submission_dir, assignment.name)
     try:
         if notebook is None and refused:
             raise UploadRefused(f"{'; '.join(refused)}: only a notebook file is graded; {DOWNLOAD_HINT}")
@@ -319,7 +318,9 @@ def grade_upload(
             assignment,
             "standalone",
             Finding(
-                "missing-notebook", f"no .ipynb file was uploaded; upload your completed {assignment}.ipynb", "error"
+                "missing-notebook",
+                f"no .ipynb file was uploaded; upload your completed {assignment.name}.ipynb",
+                "error",
             ),
         )
     else:
@@ -348,7 +349,9 @@ def staff_lines(result: SubmissionResult) -> list[str]:
     ]
 
 
-def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None = None, grade=None) -> dict | None:
+def run(
+    assignment: Assignment, submission_dir: Path, out: Path, metadata: Path | None = None, grade=None
+) -> dict | None:
     """Grade the notebook in ``submission_dir`` and write results.json to ``out``; returns it. Where the
     grader failed (``grader_failure``), writes none (removing a stale one), says why on stdout and returns
     None: ``main`` then exits non-zero (``GRADER_FAILURE_SPEC``).
@@ -370,7 +373,7 @@ def run(assignment: str, submission_dir: Path, out: Path, metadata: Path | None 
         print("\n".join(staff_lines(result)))
         return None
     facts = submission_facts(metadata)
-    result = course_decisions(result, facts)
+    result = course_decisions(assignment, result, facts)
     result.timings = {**(result.timings or {})}
     result.timings.setdefault("total_s", round(time.perf_counter() - start, 2))
     write_results_json(result, out)
@@ -397,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("/autograder/results/results.json"))
     args = parser.parse_args(argv)
     try:
-        written = run(args.assignment, args.submission_dir, args.out, args.metadata)
+        written = run(resolve(args.assignment), args.submission_dir, args.out, args.metadata)
     except Exception:  # noqa: BLE001 - the grader's own failure: Gradescope must say so, not score a 0
         staff_traceback()
         args.out.unlink(missing_ok=True)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from assignments.course import Assignment, Course, resolve
 from assignments.escaping import printable
 from assignments.platforms.prairielearn.results import write_results_json
 from assignments.points import points_text
@@ -54,11 +55,9 @@ UPLOAD_LIMIT_NAME = "PrairieLearn accepts for an upload"
 QUESTION_COURSE = "course"  # the assignment's files in the question's tests/ folder: tests/course/
 
 
-def job_assignment(assignment: str, job: Path):
-    """The ``Assignment`` to grade with: the copy in the job's ``tests/course/`` when there is one (the
-    question's files), else the image's own."""
-    from assignments.course import Course, resolve
-
+def job_assignment(assignment: str, job: Path) -> Assignment:
+    """The ``Assignment`` named ``assignment`` to grade with (this entry point's one resolution): the copy in
+    the job's ``tests/course/`` when there is one (the question's files), else the image's own."""
     shipped = Path(job) / "tests" / QUESTION_COURSE
     if (shipped / "autograder" / assignment).is_dir():
         return Course(shipped).assignment(assignment)
@@ -79,13 +78,14 @@ def run(assignment: str, job: Path = Path("/grade"), limits=None) -> Path | None
 
     job = Path(job)
     results = job / "results" / "results.json"
+    hw = None
     try:
         for name in PRIVATE:
             if (job / name).is_dir():
                 os.chmod(job / name, 0o700)
         hw = job_assignment(assignment, job)
         result = grade_upload(
-            assignment,
+            hw,
             job / "student",
             STUDENT,
             grade=lambda _, path, who: grade_with(hw, path, who, limits),
@@ -95,7 +95,10 @@ def run(assignment: str, job: Path = Path("/grade"), limits=None) -> Path | None
     except Exception as error:  # noqa: BLE001 - the grader's failure, reported as one below
         staff_traceback()  # the job's log, which staff see
         result = rejected(
-            STUDENT, assignment, "standalone", Finding("grader-error", f"{type(error).__name__}: {error}", "error")
+            STUDENT,
+            hw or resolve(assignment),
+            "standalone",
+            Finding("grader-error", f"{type(error).__name__}: {error}", "error"),
         )
     if grader_failure(result):
         results.unlink(missing_ok=True)

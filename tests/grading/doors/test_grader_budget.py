@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from assignments.course import default
 from assignments.grading.doors import batch
 from assignments.grading.sandbox import cgroups
 from assignments.grading.sandbox.limits import Limits
@@ -49,7 +50,9 @@ def grade_the_batch(folder):
     limits = limits_dict(Limits(cell_timeout=20, call_timeout=10, total_timeout=60, startup_timeout=60))
     grader = functools.partial(grade_toy_job, str(the_toy.folder), limits)
     began = time.monotonic()
-    results = batch.grade_batch(toy.NAME, jobs, folder / "out", workers=2, progress=False, budget=BUDGET, grader=grader)
+    results = batch.grade_batch(
+        the_toy.assignment, jobs, folder / "out", workers=2, progress=False, budget=BUDGET, grader=grader
+    )
     # cgroups of sandboxes whose grader process was killed before its teardown (removed by the batch)
     stale = [str(f) for h in cgroups.preferred(cgroups.discover()) for f in cgroups.stale(h.own)]
     return {
@@ -146,7 +149,13 @@ def test_batch_finishes_in_bounded_time_and_leaves_no_grader_process(graded):
 def test_grader_dying_outside_a_test_is_retried_once_then_recorded_alone(tmp_path):
     jobs = [batch.Job("dies", "dies.ipynb"), batch.Job("classmate", "classmate.ipynb")]
     dies, classmate = batch.grade_batch(
-        toy.NAME, jobs, tmp_path, workers=2, progress=False, grader=grade_or_die, warm_kernels=False
+        default().assignment(toy.NAME),
+        jobs,
+        tmp_path,
+        workers=2,
+        progress=False,
+        grader=grade_or_die,
+        warm_kernels=False,
     )  # this grader starts no kernel
     assert [f.code for f in dies.findings] == ["grader-crash"] and "stopped 2 time(s)" in dies.findings[0].message, (
         f"a grader dying twice outside any test should give one grader-crash finding; got {dies.findings}"

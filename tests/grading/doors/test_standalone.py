@@ -14,7 +14,7 @@ import os
 import psutil
 import pytest
 
-from assignments.course import REPO
+from assignments.course import REPO, default
 from assignments.grading.doors.inprocess import grade_notebook
 from assignments.grading.sandbox.limits import Limits
 from assignments.results.model import SubmissionResult
@@ -230,7 +230,7 @@ def test_no_export_carries_answer_key_text(graded, tmp_path):
         if label.startswith(("hostile:", "toy:")) and result.assignment == toy.NAME:
             class_batch.save(result, run)
     problems = []
-    written = export(run, toy.NAME, strict=False, problems=problems)
+    written = export(run, default().assignment(toy.NAME), strict=False, problems=problems)
     files = [p for paths in written.values() for p in paths if p.is_file()]
     assert files, problems
     secrets = [toy.STAND_INS, toy.HIDDEN_TESTS]

@@ -112,7 +112,7 @@ def test_a_cpu_hog_beside_the_reference_leaves_it_full_marks(tmp_path, mode, no_
     grader = functools.partial(pinned_grader, min(os.sched_getaffinity(0)), str(the_toy.folder), limits)
     with fallback.mode(mode):
         results = batch.grade_batch(
-            toy.NAME, jobs, tmp_path / "out", workers=2, progress=False, grader=grader, warm_kernels=False
+            the_toy.assignment, jobs, tmp_path / "out", workers=2, progress=False, grader=grader, warm_kernels=False
         )
     hog, victim = results
     if mode == "no-namespaces":  # the grader processes ran in the fallback too (batch._sandbox_switches)

@@ -108,6 +108,7 @@ def test_where_kernels_would_share_a_uid_the_batch_grades_one_at_a_time(tmp_path
     """No namespaces and no root: every kernel runs as the grader's uid, so two at a time could read each
     other's scratch. The batch says so and grades one at a time (the grader here is root, so the reason
     is given as such a machine would give it)."""
+    from assignments.course import default
     from assignments.grading.doors import batch
     from assignments.grading.sandbox import process as kernel_process
     from tests.fixtures.batch import grade_or_die
@@ -115,7 +116,9 @@ def test_where_kernels_would_share_a_uid_the_batch_grades_one_at_a_time(tmp_path
     reason = "without namespaces and without root every kernel runs as the grader's uid"
     monkeypatch.setattr(kernel_process, "shared_kernel_uid", lambda: reason)
     jobs = [batch.Job("a", "a.ipynb"), batch.Job("b", "b.ipynb")]
-    batch.grade_batch("toy", jobs, tmp_path, workers=2, progress=True, grader=grade_or_die, warm_kernels=False)
+    batch.grade_batch(
+        default().assignment("toy"), jobs, tmp_path, workers=2, progress=True, grader=grade_or_die, warm_kernels=False
+    )
     said = capsys.readouterr().out
     assert "grading one submission at a time instead of 2" in said and reason in said, said
     assert "with 1 worker(s)" in said, said

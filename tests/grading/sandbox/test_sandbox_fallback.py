@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from assignments.course import REPO
+from assignments.course import REPO, default
 from assignments.grading.sandbox import preflight
 from assignments.grading.sandbox import process as kernel_process
 from assignments.grading.sandbox.limits import Limits
@@ -125,7 +125,9 @@ def test_a_batch_refuses_before_grading_anyone(python_out_of_reach, tmp_path):
 
     jobs = [batch_door.Job("a", "a.ipynb"), batch_door.Job("b", "b.ipynb")]
     with pytest.raises(SandboxRefused):
-        batch_door.grade_batch("toy", jobs, tmp_path / "out", workers=2, progress=False, grader=grade_or_die)
+        batch_door.grade_batch(
+            default().assignment("toy"), jobs, tmp_path / "out", workers=2, progress=False, grader=grade_or_die
+        )
     assert not (tmp_path / "out").exists(), "a refused batch wrote records"
 
 
@@ -154,7 +156,7 @@ def test_the_gradescope_runner_scores_nothing_and_blames_the_grader_not_the_stud
     shutil.copy(next((REPO / "source" / QUICKEST).glob("*.ipynb")), upload / f"{QUICKEST}.ipynb")
     # The grader's failure is not the student's 0 (issue #43 item 7): no results.json, so Gradescope shows
     # "The autograder failed to execute correctly", and the reason in the staff-only log.
-    assert gradescope_runner.run(QUICKEST, upload, tmp_path / "results.json") is None
+    assert gradescope_runner.run(default().assignment(QUICKEST), upload, tmp_path / "results.json") is None
     assert not (tmp_path / "results.json").exists(), "a refused sandbox should leave no score for Gradescope"
     staff = capsys.readouterr().out
     assert "GRADER FAILURE" in staff, staff

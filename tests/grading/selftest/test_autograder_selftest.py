@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from assignments import notebooks
-from assignments.course import default
+from assignments.course import Assignment, default
 from assignments.grading.selftest import (
     behaviour_rows,
     foreign_answers,
@@ -40,7 +40,9 @@ from assignments.results.model import Finding, QuestionResult, SubmissionResult,
 pytestmark = pytest.mark.course
 
 ASSIGNMENTS = default().present()
-MUTANTS = [(a, m) for a in ASSIGNMENTS for m in mutation.mutants(a)]
+HW = {name: default().assignment(name) for name in ASSIGNMENTS}  # what the self-test's checks take
+TOY = default().assignment("toy")  # not in this course: checks that read no file of it
+MUTANTS = [(a, m) for a in ASSIGNMENTS for m in mutation.mutants(HW[a])]
 REPEATS = 10
 
 
@@ -53,15 +55,15 @@ def mutant_batches(assignment: str) -> dict[str, int]:
     runs instead, transfer_lm's first batch held the 100 sample_next mutants and took twice the second's 369 s).
     A batch is graded from one forked run of the reference and is one xdist group: smaller than a whole
     assignment, so the two workers end together."""
-    positions = forking.answer_positions(reference.reference_notebook(assignment))
-    ordered = sorted(mutation.mutants(assignment), key=lambda m: (positions.get(m.replaces, -1), m.name))
+    positions = forking.answer_positions(reference.reference_notebook(HW[assignment]))
+    ordered = sorted(mutation.mutants(HW[assignment]), key=lambda m: (positions.get(m.replaces, -1), m.name))
     return {mutant.name: index % BATCHES_PER_ASSIGNMENT for index, mutant in enumerate(ordered)}
 
 
 BATCHES = {assignment: mutant_batches(assignment) for assignment in ASSIGNMENTS}
 
 
-def whole_suite_mutants(assignment: str, per_cell: int = 2) -> set[str]:
+def whole_suite_mutants(assignment: Assignment, per_cell: int = 2) -> set[str]:
     """The names of the mutants graded here on every question: the first ``per_cell`` (by name) of each answer
     cell's mutants. The rest are graded on their own question only (``forking.grade_mutants``' ``whole``)."""
     by_cell: dict[str, list[str]] = {}
@@ -76,7 +78,7 @@ def whole_suite_mutants(assignment: str, per_cell: int = 2) -> set[str]:
 # costs points on another question, comes from another question's tests running this cell's code (a stand-in
 # missing): test_no_question_runs_another_questions_answer traces that for every question, whatever the mutant.
 # `course selftest` grades every mutant on every question.
-WHOLE = {assignment: whole_suite_mutants(assignment) for assignment in ASSIGNMENTS}
+WHOLE = {assignment: whole_suite_mutants(HW[assignment]) for assignment in ASSIGNMENTS}
 
 
 class Gradings:
@@ -95,9 +97,9 @@ class Gradings:
         with open(self.folder / f"{assignment}-batch-{batch}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not self._path(assignment, mutant.name).exists():
-                chosen = [m for m in mutation.mutants(assignment) if BATCHES[assignment][m.name] == batch]
+                chosen = [m for m in mutation.mutants(HW[assignment]) if BATCHES[assignment][m.name] == batch]
                 whole = WHOLE[assignment].__contains__
-                for graded, outcome in forking.grade_mutants(assignment, chosen, lambda m: whole(m.name)):
+                for graded, outcome in forking.grade_mutants(HW[assignment], chosen, lambda m: whole(m.name)):
                     record = {"error": str(outcome)} if isinstance(outcome, MutantError) else outcome.to_dict()
                     self._path(assignment, graded.name).write_text(json.dumps(record))
             record = json.loads(self._path(assignment, mutant.name).read_text())
@@ -124,18 +126,18 @@ def gradings(tmp_path_factory):
 def test_every_assignment_has_a_suite_and_mutants():
     for assignment in ASSIGNMENTS:
         assert list((default().autograder_dir / assignment).glob("test_*.py")), f"{assignment} has no hidden tests"
-        assert mutation.mutants(assignment), f"{assignment} has no mutants"
+        assert mutation.mutants(HW[assignment]), f"{assignment} has no mutants"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_reference_scores_full_marks_on_ten_gradings(assignment):
-    problems = reference.check_reference(assignment, seeds=range(REPEATS))
+    problems = reference.check_reference(HW[assignment], seeds=range(REPEATS))
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_blank_release_scores_zero(assignment):
-    problems = reference.check_blank(assignment)
+    problems = reference.check_blank(HW[assignment])
     assert not problems, "\n".join(problems)
 
 
@@ -146,7 +148,7 @@ def test_blank_release_scores_zero(assignment):
 def test_stand_ins_equal_the_notebooks_definitions(assignment):
     """One policy: each stand-in is the notebook's own definition (syntax trees compared), so a test that
     uses a stand-in on both sides of a comparison still compares against the solution."""
-    problems = stand_in_checks.stand_in_problems(assignment)
+    problems = stand_in_checks.stand_in_problems(HW[assignment])
     assert not problems, "\n".join(problems)
 
 
@@ -157,15 +159,15 @@ def test_a_stand_in_that_drifts_from_the_solution_is_reported():
         "blocked = torch.ones(size, size, dtype=torch.bool).triu(diagonal=0)",
     )
     assert drifted != source, "the test's edit no longer matches stand_ins.py"
-    problems = stand_in_checks.stand_in_problems("transfer_lm", drifted)
+    problems = stand_in_checks.stand_in_problems(HW["transfer_lm"], drifted)
     assert (
         len(problems) == 1
         and "stand-in generate_square_subsequent_mask differs from the definition in answer cell square_mask"
         in problems[0]
     ), problems
     reason = {("transfer_lm", "generate_square_subsequent_mask"): "a listed, explained difference"}
-    assert stand_in_checks.stand_in_problems("transfer_lm", drifted, reason) == []
-    assert stand_in_checks.stand_in_problems("transfer_lm", source, reason) == [
+    assert stand_in_checks.stand_in_problems(HW["transfer_lm"], drifted, reason) == []
+    assert stand_in_checks.stand_in_problems(HW["transfer_lm"], source, reason) == [
         "transfer_lm: stand-in generate_square_subsequent_mask now equals the notebook's; remove its exception"
     ]
 
@@ -175,9 +177,9 @@ def test_stand_ins_score_full_marks_as_a_student(assignment):
     """stand_ins.py as a student: the notebook's provided cells, and in the answer cells what each stand-in
     call runs (its imports and the stand-ins it uses included). Catches what the comparison cannot: a
     listed exception, or a stand-in's imports and helpers."""
-    nb, replaced = stand_in_checks.stand_in_notebook(assignment)
+    nb, replaced = stand_in_checks.stand_in_notebook(HW[assignment])
     assert replaced, f"{assignment}: stand_ins.py answers no answer cell"
-    problems = stand_in_checks.check_stand_ins(assignment)
+    problems = stand_in_checks.check_stand_ins(HW[assignment])
     assert not problems, "\n".join(problems)
 
 
@@ -260,8 +262,8 @@ def test_a_stale_or_no_op_mutant_fails_loudly(change, expected):
 def test_every_mutant_and_shortcut_applies_to_the_current_solution():
     problems = []
     for assignment in ASSIGNMENTS:
-        nb = reference.reference_notebook(assignment)
-        for mutant in mutation.mutants(assignment) + mutation.shortcut_answers(assignment):
+        nb = reference.reference_notebook(HW[assignment])
+        for mutant in mutation.mutants(HW[assignment]) + mutation.shortcut_answers(HW[assignment]):
             try:
                 mutated = mutant_checks.apply_mutant(nb, mutant)
             except MutantError as error:
@@ -290,7 +292,7 @@ def test_no_question_runs_another_questions_answer(assignment):
     """Traced on the reference: no question's hidden tests run code from another question's answer cell (each
     asks for it as a stand-in), so no mistake in one answer costs points on another question, whichever mutant
     it is. With the mutants graded on the whole suite (``WHOLE``) this stands in for grading all of them so."""
-    problems = foreign_answers.foreign_answer_problems(assignment)
+    problems = foreign_answers.foreign_answer_problems(HW[assignment])
     assert not problems, "\n".join(problems)
 
 
@@ -304,7 +306,7 @@ def test_each_question_has_tests_whose_points_add_up_to_the_cell(assignment):
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_autograded_question_has_a_mutant(assignment):
-    covered = {m.question for m in mutation.mutants(assignment)}
+    covered = {m.question for m in mutation.mutants(HW[assignment])}
     questions = {q.grade_id for q in default().assignment(assignment).questions if q.kind == "autograded"}
     assert questions <= covered, f"questions no mutant checks: {sorted(questions - covered)}"
 
@@ -325,7 +327,7 @@ def test_every_hidden_test_fails_for_at_least_one_mutant(assignment, gradings):
     """A hidden test that no mutant fails may check nothing: add a realistic mutant it catches (on its own
     question only), or merge it into a test that does."""
     try:
-        results = [gradings.result(assignment, mutant) for mutant in mutation.mutants(assignment)]
+        results = [gradings.result(assignment, mutant) for mutant in mutation.mutants(HW[assignment])]
     except MutantError as error:
         pytest.fail(str(error))
     uncaught = mutant_checks.uncaught_tests(results)
@@ -340,7 +342,7 @@ def test_contract_mutants_fail_their_visible_check(assignment, gradings):
     """A mutant marked `contract:` breaks a rule the skeleton states; the visible check below its TODO must
     flag it before the student submits (no surprise deductions). Reuses the per-mutant gradings."""
     problems = []
-    for mutant in mutation.mutants(assignment):
+    for mutant in mutation.mutants(HW[assignment]):
         if mutant.contract:
             try:
                 problems += visible_checks.contract_problems(mutant, gradings.result(assignment, mutant))
@@ -350,7 +352,7 @@ def test_contract_mutants_fail_their_visible_check(assignment, gradings):
 
 
 def test_a_contract_mutant_whose_visible_check_passes_is_a_problem():
-    mutant = mutation.Mutant("m", "q_tests", "q", "A mistake.", "", "toy", contract="names as stated")
+    mutant = mutation.Mutant("m", "q_tests", "q", "A mistake.", "", TOY, contract="names as stated")
     result = SubmissionResult(
         "m", "toy", "in-process", findings=[Finding(visible_checks.VISIBLE_CHECK, "passed", "info", "q_tests")]
     )
@@ -363,11 +365,11 @@ def test_a_contract_mutant_whose_visible_check_passes_is_a_problem():
 
 
 def test_mutant_files_declare_contract_and_source_lines():
-    mutant = mutation.mutants("transformers")
+    mutant = mutation.mutants(HW["transformers"])
     scaled = next(m for m in mutant if m.name == "mini_bert_scales_embeddings")
     assert scaled.contract == "the embeddings enter the positional encoding unscaled"
     assert next(m for m in mutant if m.name == "block_pre_layernorm").contract == ""
-    bentrevett = next(v for v in mutation.variants("transformers") if v.name == "predict_bentrevett_tutorial")
+    bentrevett = next(v for v in mutation.variants(HW["transformers"]) if v.name == "predict_bentrevett_tutorial")
     assert bentrevett.source.startswith("bentrevett/pytorch-sentiment-analysis")
 
 
@@ -379,7 +381,7 @@ def test_a_failed_test_the_map_does_not_pair_with_the_mutant_is_warned_about():
     result = SubmissionResult(
         "m", "a", "in-process", questions=[QuestionResult("q_tests", "autograded", 2.0, 0.0, tests)]
     )
-    mutant = mutation.Mutant("m", "q_tests", "q", "A mistake.", "", "a")
+    mutant = mutation.Mutant("m", "q_tests", "q", "A mistake.", "", default().assignment("a"))
     rows = [behaviour_rows.BehaviourRow("f", "a behaviour", "test_meant", "m")]
     warnings = mutant_checks.misleading_failures(mutant, result, rows)
     assert len(warnings) == 1 and "test_other" in warnings[0] and "points at another mistake" in warnings[0]
@@ -406,19 +408,17 @@ OUT_OF_SCOPE = [("f", "device", "Grading hides accelerators.")]
 
 
 def test_the_behaviour_map_is_read_from_the_test_modules():
-    rows = behaviour_rows.behaviour_map("toy", MAP)
+    rows = behaviour_rows.behaviour_map(TOY, MAP)
     assert rows == [
         behaviour_rows.BehaviourRow("f", "train mode", "test_f_trains", "f_never_trains"),
         behaviour_rows.BehaviourRow("f", "device", "-", "Grading hides accelerators."),
     ]
     assert behaviour_rows.coverage_line(rows) == "behaviour map: 2 rows, 1 with a hidden test, 1 out of scope"
-    assert behaviour_rows.behaviour_map("toy", {"test_g.py": MAP["test_g.py"]}) is None
+    assert behaviour_rows.behaviour_map(TOY, {"test_g.py": MAP["test_g.py"]}) is None
     with pytest.raises(ValueError, match="three literal strings"):
-        behaviour_rows.behaviour_map("toy", {"test_f.py": MAP["test_f.py"].replace(', mutant="f_never_trains"', "")})
+        behaviour_rows.behaviour_map(TOY, {"test_f.py": MAP["test_f.py"].replace(', mutant="f_never_trains"', "")})
     with pytest.raises(ValueError, match="3 to 4 fields"):
-        behaviour_rows.behaviour_map(
-            "toy", {"test_f.py": MAP["test_f.py"].replace(' "Grading hides accelerators."', "")}
-        )
+        behaviour_rows.behaviour_map(TOY, {"test_f.py": MAP["test_f.py"].replace(' "Grading hides accelerators."', "")})
 
 
 def test_every_graded_definition_answers_for_every_kind_of_behaviour():
@@ -428,14 +428,14 @@ def test_every_graded_definition_answers_for_every_kind_of_behaviour():
 
     text = MAP["test_f.py"].replace('mutant="f_never_trains"', 'mutant="f_never_trains", kind="state"')
     text = text.replace('"Grading hides accelerators.")', '"Grading hides accelerators.", "device")')
-    rows = behaviour_rows.behaviour_map("toy", {"test_f.py": text})
+    rows = behaviour_rows.behaviour_map(TOY, {"test_f.py": text})
     assert {(row.definition, row.kind) for row in rows} == {("f", "state"), ("f", "device")}
     (problem,) = kinds.kind_problems("toy", {"f": "f_tests"}, rows)
     assert "f has no row of kind randomness, validation-order" in problem and "state" not in problem
     rows += [behaviour_rows.BehaviourRow("f", kind, "-", "Not in f.", kind) for kind in kinds.KINDS]
     assert kinds.kind_problems("toy", {"f": "f_tests"}, rows) == []
     wrong = [behaviour_rows.BehaviourRow("f", "x", "-", "why", "colour")]
-    assert any("kind 'colour' is not one of" in p for p in behaviour_rows.behaviour_map_problems("toy", wrong))
+    assert any("kind 'colour' is not one of" in p for p in behaviour_rows.behaviour_map_problems(TOY, wrong))
 
 
 def test_a_map_row_naming_a_missing_test_or_mutant_is_a_problem():
@@ -444,7 +444,7 @@ def test_a_map_row_naming_a_missing_test_or_mutant_is_a_problem():
         behaviour_rows.BehaviourRow("MiniBERT", "y", "test_mini_bert_matches_reference", "no_such_mutant"),
         behaviour_rows.BehaviourRow("MiniBERT", "z", "-", ""),
     ]
-    problems = behaviour_rows.behaviour_map_problems("transformers", rows)
+    problems = behaviour_rows.behaviour_map_problems(HW["transformers"], rows)
     assert len(problems) == 3, problems
     assert "no hidden test test_no_such_test" in problems[0] and "no mutant no_such_mutant" in problems[1]
     assert "no reason" in problems[2]
@@ -455,11 +455,11 @@ def test_behaviour_map_names_existing_tests_and_mutants(assignment):
     """The assignment's map (its test modules' @behaviour and OUT_OF_SCOPE): every named hidden test and
     mutant exists, every out-of-scope row has its reason (an assignment whose map is still to be written is
     skipped, visibly)."""
-    rows = behaviour_rows.behaviour_map(assignment)
+    rows = behaviour_rows.behaviour_map(HW[assignment])
     if rows is None:
         pytest.skip(f"{assignment} has no behaviour map yet")
     assert rows, f"{assignment}: the behaviour map has no rows"
-    problems = behaviour_rows.behaviour_map_problems(assignment, rows)
+    problems = behaviour_rows.behaviour_map_problems(HW[assignment], rows)
     assert not problems, "\n".join(problems)
 
 
@@ -518,10 +518,10 @@ def test_contract_parameter_table_lists_every_signature_parameter(assignment):
     """The assignment's contract parameters (its test modules' CONTRACT_PARAMETERS): every signature parameter of its graded
     definitions listed, each held at one value with a reason (an assignment still without a table is skipped,
     visibly)."""
-    rows = parameter_rows.contract_parameters(assignment)
+    rows = parameter_rows.contract_parameters(HW[assignment])
     if rows is None:
         pytest.skip(f"{assignment} has no contract-parameter table yet")
-    problems = parameter_rows.contract_parameter_problems(assignment, rows)
+    problems = parameter_rows.contract_parameter_problems(HW[assignment], rows)
     assert not problems, "\n".join(problems)
 
 
@@ -529,13 +529,13 @@ def test_contract_parameter_table_lists_every_signature_parameter(assignment):
 
 
 def test_variants_are_packed_one_per_answer_cell_per_notebook():
-    packs = variant_checks.variant_packs("transformers")
+    packs = variant_checks.variant_packs(HW["transformers"])
     per_cell = {}
-    for variant in mutation.variants("transformers"):
+    for variant in mutation.variants(HW["transformers"]):
         per_cell[variant.replaces] = per_cell.get(variant.replaces, 0) + 1
     assert len(packs) == max(per_cell.values()), "one notebook per variant of the cell with the most variants"
     packed = [v.name for chosen, _ in packs for v in chosen]
-    assert sorted(packed) == sorted(v.name for v in mutation.variants("transformers"))
+    assert sorted(packed) == sorted(v.name for v in mutation.variants(HW["transformers"]))
     for chosen, nb in packs:
         assert len({v.replaces for v in chosen}) == len(chosen), "two variants of one cell in one notebook"
         for variant in chosen:
@@ -565,7 +565,7 @@ class VariantGradings:
         with open(self.folder / f"{assignment}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not path.exists():
-                graded = forking.grade_mutants(assignment, mutation.variants(assignment), lambda variant: False)
+                graded = forking.grade_mutants(HW[assignment], mutation.variants(HW[assignment]), lambda variant: False)
                 path.write_text(
                     json.dumps(
                         {v.name: {"error": str(o)} if isinstance(o, MutantError) else o.to_dict() for v, o in graded}
@@ -595,9 +595,9 @@ def door_packs(assignment: str, results: dict[str, SubmissionResult]) -> list[in
     answer cell's slowest variant when its own tests took SLOW_S or more in process. A variant's pack is its
     position among its cell's variants (``variant_checks.variant_packs``)."""
     by_cell: dict[str, list[mutation.Mutant]] = {}
-    for variant in mutation.variants(assignment):
+    for variant in mutation.variants(HW[assignment]):
         by_cell.setdefault(variant.replaces, []).append(variant)
-    chosen = set(range(min(DOOR_PACKS, variant_checks.variant_pack_count(assignment))))
+    chosen = set(range(min(DOOR_PACKS, variant_checks.variant_pack_count(HW[assignment]))))
     for cell in by_cell.values():
         timed = [
             (own_seconds(v, results[v.name]), k)
@@ -610,7 +610,7 @@ def door_packs(assignment: str, results: dict[str, SubmissionResult]) -> list[in
 
 
 def test_door_packs_take_the_first_two_and_each_cells_slowest_slow_variant():
-    variants = mutation.variants("transfer_lm")
+    variants = mutation.variants(HW["transfer_lm"])
     sample_next = [v for v in variants if v.replaces == "sample_next"]
     timings = {v.name: 0.1 for v in variants}
     timings[sample_next[7].name] = SLOW_S + 1
@@ -626,8 +626,8 @@ def test_door_packs_take_the_first_two_and_each_cells_slowest_slow_variant():
 
 
 def enough_variants(assignment: str) -> None:
-    if len(mutation.variants(assignment)) < 5:
-        pytest.skip(f"{assignment} has {len(mutation.variants(assignment))} variants; at least 5 are due")
+    if len(mutation.variants(HW[assignment])) < 5:
+        pytest.skip(f"{assignment} has {len(mutation.variants(HW[assignment]))} variants; at least 5 are due")
 
 
 @pytest.fixture(scope="session")
@@ -669,7 +669,7 @@ def test_every_variant_keeps_full_marks_on_its_question_in_process(assignment, v
     the notebook runs; the inputs and results make the standalone door's torch.save round trip)."""
     enough_variants(assignment)
     problems = []
-    for variant in mutation.variants(assignment):
+    for variant in mutation.variants(HW[assignment]):
         result = variant_gradings.results(assignment)[variant.name]
         if isinstance(result, MutantError):
             problems.append(str(result))
@@ -687,7 +687,7 @@ def test_variants_keep_full_marks_in_both_doors(assignment, tmp_path, nbgrader_c
     enough_variants(assignment)
     chosen = door_packs(assignment, variant_gradings.results(assignment))
     graded = variant_checks.grade_variant_packs(
-        assignment, tmp_path, chosen=chosen, nbgrader_course=nbgrader_courses(assignment), alone=True
+        HW[assignment], tmp_path, chosen=chosen, nbgrader_course=nbgrader_courses(assignment), alone=True
     )
     assert {r.door for _, r in graded} == set(variant_checks.DOORS)
     problems = [p for found, result in graded for p in variant_checks.variant_problems(found, result, alone=True)]

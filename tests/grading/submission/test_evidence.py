@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 from assignments import notebooks
-from assignments.course import resolve
+from assignments.course import default, resolve
 from assignments.demo import students as demo_class
 from assignments.exports.feedback import feedback_html, feedback_markdown
 from assignments.exports.report import student_markdown, summary_markdown
@@ -26,12 +26,13 @@ from assignments.release import hygiene
 from tests.helpers import QUICKEST
 
 ASSIGNMENT = QUICKEST
+HW = default().assignment(ASSIGNMENT)
 QUESTION, CELL = "transfer_plot_written", "transfer_run"
 RUN_FIGURE, EDITED_FIGURE = "0.8731", "0.9731"  # demo_class.COLAB_LINE and hand_edited
 
 
 def ran_on_colab(student: str = "reference"):
-    return demo_class.colab_run(demo_class.filled_release(ASSIGNMENT), ASSIGNMENT, student)
+    return demo_class.colab_run(demo_class.filled_release(HW), HW, student)
 
 
 def evidence_cell(nb):
@@ -67,7 +68,7 @@ def mine(items):
 
 
 def test_a_run_notebook_keeps_its_evidence_verbatim_with_no_finding():
-    items, findings = evidence.collect(ran_on_colab(), ASSIGNMENT)
+    items, findings = evidence.collect(ran_on_colab(), HW)
     assert findings == []
     assert {i.status for i in items} == {"kept"}
     items = mine(items)
@@ -104,7 +105,7 @@ def test_a_deleted_unrun_or_edited_evidence_output_is_a_finding(damage, status, 
                 "execute_result", data={"text/plain": "0.99"}, execution_count=cell.execution_count + 7
             )
         )
-    items, findings = evidence.collect(nb, ASSIGNMENT)
+    items, findings = evidence.collect(nb, HW)
     items = mine(items)
     assert [i.status for i in items] == [status]
     assert [(f.code, f.cell) for f in findings] == [(code, QUESTION)]
@@ -118,7 +119,7 @@ def test_html_and_javascript_outputs_are_never_kept():
             "display_data", data={"text/html": "<script>alert(1)</script>", "text/plain": "<table object>"}
         )
     )
-    items, _ = evidence.collect(nb, ASSIGNMENT)
+    items, _ = evidence.collect(nb, HW)
     assert "<script>" not in json.dumps([i.outputs for i in items])
     assert items[0].outputs[-1] == {"kind": "text", "text": "<table object>"}
 
@@ -162,7 +163,7 @@ def test_nbgrader_preprocessors_show_the_submitted_outputs_under_the_answer_and_
 def test_feedback_and_class_report_carry_the_evidence():
     from assignments.results.model import QuestionResult, SubmissionResult
 
-    items, findings = evidence.collect(demo_class.hand_edited(ran_on_colab("ada")), ASSIGNMENT)
+    items, findings = evidence.collect(demo_class.hand_edited(ran_on_colab("ada")), HW)
     result = SubmissionResult(
         "ada",
         ASSIGNMENT,
@@ -214,9 +215,9 @@ def test_course_repair_keeps_evidence_cells_as_submitted(tmp_path):
     original = demo_class.hand_edited(ran_on_colab("ada"))
     path = tmp_path / "ada.ipynb"
     path.write_text(nbformat.writes(original), encoding="utf-8")
-    done = repair_submission(path, "ada", default_template(ASSIGNMENT), tmp_path / "repaired" / "ada.ipynb")
+    done = repair_submission(path, "ada", default_template(HW), tmp_path / "repaired" / "ada.ipynb")
     repaired = notebooks.read(tmp_path / "repaired" / "ada.ipynb")
     assert evidence_cell(repaired).outputs == evidence_cell(original).outputs and done.repaired
-    assert evidence.collect(repaired, ASSIGNMENT)[0] == evidence.collect(original, ASSIGNMENT)[0], (
+    assert evidence.collect(repaired, HW)[0] == evidence.collect(original, HW)[0], (
         "the nbgrader door must see the evidence (and its flag) the standalone door sees"
     )

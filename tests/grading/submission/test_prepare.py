@@ -11,6 +11,7 @@ import nbformat
 import pytest
 
 from assignments import notebooks
+from assignments.course import default
 from assignments.demo import students as demo_class
 from assignments.demo.students import pasted_into_colab
 from assignments.grading.doors import standalone
@@ -28,6 +29,7 @@ from tests.helpers import QUICKEST
 
 ASSIGNMENT = QUICKEST
 OTHER = next(a for a in ("transformers", "rnn_attention", "transfer_lm") if a != ASSIGNMENT)
+HW = default().assignment(ASSIGNMENT)
 
 
 class Stop(Exception):
@@ -60,7 +62,7 @@ def door(monkeypatch):
     RecordingSandbox.executed = []
 
     def grade(submission):
-        result = standalone.grade_submission(ASSIGNMENT, submission, "someone")
+        result = standalone.grade_submission(HW, submission, "someone")
         return result, RecordingSandbox.executed
 
     return grade
@@ -85,7 +87,7 @@ def recoveries(monkeypatch):
 
 @pytest.fixture(scope="module")
 def original():
-    return with_one_mistake(ASSIGNMENT)
+    return with_one_mistake(HW)
 
 
 def written_to(tmp_path, nb, name="submission.ipynb"):
@@ -110,12 +112,12 @@ def test_recovery_runs_once_per_submission_through_the_standalone_door(door, rec
 
 def test_recovery_runs_once_per_submission_in_every_other_consumer(recoveries, original, tmp_path):
     path = written_to(tmp_path, metadata_stripped(original))
-    ctx = similarity.context(ASSIGNMENT)
+    ctx = similarity.context(HW)
     consumers = {
         "similarity": lambda: similarity.read_answers(path, ctx),
         "repair": lambda: repair.repair_submission(path, "someone", ctx.template, tmp_path / "repaired.ipynb"),
-        "written": lambda: written.read_answers(ASSIGNMENT, path),
-        "nbgrader door": lambda: nbgrader_door.prepare_quietly(ASSIGNMENT, path),
+        "written": lambda: written.read_answers(HW, path),
+        "nbgrader door": lambda: nbgrader_door.prepare_quietly(HW, path),
     }
     counted = {}
     for name, consume in consumers.items():
@@ -127,24 +129,24 @@ def test_recovery_runs_once_per_submission_in_every_other_consumer(recoveries, o
 
 def test_the_nbgrader_doors_checks_share_one_preparation(recoveries, original, tmp_path):
     path = written_to(tmp_path, metadata_stripped(original))
-    prepared = nbgrader_door.prepare_quietly(ASSIGNMENT, path)
+    prepared = nbgrader_door.prepare_quietly(HW, path)
     record = SubmissionResult(student="someone", assignment=ASSIGNMENT, door="nbgrader")
-    found = nbgrader_door.shortcut_findings(ASSIGNMENT, path, prepared)
-    nbgrader_door.attach_evidence(record, ASSIGNMENT, path, prepared)
+    found = nbgrader_door.shortcut_findings(HW, path, prepared)
+    nbgrader_door.attach_evidence(record, HW, path, prepared)
     assert len(recoveries) == 1
     assert found == prepared.shortcut_findings and prepared.audit_findings == []
     assert record.evidence == prepared.evidence and record.findings == prepared.evidence_findings
     # Called alone (as before), each check prepares the notebook itself and finds the same.
     alone = SubmissionResult(student="someone", assignment=ASSIGNMENT, door="nbgrader")
-    nbgrader_door.attach_evidence(alone, ASSIGNMENT, path)
-    assert nbgrader_door.shortcut_findings(ASSIGNMENT, path) == found
+    nbgrader_door.attach_evidence(alone, HW, path)
+    assert nbgrader_door.shortcut_findings(HW, path) == found
     assert alone.evidence == record.evidence and alone.findings == record.findings
 
 
 @pytest.mark.parametrize("damage", [metadata_stripped, renamed, pasted_into_colab])
 def test_a_damaged_submission_prepares_as_the_door_reports_it(door, original, tmp_path, damage):
     path = written_to(tmp_path, damage(original))
-    prepared = prepare(ASSIGNMENT, path)
+    prepared = prepare(HW, path)
     result, executed = door(path)
     assert not prepared.rejected
     # The door adds one finding of its own: the recording sandbox stopping it before any test ran.
@@ -155,13 +157,13 @@ def test_a_damaged_submission_prepares_as_the_door_reports_it(door, original, tm
     assert "cells-recovered" in {f.code for f in prepared.restore_findings}
     # Recovered, the damaged notebook runs the cells the intact one runs.
     assert door_cells(prepared.restored) == door_cells(
-        prepare(ASSIGNMENT, written_to(tmp_path, original, "intact.ipynb")).restored
+        prepare(HW, written_to(tmp_path, original, "intact.ipynb")).restored
     )
 
 
 def test_a_file_that_is_not_json_comes_back_rejected_with_its_finding(door):
     raw = b'{"cells": [ this is not JSON'
-    prepared = prepare(ASSIGNMENT, raw)
+    prepared = prepare(HW, raw)
     assert isinstance(prepared, Prepared) and prepared.rejected
     assert prepared.rejection.code == "invalid-json" and prepared.rejection.severity == "error"
     assert prepared.findings == [prepared.rejection]
@@ -172,7 +174,9 @@ def test_a_file_that_is_not_json_comes_back_rejected_with_its_finding(door):
 
 
 def test_another_assignments_notebook_comes_back_rejected_after_recovery(tmp_path):
-    prepared = prepare(ASSIGNMENT, written_to(tmp_path, pasted_into_colab(demo_class.filled_release(OTHER))))
+    prepared = prepare(
+        HW, written_to(tmp_path, pasted_into_colab(demo_class.filled_release(default().assignment(OTHER))))
+    )
     assert prepared.rejected and prepared.rejection.code == "wrong-assignment"
     assert prepared.recovery is not None and prepared.restored is None
     assert prepared.findings[-1] is prepared.rejection
@@ -182,7 +186,7 @@ def test_steps_switched_off_leave_their_findings_empty(original, tmp_path):
     prepared = prepare(
         None,
         written_to(tmp_path, original),
-        template=default_template(ASSIGNMENT),
+        template=default_template(HW),
         evidence=False,
         audit=False,
         shortcuts=False,
@@ -197,7 +201,7 @@ def test_an_evidence_failure_is_a_finding_and_the_submission_still_prepares(monk
         raise KeyError("outputs")
 
     monkeypatch.setattr(preparation, "collect_evidence", broken)
-    prepared = prepare(ASSIGNMENT, written_to(tmp_path, original))
+    prepared = prepare(HW, written_to(tmp_path, original))
     assert not prepared.rejected and isinstance(prepared.evidence_error, KeyError)
     assert [f.code for f in prepared.evidence_findings] == ["evidence-unread"]
     assert prepared.findings.index(prepared.evidence_findings[0]) == len(prepared.read_findings) + len(

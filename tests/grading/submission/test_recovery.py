@@ -33,6 +33,7 @@ from tests.helpers import QUICKEST
 
 ASSIGNMENT = os.environ.get("COURSE_RECOVERY_ASSIGNMENT", QUICKEST)
 OTHERS = [a for a in ("transformers", "rnn_attention", "transfer_lm") if a != ASSIGNMENT]
+HW = default().assignment(ASSIGNMENT)
 TOY_LIMITS = Limits(cell_timeout=20, call_timeout=10, total_timeout=60, startup_timeout=60)
 
 
@@ -48,7 +49,7 @@ def template():
 @pytest.fixture(scope="module")
 def original():
     """The filled release with one known mistake, so scores are partial and answers must land right."""
-    return with_one_mistake(ASSIGNMENT)
+    return with_one_mistake(HW)
 
 
 def executed(nb, template):
@@ -212,8 +213,8 @@ def test_a_test_cell_pasted_again_into_an_intact_notebook_counts_once(original, 
 @pytest.mark.parametrize("other", OTHERS)
 def test_another_assignments_notebook_is_still_rejected(other, template):
     for label, nb in (
-        ("intact", demo_class.filled_release(other)),
-        ("pasted into Colab", pasted_into_colab(demo_class.filled_release(other))),
+        ("intact", demo_class.filled_release(default().assignment(other))),
+        ("pasted into Colab", pasted_into_colab(demo_class.filled_release(default().assignment(other)))),
     ):
         finding = check_assignment(nb, template)
         assert finding is not None and finding.code == "wrong-assignment", (
@@ -223,8 +224,8 @@ def test_another_assignments_notebook_is_still_rejected(other, template):
 
 def test_another_assignments_notebook_is_rejected_by_the_door(tmp_path):
     path = tmp_path / f"{OTHERS[0]}.ipynb"
-    path.write_text(nbformat.writes(pasted_into_colab(demo_class.filled_release(OTHERS[0]))))
-    result = grade_submission(ASSIGNMENT, path, "someone")  # rejected before any kernel starts
+    path.write_text(nbformat.writes(pasted_into_colab(demo_class.filled_release(default().assignment(OTHERS[0])))))
+    result = grade_submission(HW, path, "someone")  # rejected before any kernel starts
     assert result.status == "rejected" and result.autograded_points == 0
     errors = [f.code for f in result.findings if f.severity == "error"]
     assert errors == ["wrong-assignment"], [f.message for f in result.findings]
@@ -366,7 +367,7 @@ def test_answers_whose_skeleton_defines_nothing_are_found_by_their_comments(assi
         if notebooks.is_answer(c) and c.cell_type == "code" and definitions(c.source).placeable_by_comments()
     ]
     assert nameless, f"{assignment} has no answer whose skeleton defines nothing: pick another assignment"
-    original = demo_class.filled_release(assignment)
+    original = demo_class.filled_release(default().assignment(assignment))
     damaged = pasted_into_colab(original)
     found = recover(damaged, template)
     assert {gid: found.how.get(gid) for gid in nameless} == {gid: "definitions" for gid in nameless}

@@ -43,7 +43,7 @@ def rules(assignment, penalty=None):
 def student(assignment, answers=None, added=()):
     """The release filled with the reference, ``answers`` replacing answer cells, and ``added`` cells
     (position, source) inserted as a student inserts cells."""
-    nb = demo_class.filled_release(assignment, answers)
+    nb = demo_class.filled_release(default().assignment(assignment), answers)
     for position, source in sorted(added, reverse=True):
         nb.cells.insert(position, nbformat.v4.new_code_cell(source))
     return nb
@@ -109,7 +109,7 @@ def test_hygiene_reports_malformed_rules():
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_reference_solutions_are_not_flagged(assignment):
-    as_typed = flagged(assignment, demo_class.filled_release(assignment))
+    as_typed = flagged(assignment, demo_class.filled_release(default().assignment(assignment)))
     assert not as_typed, f"{assignment}: the reference solution was flagged: {as_typed}"
     source = flagged(assignment, default().assignment(assignment).source_notebook())
     assert not source, f"{assignment}: the source notebook (solutions in place) was flagged: {source}"
@@ -138,7 +138,7 @@ def test_local_names_strings_comments_and_annotations_are_not_uses():
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_oracle_called_directly_is_flagged_on_its_question_only(assignment):
-    answers = mutation.shortcut_answers(assignment)
+    answers = mutation.shortcut_answers(default().assignment(assignment))
     assert answers, f"autograder/{assignment}/shortcuts/ has no shortcut answer"
     for answer in answers:
         found = flagged(assignment, student(assignment, {answer.replaces: answer.code}))
@@ -206,7 +206,7 @@ def test_subclassing_the_oracle_under_another_module_path_is_flagged():
 
 
 def test_helper_in_another_cell_counts_against_the_answer_that_calls_it():
-    nb = demo_class.filled_release("rnn_attention")
+    nb = demo_class.filled_release(default().assignment("rnn_attention"))
     helper = (
         "def _step(cell, x, h):\n"
         "    oracle = nn.GRUCell(cell.input_size, cell.hidden_size)\n"
@@ -232,7 +232,9 @@ def test_helper_in_another_cell_counts_against_the_answer_that_calls_it():
 def test_another_questions_answer_is_not_followed():
     """GRUEncoder uses MyGRUCell; when MyGRUCell wraps the oracle, only gru_cell_tests is flagged (a
     mistake is reported once, on its own question)."""
-    shortcut = next(a for a in mutation.shortcut_answers("rnn_attention") if a.question == "gru_cell_tests")
+    shortcut = next(
+        a for a in mutation.shortcut_answers(default().assignment("rnn_attention")) if a.question == "gru_cell_tests"
+    )
     found = flagged("rnn_attention", student("rnn_attention", {shortcut.replaces: shortcut.code}))
     assert set(found) == {"gru_cell_tests"}, found
 
@@ -242,7 +244,7 @@ def test_redefinition_in_an_added_cell_counts_for_the_answer_it_replaces():
         "def generate_square_subsequent_mask(size):\n"
         "    return torch.nn.Transformer.generate_square_subsequent_mask(size)\n"
     )
-    nb = demo_class.filled_release("transfer_lm")
+    nb = demo_class.filled_release(default().assignment("transfer_lm"))
     nb.cells.append(nbformat.v4.new_code_cell(late))
     found = flagged("transfer_lm", nb)
     assert set(found) == {"square_mask_tests"}, f"Run all leaves the last definition; got {found}"
@@ -273,13 +275,13 @@ def test_hostile_cells_do_not_stop_the_check():
 
 
 def test_rules_are_read_from_the_source_not_the_submission(tmp_path):
-    shortcut = mutation.shortcut_answers("transfer_lm")[0]
+    shortcut = mutation.shortcut_answers(default().assignment("transfer_lm"))[0]
     nb = student("transfer_lm", {shortcut.replaces: shortcut.code})
     for cell in nb.cells:
         cell.metadata.pop("course", None)  # the student deleted the declarations
     path = tmp_path / "transfer_lm.ipynb"
     path.write_text(nbformat.writes(nb))
-    found = nbgrader_door.shortcut_findings("transfer_lm", path)
+    found = nbgrader_door.shortcut_findings(default().assignment("transfer_lm"), path)
     assert [f.cell for f in found] == [shortcut.question], (
         f"the nbgrader door reads the file as the standalone door does and the source's rules; got {found}"
     )
@@ -296,7 +298,7 @@ def _full_marks(assignment):
 
 
 def test_zero_penalty_zeroes_only_that_question():
-    shortcut = mutation.shortcut_answers("transfer_lm")[0]
+    shortcut = mutation.shortcut_answers(default().assignment("transfer_lm"))[0]
     nb = student("transfer_lm", {shortcut.replaces: shortcut.code})
     result = _full_marks("transfer_lm")
     before = result.scores()
@@ -318,7 +320,7 @@ def test_zero_penalty_zeroes_only_that_question():
 
 
 def test_feedback_and_class_report_show_the_finding():
-    shortcut = mutation.shortcut_answers("transfer_lm")[0]
+    shortcut = mutation.shortcut_answers(default().assignment("transfer_lm"))[0]
     result = _full_marks("transfer_lm")
     result.findings = shortcuts.check(
         student("transfer_lm", {shortcut.replaces: shortcut.code}), owners("transfer_lm"), rules("transfer_lm")
@@ -349,7 +351,9 @@ def test_standalone_door_flags_a_helper_and_applies_the_zero_penalty(tmp_path):
     nb = student("transfer_lm", {"square_mask": answer}, [(3, helper)])
     path = tmp_path / "transfer_lm.ipynb"
     path.write_text(nbformat.writes(nb))
-    result = grade_submission("transfer_lm", path, "shortcut", shortcut_rules=rules("transfer_lm", "zero"))
+    result = grade_submission(
+        default().assignment("transfer_lm"), path, "shortcut", shortcut_rules=rules("transfer_lm", "zero")
+    )
     square = result.question("square_mask_tests")
     assert square.tests and all(t.outcome == "passed" for t in square.tests), (
         f"the wrapped oracle passes the hidden tests (that is the point): {[t.message for t in square.tests]}"

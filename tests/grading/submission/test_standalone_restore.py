@@ -5,6 +5,7 @@ import nbformat
 import pytest
 
 from assignments import notebooks
+from assignments.course import default
 from assignments.grading.doors.standalone import grade_submission
 from assignments.grading.submission.audit import audit_source
 from assignments.grading.submission.load import load_submission
@@ -174,7 +175,7 @@ def test_grade_submission_never_raises(toy_assignment):
     for weird in (None, 12, object(), "", b"{"):
         result = grade_submission(toy_assignment.assignment, weird, "weird", **toy_assignment.overrides())
         assert result.status == "rejected" and result.autograded_points == 0
-    result = grade_submission("no_such_assignment", b"{}", "x")
+    result = grade_submission(default().assignment("no_such_assignment"), b"{}", "x")
     assert result.status == "rejected" and result.findings[0].code == "unknown-assignment"
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from assignments.course import REPO
+from assignments.course import REPO, default
 from assignments.exports import gradescope
 from assignments.platforms.gradescope import bundle as gradescope_bundle
 from tests.fixtures import gradescope_tree
@@ -24,13 +24,14 @@ from tests.fixtures.gradescope_tree import FOLDER, Link, unpack
 pytestmark = pytest.mark.course
 
 A = "transformers"
+HW = default().assignment(A)
 
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     """The unpacked bundle after setup.sh: its root, ready for one submission at a time."""
     root = tmp_path_factory.mktemp("autograder")
-    unpack(gradescope_bundle.build_autograder_zip(A, root.parent / f"{A}.zip"), root)
+    unpack(gradescope_bundle.build_autograder_zip(HW, root.parent / f"{A}.zip"), root)
     env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
     done = subprocess.run(["bash", str(root / "setup.sh")], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"setup.sh failed:\n{done.stdout}\n{done.stderr}"
@@ -92,11 +93,11 @@ def buggy_and_hostile_notebooks() -> dict[str, tuple[str, bytes]]:
     from tests.fixtures import payloads
     from tests.helpers import notebook_bytes
 
-    first = demo_class.pick_mutants(A, 1)[0]
+    first = demo_class.pick_mutants(HW, 1)[0]
     hostile = payloads.by_name("os_exit")
     notebooks = {
-        "one mutant": (first.name, demo_class.filled_release(A, {first.replaces: first.code})),
-        "hostile os_exit": (hostile.mistake, payloads.inject(demo_class.filled_release(A), hostile, REPO)),
+        "one mutant": (first.name, demo_class.filled_release(HW, {first.replaces: first.code})),
+        "hostile os_exit": (hostile.mistake, payloads.inject(demo_class.filled_release(HW), hostile, REPO)),
     }
     return {label: (what, notebook_bytes(nb)) for label, (what, nb) in notebooks.items()}
 
@@ -114,7 +115,7 @@ def graded_by_both(bundle):
         if label not in graded:
             what, notebook = uploads[label]
             data = grade_upload(bundle, {f"{A}.ipynb": notebook})
-            graded[label] = what, data, grade_submission(A, notebook, "student@example.edu")
+            graded[label] = what, data, grade_submission(HW, notebook, "student@example.edu")
         return graded[label]
 
     return grade

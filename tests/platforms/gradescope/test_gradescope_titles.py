@@ -25,7 +25,7 @@ def test_a_gradescope_run_names_each_test_by_the_notebook_heading(tmp_path):
     the_toy = toy.build(tmp_path / "course")
     shutil.copy(REPO / "pyproject.toml", the_toy.folder / "pyproject.toml")  # the bundle needs the course's
     root = tmp_path / "autograder"
-    unpack(gradescope_bundle.build_autograder_zip(toy.NAME, tmp_path / "toy.zip", repo=the_toy.folder), root)
+    unpack(gradescope_bundle.build_autograder_zip(the_toy.assignment, tmp_path / "toy.zip"), root)
     bundled = Course(root / "source").assignment(toy.NAME)
     assert not list(bundled.source_folder.glob("*.ipynb")), "the bundle should carry no source notebook"
     expected = question_titles(the_toy.assignment.questions)  # from the notebook itself
@@ -38,7 +38,7 @@ def test_a_gradescope_run_names_each_test_by_the_notebook_heading(tmp_path):
     def grade(assignment, path, student):
         return grade_submission(bundled, path, student, **the_toy.overrides())
 
-    data = gradescope_runner.run(toy.NAME, upload, tmp_path / "results.json", grade=grade)
+    data = gradescope_runner.run(bundled, upload, tmp_path / "results.json", grade=grade)
     check_results_schema(data)
     assert data["tests"], f"nothing was graded:\n{data.get('output')}"
     for test in data["tests"]:

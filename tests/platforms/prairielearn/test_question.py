@@ -59,7 +59,7 @@ def question(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("question")
     the_toy = toy.build(folder / "course", evidence=True)
     shutil.copy2(REPO / "pyproject.toml", the_toy.folder / "pyproject.toml")  # the bundle needs the course's
-    write_context(toy.NAME, folder / "context", repo=the_toy.folder, prairielearn_image="example/grader:engine")
+    write_context(the_toy.assignment, folder / "context", prairielearn_image="example/grader:engine")
     return folder / "context" / PRAIRIELEARN
 
 

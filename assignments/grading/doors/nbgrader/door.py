@@ -7,9 +7,8 @@ demo or a test never touches the committed release/ or an instructor's own grade
 own pipeline: generate_assignment, autograde (which restores locked and test cells from the source and
 runs the hidden-test regions in the student's kernel), and its gradebook.
 
-The grading functions take an ``Assignment`` of any course folder or a name of this repository's course
-(``cross_check``, which runs the standalone door's batch, a name only); nbgrader knows the assignment by its
-name. The hidden-test regions in the kernel know only that name, so ``nbgrader`` tells them the course
+The grading functions take an ``Assignment`` of any course folder (the command resolved its name once);
+nbgrader knows the assignment by its name. The hidden-test regions in the kernel know only that name, so ``nbgrader`` tells them the course
 folder to resolve it in (``hidden_region.COURSE_VARIABLE``): a test grades the toy course through real
 nbgrader exactly as the demo grades the real one.
 """
@@ -24,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from assignments.course import REPO, Assignment, resolve
+from assignments.course import REPO, Assignment
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 from assignments.grading.doors.nbgrader.hidden_region import COURSE_VARIABLE
 from assignments.grading.doors.nbgrader.layout import submitted_path
@@ -71,14 +70,13 @@ def nbgrader(args: list[str], cwd: Path, timeout: float, course: Path | None = N
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
-def prepare_course(assignment: Assignment | str, root: Path | None = None) -> Path:
+def prepare_course(assignment: Assignment, root: Path | None = None) -> Path:
     """An nbgrader course folder holding this assignment's current source, generated and in the gradebook.
 
     A folder that already has a gradebook is kept, with its submissions and the hand grades a TA entered
     in formgrader: nbgrader's autograde then rewrites only the automatic scores, so a regrade never
     loses a hand grade. Anything else in the way is removed and the folder starts fresh. ``root``: by
     default the course folder of this term's ``course autograde`` run."""
-    assignment = resolve(assignment)
     root = Path(root or Run.autograde_of_term(assignment).course)
     kept = (root / "gradebook.db").is_file()
     if root.exists() and not kept:
@@ -102,17 +100,16 @@ def prepare_course(assignment: Assignment | str, root: Path | None = None) -> Pa
     return root
 
 
-def stage(root: Path, assignment: Assignment | str, student: str, notebook: Path) -> None:
+def stage(root: Path, assignment: Assignment, student: str, notebook: Path) -> None:
     """Put one submission where ``nbgrader autograde`` looks (``submitted_path``)."""
     target = submitted_path(root, assignment, student)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(notebook, target)
 
 
-def read_gradebook(root: Path, assignment: Assignment | str, students: list[str]) -> list[SubmissionResult]:
+def read_gradebook(root: Path, assignment: Assignment, students: list[str]) -> list[SubmissionResult]:
     from nbgrader.api import Gradebook, MissingEntry
 
-    assignment = resolve(assignment)
     question_list, name = assignment.questions, assignment.name
     named = question_titles(question_list)
     results = []
@@ -124,7 +121,7 @@ def read_gradebook(root: Path, assignment: Assignment | str, students: list[str]
                 results.append(
                     rejected(
                         student,
-                        name,
+                        assignment,
                         "nbgrader",
                         Finding("not-autograded", "nbgrader autograde produced no submission record", "error"),
                     )
@@ -141,7 +138,7 @@ def read_gradebook(root: Path, assignment: Assignment | str, students: list[str]
 
 
 def autograde(
-    assignment: Assignment | str,
+    assignment: Assignment,
     submissions: dict[str, Path],
     root: Path | None = None,
     timeout: float = NOTEBOOK_TIMEOUT_S,
@@ -152,7 +149,6 @@ def autograde(
     from tqdm.auto import tqdm
 
     started = time.perf_counter()
-    assignment = resolve(assignment)
     root = prepare_course(assignment, root)
     results = []
     with tqdm(
@@ -179,7 +175,7 @@ def autograde(
 
 
 def autograde_repaired(
-    assignment: Assignment | str,
+    assignment: Assignment,
     submissions: dict[str, Path],
     run: Run,
     timeout: float = NOTEBOOK_TIMEOUT_S,
@@ -206,10 +202,7 @@ def autograde_repaired(
     return results
 
 
-def autograde_one(
-    assignment: Assignment | str, root: Path, student: str, notebook: Path, timeout: float
-) -> SubmissionResult:
-    assignment = resolve(assignment)
+def autograde_one(assignment: Assignment, root: Path, student: str, notebook: Path, timeout: float) -> SubmissionResult:
     started = time.perf_counter()
     stage(root, assignment, student, notebook)
     command = ["autograde", assignment.name, "--student", student, "--create", "--force"]
@@ -246,7 +239,7 @@ def autograde_one(
     return result
 
 
-def prepare_quietly(assignment: Assignment | str, notebook: Path, **steps):
+def prepare_quietly(assignment: Assignment, notebook: Path, **steps):
     """``submission.prepare`` on the notebook nbgrader graded, as the standalone door prepares it but without
     the audit (an nbgrader record never had one), or the exception that stopped it: nbgrader's own result
     stands whatever happens here, and each check below reports the error in its own words. ``steps``: more
@@ -259,7 +252,7 @@ def prepare_quietly(assignment: Assignment | str, notebook: Path, **steps):
         return error
 
 
-def attach_evidence(result: SubmissionResult, assignment: Assignment | str, notebook: Path, prepared=None) -> None:
+def attach_evidence(result: SubmissionResult, assignment: Assignment, notebook: Path, prepared=None) -> None:
     """The written answers' evidence as the notebook nbgrader graded holds it, read as the standalone door
     reads it (``evidence.collect``), into the record with its findings. ``course repair`` keeps evidence
     cells as submitted, so a repaired copy gives what the original gives. ``prepared``: what
@@ -280,7 +273,7 @@ def attach_evidence(result: SubmissionResult, assignment: Assignment | str, note
         result.findings += prepared.evidence_findings
 
 
-def shortcut_findings(assignment: Assignment | str, notebook: Path, prepared=None) -> list[Finding]:
+def shortcut_findings(assignment: Assignment, notebook: Path, prepared=None) -> list[Finding]:
     """The shortcut check on the notebook nbgrader graded, read and rebuilt exactly as the standalone door
     does it (``submission.prepare``: same reading, same restore, same check), so both doors report the same
     findings. ``prepared``: what ``prepare_quietly`` gave for this notebook (prepared here when not given)."""
@@ -301,7 +294,7 @@ def shortcut_findings(assignment: Assignment | str, notebook: Path, prepared=Non
 
 
 def cross_check(
-    assignment: Assignment | str,
+    assignment: Assignment,
     results: list[SubmissionResult],
     submissions: dict[str, Path],
     out: Run,

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assignments.course import Assignment, resolve
+from assignments.course import Assignment
 
 
-def submitted_path(root: Path, assignment: Assignment | str, student: str) -> Path:
+def submitted_path(root: Path, assignment: Assignment, student: str) -> Path:
     """Where ``nbgrader autograde`` looks for a student's notebook in course folder ``root``:
     submitted/<student>/<assignment>/<the release's notebook name>."""
-    assignment = resolve(assignment)
     return Path(root) / "submitted" / student / assignment.name / assignment.source_path.name

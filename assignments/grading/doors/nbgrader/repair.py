@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 
 from assignments import notebooks
-from assignments.course import Assignment, resolve
+from assignments.course import Assignment
 from assignments.grading.doors.nbgrader.layout import submitted_path
 from assignments.grading.submission.load import default_template
 from assignments.grading.submission.preparation import prepare
@@ -190,7 +190,7 @@ def write_notebook(nb, target: Path) -> None:
     partial.replace(target)
 
 
-def repair_class(assignment: Assignment | str, submissions: dict, out: Path, template=None) -> list[Repair]:
+def repair_class(assignment: Assignment, submissions: dict, out: Path, template=None) -> list[Repair]:
     """Repair ``{student: notebook file}`` into ``out/submitted/`` and write ``out/repair.json``."""
     template = default_template(assignment) if template is None else template
     repairs = [
@@ -201,10 +201,10 @@ def repair_class(assignment: Assignment | str, submissions: dict, out: Path, tem
     return repairs
 
 
-def save_report(assignment: Assignment | str, repairs: list[Repair], path: Path) -> Path:
+def save_report(assignment: Assignment, repairs: list[Repair], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {
-        "assignment": resolve(assignment).name,
+        "assignment": assignment.name,
         "methods": list(METHODS),
         "students": [r.to_dict() for r in repairs],
     }

@@ -23,6 +23,7 @@ import nbformat
 import pytest
 
 from assignments import cli, notebooks
+from assignments.course import default
 from assignments.demo import students as demo_class
 from assignments.grading.doors.nbgrader import door as nbgrader_door
 from assignments.grading.doors.nbgrader import repair
@@ -183,7 +184,7 @@ def test_another_assignments_notebook_is_reported_not_repaired(tmp_path, assignm
     target = nbgrader_door.submitted_path(tmp_path / "out", assignment, "other-colab")
     target.parent.mkdir(parents=True)
     target.write_text("a copy left by an earlier run")
-    other = demo_class.filled_release(OTHER)
+    other = demo_class.filled_release(default().assignment(OTHER))
     done = repaired(
         assignment,
         tmp_path,
@@ -245,13 +246,13 @@ def test_cells_the_student_added_get_unique_ids(tmp_path, original, template, as
 
 
 def test_course_repair_reads_an_lms_zip_and_prints_the_table(tmp_path):
-    original = demo_class.filled_release(QUICKEST)
+    original = demo_class.filled_release(default().assignment(QUICKEST))
     students = {
         "ada": original,
         "grace": demo_class.pasted_into_colab(original),
-        "linus": demo_class.filled_release(OTHER),
+        "linus": demo_class.filled_release(default().assignment(OTHER)),
     }
-    files = demo_class.write_canvas_zip(QUICKEST, students, tmp_path / "download.zip")
+    files = demo_class.write_canvas_zip(default().assignment(QUICKEST), students, tmp_path / "download.zip")
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         status = cli.main(["repair", QUICKEST, str(tmp_path / "download.zip"), "--out", str(tmp_path / "out")])
@@ -260,7 +261,7 @@ def test_course_repair_reads_an_lms_zip_and_prints_the_table(tmp_path):
     keys = {student: name.split("_")[1] for student, name in files.items()}  # Canvas user ids
     report = {s["student"]: s["status"] for s in json.loads((tmp_path / "out" / repair.REPORT).read_text())["students"]}
     assert report == {keys["ada"]: "unchanged", keys["grace"]: "repaired", keys["linus"]: "not repaired"}, report
-    assert nbgrader_door.submitted_path(tmp_path / "out", QUICKEST, keys["grace"]).is_file()
+    assert nbgrader_door.submitted_path(tmp_path / "out", default().assignment(QUICKEST), keys["grace"]).is_file()
     assert "by definitions" in out and f"{keys['linus']}: not repaired" in out and "nbgrader autograde" in out, out
 
 
