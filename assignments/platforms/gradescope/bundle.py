@@ -149,11 +149,9 @@ def run_autograder(hw, package_dir: Path = PACKAGE_DIR) -> str:
 def build_autograder_zip(assignment: str, out: Path, repo: Path = REPO, package_dir: Path = PACKAGE_DIR) -> Path:
     """Write the Gradescope autograder zip for ``assignment`` to ``out``; returns ``out``. ValueError, with
     nothing written, where the course's ``gradescope_test_visibility`` is one the runner would refuse."""
-    from assignments.exports.gradescope import test_visibility
-
-    test_visibility(Path(repo) / "pyproject.toml")  # refused here, before a zip whose every grading would fail
-    files = autograder_files(assignment, Path(repo), Path(package_dir))
     hw = Course(Path(repo)).assignment(assignment)
+    _ = hw.course.settings.gradescope_test_visibility  # refused here, before a zip whose every grading would fail
+    files = autograder_files(assignment, Path(repo), Path(package_dir))
     manifest = json.dumps(hw.grading_manifest(), indent=1, sort_keys=True) + "\n"
     locks = _locks(Path(repo))
     generated = {
