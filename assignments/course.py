@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assignments import notebooks
+from assignments.settings import DEMO_TERM, Settings
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = "grading.json"  # Assignment.grading_manifest, in a copy of the course without source notebooks
@@ -43,22 +44,6 @@ CATALOG: tuple[CatalogEntry, ...] = (
 )
 
 
-DEMO_TERM = "demo"
-
-
-def term_folder(root: Path) -> str:
-    """``[tool.course] term`` (e.g. "2026-autumn"): each term's grades get a folder of their own, so a
-    new term never reads or mixes with the last one's. Default "current"; "demo" is the demo's."""
-    from assignments.settings import settings
-
-    term = str(settings(root).get("term", "current")).strip()
-    if not term or term == DEMO_TERM or "/" in term or term.startswith("."):
-        raise ValueError(
-            f"[tool.course] term {term!r} cannot name a folder of grades/ (not empty, not {DEMO_TERM!r}, no '/')"
-        )
-    return term
-
-
 @dataclass(frozen=True)
 class Course:
     """The course's folders (each defaults to ``root/<folder>``) and its catalog."""
@@ -70,12 +55,16 @@ class Course:
     autograder_dir: Path | None = None  # hidden suites: autograder/<assignment>/
     dist_dir: Path | None = None  # LMS zips and the Gradescope bundle
     build_dir: Path | None = None  # release staging (same file system, so moves are renames)
-    grades_dir: Path | None = None  # this term's runs: grades/<term>/<assignment>/ (see `term`)
+    grades_dir: Path | None = None  # this term's runs: grades/<term>/<assignment>/ (``Settings.term``)
     catalog: tuple[CatalogEntry, ...] = field(default=CATALOG, compare=True)
+    # [tool.course] of root/pyproject.toml, read once here (``Settings.read``); every consumer takes it from here.
+    settings: Settings | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         root = Path(self.root).resolve()
         object.__setattr__(self, "root", root)
+        if self.settings is None:
+            object.__setattr__(self, "settings", Settings.read(root))
         for name in (
             "source_dir",
             "release_dir",
@@ -88,7 +77,7 @@ class Course:
             value = getattr(self, name)
             default = root / name.removesuffix("_dir")
             if name == "grades_dir":
-                default = root / "grades" / term_folder(root)
+                default = root / "grades" / self.settings.term
             object.__setattr__(self, name, Path(value).resolve() if value is not None else default)
 
     @property

@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 from assignments.course import REPO
-from assignments.settings import read_toml
+from assignments.settings import Settings, read_toml
 
 LOCK_DIR = "locks"
 # What installs the lock, pinned by it: pip (make venv, the venv's own) and uv, which setup.sh and the Colab
@@ -58,7 +58,7 @@ def project_requirements(root: Path = REPO) -> list[str]:
 def supported_pythons(root: Path = REPO) -> list[str]:
     """The Python versions (``3.X``) the course installs on, each with a lock: ``[tool.course] pythons``
     (none where the course names none: a course made for a test, whose bundle ships this checkout's locks)."""
-    return list(_pyproject(root).get("tool", {}).get("course", {}).get("pythons", []))
+    return list(Settings.read(root).pythons)
 
 
 def lock_path(python: str | None = None, root: Path = REPO) -> Path:

@@ -1,19 +1,23 @@
-"""The course configuration: ``[tool.course]`` in the course root's ``pyproject.toml``.
+"""The course configuration: ``[tool.course]`` in the course root's ``pyproject.toml``, read once.
 
-One reader for every setting an instructor chooses once per course or term (the Canvas assignments the
-grades go to, how ungraded written answers count, the late policy, excused questions). Each consumer
-asks ``settings(root)`` for its own key and checks its own values, next to where they are used.
+``Settings.read(root)`` reads the table once into a frozen, typed ``Settings``; the course holds it
+(``Course.settings``) and every consumer takes that object, never the file. Each part is checked where it is
+first asked for (``term`` when the course is made, the late policy when an export applies it, Gradescope's
+visibility when a results.json is written), with the one-line error that names the key, so a mistake in one
+part stops only the commands that use it.
 
-``SETTINGS`` is the schema: every key, its kind, default, choices and meaning, and the module that reads
+``SETTINGS`` is the schema: every key, its kind, default, choices and meaning, and the module that uses
 it. It is the one place a setting is described: the settings reference (docs/reference/settings.md) is
-generated from it, consumers take their choices from it (``setting(key).choices``), and
+generated from it, ``Settings`` takes its defaults and choices from it (``setting(key)``), and
 ``tests/test_settings.py`` checks that every key the package names or the course's own
-``pyproject.toml`` sets is declared here, with the defaults its reader applies.
+``pyproject.toml`` sets is declared here, with the defaults ``Settings`` applies.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
 try:
@@ -29,15 +33,6 @@ def read_toml(path: Path) -> dict:
         return tomllib.load(handle)
 
 
-def settings(root: Path) -> dict:
-    """``[tool.course]`` of ``root/pyproject.toml``; empty when the file or the table is missing or cannot
-    be read (a process that has the repository hidden from it, like a student's kernel, gets defaults)."""
-    try:
-        return read_toml(Path(root) / "pyproject.toml").get("tool", {}).get("course", {})
-    except OSError:
-        return {}
-
-
 @dataclass(frozen=True)
 class Setting:
     """One key of ``[tool.course]``."""
@@ -51,7 +46,7 @@ class Setting:
     default: object
     #: What it decides, in the instructor's words.
     meaning: str
-    #: The module that reads and checks it.
+    #: The module that uses it.
     read_by: str
     #: The values it accepts, where it is one of a few.
     choices: tuple = ()
@@ -185,3 +180,164 @@ def setting(key: str) -> Setting:
         if entry.key == key:
             return entry
     raise KeyError(f"[tool.course] has no setting {key!r}; declare it in assignments/settings.py SETTINGS")
+
+
+# ---------------------------------------------------------------- the typed settings
+
+DEMO_TERM = "demo"  # the demo's folder of grades/, which no term may take
+
+
+@dataclass(frozen=True)
+class LatePolicy:
+    """``[tool.course.late_policy]``: what lateness costs, in percent of the points possible."""
+
+    per_day: float = 0.0  # percent of the points possible per started day late
+    grace_hours: float = 0.0
+    cap: float = 100.0  # most percent taken off
+
+    @classmethod
+    def from_settings(cls, table: dict | None) -> LatePolicy:
+        """The policy of a ``[tool.course.late_policy]`` table (None: no table, no penalty); ValueError
+        naming an unknown key or a value out of range."""
+        table = table or {}
+        unknown = set(table) - {"per_day", "grace_hours", "cap"}
+        if unknown:
+            raise ValueError(
+                f"[tool.course.late_policy]: unknown key(s) {sorted(unknown)}; expected per_day, grace_hours, cap"
+            )
+        policy = cls(float(table.get("per_day", 0)), float(table.get("grace_hours", 0)), float(table.get("cap", 100)))
+        if policy.per_day < 0 or policy.grace_hours < 0 or not 0 <= policy.cap <= 100:
+            raise ValueError(
+                f"[tool.course.late_policy] needs per_day >= 0, grace_hours >= 0 and 0 <= cap <= 100; got {table}"
+            )
+        return policy
+
+    def days_late(self, info: dict) -> int:
+        """Started days late after the grace period, from the roster entry of one student."""
+        hours = info.get("hours_late")
+        if hours is None:
+            return 1 if info.get("late") else 0
+        return max(0, math.ceil((float(hours) - self.grace_hours) / 24))
+
+    def percent(self, days: int) -> float:
+        return min(self.per_day * days, self.cap)
+
+
+@dataclass(frozen=True)
+class CanvasAssignmentSettings:
+    """``[tool.course.canvas.assignments] <assignment>``: the Canvas assignment its grade goes to."""
+
+    name: str | None = None  # as Canvas's gradebook titles it; None: the assignment's own title
+    id: str = ""  # the number in its Canvas URL; "": Canvas's import makes a new assignment
+    points: float | None = None  # its points possible in Canvas; None: every question's points
+
+
+@dataclass(frozen=True)
+class CanvasSettings:
+    """``[tool.course.canvas]``."""
+
+    ungraded_written: str = setting("canvas.ungraded_written").default  # as written; ``canvas.options`` checks it
+    late_policy: str | None = None  # who deducts for lateness: "course", "canvas", or unsaid
+    url: str | None = None
+    course_id: str | None = None
+    assignments: dict[str, CanvasAssignmentSettings] = field(default_factory=dict)
+
+    @classmethod
+    def from_settings(cls, table: dict | None) -> CanvasSettings:
+        table = table or {}
+        late_policy = table.get("late_policy")
+        choices = setting("canvas.late_policy").choices
+        if late_policy is not None and late_policy not in choices:
+            raise ValueError(f"[tool.course.canvas] late_policy is {late_policy!r}; choose one of {choices}")
+        assignments = {
+            name: CanvasAssignmentSettings(
+                entry.get("name") or None,
+                str(entry.get("id") or ""),
+                None if entry.get("points") is None else float(entry["points"]),
+            )
+            for name, entry in (table.get("assignments") or {}).items()
+        }
+        return cls(
+            table.get("ungraded_written", setting("canvas.ungraded_written").default),
+            late_policy,
+            _text(table.get("url")),
+            _text(table.get("course_id")),
+            assignments,
+        )
+
+    def assignment(self, name: str) -> CanvasAssignmentSettings:
+        """The Canvas assignment configured for the course's assignment ``name`` (nothing configured: defaults)."""
+        return self.assignments.get(name, CanvasAssignmentSettings())
+
+
+def _text(value) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """``[tool.course]`` read once (``Settings.read``). Each part is typed and checked when first asked for,
+    with the one-line error that names its key."""
+
+    #: The table as ``pyproject.toml`` holds it; the parts below are read from it.
+    table: dict = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, root: Path) -> Settings:
+        """``[tool.course]`` of ``root/pyproject.toml``; defaults when the file or the table is missing or cannot
+        be opened (a process that has the repository hidden from it, like a student's kernel, gets defaults).
+        ValueError where the file is not TOML."""
+        try:
+            table = read_toml(Path(root) / "pyproject.toml").get("tool", {}).get("course", {})
+        except OSError:
+            table = {}
+        return cls(table)
+
+    @functools.cached_property
+    def term(self) -> str:
+        """The term: the folder of grades/ this term's runs go to."""
+        term = str(self.table.get("term", setting("term").default)).strip()
+        if not term or term == DEMO_TERM or "/" in term or term.startswith("."):
+            raise ValueError(
+                f"[tool.course] term {term!r} cannot name a folder of grades/ (not empty, not {DEMO_TERM!r}, no '/')"
+            )
+        return term
+
+    @property
+    def colab_url(self) -> str | None:
+        """The Open-in-Colab URL pattern (``release/lms.py`` checks it)."""
+        return self.table.get("colab_url") or None
+
+    @property
+    def pythons(self) -> tuple[str, ...]:
+        """The Python versions the course installs on, each with a lock (none: a course made for a test)."""
+        return tuple(self.table.get("pythons", ()))
+
+    @functools.cached_property
+    def gradescope_test_visibility(self) -> str:
+        """When students see the hidden tests on Gradescope and, with them, their autograded total
+        (``exports/gradescope.py`` says what each value does there). ValueError for a value Gradescope does
+        not know, and for "hidden" (Gradescope keeps it for tests worth no points)."""
+        value = self.table.get("gradescope_test_visibility", setting("gradescope_test_visibility").default)
+        if value == "hidden":
+            raise ValueError(
+                "[tool.course] gradescope_test_visibility = 'hidden' is refused: Gradescope keeps 'hidden' for tests "
+                "worth no points (they never hide the total) and every test here carries points; use "
+                "'after_due_date' or 'after_published' to hold the tests and the total back until then"
+            )
+        choices = setting("gradescope_test_visibility").choices
+        if value not in choices:
+            raise ValueError(f"[tool.course] gradescope_test_visibility is {value!r}; expected one of {choices}")
+        return value
+
+    @functools.cached_property
+    def canvas(self) -> CanvasSettings:
+        return CanvasSettings.from_settings(self.table.get("canvas"))
+
+    @functools.cached_property
+    def late_policy(self) -> LatePolicy:
+        return LatePolicy.from_settings(self.table.get("late_policy"))
+
+    def excused(self, assignment: str) -> tuple[str, ...]:
+        """``[tool.course.excused] <assignment>``: its excused questions, "<grade_id>" or "<student>:<grade_id>"."""
+        return tuple(self.table.get("excused", {}).get(assignment, ()))

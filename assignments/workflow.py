@@ -4,16 +4,22 @@ Each job works in one run folder (``runs.folder.Run``), which the command builds
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assignments import intake
 from assignments.course import Assignment
 from assignments.grading.doors import batch
 from assignments.results.model import Finding, SubmissionResult, rejected
-from assignments.runs.folder import Run, as_run
+from assignments.runs.folder import Run, as_run, sqlite_path
 from assignments.runs.merge import merge_runs
 from assignments.runs.regrade import RegradePlan
 from assignments.runs.shards import Shard, write_shard
+from assignments.settings import LatePolicy
+
+if TYPE_CHECKING:
+    from assignments.exports.canvas import CanvasOptions
 
 
 def collect(
@@ -196,128 +202,180 @@ def export_all(assignment: Assignment, run: Run | Path) -> None:
     print_written(export(as_run(run), assignment, FORMATS, strict=False))
 
 
+@dataclass(frozen=True)
+class ExportOptions:
+    """What the command line adds to the course's settings for one export (``gather_export_job``)."""
+
+    #: An intake manifest that replaces the run's, or a Canvas gradebook export (.csv) whose names, SIS ids and
+    #: sections join the intake's records; None: the run's ``intake.json`` alone.
+    roster: Path | None = None
+    #: The nbgrader gradebook; None: the run's own (``Run.db_url``).
+    db_url: str | None = None
+    #: The Canvas options as they are; None: made from the settings and ``canvas_choices``.
+    canvas_options: CanvasOptions | None = None
+    #: ``canvas.options``' arguments (the command line's), over the settings' ``[tool.course.canvas]``.
+    canvas_choices: dict | None = None
+    #: Excused questions besides the settings' (``adjust.parse_excused``'s entries).
+    excused: tuple[str, ...] = ()
+    #: A late policy in place of the settings'.
+    late_policy: LatePolicy | None = None
+    #: A gradebook that cannot be made raises; otherwise the reason goes to the caller's problems.
+    strict: bool = True
+
+
 def export(
-    run: Run,
-    assignment: Assignment,
-    formats=None,
-    *,
-    strict: bool = True,
-    problems: list[str] | None = None,
-    **choices,
+    run: Run, assignment: Assignment, formats=None, *, problems: list[str] | None = None, **choices
 ) -> dict[str, list[Path]]:
     """``gather_export_job`` then ``exports.write``: the chosen formats of the run's records; returns format ->
-    files written. ``choices``: ``gather_export_job``'s keyword arguments (roster, gradebook, Canvas, excused
-    questions, late policy); ``strict`` and ``problems`` as for both."""
+    files written. ``choices``: ``ExportOptions``' fields (roster, gradebook, Canvas, excused questions, late
+    policy, strict); ``problems`` as for both."""
     from assignments.exports import FORMATS, write
 
     formats = tuple(formats or FORMATS)
-    job = gather_export_job(run, assignment, formats, strict=strict, problems=problems, **choices)
-    return write(job, formats, strict, problems)
+    options = ExportOptions(**choices)
+    job = gather_export_job(run, assignment, formats, options, problems)
+    return write(job, formats, options.strict, problems)
 
 
 def gather_export_job(
     run: Run,
     assignment: Assignment,
     formats=None,
-    *,
-    roster: Path | None = None,
-    db_url: str | None = None,
-    canvas_options=None,
-    canvas_choices: dict | None = None,
-    excused: list[str] = (),
-    late_policy=None,
-    strict: bool = True,
+    options: ExportOptions | None = None,
     problems: list[str] | None = None,
 ):
-    """Everything the writers need, read once from the run ``run`` and nowhere else (``exports.ExportJob``).
-    ``assignment``: an ``Assignment`` of any course (the toy course in tests).
+    """Everything the writers need (``exports.ExportJob``), read once: the records from the run ``run``, the
+    course's decisions from its settings (``assignment.course.settings``), and what the command line adds
+    (``options``). ``assignment``: an ``Assignment`` of any course (the toy course in tests).
 
-    The records are ``run.results``; the roster is the run's ``intake.json`` (or ``roster``: an intake
-    manifest, or a Canvas gradebook export whose names, SIS ids and sections are added to the intake's); the
-    gradebook is the run's nbgrader course folder (``run.course``) unless ``db_url`` names one. When the
-    nbgrader format is chosen and the run has no gradebook yet, the assignment is generated into
-    ``run.course`` first (with ``strict`` a failure raises, else it goes to ``problems``). Hand grades and
-    comments a grader entered in formgrader are merged into the records; the job keeps the grader's own
-    records too, since the gradebook only ever receives automatic scores (its hand grades stay). The
-    course settings are read once: excused questions (theirs plus ``excused``) and the late policy
-    (``late_policy`` replaces the configured one) are applied here, before any writer; when the course's
-    penalty is in the Canvas CSV and the instructor has not said whether Canvas' own Late Policy is on, a
-    warning says how to choose. ``canvas_options``: the Canvas options as they are, else made from the
-    configuration and ``canvas_choices`` (the command line's, ``canvas.options``' arguments)."""
-    from assignments.exports import FORMATS, ExportJob, adjust, canvas, report_problem
-    from assignments.exports.nbgrader_gradebook import merge_hand_grades, read_hand_grades
-    from assignments.runs import store
-    from assignments.settings import settings
+    The records are ``run.results``; the roster is the run's ``intake.json`` (or ``options.roster``, see
+    ``ExportOptions``); the gradebook is the run's nbgrader course folder (``run.course``) unless
+    ``options.db_url`` names one (``_gradebook_url``). Hand grades and comments a grader entered in
+    formgrader are merged into the records; the job keeps the grader's own records too, since the gradebook
+    only ever receives automatic scores (its hand grades stay). Excused questions (the settings' plus the
+    options') and the late policy (the options', else the settings') are applied here, before any writer;
+    when the course's penalty is in the Canvas CSV and the instructor has not said whether Canvas' own Late
+    Policy is on, a warning says how to choose. Problems that leave the export possible go to ``problems``."""
+    from assignments.exports import FORMATS, GRADESCOPE_PREVIEW, ExportJob, adjust, canvas
 
     formats = tuple(formats or FORMATS)
-    course = assignment
-    assignment = course.name
-    results = store.load_results(run.results, assignment)
-    if not results:
-        raise FileNotFoundError(f"no results for {assignment} in {run.results}")
-    lms = store.load_roster(run.intake)
-    gradebook = None
-    if roster and Path(roster).suffix.lower() == ".csv":
-        # A Canvas gradebook export is Canvas's side of the join, keyed by Canvas user id. It is kept apart
-        # from the intake's records (keyed by each platform's own key), so a key of one platform never
-        # picks up another's row: canvas.identities joins them, on keys both sides hold.
-        gradebook = canvas.read_gradebook_export(Path(roster))
-    elif roster:
-        lms = store.load_roster(Path(roster))
-    if "nbgrader" in formats and db_url is None and not run.gradebook.is_file():
-        from assignments.grading.doors.nbgrader.door import prepare_course
-
-        print(f"nbgrader: this run has no gradebook yet; generating {assignment} in {run.course}")
-        try:
-            prepare_course(course, run.course)
-        except (OSError, RuntimeError) as error:  # e.g. an assignment without a source folder here
-            if strict:
-                raise
-            report_problem(problems, f"nbgrader: no gradebook could be made for {assignment} in {run.course}: {error}")
-    db_url = db_url or run.db_url
-    graded = results  # the grader's own scores: what goes into the gradebook's auto_score
-    try:
-        if _gradebook_exists(db_url):
-            results = merge_hand_grades(results, read_hand_grades(db_url, assignment))
-    except Exception as error:  # a damaged gradebook must not stop the other exports
-        report_problem(problems, f"hand grades not read from {db_url}: {error}")
-    config = settings(course.course.root)
-    excused = list(config.get("excused", {}).get(assignment, [])) + list(excused)
-    late_policy = late_policy or adjust.LatePolicy.from_settings(config.get("late_policy"))
+    options = options or ExportOptions()
+    settings = assignment.course.settings
+    name = assignment.name
+    graded = _records(run, name)  # the grader's own scores: what goes into the gradebook's auto_score
+    lms, gradebook = _rosters(run, options.roster)
+    db_url = _gradebook_url(run, assignment, formats, options, problems)
+    results = _with_hand_grades(graded, db_url, name, problems)
+    excused = [*settings.excused(name), *options.excused]
+    late_policy = options.late_policy or settings.late_policy
+    canvas_options = options.canvas_options
     if "canvas" in formats and canvas_options is None:
-        canvas_options = canvas.options(course, **(canvas_choices or {}), config=config)
-    # Who deducts for lateness in Canvas: the command line's choice, else the configuration's.
-    canvas_late = (canvas_options.late_policy if canvas_options else None) or adjust.canvas_late_policy(config)
+        canvas_options = canvas.options(assignment, **(options.canvas_choices or {}))
+    # Who deducts for lateness in Canvas: the command line's choice, else the settings'.
+    canvas_late = (canvas_options.late_policy if canvas_options else None) or settings.canvas.late_policy
     results = adjust.apply(results, lms, late_policy, excused, canvas_deducts=canvas_late == "canvas")
     if "canvas" in formats:
-        placed, refused = canvas.identities(results, lms, gradebook)
-        for result in results:
-            if result.student in refused:
-                result.findings.append(Finding("canvas-identity", refused[result.student], "error"))
-            elif result.student in placed and gradebook:
-                # The name Canvas knows a joined student by, for the feedback and the gradebook too; the
-                # record's own keys stay as its platform gave them (a record without one is keyed by its
-                # Canvas user id: that is how it was placed).
-                row = placed[result.student]
-                own = lms.get(result.student) or {**row, "lms": "canvas"}
-                lms[result.student] = {**own, "name": row["name"]}
-    warning = canvas.late_policy_warning(results, canvas_late) if "canvas" in formats else None
-    if warning:
-        print(warning)
+        _place_in_canvas(results, lms, gradebook)
+        warning = canvas.late_policy_warning(results, canvas_late)
+        if warning:
+            print(warning)
     if canvas_late == "canvas" and late_policy.per_day:
         print(
             "late policy: [tool.course.late_policy] is not applied in any export, since Canvas' own Late "
             'Policy deducts ([tool.course.canvas] late_policy = "canvas")'
         )
     if gradebook:
-        # The names every other export shows (nbgrader's gradebook, the report, feedback) are Canvas's too for
-        # the students the join placed; each keeps its own platform's keys, so the Canvas CSV joins the same.
-        placed, _ = canvas.identities(results, lms, gradebook)
-        lms = {**lms, **{s: {**row, **lms.get(s, {}), "name": row.get("name") or s} for s, row in placed.items()}}
-    return ExportJob(assignment, results, graded, run.exports, lms, db_url, run.course, canvas_options, gradebook)
+        lms = _canvas_names(results, lms, gradebook)
+    job = ExportJob(name, results, graded, run.exports, lms, db_url, run.course, canvas_options, gradebook)
+    if GRADESCOPE_PREVIEW in formats:
+        job = replace(job, gradescope_visibility=settings.gradescope_test_visibility)
+    return job
 
 
-def _gradebook_exists(db_url: str) -> bool:
-    """A SQLite gradebook that is not there yet has no hand grades (and opening it would create it)."""
-    prefix = "sqlite:///"
-    return not db_url.startswith(prefix) or Path(db_url[len(prefix) :]).is_file()
+def _records(run: Run, assignment: str) -> list[SubmissionResult]:
+    """The run's records of ``assignment``; FileNotFoundError where it has none."""
+    from assignments.runs import store
+
+    results = store.load_results(run.results, assignment)
+    if not results:
+        raise FileNotFoundError(f"no results for {assignment} in {run.results}")
+    return results
+
+
+def _rosters(run: Run, roster: Path | None) -> tuple[dict, dict | None]:
+    """(the intake's records: student key -> LMS names and ids, a Canvas gradebook export or None): the run's
+    intake manifest, or ``roster`` in its place when it is a manifest, or beside it when it is a CSV."""
+    from assignments.exports import canvas
+    from assignments.runs import store
+
+    intake = store.load_roster(run.intake)
+    if roster and Path(roster).suffix.lower() == ".csv":
+        # A Canvas gradebook export is Canvas's side of the join, keyed by Canvas user id. It is kept apart
+        # from the intake's records (keyed by each platform's own key), so a key of one platform never
+        # picks up another's row: canvas.identities joins them, on keys both sides hold.
+        return intake, canvas.read_gradebook_export(Path(roster))
+    return (store.load_roster(Path(roster)) if roster else intake), None
+
+
+def _gradebook_url(run: Run, assignment: Assignment, formats, options: ExportOptions, problems) -> str:
+    """The gradebook's URL: ``options.db_url``, else the run's. When the nbgrader format is chosen and the run
+    has no gradebook yet, the assignment is generated into ``run.course`` first (with ``options.strict`` a
+    failure raises, else it goes to ``problems``)."""
+    from assignments.exports import report_problem
+
+    if "nbgrader" in formats and options.db_url is None and not run.gradebook.is_file():
+        from assignments.grading.doors.nbgrader.door import prepare_course
+
+        print(f"nbgrader: this run has no gradebook yet; generating {assignment.name} in {run.course}")
+        try:
+            prepare_course(assignment, run.course)
+        except (OSError, RuntimeError) as error:  # e.g. an assignment without a source folder here
+            if options.strict:
+                raise
+            report_problem(
+                problems, f"nbgrader: no gradebook could be made for {assignment.name} in {run.course}: {error}"
+            )
+    return options.db_url or run.db_url
+
+
+def _with_hand_grades(results: list[SubmissionResult], db_url: str, assignment: str, problems) -> list:
+    """``results`` with the hand grades of the gradebook at ``db_url`` merged in (a gradebook that is not
+    there yet has none; a damaged one goes to ``problems`` and must not stop the other exports)."""
+    from assignments.exports import report_problem
+    from assignments.exports.nbgrader_gradebook import merge_hand_grades, read_hand_grades
+
+    try:
+        path = sqlite_path(db_url)
+        if path is None or path.is_file():  # opening a SQLite gradebook that is not there would create it
+            return merge_hand_grades(results, read_hand_grades(db_url, assignment))
+    except Exception as error:  # a damaged gradebook must not stop the other exports
+        report_problem(problems, f"hand grades not read from {db_url}: {error}")
+    return results
+
+
+def _place_in_canvas(results: list[SubmissionResult], lms: dict, gradebook: dict | None) -> None:
+    """Join each record to its Canvas row (``canvas.identities``): a refused join is a finding in the record;
+    a joined student's roster entry takes the name Canvas knows them by."""
+    from assignments.exports import canvas
+
+    placed, refused = canvas.identities(results, lms, gradebook)
+    for result in results:
+        if result.student in refused:
+            result.findings.append(Finding("canvas-identity", refused[result.student], "error"))
+        elif result.student in placed and gradebook:
+            # The name Canvas knows a joined student by, for the feedback and the gradebook too; the
+            # record's own keys stay as its platform gave them (a record without one is keyed by its
+            # Canvas user id: that is how it was placed).
+            row = placed[result.student]
+            own = lms.get(result.student) or {**row, "lms": "canvas"}
+            lms[result.student] = {**own, "name": row["name"]}
+
+
+def _canvas_names(results: list[SubmissionResult], lms: dict, gradebook: dict) -> dict:
+    """The roster with Canvas's names for the students the join placed: the names every other export shows
+    (nbgrader's gradebook, the report, feedback); each keeps its own platform's keys, so the Canvas CSV joins
+    the same."""
+    from assignments.exports import canvas
+
+    placed, _ = canvas.identities(results, lms, gradebook)
+    return {**lms, **{s: {**row, **lms.get(s, {}), "name": row.get("name") or s} for s, row in placed.items()}}

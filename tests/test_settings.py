@@ -8,8 +8,8 @@ import re
 from dataclasses import fields
 
 from assignments import settings as config
-from assignments.course import REPO, term_folder
-from assignments.exports import adjust, canvas, gradescope
+from assignments.course import REPO
+from assignments.exports import adjust, canvas
 
 # "<table> key" as the package's messages name a setting: "[tool.course.canvas] late_policy", "[tool.course] term"
 MENTION = re.compile(r"\[tool\.course((?:\.[a-z_]+)*)\](?: +([a-z_]+))?")
@@ -63,12 +63,17 @@ def test_each_setting_is_read_where_the_schema_says():
 
 def test_the_defaults_are_what_the_readers_apply(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "empty"\n')
-    assert term_folder(tmp_path) == config.setting("term").default
-    assert (
-        gradescope.test_visibility(tmp_path / "pyproject.toml") == config.setting("gradescope_test_visibility").default
-    )
-    assert adjust.canvas_late_policy({}) == config.setting("canvas.late_policy").default
-    policy = adjust.LatePolicy.from_settings(None)
+    read = config.Settings.read(tmp_path)
+    assert read.term == config.setting("term").default
+    assert read.gradescope_test_visibility == config.setting("gradescope_test_visibility").default
+    assert read.canvas.late_policy == config.setting("canvas.late_policy").default
+    assert read.canvas.ungraded_written == config.setting("canvas.ungraded_written").default
+    assert read.canvas.url == config.setting("canvas.url").default
+    assert read.canvas.course_id == config.setting("canvas.course_id").default
+    assert read.colab_url == config.setting("colab_url").default
+    assert read.excused("transformers") == ()
+    assert read.pythons == ()
+    policy = read.late_policy
     for field in fields(adjust.LatePolicy):
         assert getattr(policy, field.name) == config.setting(f"late_policy.{field.name}").default, field.name
     assert {f"late_policy.{f.name}" for f in fields(adjust.LatePolicy)} == {

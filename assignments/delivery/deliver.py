@@ -28,14 +28,11 @@ class CanvasTarget:
 def canvas_target(assignment: Assignment, url=None, course_id=None, assignment_id=None) -> CanvasTarget:
     """The command line's values, else ``[tool.course.canvas]``'s (``url``, ``course_id``, and the assignment's
     ``id`` under ``assignments``); DeliveryRefused naming what is missing."""
-    from assignments.settings import settings
-
-    table = settings(assignment.course.root).get("canvas") or {}
-    configured = (table.get("assignments") or {}).get(assignment.name) or {}
+    configured = assignment.course.settings.canvas
     target = CanvasTarget(
-        str(url or table.get("url") or ""),
-        str(course_id or table.get("course_id") or ""),
-        str(assignment_id or configured.get("id") or ""),
+        str(url or configured.url or ""),
+        str(course_id or configured.course_id or ""),
+        str(assignment_id or configured.assignment(assignment.name).id or ""),
     )
     missing = [
         what
@@ -69,7 +66,7 @@ def deliver(
 ) -> Release:
     """Release ``run``'s feedback of ``assignment`` through ``lms`` (a zip; with ``canvas``, Canvas's API).
     Problems that leave the release possible (hand grades unreadable) go to ``problems``."""
-    from assignments.workflow import gather_export_job
+    from assignments.workflow import ExportOptions, gather_export_job
 
     if lms in ELSEWHERE:
         raise DeliveryRefused(ELSEWHERE[lms])
@@ -80,7 +77,8 @@ def deliver(
         )
     try:
         intake = IntakeResult.load(run.intake)
-        job = gather_export_job(run, assignment, ("feedback",), db_url=db_url, strict=False, problems=problems)
+        options = ExportOptions(db_url=db_url, strict=False)
+        job = gather_export_job(run, assignment, ("feedback",), options, problems)
     except (FileNotFoundError, LookupError, ValueError, TypeError) as error:
         raise DeliveryRefused(str(error)) from None
     choices = {"include_ungraded": include_ungraded, "changed_only": changed_only}

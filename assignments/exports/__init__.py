@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from assignments.runs.folder import sqlite_path
+from assignments.settings import setting
+
 
 @dataclass(frozen=True)
 class ExportJob:
@@ -29,6 +32,8 @@ class ExportJob:
     course_root: Path  # the nbgrader course folder holding that gradebook
     canvas: object = None  # canvas.CanvasOptions: the Canvas assignment and how ungraded answers count
     canvas_gradebook: dict | None = None  # a Canvas gradebook export: Canvas user id -> Canvas's own row
+    # The course's gradescope_test_visibility (checked only when the Gradescope preview is asked for).
+    gradescope_visibility: str = setting("gradescope_test_visibility").default
 
 
 def _gradescope_preview(job: ExportJob) -> list[Path]:
@@ -36,7 +41,7 @@ def _gradescope_preview(job: ExportJob) -> list[Path]:
     import it (its scores come only from run_autograder in its own container; ``course gradescope-zip``)."""
     from assignments.exports.gradescope import write_all
 
-    return write_all(job.results, job.out / GRADESCOPE_PREVIEW)
+    return write_all(job.results, job.out / GRADESCOPE_PREVIEW, job.gradescope_visibility)
 
 
 def _canvas(job: ExportJob) -> list[Path]:
@@ -121,8 +126,8 @@ def write(
 
 def sqlite_folder(db_url: str | None) -> Path | None:
     """The folder of a SQLite gradebook named by ``db_url`` (None for no URL or another database)."""
-    prefix = "sqlite:///"
-    return Path(db_url[len(prefix) :]).parent if db_url and db_url.startswith(prefix) else None
+    path = sqlite_path(db_url)
+    return path.parent if path else None
 
 
 def report_problem(problems: list[str] | None, line: str) -> None:

@@ -47,62 +47,19 @@ never matters.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 
 from assignments.results.model import SubmissionResult
-from assignments.settings import setting
+from assignments.settings import LatePolicy
 
 Scope = Literal["all", "autograded"]
-CANVAS_LATE_POLICIES = setting("canvas.late_policy").choices
-
-
-@dataclass(frozen=True)
-class LatePolicy:
-    per_day: float = 0.0  # percent of the points possible per started day late
-    grace_hours: float = 0.0
-    cap: float = 100.0  # most percent taken off
-
-    @classmethod
-    def from_settings(cls, table: dict | None) -> LatePolicy:
-        table = table or {}
-        unknown = set(table) - {"per_day", "grace_hours", "cap"}
-        if unknown:
-            raise ValueError(
-                f"[tool.course.late_policy]: unknown key(s) {sorted(unknown)}; expected per_day, grace_hours, cap"
-            )
-        policy = cls(float(table.get("per_day", 0)), float(table.get("grace_hours", 0)), float(table.get("cap", 100)))
-        if policy.per_day < 0 or policy.grace_hours < 0 or not 0 <= policy.cap <= 100:
-            raise ValueError(
-                f"[tool.course.late_policy] needs per_day >= 0, grace_hours >= 0 and 0 <= cap <= 100; got {table}"
-            )
-        return policy
-
-    def days_late(self, info: dict) -> int:
-        """Started days late after the grace period, from the roster entry of one student."""
-        hours = info.get("hours_late")
-        if hours is None:
-            return 1 if info.get("late") else 0
-        return max(0, math.ceil((float(hours) - self.grace_hours) / 24))
-
-    def percent(self, days: int) -> float:
-        return min(self.per_day * days, self.cap)
 
 
 def group_lateness(members: dict[str, float]) -> float:
     """The hours late a group submission counts: member -> hours late against that member's own due
     date (their extension included), the least of them. An empty group is on time."""
     return min(members.values(), default=0.0)
-
-
-def canvas_late_policy(config: dict) -> str | None:
-    """``[tool.course.canvas] late_policy`` of the course configuration ``config`` (``[tool.course]``):
-    "course", "canvas", or None when the instructor has not said whether Canvas' Late Policy is on."""
-    choice = (config.get("canvas") or {}).get("late_policy")
-    if choice is not None and choice not in CANVAS_LATE_POLICIES:
-        raise ValueError(f"[tool.course.canvas] late_policy is {choice!r}; choose one of {CANVAS_LATE_POLICIES}")
-    return choice
 
 
 @dataclass(frozen=True)

@@ -84,25 +84,20 @@ def options(
     ungraded_written: str | None = None,
     per_question: bool = False,
     late_policy: str | None = None,
-    config: dict | None = None,
 ) -> CanvasOptions:
-    """The Canvas options of ``assignment`` (an Assignment): the command line's values, else the course
-    configuration's ``[tool.course.canvas]`` (``config``: the course's settings, when already read), else
-    the assignment's title with no id (with a warning)."""
-    from assignments.settings import settings
-
-    config = settings(assignment.course.root) if config is None else config
-    table = config.get("canvas", {})
-    configured = table.get("assignments", {}).get(assignment.name, {})
-    name = name or configured.get("name") or assignment.title
-    canvas_id = str(canvas_id or configured.get("id") or "")
+    """The Canvas options of ``assignment`` (an Assignment): the command line's values, else its course's
+    settings (``[tool.course.canvas]``), else the assignment's title with no id (with a warning)."""
+    configured = assignment.course.settings.canvas
+    target = configured.assignment(assignment.name)
+    name = name or target.name or assignment.title
+    canvas_id = str(canvas_id or target.id or "")
     if not canvas_id:
         print(
             f"canvas: no Canvas assignment id for {assignment.name}; Canvas will create a new assignment "
             f"named {name!r} on import (set [tool.course.canvas.assignments] {assignment.name} = "
             '{ name = "...", id = ... } or pass --canvas-id)'
         )
-    ungraded = ungraded_written or table.get("ungraded_written", setting("canvas.ungraded_written").default)
+    ungraded = ungraded_written or configured.ungraded_written
     if ungraded in UNGRADED_RENAMED:
         print(
             f'canvas: ungraded_written = "{ungraded}" is the earlier name of "{UNGRADED_RENAMED[ungraded]}"; '
@@ -111,9 +106,7 @@ def options(
         ungraded = UNGRADED_RENAMED[ungraded]
     if ungraded not in UNGRADED_CHOICES:
         raise ValueError(f"[tool.course.canvas] ungraded_written is {ungraded!r}; choose one of {UNGRADED_CHOICES}")
-    points_possible = configured.get("points")
-    points_possible = None if points_possible is None else float(points_possible)
-    return CanvasOptions(CanvasAssignment(name, canvas_id), ungraded, per_question, points_possible, late_policy)
+    return CanvasOptions(CanvasAssignment(name, canvas_id), ungraded, per_question, target.points, late_policy)
 
 
 def read_gradebook_export(path: Path) -> dict[str, dict]:

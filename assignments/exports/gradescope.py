@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assignments.course import REPO
 from assignments.escaping import one_line, printable
 from assignments.exports.text import (
     execution_seconds,
@@ -30,7 +29,7 @@ from assignments.exports.text import (
 )
 from assignments.points import points_text
 from assignments.results.model import SubmissionResult
-from assignments.settings import read_toml, setting
+from assignments.settings import setting
 
 # ---------------------------------------------------------------- results.json
 
@@ -46,9 +45,10 @@ from assignments.settings import read_toml, setting
 # students do not see their total score either; tests marked "hidden" do not hide the total, because the
 # spec means "hidden" only for tests that carry no points. Every hidden test here carries points, so
 # "hidden" is refused as the course's setting: it would hide which tests lost points while the total,
-# made of those very points, stays in view.
+# made of those very points, stays in view. The course's value is read and checked once, with its settings
+# (``Settings.gradescope_test_visibility``); here it is only written.
 VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
-COURSE_VISIBILITIES = setting("gradescope_test_visibility").choices  # the three above that are not "hidden"
+DEFAULT_VISIBILITY = setting("gradescope_test_visibility").default  # a course that does not say
 VISIBILITY_SPEC = "gradescope/autograder_samples docs/specs.md, Controlling Test Case Visibility"
 # What the top-level output says instead of the score while the tests (and so the total) are held back.
 HELD_BACK = {
@@ -57,34 +57,12 @@ HELD_BACK = {
 }
 
 
-def test_visibility(pyproject: Path | None = None) -> str:
-    """``[tool.course] gradescope_test_visibility``: when students see the hidden tests and, with them, their
-    autograded total (``VISIBILITIES`` above says what each value does on Gradescope). ValueError for a
-    value Gradescope does not know, and for "hidden" (Gradescope keeps it for tests worth no points)."""
-    try:
-        course = read_toml(pyproject or REPO / "pyproject.toml").get("tool", {}).get("course", {})
-        value = course.get("gradescope_test_visibility", "visible")
-    except (OSError, ValueError):
-        return "visible"
-    if value == "hidden":
-        raise ValueError(
-            "[tool.course] gradescope_test_visibility = 'hidden' is refused: Gradescope keeps 'hidden' for tests "
-            "worth no points (they never hide the total) and every test here carries points; use "
-            "'after_due_date' or 'after_published' to hold the tests and the total back until then"
-        )
-    if value not in COURSE_VISIBILITIES:
-        raise ValueError(
-            f"[tool.course] gradescope_test_visibility is {value!r}; expected one of {COURSE_VISIBILITIES}"
-        )
-    return value
-
-
-def results_json(result: SubmissionResult, visibility: str | None = None) -> dict:
-    """The Gradescope results.json for one record. ``visibility`` (default: the course's setting) is the
-    assignment-level value and every hidden test's; a question that no test ran for (an upload that
-    could not be graded) stays visible, so the student learns at once that the upload must be sent again.
+def results_json(result: SubmissionResult, visibility: str = DEFAULT_VISIBILITY) -> dict:
+    """The Gradescope results.json for one record. ``visibility`` (the course's
+    ``Settings.gradescope_test_visibility``) is the assignment-level value and every hidden test's; a
+    question that no test ran for (an upload that could not be graded) stays visible, so the student learns
+    at once that the upload must be sent again.
     While tests are held back, the top-level output leaves out the score Gradescope hides."""
-    visibility = visibility or test_visibility()
     tests = []
     for question in result.questions:
         if question.kind != "autograded":
@@ -178,13 +156,14 @@ def overall_output(result: SubmissionResult, held_back: str | None = None) -> st
     return "\n".join(lines)
 
 
-def write_results_json(result: SubmissionResult, path: Path) -> Path:
+def write_results_json(result: SubmissionResult, path: Path, visibility: str = DEFAULT_VISIBILITY) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results_json(result), indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(results_json(result, visibility), indent=2) + "\n", encoding="utf-8")
     return path
 
 
-def write_all(results: list[SubmissionResult], folder: Path) -> list[Path]:
-    """One ``<student>.json`` per record (what Gradescope would show each student)."""
-    return [write_results_json(r, Path(folder) / f"{r.student}.json") for r in results]
+def write_all(results: list[SubmissionResult], folder: Path, visibility: str = DEFAULT_VISIBILITY) -> list[Path]:
+    """One ``<student>.json`` per record (what Gradescope would show each student), ``visibility`` as the
+    course's setting says."""
+    return [write_results_json(r, Path(folder) / f"{r.student}.json", visibility) for r in results]

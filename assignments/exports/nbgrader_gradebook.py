@@ -30,12 +30,7 @@ from assignments.course import REPO
 from assignments.escaping import csv_cell, stored_name
 from assignments.grading.doors.nbgrader import cli as nbgrader_cli
 from assignments.results.model import Evidence, SubmissionResult
-from assignments.runs.folder import sqlite_url
-
-
-def default_db_url(course_root: Path = REPO) -> str:
-    """The SQLite URL of the gradebook in the nbgrader course folder ``course_root`` (a run's: ``Run.db_url``)."""
-    return sqlite_url(course_root)
+from assignments.runs.folder import sqlite_path, sqlite_url
 
 
 @dataclass(frozen=True)
@@ -88,8 +83,9 @@ def write_gradebook(
 
     roster = roster or {}
     report = GradebookReport()
-    db_url = db_url or default_db_url()
-    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///") :]).is_file():
+    db_url = db_url or sqlite_url(REPO)
+    path = sqlite_path(db_url)
+    if path is not None and not path.is_file():
         raise LookupError(f"no gradebook at {db_url}; `course release` (nbgrader generate_assignment) creates it")
     # nbgrader's add_submission trips SQLAlchemy autoflush warnings that say nothing about our data.
     with warnings.catch_warnings(), open_gradebook(db_url) as gb:
@@ -282,7 +278,7 @@ def nbgrader_export(
     """Run the real ``nbgrader export`` (CSV) in ``course_root``; returns the CSV path."""
     out_csv = Path(out_csv).resolve()
     out_csv.parent.mkdir(parents=True, exist_ok=True)
-    command = nbgrader_cli.command("export", f"--to={out_csv}", f"--db={db_url or default_db_url(course_root)}")
+    command = nbgrader_cli.command("export", f"--to={out_csv}", f"--db={db_url or sqlite_url(course_root)}")
     if assignment:
         command.append(f"--assignment=[{assignment!r}]")
     done = subprocess.run(

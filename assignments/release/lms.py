@@ -20,7 +20,7 @@ from pathlib import Path
 from assignments.course import REPO, Assignment
 from assignments.release import colab_target
 from assignments.release.hygiene import COLAB_BADGE_ID, REPO_MODULES, SETUP_ID, imported_modules
-from assignments.settings import read_toml
+from assignments.settings import Settings
 
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 # A link whose text mentions Colab, in markdown ([![Open In Colab](badge.svg)](TARGET), [Open in Colab](TARGET))
@@ -63,7 +63,7 @@ COLAB_PREINSTALLED = frozenset(
 def colab_pattern(root: Path = REPO) -> str:
     """``[tool.course] colab_url`` from ``root/pyproject.toml``."""
     path = Path(root) / "pyproject.toml"
-    value = read_toml(path).get("tool", {}).get("course", {}).get("colab_url")
+    value = Settings.read(root).colab_url
     if not value:
         raise ValueError(f"{path}: no [tool.course] colab_url (the Open-in-Colab URL pattern)")
     if "{assignment}" not in value or "{notebook}" not in value:

@@ -184,9 +184,18 @@ class Run:
         return sqlite_url(self.course)
 
 
+SQLITE = "sqlite:///"  # a SQLite database URL's start; the absolute path of the file follows it
+
+
 def sqlite_url(course: Path) -> str:
-    """The SQLite URL of the gradebook in the nbgrader course folder ``course`` (absolute, as nbgrader wants)."""
-    return f"sqlite:///{Path(course).resolve() / GRADEBOOK}"
+    """The SQLite URL of the gradebook in the nbgrader course folder ``course`` (absolute, as nbgrader wants).
+    Every gradebook URL the package makes is made here; ``sqlite_path`` reads one back."""
+    return f"{SQLITE}{Path(course).resolve() / GRADEBOOK}"
+
+
+def sqlite_path(db_url: str | None) -> Path | None:
+    """The file a SQLite gradebook URL names (None for no URL, or a URL of another database)."""
+    return Path(db_url[len(SQLITE) :]) if db_url and db_url.startswith(SQLITE) else None
 
 
 def as_run(run: Run | Path) -> Run:

@@ -119,7 +119,7 @@ def settings() -> str:
         facts.append(f"default `{toml_value(entry.default)}`" if entry.default is not None else "no default")
         if entry.choices:
             facts.append("one of " + ", ".join(f"`{toml_value(c)}`" for c in entry.choices))
-        facts.append(f"read by `{entry.read_by}`")
+        facts.append(f"used by `{entry.read_by}`")
         out.append("*" + prose("; ".join(facts)) + ".*\n")
         out.append(prose(entry.meaning) + "\n")
     return "\n".join(out)

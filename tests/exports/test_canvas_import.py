@@ -28,6 +28,7 @@ from assignments.course import default
 from assignments.exports import adjust, canvas
 from assignments.runs import store
 from assignments.runs.folder import Run
+from assignments.settings import Settings
 from assignments.workflow import export
 from tests.exports.test_exports import record
 
@@ -269,7 +270,7 @@ def test_canvas_late_policy_choice_exports_scores_before_lateness_for_canvas_to_
 
 
 def test_canvas_late_policy_setting_is_checked():
-    assert adjust.canvas_late_policy({"canvas": {"late_policy": "canvas"}}) == "canvas"
-    assert adjust.canvas_late_policy({}) is None
+    assert Settings({"canvas": {"late_policy": "canvas"}}).canvas.late_policy == "canvas"
+    assert Settings({}).canvas.late_policy is None
     with pytest.raises(ValueError, match="late_policy"):
-        adjust.canvas_late_policy({"canvas": {"late_policy": "both"}})
+        _ = Settings({"canvas": {"late_policy": "both"}}).canvas

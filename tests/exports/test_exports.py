@@ -26,6 +26,7 @@ from assignments.platforms.gradescope import runner as gradescope_runner
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
 from assignments.runs import store
 from assignments.runs.folder import Run
+from assignments.settings import Settings
 from assignments.workflow import export
 
 A = "transformers"
@@ -154,8 +155,8 @@ def test_gradescope_run_path(tmp_path, results):
         raise RuntimeError(SECRET)
 
     # Gradescope's metadata says when it was due (Bea's own extension first) and when it came: 30 h late.
-    # No late policy is configured in this course, so the score stays; the policy itself is applied the
-    # same way as in every export (course_decisions → adjust.apply).
+    # A course with no late policy keeps the score; the policy itself is applied the same way as in every
+    # export (course_decisions → adjust.apply).
     (tmp_path / "submission_metadata.json").write_text(
         json.dumps(
             {
@@ -171,7 +172,7 @@ def test_gradescope_run_path(tmp_path, results):
         "name": "Bea",
         "hours_late": 30.0,
     }
-    late = gradescope_runner.course_decisions(default().assignment(A), record("bea"), {"hours_late": 30.0})
+    late = gradescope_runner.course_decisions(record("bea"), {"hours_late": 30.0}, Settings())
     assert late.late_percent == 0 and json.loads(json.dumps(gradescope.results_json(late)))["score"] == 3.0
     from assignments.exports import adjust
 

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -20,6 +21,10 @@ from assignments.cli import main as course
 from assignments.course import REPO
 from assignments.exports import FORMATS, GRADESCOPE_PREVIEW, NOTES, gradescope
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, TestResult
+from assignments.runs import store
+from assignments.runs.folder import Run
+from assignments.settings import Settings
+from assignments.workflow import export
 from tests.fixtures import toy
 
 
@@ -69,7 +74,7 @@ def test_hidden_is_refused_because_every_test_here_carries_points(tmp_path, caps
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[tool.course]\ngradescope_test_visibility = "hidden"\n')
     with pytest.raises(ValueError, match="worth no points"):
-        gradescope.test_visibility(pyproject)
+        _ = Settings.read(tmp_path).gradescope_test_visibility
     the_toy = toy.build(tmp_path / "course")
     shutil.copy2(REPO / "pyproject.toml", the_toy.folder / "pyproject.toml")
     text = (the_toy.folder / "pyproject.toml").read_text()
@@ -81,6 +86,22 @@ def test_hidden_is_refused_because_every_test_here_carries_points(tmp_path, caps
     printed = capsys.readouterr().out.strip().splitlines()
     assert code == 2 and len(printed) == 1 and "worth no points" in printed[0], (code, printed)
     assert not out.exists() and not out.parent.exists(), "nothing written"
+
+
+def test_a_course_s_preview_takes_its_own_visibility_not_this_repository_s(tmp_path):
+    """The toy course holds its tests back until grades are published; this repository shows them. The
+    preview of the toy's class is written with the toy's setting (issue #49: it once read this repository's)."""
+    assert Settings.read(REPO).gradescope_test_visibility == "visible", "the repository's own, for the contrast"
+    the_toy = toy.build(tmp_path / "course")
+    (the_toy.folder / "pyproject.toml").write_text('[tool.course]\ngradescope_test_visibility = "after_published"\n')
+    run = Run(tmp_path / "run")
+    store.save_result(graded(), run.results)
+    written = export(run, the_toy.assignment, (GRADESCOPE_PREVIEW,))
+    (path,) = written[GRADESCOPE_PREVIEW]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["visibility"] == "after_published", data["visibility"]
+    assert {t["visibility"] for t in data["tests"]} == {"after_published"}, data["tests"]
+    assert data["output"].startswith(gradescope.HELD_BACK["after_published"]), data["output"]
 
 
 def test_the_export_is_named_a_preview_that_gradescope_cannot_import():

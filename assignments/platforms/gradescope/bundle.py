@@ -149,10 +149,8 @@ def build_autograder_zip(hw: Assignment, out: Path, package_dir: Path = PACKAGE_
     """Write the Gradescope autograder zip for the assignment ``hw`` (of its course) to ``out``; returns
     ``out``. ValueError, with nothing written, where the course's ``gradescope_test_visibility`` is one the
     runner would refuse."""
-    from assignments.exports.gradescope import test_visibility
-
     repo = hw.course.root
-    test_visibility(repo / "pyproject.toml")  # refused here, before a zip whose every grading would fail
+    _ = hw.course.settings.gradescope_test_visibility  # refused here, before a zip whose every grading would fail
     files = autograder_files(hw, Path(package_dir))
     manifest = json.dumps(hw.grading_manifest(), indent=1, sort_keys=True) + "\n"
     locks = _locks(repo)

@@ -30,6 +30,7 @@ from assignments.notebooks import MAX_NOTEBOOK_BYTES
 from assignments.points import points_text
 from assignments.results.findings import INTERNAL_CODES
 from assignments.results.model import Finding, SubmissionResult, rejected
+from assignments.settings import Settings
 
 # Folders an upload may carry that hold no submission: editor caches and macOS zip metadata.
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", "__MACOSX"}
@@ -210,18 +211,15 @@ def _moment(text: str):
     return datetime.fromisoformat(str(text).replace("Z", "+00:00"))
 
 
-def course_decisions(assignment: Assignment, result, facts: dict):
-    """``result`` with the course's (``assignment``'s) late policy and excused questions applied
-    (exports/adjust.py), as every other export applies them; a configuration error leaves it as graded and
-    is printed for staff."""
+def course_decisions(result, facts: dict, settings: Settings):
+    """``result`` with the course's late policy and excused questions applied (exports/adjust.py), as
+    every other export applies them; a configuration error leaves it as graded and is printed for staff."""
     from assignments.exports import adjust
-    from assignments.settings import settings
 
     try:
-        config = settings(assignment.course.root)
-        policy = adjust.LatePolicy.from_settings(config.get("late_policy"))
-        excused = config.get("excused", {}).get(result.assignment, [])
-        canvas_deducts = adjust.canvas_late_policy(config) == "canvas"
+        policy = settings.late_policy
+        excused = settings.excused(result.assignment)
+        canvas_deducts = settings.canvas.late_policy == "canvas"
         return adjust.apply([result], {result.student: facts}, policy, excused, canvas_deducts)[0]
     except ValueError as error:
         print(f"course configuration not applied: {error}")
@@ -373,10 +371,12 @@ def run(
         print("\n".join(staff_lines(result)))
         return None
     facts = submission_facts(metadata)
-    result = course_decisions(assignment, result, facts)
+    settings = assignment.course.settings  # the course the bundle ships: its [tool.course], read once
+    result = course_decisions(result, facts, settings)
     result.timings = {**(result.timings or {})}
     result.timings.setdefault("total_s", round(time.perf_counter() - start, 2))
-    write_results_json(result, out)
+    visibility = settings.gradescope_test_visibility
+    write_results_json(result, out, visibility)
     # Gradescope's stdout is shown to staff only: the full findings go there, unabridged (and escaped).
     print(
         f"{one_line(student)}: {points_text(result.autograded_points)} / {points_text(result.autograded_max)} -> {out}"
@@ -385,7 +385,7 @@ def run(
         print(f"  group member {one_line(member)}: {hours:.1f} h late against their own due date")
     for line in staff_lines(result):
         print(line)
-    return results_json(result)
+    return results_json(result, visibility)
 
 
 def main(argv: list[str] | None = None) -> int:

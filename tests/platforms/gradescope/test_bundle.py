@@ -18,6 +18,7 @@ import pytest
 from assignments.course import REPO, default
 from assignments.exports import gradescope
 from assignments.platforms.gradescope import bundle as gradescope_bundle
+from assignments.settings import Settings
 from tests.fixtures import gradescope_tree
 from tests.fixtures.gradescope_tree import FOLDER, Link, unpack
 
@@ -183,8 +184,8 @@ def test_a_linked_notebook_beside_a_real_file_is_passed_over_and_named(bundle):
 def test_hidden_test_visibility_is_one_course_setting(tmp_path):
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[tool.course]\ngradescope_test_visibility = "after_published"\n')
-    assert gradescope.test_visibility(pyproject) == "after_published"
+    assert Settings.read(tmp_path).gradescope_test_visibility == "after_published"
     pyproject.write_text('[tool.course]\ngradescope_test_visibility = "later"\n')
     with pytest.raises(ValueError, match="after_published"):
-        gradescope.test_visibility(pyproject)
-    assert gradescope.test_visibility(REPO / "pyproject.toml") in gradescope.VISIBILITIES
+        _ = Settings.read(tmp_path).gradescope_test_visibility
+    assert Settings.read(REPO).gradescope_test_visibility in gradescope.VISIBILITIES

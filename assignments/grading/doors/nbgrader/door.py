@@ -29,7 +29,7 @@ from assignments.grading.doors.nbgrader.hidden_region import COURSE_VARIABLE
 from assignments.grading.doors.nbgrader.layout import submitted_path
 from assignments.grading.doors.nbgrader.reaper import DEADLINE_EXIT
 from assignments.results.model import Finding, QuestionResult, SubmissionResult, apply_penalties, rejected
-from assignments.runs.folder import Run
+from assignments.runs.folder import Run, sqlite_url
 from assignments.titles import question_titles
 
 REAPER_GRACE_S = 60  # the reaper's own cleanup after the deadline, before the caller gives up on it
@@ -113,7 +113,7 @@ def read_gradebook(root: Path, assignment: Assignment, students: list[str]) -> l
     question_list, name = assignment.questions, assignment.name
     named = question_titles(question_list)
     results = []
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+    with Gradebook(sqlite_url(root)) as gradebook:
         for student in students:
             try:
                 submission = gradebook.find_submission(name, student)
