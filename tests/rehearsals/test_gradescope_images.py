@@ -113,7 +113,7 @@ def grade(image, upload: str) -> dict:
 def test_the_image_holds_exactly_its_pythons_lock(image):
     """Less the CUDA build's own libraries, which only PyPI's torch brings (Gradescope's CPU torch has none)."""
     root, python = image
-    probe = "import json; from pathlib import Path; from assignments.platforms.gradescope import lock; print(json.dumps(lock.drift(Path('.'))))"
+    probe = "import json; from pathlib import Path; from assignments import locks; print(json.dumps(locks.drift(Path('.'))))"
     done = subprocess.run(
         [str(root / "venv" / "bin" / "python"), "-c", probe],
         cwd=root / "source",
