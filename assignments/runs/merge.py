@@ -53,11 +53,39 @@ def merge_runs(
     again gives the same run."""
     runs = [as_run(run) for run in runs]
     shards = {run.root: _shard(run) for run in runs}
+    count = _one_split(shards)
+    taken = _take_records(assignment, runs, shards, count)
+    _one_grader(taken)
+    manifests = _manifests(runs, shards)
+    _every_listed_student(taken, manifests, count, allow_missing)
+    whole = as_run(out)
+    _room_in(whole, taken, assignment)
+    merged = [_copy_into(taken[student], whole.root) for student in sorted(taken)]
+    unplaced = sum(1 for item in taken.values() if item.notebook is None and item.record.source_file)
+    if unplaced:
+        print(f"merge: {unplaced} record(s) name a notebook not in their run's {SUBMISSIONS}/; they keep no path")
+    for record in merged:
+        store.save_result(record, whole.results)
+    intake = manifests[0]
+    for later in manifests[1:]:
+        intake = later.merged_into(intake)
+    _point_at_copies(intake, [run.root for run in runs], whole.root).save(whole.intake)
+    write_shard(whole, None)
+    return merged
+
+
+def _one_split(shards: dict[Path, Shard]) -> int:
+    """The number of shards the class was split into; MergeRefused when the runs disagree."""
     counts = sorted({shard.count for shard in shards.values()})
     if len(counts) > 1:
         split = ", ".join(f"{root} is shard {shard}" for root, shard in shards.items())
         raise MergeRefused(f"the runs are shards of different splits of the class ({split})")
-    count = counts[0]
+    return counts[0]
+
+
+def _take_records(assignment: str, runs: list[Run], shards: dict[Path, Shard], count: int) -> dict[str, _Taken]:
+    """student -> the record the merge takes: each from the shard that owns the student; a student in two
+    runs must have the same record in both."""
     taken: dict[str, _Taken] = {}
     for run in runs:
         shard = shards[run.root]
@@ -78,14 +106,23 @@ def merge_runs(
             taken[record.student] = _Taken(record, run.root, _notebook(record, run.root))
     if not taken:
         raise MergeRefused(f"no records of {assignment} in {', '.join(str(r.root) for r in runs)}")
+    return taken
+
+
+def _one_grader(taken: dict[str, _Taken]) -> None:
+    """MergeRefused when the standalone records come from graders of different versions."""
     versions = sorted({t.record.grader_version for t in taken.values() if t.record.door == "standalone"})
     if len(versions) > 1:
         raise MergeRefused(
             f"the runs were graded by different graders ({', '.join(v or 'unknown' for v in versions)}); "
             "grade every shard again with one image or checkout"
         )
+
+
+def _manifests(runs: list[Run], shards: dict[Path, Shard]) -> list[IntakeResult]:
+    """The runs' intake manifests in shard order (whatever order the runs were given in); at least one."""
     manifests = []
-    for run in sorted(runs, key=lambda run: (shards[run.root].index, str(run.root))):  # whatever the order given
+    for run in sorted(runs, key=lambda run: (shards[run.root].index, str(run.root))):
         if run.intake.is_symlink():
             raise MergeRefused(f"{run.intake} is a link: a merge reads only the runs' own files")
         if run.intake.is_file():
@@ -95,6 +132,14 @@ def merge_runs(
             f"no run holds {runs[0].intake.name}: without the intake's list of the class a merge cannot tell "
             "whether a student is missing"
         )
+    return manifests
+
+
+def _every_listed_student(
+    taken: dict[str, _Taken], manifests: list[IntakeResult], count: int, allow_missing: bool
+) -> None:
+    """Every record is of a student the intake lists, and every listed student has one (``allow_missing``:
+    a warning instead of a refusal for the second)."""
     listed = {s.student for m in manifests for s in m.submissions + m.missing}
     strangers = sorted(set(taken) - listed)
     if strangers:
@@ -109,30 +154,20 @@ def merge_runs(
         if not allow_missing:
             raise MergeRefused(f"{what} (then merge every shard again, or merge with --allow-missing)")
         print(f"merge: WARNING {what}; merged without them (--allow-missing): no export has a row for them")
-    whole = as_run(out)
-    out = whole.root
+
+
+def _room_in(whole: Run, taken: dict[str, _Taken], assignment: str) -> None:
+    """MergeRefused when ``whole`` holds records of other students, or a copy would go through a link."""
     if whole.results.is_dir():
         stale = sorted(r.student for r in store.load_results(whole.results, assignment) if r.student not in taken)
         if stale:
             raise MergeRefused(
-                f"{out} already holds records of {len(stale)} student(s) these shards do not grade "
+                f"{whole.root} already holds records of {len(stale)} student(s) these shards do not grade "
                 f"({_names(stale)}), which would export beside the merged class: merge into a new folder"
             )
     for item in taken.values():
-        if item.notebook is not None and not _no_link_below(out, item.notebook):
-            raise MergeRefused(f"{out / item.notebook} is reached through a link: a merge follows no link")
-    merged = [_copy_into(taken[student], out) for student in sorted(taken)]
-    unplaced = sum(1 for item in taken.values() if item.notebook is None and item.record.source_file)
-    if unplaced:
-        print(f"merge: {unplaced} record(s) name a notebook not in their run's {SUBMISSIONS}/; they keep no path")
-    for record in merged:
-        store.save_result(record, whole.results)
-    intake = manifests[0]
-    for later in manifests[1:]:
-        intake = later.merged_into(intake)
-    _point_at_copies(intake, [run.root for run in runs], out).save(whole.intake)
-    write_shard(whole, None)
-    return merged
+        if item.notebook is not None and not _no_link_below(whole.root, item.notebook):
+            raise MergeRefused(f"{whole.root / item.notebook} is reached through a link: a merge follows no link")
 
 
 def _shard(run: Run) -> Shard:
