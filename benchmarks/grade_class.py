@@ -85,7 +85,7 @@ def synthetic_class(assignment: str, size: int, folder: Path, kinds: str = "muta
 
     hw = resolve(assignment)
     if kinds == "demo":
-        notebooks = list(demo_class.demo_class(hw).items())
+        notebooks = list(demo_class.demo_class(hw, buggy=3).items())
     else:
         variants = [("reference", {})] + [(m.name, {m.replaces: m.code}) for m in mutation.mutants(hw)]
         notebooks = [(name, demo_class.filled_release(hw, changes)) for name, changes in variants]

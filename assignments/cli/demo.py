@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from assignments.cli import arguments
 from assignments.cli.help import add_command
+from assignments.demo import BUGGY
 
 
 def cmd_demo(args) -> int:
@@ -21,6 +22,8 @@ def register(sub) -> None:
         example="course demo --workers 2 --skip-release",
     )
     parser.add_argument("--workers", type=arguments.count, default=None, help="parallel workers (default: CPU cores)")
-    parser.add_argument("--buggy", type=arguments.count_or_zero, default=1, help="buggy students per assignment")
+    parser.add_argument(
+        "--buggy", type=arguments.count_or_zero, default=BUGGY, help=f"buggy students per assignment (default: {BUGGY})"
+    )
     parser.add_argument("--skip-release", action="store_true", help="use the committed release/ as is")
     parser.set_defaults(func=cmd_demo)

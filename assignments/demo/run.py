@@ -20,13 +20,14 @@ from pathlib import Path
 
 from assignments import intake
 from assignments.course import default
+from assignments.demo import BUGGY
 from assignments.demo.students import DAMAGED, demo_class, write_canvas_zip
 from assignments.grading.doors import batch
 from assignments.runs.folder import Run
 from assignments.workflow import export_all, grade_class
 
 
-def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 1) -> int:
+def demo(workers: int | None = None, skip_release: bool = False, buggy: int = BUGGY) -> int:
     """Release, then grade a demo class of every assignment through both doors and export everything."""
     from assignments import release
 
@@ -47,7 +48,7 @@ def demo(workers: int | None = None, skip_release: bool = False, buggy: int = 1)
     return 1 if disagreements else 0
 
 
-def side_by_side(assignments: list[str], workers: int | None = None, buggy: int = 1) -> list[str]:
+def side_by_side(assignments: list[str], workers: int | None = None, buggy: int = BUGGY) -> list[str]:
     """Every assignment's demo class at once where the machine has more than one core; returns the
     disagreements.
 
@@ -101,7 +102,7 @@ def final_lines(log: str) -> str:
     return "\n".join(line.rstrip("\r").split("\r")[-1] for line in log.rstrip("\n").split("\n"))
 
 
-def demo_assignment(assignment: str, workers: int | None = None, buggy: int = 1) -> list[str]:
+def demo_assignment(assignment: str, workers: int | None = None, buggy: int = BUGGY) -> list[str]:
     """One assignment's demo class through both doors, exported; returns the doors' disagreements and
     anything ``validation_problems`` finds. The demo's edge: the name is resolved here, once, in the process
     that grades it."""

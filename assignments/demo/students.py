@@ -22,6 +22,7 @@ import nbformat
 
 from assignments import notebooks
 from assignments.course import Assignment
+from assignments.demo import BUGGY
 from assignments.grading.selftest import mutation
 from assignments.grading.selftest.reference import filled_release
 
@@ -115,7 +116,7 @@ def pick_mutants(assignment: Assignment, count: int) -> list[mutation.Mutant]:
     return chosen
 
 
-def demo_class(assignment: Assignment, buggy: int = 3) -> dict[str, object]:
+def demo_class(assignment: Assignment, buggy: int = BUGGY) -> dict[str, object]:
     """``{student: notebook}``: a reference, a blank, ``buggy`` students with one mistake each, a shortcut
     student (the first of ``mutation.shortcut_answers``, when the assignment has one) and the reference
     pasted into a fresh Colab notebook (``DAMAGED``)."""
