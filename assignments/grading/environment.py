@@ -6,7 +6,8 @@
 - no progress bars in graded output;
 - no accelerator: the contracts move tensors to the notebook's ``DEVICE``, which would be CUDA on a GPU
   host while the hidden tests build their models on the CPU (issue #10), so grading is on the CPU by
-  construction, whatever the grading machine has.
+  construction, whatever the grading machine has (the tests' own computations in the grader as well:
+  ``testkit.suite.cpu_only_torch``).
 """
 
 GRADING_ENV = {

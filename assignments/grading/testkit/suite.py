@@ -307,6 +307,25 @@ def single_threaded_torch():
         torch.set_num_threads(previous)
 
 
+@contextlib.contextmanager
+def cpu_only_torch():
+    """No accelerator for the hidden tests' own computations either, as ``GRADING_ENV`` gives none to the kernel.
+
+    An oracle that follows the notebook's choice of device (the stand-ins imported as references compute
+    ``DEVICE`` from ``torch.cuda.is_available()``) would put its tensors on the grading host's GPU beside the
+    student's, which come back from the kernel on the CPU, and the check could not run for anyone: on an H200
+    host the transformers reference lost train_eval_loops' 2 points so (benchmarks/README.md, gpu_grading).
+    The grader's torch answers "none" for the duration, however CUDA was set up in this process before."""
+    import torch
+
+    saved = torch.cuda.is_available, torch.backends.mps.is_available
+    torch.cuda.is_available = torch.backends.mps.is_available = lambda: False
+    try:
+        yield
+    finally:
+        torch.cuda.is_available, torch.backends.mps.is_available = saved
+
+
 def forget_other_courses_suites(root: Path) -> None:
     """Drop the cached modules that another course folder's ``autograder/`` made.
 
@@ -360,6 +379,7 @@ def run_suite(
         contextlib.redirect_stdout(sink),
         contextlib.redirect_stderr(sink),
         single_threaded_torch(),
+        cpu_only_torch(),
         no_plugin_autoload(),
         budgeted(kernel_text),
     ):

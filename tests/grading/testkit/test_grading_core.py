@@ -84,6 +84,38 @@ def test_student_exceptions_become_readable_failures(toy_suite):
     assert results["test_twice_uses_add"].message.startswith("your code raised NameError")
 
 
+def test_on_a_gpu_host_the_suites_own_oracles_stay_on_the_cpu_beside_the_students_results(tmp_path, monkeypatch):
+    """The kernel never sees an accelerator (GRADING_ENV); neither do the hidden tests' own computations in the
+    grader. Here the grader's torch says a GPU is there, as on the H200 host where an oracle's DEVICE became
+    CUDA and the reference lost points; the suite, its stand-ins imported as an oracle included, sees none,
+    and the grader's torch answers as before once the suite is done."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    gpu_host = Course(tmp_path).assignment("gpu_host")
+    gpu_host.suite_dir.mkdir(parents=True)
+    (gpu_host.suite_dir / "test_gpu_host.py").write_text(
+        textwrap.dedent(
+            """
+            import torch
+            from assignments.grading.testkit.checks import question, expect
+
+            DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # as a notebook's DEVICE
+
+            @question("add_tests", points=1)
+            def test_the_oracle_device_is_the_cpu(student):
+                out = student.run("result = add(torch.ones(2), torch.ones(2))")
+                reference = torch.ones(2, device=DEVICE) * 2
+                expect(DEVICE.type == "cpu" and not torch.backends.mps.is_available(), f"the suite saw {DEVICE}")
+                expect(bool((out == reference).all()), "add(ones, ones) should be twos")
+            """
+        )
+    )
+    ns = student_namespace("import torch\ndef add(a, b):\n    return a + b\n")
+    results, problems = suite.run_suite(gpu_host, LocalHandle(ns, gpu_host), ["add_tests"])
+    assert problems == [] and [(r.outcome, r.message) for r in results] == [("passed", "")]
+    assert torch.cuda.is_available() and torch.backends.mps.is_available(), "the grader's torch was not put back"
+
+
 def test_two_courses_with_a_suite_file_of_the_same_name_each_run_their_own_tests(tmp_path):
     """Suite modules are cached by name (``test_toy``, ``autograder.toy.<helper>``); grading another
     course's suite of the same names in the same process must not reuse the first one's."""
