@@ -250,6 +250,7 @@ def grade_nbgrader(assignment: str, students: dict, work: Path) -> dict:
 
     from assignments.course import default
     from assignments.grading.doors.nbgrader import door as nbgrader_door
+    from assignments.runs.folder import Run
 
     folder, paths = work / assignment / "submissions", {}
     name = default().assignment(assignment).source_path.name
@@ -259,10 +260,9 @@ def grade_nbgrader(assignment: str, students: dict, work: Path) -> dict:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(nbformat.writes(nb))
         paths[student] = path
-    out = work / assignment / "nbgrader"
     started = time.perf_counter()
     results = nbgrader_door.autograde_repaired(
-        default().assignment(assignment), paths, out, root=out / "course", progress=False
+        default().assignment(assignment), paths, Run(work / assignment / "nbgrader"), progress=False
     )
     wall = time.perf_counter() - started
     return _door_entry({r.student: record(r) for r in results}, wall, 1)
