@@ -108,11 +108,11 @@ def pick_mutants(assignment: Assignment, count: int) -> list[mutation.Mutant]:
     """Mutants for ``count`` different questions, so the demo shows different kinds of lost points."""
     chosen, questions = [], set()
     for mutant in mutation.mutants(assignment):
+        if len(chosen) >= count:
+            break
         if mutant.question not in questions:
             chosen.append(mutant)
             questions.add(mutant.question)
-        if len(chosen) == count:
-            break
     return chosen
 
 
