@@ -88,7 +88,9 @@ def to_bytes(value):
 
 
 def from_bytes(data):
-    return torch.load(io.BytesIO(data), weights_only=True)
+    # Onto the CPU whatever device the archive names: a reply is bytes the student's code wrote, and on a
+    # GPU host a storage tagged "cuda:0" would otherwise be restored into the grader's GPU memory.
+    return torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
 
 
 def run_snippet(namespace, code, inputs, stand_in_source="", stand_in_names=(), seed=0):

@@ -70,6 +70,19 @@ def test_a_stride_zero_tensor_claiming_1e18_elements_is_refused_before_use():
         decode_reply(to_bytes({"ok": True, "result": huge}), LIMITS)
 
 
+def test_a_reply_whose_tensors_claim_a_gpu_is_read_onto_the_cpu(monkeypatch):
+    """A kernel has no accelerator, but its reply is bytes its code wrote: a storage tagged "cuda:0" must not
+    make the grader restore it onto a GPU (on a GPU host) or refuse a value that is right (on a CPU host)."""
+    import torch.serialization
+
+    monkeypatch.setattr(torch.serialization, "location_tag", lambda storage: "cuda:0")
+    forged = to_bytes({"ok": True, "result": torch.arange(3.0)})
+    monkeypatch.undo()
+    assert b"cuda:0" in zipfile.ZipFile(io.BytesIO(forged)).read("archive/data.pkl")
+    result = decode_reply(forged, LIMITS)["result"]
+    assert result.device.type == "cpu" and torch.equal(result, torch.arange(3.0))
+
+
 def test_a_tensor_reaching_outside_its_storage_is_refused():
     bad = torch.zeros(4)
     bad.untyped_storage().resize_(4)  # four float32 elements over a storage of one
