@@ -26,7 +26,6 @@ pytestmark = pytest.mark.xdist_group("standalone")
 TOY_LIMITS = Limits(
     cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2**30, max_restarts=2, total_timeout=120
 )
-FAST_LOOP = Limits(**{**batch.limits_dict(TOY_LIMITS), "cell_timeout": 3})
 PAYLOADS = payloads.payloads()
 
 
@@ -46,11 +45,11 @@ def graded(tmp_path_factory):
             path = the_toy.write(nb_or_bytes, f"{label}.ipynb")
         jobs.append((label, str(the_toy.folder), toy.NAME, str(path), batch.limits_dict(limits)))
 
-    for payload in PAYLOADS:
+    for payload in payloads.slowest_first(PAYLOADS):
         add(
             f"hostile:{payload.name}",
             payloads.inject(the_toy.reference(), payload, REPO),
-            FAST_LOOP if payload.name == "infinite_loop" else TOY_LIMITS,
+            payloads.limits_for(payload, TOY_LIMITS),
         )
     add("toy:reference", the_toy.reference())
     add("toy:blank", the_toy.release)

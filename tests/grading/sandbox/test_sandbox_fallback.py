@@ -39,12 +39,6 @@ LIMITS = Limits(
     cell_timeout=15, call_timeout=5, interrupt_grace=1, memory_bytes=2**30, max_restarts=2, total_timeout=120
 )
 REFUSED = errno.errorcode[errno.EOPNOTSUPP]  # the seccomp filter's answer (spelled ENOTSUP on Linux)
-# Payloads that run into a timeout on every call get short ones, to keep the batch within about a minute.
-SHORT = {
-    "infinite_loop": Limits(**{**batch.limits_dict(LIMITS), "cell_timeout": 3}),
-    "slow_function": Limits(**{**batch.limits_dict(LIMITS), "call_timeout": 2}),
-    "uninterruptible": Limits(**{**batch.limits_dict(LIMITS), "call_timeout": 2}),
-}
 
 PROBE = """
 import ctypes, errno, os, signal, socket, sys
@@ -286,13 +280,14 @@ def test_the_read_files_payload_reads_nothing_of_the_hidden_folders(sandbox, gra
 # ------------------------------------------------------------------ the toy class under the switch
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The toy reference, its blank release and every hostile payload, graded by two workers."""
+    """The toy reference, its blank release and every hostile payload, graded by three workers (most of a
+    cold kernel's start is waiting)."""
     the_toy = toy.build(tmp_path_factory.mktemp("fallback-toy") / "toy")
     os.chmod(the_toy.folder, 0o700)  # the hidden tests and stand-ins, as setup leaves the bundle
     jobs = []
-    for payload in payloads.payloads():
+    for payload in payloads.slowest_first(payloads.payloads()):
         path = the_toy.write(payloads.inject(the_toy.reference(), payload, REPO), f"{payload.name}.ipynb")
-        limits = SHORT.get(payload.name, LIMITS)
+        limits = payloads.limits_for(payload, LIMITS)
         jobs.append((f"hostile:{payload.name}", str(the_toy.folder), toy.NAME, str(path), batch.limits_dict(limits)))
     for label, nb in (("toy:reference", the_toy.reference()), ("toy:blank", the_toy.release)):
         jobs.append(
@@ -305,7 +300,7 @@ def graded(tmp_path_factory):
             )
         )
     with fallback.forced():
-        results = batch.grade_all(jobs, workers=2)
+        results = batch.grade_all(jobs, workers=3)
     from assignments.results.model import SubmissionResult
 
     return {label: SubmissionResult.from_dict(value) for label, value in results.items()}
