@@ -98,12 +98,16 @@ def grade_variant_packs(
         graded += [(packs[s][0], standalone.grade_submission(assignment, p, s)) for s, p in paths.items()]
     if "nbgrader" in doors and paths:
         course = nbgrader_course or folder / "nbgrader-course"
-        if not (course / "gradebook.db").is_file():
-            nbgrader_door.prepare_course(assignment, course)
-        graded += [
-            (packs[s][0], nbgrader_door.autograde_one(assignment, course, s, p, nbgrader_door.NOTEBOOK_TIMEOUT_S))
-            for s, p in paths.items()
-        ]
+        with nbgrader_door.nbgrader_reaper(assignment.course.root) as reaper:
+            if not (course / "gradebook.db").is_file():
+                nbgrader_door.prepare_course(assignment, course, reaper)
+            graded += [
+                (
+                    packs[s][0],
+                    nbgrader_door.autograde_one(assignment, course, s, p, nbgrader_door.NOTEBOOK_TIMEOUT_S, reaper),
+                )
+                for s, p in paths.items()
+            ]
     return graded
 
 
