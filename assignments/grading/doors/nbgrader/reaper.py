@@ -117,7 +117,6 @@ def _command(request: dict) -> None:
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.chdir(request["cwd"])
         for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
             target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             os.dup2(target, fd)
@@ -126,6 +125,7 @@ def _command(request: dict) -> None:
         os.dup2(nothing, 0)
         os.close(nothing)
         sys.stdin = open(0, closefd=False)  # not the reaper's buffered requests
+        os.chdir(request["cwd"])
         sys.argv = [request["module"], *request["args"]]
         runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
         code = 0
@@ -219,14 +219,20 @@ class Reaper:
         out, err = self.scratch / "stdout", self.scratch / "stderr"
         for path in (out, err):
             path.write_bytes(b"")
+        if self.process is not None and self.process.poll() is not None:  # it died between two commands
+            self.process = None
         if self.process is None:
             started = self._start()
             if started is not None:
                 return subprocess.CompletedProcess(command, 1, "", started)
         request = {"module": module, "args": list(args), "cwd": str(cwd), "deadline": deadline}
-        self.process.stdin.write(json.dumps({**request, "stdout": str(out), "stderr": str(err)}).encode() + b"\n")
-        self.process.stdin.flush()
-        reply = self._reply(deadline + GRACE_S)
+        try:
+            self.process.stdin.write(json.dumps({**request, "stdout": str(out), "stderr": str(err)}).encode() + b"\n")
+            self.process.stdin.flush()
+        except OSError:  # it died just now: as one that stopped answering
+            reply = None
+        else:
+            reply = self._reply(deadline + GRACE_S)
         stdout, stderr = (path.read_text(errors="replace") for path in (out, err))
         if reply is None:
             self._kill()

@@ -2,6 +2,7 @@
 starts as a new process would (the nbgrader door's containment, nbgrader imported once per batch)."""
 
 import os
+import signal
 import sys
 import time
 
@@ -88,3 +89,12 @@ def test_a_reaper_that_cannot_start_says_why_as_the_commands_failure(modules, tm
     with Reaper(modules, warm=("broken_warm",)) as reaper:
         done = reaper.run("state_cmd", ["0"], tmp_path, 60)
     assert done.returncode == 1 and "this module cannot be imported" in done.stderr, done
+
+
+def test_a_reaper_that_died_between_commands_is_started_again(modules, tmp_path):
+    with Reaper(modules) as reaper:
+        assert reaper.run("state_cmd", ["0"], tmp_path, 60).returncode == 0
+        os.killpg(reaper.process.pid, signal.SIGKILL)
+        reaper.process.wait()
+        again = reaper.run("state_cmd", ["0"], tmp_path, 60)
+    assert again.returncode == 0 and "mark=None" in again.stdout, again
