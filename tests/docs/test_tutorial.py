@@ -32,6 +32,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import psutil
 import pytest
 
 from assignments.course import REPO, Course
@@ -239,12 +240,34 @@ def serve(command: str, shown: list[str], root: Path, env: dict, rows: list) -> 
             expected = sorted((ta, student, 200, 200) for ta, student, *_ in rows)
             assert sorted(done) == expected, f"the TAs' saves: {done}"
         server.send_signal(signal.SIGINT)
-        server.wait(timeout=60)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(
+                f"`{command}` did not stop within 60 s of Ctrl-C; it printed:\n{''.join(lines)[-2000:]}\n"
+                f"{still_running(server.pid)}"
+            ) from None
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
     return "".join(lines)
+
+
+def still_running(pid: int) -> str:
+    """What of a stuck command is alive: each process of its session, its state and what it waits in."""
+    lines = []
+    for process in psutil.process_iter(["pid", "status", "cmdline"]):
+        try:
+            if os.getsid(process.pid) != pid:
+                continue
+            wchan = Path(f"/proc/{process.pid}/wchan").read_text(errors="replace")
+        except (OSError, psutil.Error):
+            continue
+        lines.append(
+            f"{process.pid} {process.info['status']} in {wchan or '?'}: {' '.join(process.info['cmdline'] or [])[:200]}"
+        )
+    return "still running:\n" + "\n".join(lines)
 
 
 def test_the_whole_term_runs_as_the_tutorial_tells_it(root):
