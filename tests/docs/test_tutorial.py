@@ -216,6 +216,9 @@ def serve(command: str, shown: list[str], root: Path, env: dict, rows: list) -> 
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        # As a terminal's foreground command: Ctrl-C's signal not ignored, even where the test runs with it
+        # ignored (a background job of a script, whose children inherit that and so never see Ctrl-C).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     lines: list[str] = []
 
