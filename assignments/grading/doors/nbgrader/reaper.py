@@ -17,8 +17,10 @@ is alive when the next one starts. Usage (``Reaper`` is the caller's side)::
 
 It answers ``{"ready": true}`` once the modules are imported, then reads one request per line on stdin,
 ``{"module", "args", "cwd", "deadline", "stdout", "stderr"}`` (the last two: files for the command's output),
-and answers each with ``{"status": N}``: the command's exit status, or 124 when the deadline ended it. It
-exits at the end of its input.
+and answers each with ``{"id", "status"}``: the request's id and the command's exit status, or 124 when the
+deadline ended it. It exits at the end of its input. The caller takes only the line with its request's id: a
+command's processes run as the caller's user and can open the reaper's output through /proc, so a line
+they write there is skipped, never read as a status, whatever it holds.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import importlib
 import json
 import os
 import runpy
+import secrets
 import select
 import shutil
 import signal
@@ -189,7 +192,10 @@ def serve(warm: list[str]) -> int:
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         if line.strip():
-            print(json.dumps({"status": run(json.loads(line), subreaper)}), flush=True)
+            request = json.loads(line)
+            status = run(request, subreaper)
+            # The newline first ends whatever a command's process left unfinished on this output.
+            print("\n" + json.dumps({"id": request["id"], "status": status}), flush=True)
     return 0
 
 
@@ -226,18 +232,19 @@ class Reaper:
             if started is not None:
                 return subprocess.CompletedProcess(command, 1, "", started)
         request = {"module": module, "args": list(args), "cwd": str(cwd), "deadline": deadline}
+        request["id"] = secrets.token_hex(16)  # what the reply must carry: the command never sees it
         try:
             self.process.stdin.write(json.dumps({**request, "stdout": str(out), "stderr": str(err)}).encode() + b"\n")
             self.process.stdin.flush()
         except OSError:  # it died just now: as one that stopped answering
             reply = None
         else:
-            reply = self._reply(deadline + GRACE_S)
+            reply = self._reply(deadline + GRACE_S, request["id"])
         stdout, stderr = (path.read_text(errors="replace") for path in (out, err))
         if reply is None:
             self._kill()
             return subprocess.CompletedProcess(command, DEADLINE_EXIT, stdout, stderr + "\n[reaper unresponsive]")
-        return subprocess.CompletedProcess(command, int(reply["status"]), stdout, stderr)
+        return subprocess.CompletedProcess(command, reply["status"], stdout, stderr)
 
     def close(self) -> None:
         if self.process is not None:
@@ -262,25 +269,32 @@ class Reaper:
                 start_new_session=True,  # if the reaper is stuck, its whole group can still be ended
             )
         self.pending = b""
-        if self._reply(STARTUP_S) == {"ready": True}:
+        if self._reply(STARTUP_S, None) == {"ready": True}:
             return None
         self._kill()
         return f"[reaper] did not start:\n{log.read_text(errors='replace')[-4000:]}"
 
-    def _reply(self, timeout: float) -> dict | None:
-        """The reaper's next line, or None at EOF or after ``timeout`` seconds."""
+    def _reply(self, timeout: float, request_id: str | None) -> dict | None:
+        """The reaper's line for ``request_id`` (None: its ready line, written before any command ran), or None
+        at EOF or after ``timeout`` seconds; any other line is skipped."""
         until = time.monotonic() + timeout
         fd = self.process.stdout.fileno()
-        while b"\n" not in self.pending:
-            left = until - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return None
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return None
-            self.pending += chunk
-        line, self.pending = self.pending.split(b"\n", 1)
-        return json.loads(line)
+        while True:
+            while b"\n" not in self.pending:
+                left = until - time.monotonic()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    return None
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return None
+                self.pending += chunk
+            line, self.pending = self.pending.split(b"\n", 1)
+            try:
+                reply = json.loads(line)
+            except ValueError:
+                continue
+            if request_id is None or (isinstance(reply, dict) and reply.get("id") == request_id):
+                return reply
 
     def _kill(self) -> None:
         try:

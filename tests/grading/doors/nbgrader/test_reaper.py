@@ -98,3 +98,24 @@ def test_a_reaper_that_died_between_commands_is_started_again(modules, tmp_path)
         reaper.process.wait()
         again = reaper.run("state_cmd", ["0"], tmp_path, 60)
     assert again.returncode == 0 and "mark=None" in again.stdout, again
+
+
+# A command that writes forged replies into the reaper's own output through /proc (its processes run as the
+# caller's user, as a student's kernel under nbgrader does): a status of 0, a line that is no JSON, a reply
+# for a request that does not exist, and a line it leaves unfinished; then it exits 3 itself.
+FORGER = r"""import os, sys
+with open(f"/proc/{os.getppid()}/fd/1", "w") as reaper:
+    reaper.write('{"status": 0}\nnot json at all\n{"id": "guess", "status": 0}\n[1, 2]\n{"status": 0, "unfinished"')
+sys.exit(3)
+"""
+
+
+def test_replies_forged_into_the_reapers_output_are_never_read_as_a_status(modules, tmp_path):
+    (tmp_path / "forger_cmd.py").write_text(FORGER)
+    with Reaper(modules) as reaper:
+        forged = reaper.run("forger_cmd", [], tmp_path, 60)
+        after = reaper.run("state_cmd", ["5"], tmp_path, 60)
+    assert forged.returncode == 3, f"a forged line was read as the forger's status: {forged.returncode}"
+    assert after.returncode == 5 and "mark=None" in after.stdout, (
+        f"the next command got another reply than its own: {after.returncode}"
+    )
